@@ -1,0 +1,90 @@
+# pongrl: distributed policy-gradient Pong from pixels, in C.
+#
+#   make            build build/pongrl, build/libpongrl.a and build/libpongrl.so
+#   make train      install what is missing, build, train with the seed's defaults
+#   make test       install what is missing, build, run every test
+#   make bench      speed measurements (name: value lines)
+#   make debug      build/debug/pongrl with AddressSanitizer and UndefinedBehaviorSanitizer
+#   make fuzz       fuzz the checkpoint loader for a bounded time (libFuzzer)
+#   PORTABLE=1      build without -march=native (for clusters of mixed CPUs)
+
+CC      ?= cc
+BUILD   := build
+SHELL   := /bin/bash
+
+# -ffp-contract=off: no fused multiply-add, so results are bit-identical on every x86-64 CPU
+# (no -ffast-math either: it would let the compiler reorder sums).
+WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
+BASE    := $(WARN) -D_GNU_SOURCE -pthread -fPIC -ffp-contract=off -g
+NATIVE  := $(if $(PORTABLE),,$(shell $(CC) -march=native -E -x c /dev/null >/dev/null 2>&1 && echo -march=native))
+OPT     := -O3 $(NATIVE)
+SAN     := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+MPI_CFLAGS := $(shell pkg-config --cflags mpi-c 2>/dev/null)
+MPI_LIBS   := $(shell pkg-config --libs mpi-c 2>/dev/null)
+ifneq ($(MPI_LIBS),)
+MPI_DEF := -DHAVE_MPI
+endif
+LIBS    := -lgif -lz -lm
+CRIT    := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
+
+LIB_SRC := $(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/media/*.c src/util/*.c))
+BIN_SRC := $(sort $(wildcard src/cli/*.c src/cluster/*.c))
+TEST_SRC:= $(sort $(wildcard tests/unit/*.c))
+HDRS    := $(wildcard src/*/*.h)
+
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/obj/%.o)
+SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
+SAN_BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/san/%.o)
+
+.PHONY: all setup train test bench debug fuzz clean
+all: $(BUILD)/pongrl $(BUILD)/libpongrl.a $(BUILD)/libpongrl.so
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD)/obj/%.o: %.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(OPT) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) -c $< -o $@
+
+$(BUILD)/san/%.o: %.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(SAN) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) -c $< -o $@
+
+$(BUILD)/libpongrl.a: $(LIB_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+$(BUILD)/libpongrl.so: $(LIB_OBJ)
+	$(CC) -shared -pthread -o $@ $^ $(LIBS)
+
+$(BUILD)/pongrl: $(BIN_OBJ) $(BUILD)/libpongrl.a
+	$(CC) -pthread -o $@ $(BIN_OBJ) $(BUILD)/libpongrl.a $(MPI_LIBS) $(LIBS)
+
+$(BUILD)/san/libpongrl.a: $(SAN_LIB_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+# Unit tests are built with the sanitizers: every test run is an ASan/UBSan run.
+$(BUILD)/test_unit: $(TEST_SRC) $(BUILD)/san/libpongrl.a $(HDRS)
+	$(CC) $(BASE) $(SAN) -Isrc -o $@ $(TEST_SRC) $(BUILD)/san/libpongrl.a $(CRIT) $(LIBS)
+
+debug: $(BUILD)/debug/pongrl
+$(BUILD)/debug/pongrl: $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a
+	@mkdir -p $(dir $@)
+	$(CC) -fsanitize=address,undefined -pthread -o $@ $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a $(MPI_LIBS) $(LIBS)
+
+test: setup
+	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl
+	@tests/run.sh
+
+train: setup
+	@$(MAKE) --no-print-directory all
+	$(BUILD)/pongrl train $(ARGS)
+
+bench: setup
+	@$(MAKE) --no-print-directory all
+	$(BUILD)/pongrl bench env
+	$(BUILD)/pongrl bench train
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages pongrl needs that this machine lacks. Idempotent, and quiet
+# when nothing is missing.
+set -euo pipefail
+PKGS=(gcc make pkg-config zlib1g-dev libgif-dev libcriterion-dev libopenmpi-dev openmpi-bin
+      gnuplot-nox python3-numpy iproute2)
+missing=()
+for p in "${PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "setup: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+    SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"

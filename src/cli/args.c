@@ -1,0 +1,48 @@
+// args.c: flag value parsing shared by the subcommands.
+#include "args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../env/env.h"
+#include "commands.h"
+
+long long arg_int(const char *flag, const char *s, long long lo, long long hi) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end) die_usage("%s expects an integer, got '%s'", flag, s);
+    if (v < lo || v > hi) die_usage("%s must be in [%lld, %lld], got %lld", flag, lo, hi, v);
+    return v;
+}
+
+double arg_double(const char *flag, const char *s, double lo, double hi) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v)) die_usage("%s expects a number, got '%s'", flag, s);
+    if (v < lo || v > hi) die_usage("%s must be in [%g, %g], got %g", flag, lo, hi, v);
+    return v;
+}
+
+uint64_t arg_u64(const char *flag, const char *s) {
+    char *end;
+    errno = 0;
+    if (s[0] == '-') die_usage("%s expects a non-negative integer, got '%s'", flag, s);
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end) die_usage("%s expects a non-negative integer, got '%s'", flag, s);
+    return v;
+}
+
+const char *arg_env(const char *flag, const char *s) {
+    if (env_preset_find(s)) return s;
+    char list[512] = "";
+    for (const EnvPreset *p = ENV_PRESETS; p->id; p++) {
+        strncat(list, p->id, sizeof(list) - strlen(list) - 1);
+        if (p[1].id) strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+    }
+    die_usage("%s: unknown environment '%s' (known: %s)", flag, s, list);
+}

@@ -1,0 +1,14 @@
+// args.h: strict parsing of flag values; a bad value ends the program with exit code 2 and
+// one line naming the flag and what it accepts.
+#ifndef PONGRL_ARGS_H
+#define PONGRL_ARGS_H
+
+#include <stdint.h>
+
+long long arg_int(const char *flag, const char *s, long long lo, long long hi);
+double arg_double(const char *flag, const char *s, double lo, double hi);
+uint64_t arg_u64(const char *flag, const char *s);
+// The preset id, checked against the known ones.
+const char *arg_env(const char *flag, const char *s);
+
+#endif

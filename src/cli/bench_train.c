@@ -1,0 +1,109 @@
+// bench_train.c: `pongrl bench train`: the network's speed per agent step against the seed's
+// NumPy code on the same episode, training throughput, and the wall time of one update.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../train/train.h"
+#include "args.h"
+#include "commands.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// One update of `batch` episodes with an untrained policy; returns wall seconds.
+static double time_update(int batch, int workers, int64_t *steps) {
+    TrainConfig cfg;
+    train_config_default(&cfg);
+    cfg.batch_size = batch; cfg.workers = workers; cfg.iterations = 1; cfg.quiet = true;
+    TrainState st;
+    if (train_state_init(&st, &cfg)) return -1;
+    Pool *pool = pool_create(workers, cfg.env_id, &st.policy);
+    char err[256];
+    double t0 = now_s();
+    int rc = pool ? train_run(&st, pool, comm_local(), err, sizeof(err)) : -1;
+    double dt = now_s() - t0;
+    *steps = st.agent_steps;
+    pool_destroy(pool);
+    train_state_free(&st);
+    return rc ? -1 : dt;
+}
+
+int bench_train(int argc, char **argv) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int workers = argc > 1 ? (int)arg_int("--workers", argv[1], 1, 1024) : (int)(cores > 0 ? cores : 1);
+    // the network on one real episode (untrained policy), ours against the seed's NumPy
+    char dir[] = "/tmp/pongrl-bench-XXXXXX";
+    if (!mkdtemp(dir)) { perror("pongrl: mkdtemp"); return 1; }
+    TrainConfig cfg;
+    train_config_default(&cfg);
+    TrainState st;
+    Worker w;
+    Env env;
+    if (train_state_init(&st, &cfg) || worker_alloc(&w, &st.policy)) return 1;
+    env_init(&env, cfg.env_id, 0);
+    EpisodeStats es;
+    rollout_play(&w, &st.policy, &env, episode_env_seed(1, 0), episode_act_seed(1, 0), &es);
+    const Trajectory *tr = &w.tr;
+    double *h = malloc(sizeof(double) * st.policy.H);
+    int reps = 20;
+    double t0 = now_s(), sink = 0;
+    for (int r = 0; r < reps; r++)
+        for (int t = 0; t < tr->T; t++) {
+            SparseX x = { (int)(tr->xoff[t + 1] - tr->xoff[t]), tr->idx + tr->xoff[t], tr->sign + tr->xoff[t] };
+            sink += policy_forward(&st.policy, x, h);
+        }
+    double fwd = (now_s() - t0) / reps / tr->T;
+    // backward: the whole episode's gradient (rollout_gradient scales dlogp in place, so keep a copy)
+    double *dl = malloc(sizeof(double) * tr->T);
+    memcpy(dl, tr->dlogp, sizeof(double) * tr->T);
+    double bwd_total = 0;
+    for (int r = 0; r < reps; r++) {
+        memcpy(w.tr.dlogp, dl, sizeof(double) * tr->T);
+        double t1 = now_s();
+        rollout_gradient(&w, &st.policy, cfg.gamma);
+        bwd_total += now_s() - t1;
+    }
+    double bwd = bwd_total / reps / tr->T;
+    printf("episode_steps: %d\n", tr->T);
+    printf("nonzeros_per_step: %.1f\n", (double)tr->nz / tr->T);
+    printf("forward_us_per_step: %.3f\n", fwd * 1e6);
+    printf("backward_us_per_step: %.3f\n", bwd * 1e6);
+    fflush(stdout);
+    // the seed's code on the same episode
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "%s dump --seed 1 --episodes 1 --out %s >/dev/null && "
+             "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py %s", "build/pongrl", dir, dir);
+    FILE *py = popen(cmd, "r");
+    double sf = 0, sb = 0;
+    char line[256];
+    while (py && fgets(line, sizeof(line), py)) {
+        fputs(line, stdout);
+        sscanf(line, "seed_forward_us_per_step: %lf", &sf);
+        sscanf(line, "seed_backward_us_per_step: %lf", &sb);
+    }
+    if (py) pclose(py);
+    if (sf > 0) printf("forward_speedup_vs_seed: %.1f\n", sf / (fwd * 1e6));
+    if (sb > 0) printf("backward_speedup_vs_seed: %.1f\n", sb / (bwd * 1e6));
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    if (system(cmd)) {}
+    free(h); free(dl);
+    worker_free(&w);
+    train_state_free(&st);
+    // training throughput and update wall time, untrained policy, all cores
+    printf("workers: %d\n", workers);
+    int64_t steps;
+    double b10 = time_update(10, workers, &steps);
+    printf("batch10_s: %.3f\n", b10);
+    printf("train_steps_per_sec: %.0f\n", steps / b10);
+    double b60 = time_update(60, workers, &steps);
+    printf("batch60_s: %.3f\n", b60);
+    printf("train_steps_per_sec_batch60: %.0f\n", steps / b60);
+    (void)sink;
+    return 0;
+}

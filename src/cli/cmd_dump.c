@@ -1,0 +1,113 @@
+// cmd_dump.c: `pongrl dump`, exports episodes and one update for the NumPy reference
+// tests (tests/py/test_reference.py) and the speed comparison (bench train).
+//
+// Writes to DIR: W1.npy (H, 6400) and W2.npy (H,) before the update; for each episode e:
+// x_e.npy (T, 6400) int8 difference frames, action_e.npy (T,) int8, reward_e.npy (T,),
+// dlogp_e.npy (T,) (y - p as played), grad_W1_e.npy / grad_W2_e.npy (the episode's
+// gradient); then the batch: grad_W1.npy / grad_W2.npy (exact sum), W1_new.npy, W2_new.npy,
+// cache_W1.npy, cache_W2.npy after one RMSProp step from a zero cache.
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../train/train.h"
+#include "../util/npy.h"
+#include "args.h"
+#include "commands.h"
+
+typedef struct { const char *dir; int H; } Out;
+
+static int save(const Out *o, const char *name, const char *descr, int ndim, size_t a, size_t b, const void *data) {
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s.npy", o->dir, name);
+    size_t shape[2] = {a, b};
+    if (npy_write(path, descr, ndim, shape, data)) { fprintf(stderr, "pongrl: cannot write %s\n", path); return -1; }
+    return 0;
+}
+
+// Parameters in the seed's layout: W1 (H, D) from our transposed (D, H).
+static int save_params(const Out *o, const char *w1name, const char *w2name, const Policy *shape, const double *v) {
+    const int D = shape->D, H = shape->H;
+    double *w1 = malloc(sizeof(double) * (size_t)D * H);
+    if (!w1) return -1;
+    for (int j = 0; j < H; j++)
+        for (int i = 0; i < D; i++) w1[(size_t)j * D + i] = v[(size_t)i * H + j];
+    int rc = save(o, w1name, "<f8", 2, (size_t)H, (size_t)D, w1) ||
+             save(o, w2name, "<f8", 1, (size_t)H, 0, v + (size_t)D * H);
+    free(w1);
+    return rc ? -1 : 0;
+}
+
+static int save_episode(const Out *o, int e, const Worker *w, const Policy *p, const double *dlogp_played) {
+    const Trajectory *tr = &w->tr;
+    int8_t *x = calloc((size_t)tr->T * POLICY_D, 1);
+    double *r = malloc(sizeof(double) * tr->T);
+    int8_t *a = malloc((size_t)tr->T);
+    if (!x || !r || !a) { free(x); free(r); free(a); return -1; }
+    for (int t = 0; t < tr->T; t++) {
+        for (uint32_t k = tr->xoff[t]; k < tr->xoff[t + 1]; k++) x[(size_t)t * POLICY_D + tr->idx[k]] = tr->sign[k];
+        r[t] = tr->reward[t];
+        a[t] = (int8_t)tr->action[t];
+    }
+    char n1[32], n2[32], n3[32], n4[32], n5[32], n6[32];
+    snprintf(n1, 32, "x_%d", e); snprintf(n2, 32, "action_%d", e); snprintf(n3, 32, "reward_%d", e);
+    snprintf(n4, 32, "dlogp_%d", e); snprintf(n5, 32, "grad_W1_%d", e); snprintf(n6, 32, "grad_W2_%d", e);
+    int rc = save(o, n1, "|i1", 2, (size_t)tr->T, POLICY_D, x) || save(o, n2, "|i1", 1, (size_t)tr->T, 0, a) ||
+             save(o, n3, "<f8", 1, (size_t)tr->T, 0, r) || save(o, n4, "<f8", 1, (size_t)tr->T, 0, dlogp_played) ||
+             save_params(o, n5, n6, p, w->grad);
+    free(x); free(r); free(a);
+    return rc ? -1 : 0;
+}
+
+int cmd_dump(int argc, char **argv) {
+    static const struct option opts[] = {{"seed", 1, 0, 's'}, {"hidden", 1, 0, 'H'}, {"episodes", 1, 0, 'n'},
+                                         {"env", 1, 0, 'e'}, {"out", 1, 0, 'o'}, {0, 0, 0, 0}};
+    TrainConfig cfg;
+    train_config_default(&cfg);
+    int episodes = 2;
+    const char *dir = NULL;
+    int o;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (o) {
+        case 's': cfg.seed = arg_u64("--seed", optarg); break;
+        case 'H': cfg.hidden = (int)arg_int("--hidden", optarg, 1, 100000); break;
+        case 'n': episodes = (int)arg_int("--episodes", optarg, 1, 1000); break;
+        case 'e': snprintf(cfg.env_id, sizeof(cfg.env_id), "%s", arg_env("--env", optarg)); break;
+        case 'o': dir = optarg; break;
+        default: die_usage("dump: unknown option '%s' (--seed --hidden --episodes --env --out DIR)", argv[optind - 1]);
+        }
+    }
+    if (!dir) die_usage("dump needs --out DIR");
+    Out out = {dir, cfg.hidden};
+    TrainState st;
+    Worker w;
+    Env env;
+    GradSum sum;
+    if (train_state_init(&st, &cfg) || worker_alloc(&w, &st.policy) || gradsum_alloc(&sum, st.policy.n)) return 1;
+    env_init(&env, cfg.env_id, 0);
+    double *g = malloc(sizeof(double) * st.policy.n);
+    int rc = save_params(&out, "W1", "W2", &st.policy, st.policy.w);
+    for (int e = 0; e < episodes && !rc; e++) {
+        EpisodeStats es;
+        rc = rollout_play(&w, &st.policy, &env, episode_env_seed(cfg.seed, e), episode_act_seed(cfg.seed, e), &es);
+        double *dlogp = malloc(sizeof(double) * (w.tr.T ? w.tr.T : 1));
+        memcpy(dlogp, w.tr.dlogp, sizeof(double) * w.tr.T);
+        rc = rc || rollout_gradient(&w, &st.policy, cfg.gamma) ||
+             gradsum_add(&sum, w.grad, 0, st.policy.n) || save_episode(&out, e, &w, &st.policy, dlogp);
+        free(dlogp);
+    }
+    if (!rc) {
+        gradsum_to_double(&sum, g);
+        rmsprop_update(st.policy.w, st.cache, g, st.policy.n, cfg.lr, cfg.decay);
+        rc = save_params(&out, "grad_W1", "grad_W2", &st.policy, g) ||
+             save_params(&out, "W1_new", "W2_new", &st.policy, st.policy.w) ||
+             save_params(&out, "cache_W1", "cache_W2", &st.policy, st.cache);
+    }
+    free(g);
+    gradsum_free(&sum);
+    worker_free(&w);
+    train_state_free(&st);
+    return rc ? 1 : 0;
+}

@@ -1,0 +1,42 @@
+// main.c: build/pongrl, distributed policy-gradient Pong from pixels.
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const char *USAGE =
+    "usage: pongrl <command> [options]   (pongrl <command> --help for its options)\n"
+    "\n"
+    "commands:\n"
+    "  train        learn Pong from pixels with the seed's policy gradient (threads; MPI under mpirun)\n"
+    "  bench env    environment speed (name: value lines)\n"
+    "  bench train  network and training speed, against the seed's NumPy code\n";
+
+void die_usage(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("pongrl: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see --help)\n", stderr);
+    va_end(ap);
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        fputs(USAGE, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "train")) return cmd_train(argc - 1, argv + 1);
+    if (!strcmp(cmd, "dump")) return cmd_dump(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench")) {
+        if (argc < 3) die_usage("bench needs a target: env or train");
+        if (!strcmp(argv[2], "env")) return bench_env(argc - 2, argv + 2);
+        if (!strcmp(argv[2], "train")) return bench_train(argc - 2, argv + 2);
+        die_usage("unknown bench target '%s' (env, train)", argv[2]);
+    }
+    die_usage("unknown command '%s'", cmd);
+}

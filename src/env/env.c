@@ -1,0 +1,170 @@
+// env.c: ALE/Gym semantics over the pure game (see env.h). The game knows nothing of actions,
+// frameskip or randomness; this file turns an agent's action into per-frame paddle resistance
+// and button presses the way ALE's StellaEnvironment::act and ale_py's AtariEnv.step do.
+//
+// Evidence: pong-spec.md §2.1 (act/reset loop), §2.2 (paddle controller), §3.1 (presets).
+#include "env.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// presets
+
+// pong-spec.md §3.1. v0/v4/Deterministic/NoFrameskip caps are old gym's TimeLimit
+// (max_episode_steps) in agent steps; ALE/Pong-v5 caps emulated frames
+// (max_num_frames_per_episode = 108000, ale_py registration.py). Random frameskip is
+// ale_py's np_random.integers(2, 5), i.e. uniform on {2, 3, 4}, drawn every step.
+const EnvPreset ENV_PRESETS[] = {
+    {"Pong-v0",              2, 4, 0.25,  10000,      0},
+    {"Pong-v4",              2, 4, 0.00, 100000,      0},
+    {"PongDeterministic-v0", 4, 4, 0.25, 100000,      0},
+    {"PongDeterministic-v4", 4, 4, 0.00, 100000,      0},
+    {"PongNoFrameskip-v0",   1, 1, 0.25, 400000,      0},
+    {"PongNoFrameskip-v4",   1, 1, 0.00, 400000,      0},
+    {"ALE/Pong-v5",          4, 4, 0.25,      0, 108000},
+    {NULL, 0, 0, 0.0, 0, 0},
+};
+
+const EnvPreset *env_preset_find(const char *id) {
+    if (id == NULL) return NULL;
+    for (const EnvPreset *p = ENV_PRESETS; p->id != NULL; p++)
+        if (strcmp(p->id, id) == 0) return p;
+    return NULL;
+}
+
+const char *env_preset_id(int i) {
+    if (i < 0) return NULL;
+    for (int k = 0; ENV_PRESETS[k].id != NULL; k++)
+        if (k == i) return ENV_PRESETS[k].id;
+    return NULL;
+}
+
+// ----------------------------------------------------------------------------
+// episode
+
+int env_init(Env *env, const char *id, uint64_t seed) {
+    const EnvPreset *p = env_preset_find(id);
+    if (p == NULL) return ENV_ERR_PRESET;
+    memset(env, 0, sizeof *env);
+    env->preset = *p;
+    env_reset(env, seed);
+    return ENV_OK;
+}
+
+void env_reset(Env *env, uint64_t seed) {
+    // ALE reset(): paddles back to the default resistance, the previous action (for sticky
+    // actions) back to NOOP, episode frame counter to 0; pong_reset() covers the emulated
+    // part (60 NOOP frames and the soft resets).
+    pong_reset(&env->game);
+    rng_seed(&env->rng, seed);
+    env->resistance = PADDLE_RESISTANCE_DEFAULT;
+    env->last_action = ACTION_NOOP;
+    env->steps = 0;
+    env->frames = 0;
+    env->terminated = false;
+    env->truncated = false;
+}
+
+static bool action_is_right(int a) { return a == ACTION_RIGHT || a == ACTION_RIGHTFIRE; }
+static bool action_is_left(int a) { return a == ACTION_LEFT || a == ACTION_LEFTFIRE; }
+static bool action_is_fire(int a) {
+    return a == ACTION_FIRE || a == ACTION_RIGHTFIRE || a == ACTION_LEFTFIRE;
+}
+
+// ALE applyActionPaddles: RIGHT lowers the resistance (paddle up), LEFT raises it, every frame.
+static int resistance_apply(int r, int action) {
+    if (action_is_right(action)) r -= PADDLE_RESISTANCE_STEP;
+    if (action_is_left(action)) r += PADDLE_RESISTANCE_STEP;
+    if (r < PADDLE_RESISTANCE_MIN) r = PADDLE_RESISTANCE_MIN;
+    if (r > PADDLE_RESISTANCE_MAX) r = PADDLE_RESISTANCE_MAX;
+    return r;
+}
+
+// Frames this step emulates at most: fixed, or ale_py's uniform draw from [min, max].
+static int frameskip_draw(Env *env) {
+    int lo = env->preset.frameskip_min, hi = env->preset.frameskip_max;
+    if (hi <= lo) return lo;
+    return lo + (int)rng_below(&env->rng, (uint64_t)(hi - lo + 1));
+}
+
+int env_step(Env *env, int action, EnvStep *out) {
+    EnvStep scratch;
+    if (out == NULL) out = &scratch;
+    memset(out, 0, sizeof *out);
+    if (action < 0 || action >= ACTION_COUNT) return ENV_ERR_ACTION;
+    if (env->terminated || env->truncated) return ENV_ERR_DONE;
+
+    int skip = frameskip_draw(env);
+    int reward = 0, frames = 0;
+    for (int i = 0; i < skip; i++) {
+        // Sticky actions, ALE StellaEnvironment::act: per frame, with probability
+        // repeat_action_probability the previous frame's action is kept instead.
+        int a = action;
+        if (env->preset.repeat_prob > 0.0 && rng_uniform(&env->rng) < env->preset.repeat_prob)
+            a = env->last_action;
+        env->last_action = a;
+        env->resistance = resistance_apply(env->resistance, a);
+        reward += pong_frame(&env->game, env->resistance, action_is_fire(a));
+        frames++;
+        env->frames++;
+        // ALE's oneStepAct emulates nothing once the game is over or the frame cap is hit,
+        // so the rest of the frameskip is dropped.
+        if (pong_game_over(&env->game)) { env->terminated = true; break; }
+        if (env->preset.max_frames > 0 && env->frames >= env->preset.max_frames) {
+            env->truncated = true;
+            break;
+        }
+    }
+    env->steps++;
+    // gym's TimeLimit: truncated once the step count reaches the cap, even on the terminal
+    // step (Gym reports both flags then; so do we).
+    if (env->preset.max_steps > 0 && env->steps >= env->preset.max_steps) env->truncated = true;
+
+    out->reward = reward;
+    out->terminated = env->terminated;
+    out->truncated = env->truncated;
+    out->frames = frames;
+    return ENV_OK;
+}
+
+// ----------------------------------------------------------------------------
+// observation
+
+void env_render_rgb(const Env *env, uint8_t *rgb) { pong_render_rgb(&env->game, rgb); }
+void env_render_obs80(const Env *env, uint8_t *obs) { pong_render_obs80(&env->game, obs); }
+
+// ----------------------------------------------------------------------------
+// opaque-handle API for bindings (in the spirit of ALE's old ale_c_wrapper.h)
+
+Env *env_new(const char *id, uint64_t seed) {
+    if (env_preset_find(id) == NULL) return NULL;
+    Env *env = malloc(sizeof *env);
+    if (env == NULL) return NULL;
+    env_init(env, id, seed);
+    return env;
+}
+
+void env_free(Env *env) { free(env); }
+
+size_t env_sizeof(void) { return sizeof(Env); }
+
+void env_state(const Env *env, EnvState *s) {
+    const Pong *g = &env->game;
+    s->ball_x = g->ball_x;
+    s->ball_y = g->ball_y;
+    s->ball_vx = g->ball_vx;
+    s->ball_vy = g->ball_vy;
+    s->ball_visible = g->ball_visible;
+    s->cpu_y = g->cpu_y;
+    s->agent_y = g->agent_y;
+    s->score_cpu = g->score_cpu;
+    s->score_agent = g->score_agent;
+    s->game_frame = g->frame;
+    s->resistance = env->resistance;
+    s->last_action = env->last_action;
+    s->steps = env->steps;
+    s->frames = env->frames;
+    s->terminated = env->terminated;
+    s->truncated = env->truncated;
+}

@@ -1,0 +1,89 @@
+// env.h: ALE/Gym semantics over the pure game: the six minimal actions, the paddle
+// controller, frameskip (fixed or random), sticky actions, episode caps and the presets
+// Pong-v0, Pong-v4, PongDeterministic-v0/-v4, PongNoFrameskip-v0/-v4 and ALE/Pong-v5.
+//
+// All randomness (sticky actions, random frameskip) comes from a stream seeded at reset,
+// so an episode is a function of (preset, seed, actions).
+#ifndef PONGRL_ENV_H
+#define PONGRL_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../pong/pong.h"
+#include "../util/rng.h"
+
+// Gym action indices of the minimal action set (ALE PongSettings::isMinimal order)
+enum { ACTION_NOOP = 0, ACTION_FIRE = 1, ACTION_RIGHT = 2, ACTION_LEFT = 3,
+       ACTION_RIGHTFIRE = 4, ACTION_LEFTFIRE = 5, ACTION_COUNT = 6 };
+// RIGHT moves the agent's paddle up the screen, LEFT moves it down.
+
+enum { ENV_OK = 0, ENV_ERR_PRESET = -1, ENV_ERR_ACTION = -2, ENV_ERR_DONE = -3 };
+
+typedef struct {
+    const char *id;          // "ALE/Pong-v5", ...
+    int frameskip_min;       // frameskip drawn uniformly from [min, max] each step
+    int frameskip_max;       // (equal for a fixed frameskip)
+    double repeat_prob;      // sticky actions: probability of keeping the previous action, per frame
+    int64_t max_steps;       // truncation after this many agent steps (0: none)
+    int64_t max_frames;      // truncation after this many emulated frames (0: none)
+} EnvPreset;
+
+// The presets, NULL-terminated by id; env_preset_find returns NULL for an unknown id.
+extern const EnvPreset ENV_PRESETS[];
+const EnvPreset *env_preset_find(const char *id);
+
+typedef struct {
+    Pong game;
+    EnvPreset preset;
+    Rng rng;                 // sticky actions and random frameskip
+    int resistance;          // ALE paddle resistance of the agent's paddle
+    int last_action;         // for sticky actions (starts as NOOP)
+    int64_t steps, frames;   // since reset
+    bool terminated, truncated;
+} Env;
+
+typedef struct {
+    int reward;              // change of (agent - CPU) score over the skipped frames
+    bool terminated;         // a side reached 21
+    bool truncated;          // episode cap reached
+    int frames;              // frames emulated by this step
+} EnvStep;
+
+// Initialise from a preset id; returns ENV_ERR_PRESET for an unknown id (env untouched).
+int env_init(Env *env, const char *id, uint64_t seed);
+// Start a new episode; the seed reseeds the env's random stream.
+void env_reset(Env *env, uint64_t seed);
+// One agent step; ENV_ERR_ACTION for an action outside [0, 6), ENV_ERR_DONE after the end.
+int env_step(Env *env, int action, EnvStep *out);
+
+// The observation of the last emulated frame.
+void env_render_rgb(const Env *env, uint8_t *rgb);     // (210, 160, 3)
+void env_render_obs80(const Env *env, uint8_t *obs);   // (80, 80) in {0, 1}
+
+// ----------------------------------------------------------------------------
+// Opaque-handle API for bindings (ctypes, other languages), in the spirit of ALE's old C
+// wrapper: the caller never needs the layout of Env.
+
+// The i-th preset id (0-based), NULL past the end.
+const char *env_preset_id(int i);
+// A new env on the heap, reset with the seed; NULL for an unknown id (or out of memory).
+Env *env_new(const char *id, uint64_t seed);
+void env_free(Env *env);
+size_t env_sizeof(void);
+
+// A flat, fixed-layout copy of what tools and bindings read: every field int64_t so that a
+// ctypes mirror is trivial. Positions are screen pixels (see pong.h).
+typedef struct {
+    int64_t ball_x, ball_y, ball_vx, ball_vy, ball_visible;
+    int64_t cpu_y, agent_y;
+    int64_t score_cpu, score_agent;
+    int64_t game_frame;      // the game's own frame counter
+    int64_t resistance;      // agent paddle resistance (ALE units)
+    int64_t last_action;     // action applied on the last emulated frame (after stickiness)
+    int64_t steps, frames;   // agent steps and emulated frames since reset
+    int64_t terminated, truncated;
+} EnvState;
+void env_state(const Env *env, EnvState *s);
+
+#endif

@@ -1,0 +1,171 @@
+// rollout.c: play one episode with the current weights and turn it into a gradient.
+#include "rollout.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// trajectory storage (grows geometrically; a worker reuses it for every episode)
+
+static int grow(void **p, size_t elem, size_t n) {
+    void *q = realloc(*p, elem * n);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+static int trajectory_reserve_steps(Trajectory *tr, int T) {
+    if (T <= tr->cap) return 0;
+    int cap = tr->cap ? tr->cap : 1024;
+    while (cap < T) cap *= 2;
+    if (grow((void **)&tr->h, sizeof(double) * tr->H, cap) ||
+        grow((void **)&tr->dlogp, sizeof(double), cap) ||
+        grow((void **)&tr->reward, sizeof(double), cap) ||
+        grow((void **)&tr->action, 1, cap) ||
+        grow((void **)&tr->xoff, sizeof(uint32_t), (size_t)cap + 1)) return -1;
+    tr->cap = cap;
+    return 0;
+}
+
+static int trajectory_reserve_nz(Trajectory *tr, size_t nz) {
+    if (nz <= tr->nz_cap) return 0;
+    size_t cap = tr->nz_cap ? tr->nz_cap : 65536;
+    while (cap < nz) cap *= 2;
+    if (grow((void **)&tr->idx, sizeof(uint16_t), cap) ||
+        grow((void **)&tr->sign, 1, cap)) return -1;
+    tr->nz_cap = cap;
+    return 0;
+}
+
+int trajectory_push_diff(Trajectory *tr, const uint8_t *cur, const uint8_t *prev) {
+    if (trajectory_reserve_nz(tr, tr->nz + POLICY_D)) return -1;
+    size_t nz = tr->nz;
+    // compare 8 pixels at a time: a difference frame is ~99% zeros
+    for (int i = 0; i < POLICY_D; i += 8) {
+        uint64_t a, b;
+        memcpy(&a, cur + i, 8);
+        memcpy(&b, prev + i, 8);
+        if (a == b) continue;
+        for (int k = i; k < i + 8; k++) {
+            int d = (int)cur[k] - (int)prev[k];
+            if (d) { tr->idx[nz] = (uint16_t)k; tr->sign[nz] = (int8_t)d; nz++; }
+        }
+    }
+    tr->nz = nz;
+    return 0;
+}
+
+static SparseX trajectory_x(const Trajectory *tr, int t) {
+    return (SparseX){ (int)(tr->xoff[t + 1] - tr->xoff[t]), tr->idx + tr->xoff[t], tr->sign + tr->xoff[t] };
+}
+
+int worker_alloc(Worker *w, const Policy *p) {
+    memset(w, 0, sizeof(*w));
+    w->tr.H = p->H;
+    w->grad = calloc(p->n, sizeof(double));
+    w->dh = calloc((size_t)p->H, sizeof(double));
+    w->touched = calloc((size_t)p->D, 1);
+    w->touched_list = calloc((size_t)p->D, sizeof(uint16_t));
+    if (!w->grad || !w->dh || !w->touched || !w->touched_list) { worker_free(w); return -1; }
+    return 0;
+}
+
+void worker_free(Worker *w) {
+    Trajectory *tr = &w->tr;
+    free(tr->h); free(tr->dlogp); free(tr->reward); free(tr->action); free(tr->xoff);
+    free(tr->idx); free(tr->sign);
+    free(w->grad); free(w->dh); free(w->touched); free(w->touched_list);
+    memset(w, 0, sizeof(*w));
+}
+
+// ----------------------------------------------------------------------------
+// play
+
+int rollout_play(Worker *w, const Policy *p, Env *env, uint64_t env_seed, uint64_t act_seed,
+                 EpisodeStats *st) {
+    Trajectory *tr = &w->tr;
+    Rng rng;
+    rng_seed(&rng, act_seed);
+    env_reset(env, env_seed);
+    memset(st, 0, sizeof(*st));
+    tr->T = 0; tr->nz = 0;
+    if (trajectory_reserve_steps(tr, 1)) return -1;
+    tr->xoff[0] = 0;
+    int cur = 0;
+    bool have_prev = false;
+    for (;;) {
+        int t = tr->T;
+        if (trajectory_reserve_steps(tr, t + 1)) return -1;
+        env_render_obs80(env, w->obs[cur]);
+        // x = cur_x - prev_x, or zeros on the first step
+        if (have_prev && trajectory_push_diff(tr, w->obs[cur], w->obs[cur ^ 1])) return -1;
+        tr->xoff[t + 1] = (uint32_t)tr->nz;
+        have_prev = true;
+        cur ^= 1;
+        double *h = tr->h + (size_t)t * tr->H;
+        double aprob = policy_forward(p, trajectory_x(tr, t), h);
+        int action = rng_uniform(&rng) < aprob ? ACTION_RIGHT : ACTION_LEFT;   // 2 if u < p else 3
+        double y = action == ACTION_RIGHT ? 1.0 : 0.0;                         // the fake label
+        tr->dlogp[t] = y - aprob;
+        tr->action[t] = (uint8_t)action;
+        EnvStep s;
+        env_step(env, action, &s);        // cannot fail: valid action, episode not over
+        tr->reward[t] = s.reward;
+        tr->T = t + 1;
+        st->reward_sum += s.reward;
+        st->frames += s.frames;
+        if (s.terminated || s.truncated) { st->truncated = s.truncated; break; }
+    }
+    st->steps = tr->T;
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// returns and gradient
+
+void discount_rewards(const double *r, double *out, int T, double gamma) {
+    double running_add = 0.0;
+    for (int t = T - 1; t >= 0; t--) {
+        if (r[t] != 0.0) running_add = 0.0;      // a point ended here: a game boundary
+        running_add = running_add * gamma + r[t];
+        out[t] = running_add;
+    }
+}
+
+void standardize(double *x, int T) {
+    if (T <= 0) return;
+    double mean = 0.0;
+    for (int t = 0; t < T; t++) mean += x[t];
+    mean /= T;
+    double var = 0.0;
+    for (int t = 0; t < T; t++) { x[t] -= mean; var += x[t] * x[t]; }
+    double sd = sqrt(var / T);
+    if (sd > 0.0) for (int t = 0; t < T; t++) x[t] /= sd;
+}
+
+int rollout_gradient(Worker *w, const Policy *p, double gamma) {
+    Trajectory *tr = &w->tr;
+    const int T = tr->T, H = p->H;
+    double *adv = malloc(sizeof(double) * (size_t)(T > 0 ? T : 1));
+    if (!adv) return -1;
+    discount_rewards(tr->reward, adv, T, gamma);
+    standardize(adv, T);
+    // clear the rows the previous episode used, then mark this episode's
+    for (int k = 0; k < w->n_touched; k++) {
+        int i = w->touched_list[k];
+        memset(w->grad + (size_t)i * H, 0, sizeof(double) * H);
+        w->touched[i] = 0;
+    }
+    w->n_touched = 0;
+    memset(w->grad + (size_t)p->D * H, 0, sizeof(double) * H);
+    for (int t = 0; t < T; t++) {
+        SparseX x = trajectory_x(tr, t);
+        for (int k = 0; k < x.nnz; k++)
+            if (!w->touched[x.idx[k]]) { w->touched[x.idx[k]] = 1; w->touched_list[w->n_touched++] = x.idx[k]; }
+        tr->dlogp[t] *= adv[t];                  // epdlogp *= discounted_epr
+        policy_backward_step(p, x, tr->h + (size_t)t * H, tr->dlogp[t], w->grad, w->dh);
+    }
+    free(adv);
+    return 0;
+}

@@ -1,0 +1,68 @@
+// rollout.h: one episode -> one policy gradient, exactly as the seed's RolloutWorker does it:
+// play a whole game with UP (2) with probability p else DOWN (3), record the fake label's
+// y - p, discount the rewards with the Pong reset, standardise them per episode, modulate,
+// and backpropagate.
+#ifndef PONGRL_ROLLOUT_H
+#define PONGRL_ROLLOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../env/env.h"
+#include "../policy/policy.h"
+#include "../util/rng.h"
+
+// What one episode left behind, step by step (t = 0 .. T-1).
+typedef struct {
+    int H, T, cap;
+    double *h;            // (T, H) hidden activations
+    double *dlogp;        // (T,)   y - p; after rollout_gradient: times the standardised return
+    double *reward;       // (T,)   reward received after the step's action
+    uint8_t *action;      // (T,)   2 (UP) or 3 (DOWN)
+    uint32_t *xoff;       // (T+1,) step t's input is idx/sign[xoff[t] .. xoff[t+1])
+    uint16_t *idx;        // sparse difference frames, concatenated
+    int8_t *sign;
+    size_t nz, nz_cap;
+} Trajectory;
+
+typedef struct {
+    int reward_sum;       // agent points - CPU points
+    int steps;            // agent steps
+    int64_t frames;       // emulated frames
+    bool truncated;       // ended by the episode cap, not by 21 points
+} EpisodeStats;
+
+// Scratch a worker owns for its whole life.
+typedef struct {
+    Trajectory tr;
+    uint8_t obs[2][POLICY_D];   // current and previous 80x80 frames
+    double *grad;               // (n,) dense gradient of one episode
+    double *dh;                 // (H,)
+    uint8_t *touched;           // (D,) input pixels seen this episode (rows of grad in use)
+    uint16_t *touched_list;
+    int n_touched;
+} Worker;
+
+int worker_alloc(Worker *w, const Policy *p);        // 0 or -1 (out of memory)
+void worker_free(Worker *w);
+
+// Play one episode from env_seed (env) and act_seed (action sampling); fills w->tr.
+// Returns 0, or -1 if memory ran out.
+int rollout_play(Worker *w, const Policy *p, Env *env, uint64_t env_seed, uint64_t act_seed,
+                 EpisodeStats *st);
+
+// The seed's process_rewards: running sum reset at every non-zero reward (a Pong point).
+void discount_rewards(const double *r, double *out, int T, double gamma);
+// x -= mean(x); x /= std(x) (population std). A zero std (every return equal) leaves the
+// centred values, all zero, instead of the seed's 0/0 = NaN.
+void standardize(double *x, int T);
+
+// Discount, standardise, modulate and backpropagate the episode in w->tr into w->grad
+// (zeroed first, only the rows touched); w->touched_list names those rows.
+// Returns 0, or -1 if memory ran out.
+int rollout_gradient(Worker *w, const Policy *p, double gamma);
+
+// The sparse difference x = cur - prev of two binary 80x80 frames, appended to tr.
+int trajectory_push_diff(Trajectory *tr, const uint8_t *cur, const uint8_t *prev);
+
+#endif

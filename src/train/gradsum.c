@@ -1,0 +1,51 @@
+// gradsum.c: exact, order-independent accumulation of float64 gradients in fixed point.
+#include "gradsum.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gradsum_alloc(GradSum *s, size_t n) {
+    s->n = n;
+    s->hi = calloc(n, sizeof(int64_t));
+    s->lo = calloc(n, sizeof(int64_t));
+    if (!s->hi || !s->lo) { gradsum_free(s); return -1; }
+    return 0;
+}
+
+void gradsum_free(GradSum *s) {
+    free(s->hi); free(s->lo);
+    s->hi = s->lo = NULL;
+    s->n = 0;
+}
+
+void gradsum_zero(GradSum *s) {
+    memset(s->hi, 0, s->n * sizeof(int64_t));
+    memset(s->lo, 0, s->n * sizeof(int64_t));
+}
+
+int gradsum_add(GradSum *s, const double *g, size_t off, size_t len) {
+    int64_t *hi = s->hi + off, *lo = s->lo + off;
+    const double *x = g + off;
+    int bad = 0;
+    for (size_t k = 0; k < len; k++) bad |= !(fabs(x[k]) < GRADSUM_MAX_ABS);   // NaN fails too
+    if (bad) return -1;
+    for (size_t k = 0; k < len; k++) {
+        double y = x[k] * 0x1p32;                 // exact: a power-of-two scaling
+        double f = floor(y);
+        hi[k] += (int64_t)f;
+        lo[k] += (int64_t)((y - f) * 0x1p32);     // the fraction, in [0, 2^32]
+    }
+    return 0;
+}
+
+void gradsum_merge(GradSum *dst, const GradSum *src) {
+    for (size_t k = 0; k < dst->n; k++) { dst->hi[k] += src->hi[k]; dst->lo[k] += src->lo[k]; }
+}
+
+void gradsum_to_double(const GradSum *s, double *out) {
+    for (size_t k = 0; k < s->n; k++) {
+        __int128 v = (__int128)s->hi[k] * ((__int128)1 << 32) + s->lo[k];
+        out[k] = (double)v * 0x1p-64;
+    }
+}

@@ -1,0 +1,31 @@
+// gradsum.h: an order-independent sum of episode gradients.
+//
+// Floating-point addition is not associative, so a float sum of a batch depends on which
+// episode arrived first. Each episode's float64 gradient is instead converted to 128-bit
+// fixed point (2^-64 resolution, |g| < 2^31 per episode), held as two int64 words
+// hi*2^-32 + lo*2^-64, and summed as integers, which is exact and associative. The batch sum
+// is therefore the same bits whatever the number of threads or MPI ranks and whatever the
+// order of arrival, and it is converted back to float64 once, with one rounding.
+#ifndef PONGRL_GRADSUM_H
+#define PONGRL_GRADSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GRADSUM_MAX_ABS 2147483648.0   // 2^31: one episode's gradient entries must stay below
+
+typedef struct {
+    size_t n;
+    int64_t *hi, *lo;   // (n,) each: value = hi * 2^-32 + lo * 2^-64
+} GradSum;
+
+int gradsum_alloc(GradSum *s, size_t n);              // 0 or -1; zeroed
+void gradsum_free(GradSum *s);
+void gradsum_zero(GradSum *s);
+// Add g[off .. off+len) into the sum at the same positions. Returns -1 (adding nothing more)
+// if an entry is not finite or too large to represent.
+int gradsum_add(GradSum *s, const double *g, size_t off, size_t len);
+void gradsum_merge(GradSum *dst, const GradSum *src); // dst += src, exactly
+void gradsum_to_double(const GradSum *s, double *out);
+
+#endif

@@ -1,0 +1,212 @@
+// train.c: the iteration loop: weights out, a batch of episodes played, gradients summed,
+// RMSProp, one log line and one metrics row per batch.
+#include "train.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void train_config_default(TrainConfig *c) {
+    memset(c, 0, sizeof(*c));
+    snprintf(c->env_id, sizeof(c->env_id), "%s", "ALE/Pong-v5");
+    c->batch_size = 10;
+    c->hidden = POLICY_H_DEFAULT;
+    c->lr = 1e-4; c->gamma = 0.99; c->decay = 0.99;
+    c->seed = 1;
+    c->iterations = -1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    c->workers = cores > 0 ? (int)cores : 1;
+    c->checkpoint_every = 100;
+    c->checkpoint_secs = 300.0;
+    c->keep = 3;
+}
+
+int train_state_init(TrainState *s, const TrainConfig *cfg) {
+    memset(s, 0, sizeof(*s));
+    s->cfg = *cfg;
+    if (policy_alloc(&s->policy, POLICY_D, cfg->hidden)) return -1;
+    s->cache = calloc(s->policy.n, sizeof(double));
+    if (!s->cache) { policy_free(&s->policy); return -1; }
+    policy_init_random(&s->policy, rng_key(cfg->seed, 0x696e6974 /* "init" */, 0, 0));
+    return 0;
+}
+
+void train_state_free(TrainState *s) {
+    policy_free(&s->policy);
+    free(s->cache);
+    s->cache = NULL;
+}
+
+uint64_t episode_env_seed(uint64_t run_seed, int64_t k) { return rng_key(run_seed, 1, (uint64_t)k, 0x656e76); }
+uint64_t episode_act_seed(uint64_t run_seed, int64_t k) { return rng_key(run_seed, 2, (uint64_t)k, 0x616374); }
+
+// ----------------------------------------------------------------------------
+// stop requests (signal handlers may only touch a lock-free atomic)
+
+static atomic_int stop_flag;
+void train_request_stop(void) { atomic_store(&stop_flag, 1); }
+bool train_stop_requested(void) { return atomic_load(&stop_flag) != 0; }
+
+// ----------------------------------------------------------------------------
+// the single-process transport: episodes from an atomic counter, nothing to send
+
+typedef struct {
+    EpisodeSource src;
+    atomic_llong next;
+    int64_t end;
+} LocalSource;
+
+static int64_t local_next(EpisodeSource *src) {
+    LocalSource *ls = src->ctx;
+    long long k = atomic_fetch_add(&ls->next, 1);
+    return k < ls->end ? k : -1;
+}
+
+static bool local_begin(Comm *c, Policy *p, bool *stop) { (void)c; (void)p; (void)stop; return true; }
+
+static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
+    LocalSource *ls = c->ctx;
+    atomic_store(&ls->next, first);
+    ls->end = first + count;
+    ls->src = (EpisodeSource){ local_next, NULL, ls };
+    return &ls->src;
+}
+
+static int local_end(Comm *c, GradSum *sum, EpisodeStats *stats, int count, char *err, size_t errlen) {
+    (void)c; (void)sum; (void)stats; (void)count; (void)err; (void)errlen;
+    return 0;
+}
+
+Comm *comm_local(void) {
+    static LocalSource ls;     // the process has one local transport; it holds no run state
+    static Comm c = { 0, 1, local_begin, local_source, local_end, &ls };
+    return &c;
+}
+
+// ----------------------------------------------------------------------------
+// reporting
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void format_duration(double s, char *buf, size_t n) {
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60) snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(buf, n, "%lds", t);
+}
+
+typedef struct {
+    double secs, batch_mean, mean_len;
+    int64_t steps;
+} BatchSummary;
+
+static void print_batch_line(const TrainState *s, const BatchSummary *b, double session_rate_it) {
+    char eta[32] = "";
+    const TrainConfig *c = &s->cfg;
+    if (c->iterations > 0 && session_rate_it > 0) {
+        char d[24];
+        format_duration((double)(c->iterations - s->iteration) / session_rate_it, d, sizeof(d));
+        snprintf(eta, sizeof(eta), " | eta %s", d);
+    }
+    printf("Batch %lld computed %d rollouts in %.3f seconds, running mean is %.4f"
+           " | %.0f steps/s | mean length %.0f%s\n",
+           (long long)s->iteration, c->batch_size, b->secs, s->running_reward,
+           b->secs > 0 ? b->steps / b->secs : 0.0, b->mean_len, eta);
+    fflush(stdout);
+}
+
+static int metrics_append(const TrainState *s, const BatchSummary *b, char *err, size_t errlen) {
+    if (!s->cfg.run_dir[0]) return 0;
+    char path[RUN_DIR_MAX + 32];
+    snprintf(path, sizeof(path), "%s/metrics.csv", s->cfg.run_dir);
+    FILE *f = fopen(path, "a");
+    if (!f) { snprintf(err, errlen, "cannot append to %s: %s", path, strerror(errno)); return -1; }
+    if (ftell(f) == 0)
+        fprintf(f, "iteration,episodes,agent_steps,wall_s,batch_mean_reward,running_mean,mean_episode_length\n");
+    fprintf(f, "%lld,%lld,%lld,%.3f,%.4f,%.6f,%.1f\n", (long long)s->iteration, (long long)s->episodes,
+            (long long)s->agent_steps, s->wall_s, b->batch_mean, s->running_reward, b->mean_len);
+    if (fclose(f) != 0) { snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno)); return -1; }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// the loop
+
+static bool should_stop(const TrainState *s) {
+    const TrainConfig *c = &s->cfg;
+    if (train_stop_requested()) return true;
+    if (c->iterations >= 0 && s->iteration >= c->iterations) return true;
+    if (c->has_target && s->episodes > 0 && s->running_reward >= c->target_reward) return true;
+    return false;
+}
+
+// Fold a batch into the counters; the running mean is taken in episode-index order.
+static void account_batch(TrainState *s, const EpisodeStats *stats, int count, BatchSummary *b) {
+    double rsum = 0, lsum = 0;
+    b->steps = 0;
+    for (int i = 0; i < count; i++) {
+        double r = stats[i].reward_sum;
+        s->running_reward = s->episodes == 0 ? r : s->running_reward * TRAIN_RUNNING_DECAY + r * (1.0 - TRAIN_RUNNING_DECAY);
+        s->episodes++;
+        s->agent_steps += stats[i].steps;
+        s->frames += stats[i].frames;
+        b->steps += stats[i].steps;
+        rsum += r;
+        lsum += stats[i].steps;
+    }
+    b->batch_mean = rsum / count;
+    b->mean_len = lsum / count;
+}
+
+int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
+    const int B = s->cfg.batch_size;
+    const bool learner = comm->rank == 0;
+    EpisodeStats *stats = calloc((size_t)B, sizeof(EpisodeStats));
+    double *g = calloc(s->policy.n, sizeof(double));
+    GradSum sum = {0};
+    int rc = -1;
+    if (!stats || !g || gradsum_alloc(&sum, s->policy.n)) { snprintf(err, errlen, "out of memory"); goto out; }
+    double session_t0 = now_s();
+    int64_t session_it0 = s->iteration;
+    for (;;) {
+        bool stop = learner && should_stop(s);
+        if (!comm->begin(comm, &s->policy, &stop)) { snprintf(err, errlen, "lost contact with the other ranks"); goto out; }
+        if (stop) break;
+        double t0 = now_s();
+        int64_t first = s->episodes;
+        memset(stats, 0, sizeof(EpisodeStats) * (size_t)B);
+        EpisodeSource *src = comm->source(comm, first, B);
+        if (pool_play(pool, &s->policy, s->cfg.seed, s->cfg.gamma, src, first, B, stats, &sum, err, errlen)) goto out;
+        if (comm->end(comm, &sum, stats, B, err, errlen)) goto out;
+        BatchSummary b;
+        account_batch(s, stats, B, &b);
+        if (learner) {
+            gradsum_to_double(&sum, g);
+            rmsprop_update(s->policy.w, s->cache, g, s->policy.n, s->cfg.lr, s->cfg.decay);
+        }
+        s->iteration++;
+        b.secs = now_s() - t0;
+        s->wall_s += b.secs;
+        if (learner) {
+            double rate = (s->iteration - session_it0) / (now_s() - session_t0);
+            if (!s->cfg.quiet) print_batch_line(s, &b, rate);
+            if (metrics_append(s, &b, err, errlen)) goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(stats);
+    free(g);
+    gradsum_free(&sum);
+    return rc;
+}

@@ -1,0 +1,106 @@
+// train.h: the seed's training loop. Workers (threads here, MPI ranks x threads across
+// machines) each own a Pong environment, play whole episodes with the current weights and
+// turn each into a gradient; the learner sums a batch of them, applies RMSProp and sends
+// the new weights out.
+//
+// Same seed, same bits: episode k of the run (counted from 0 over the whole run) is played
+// with the env seed and action seed derived from (run seed, k) alone, and the batch's
+// gradient sum is exact fixed point (gradsum.h). So the weights after N iterations do not
+// depend on the number of threads or ranks, on who played which episode, nor on resuming.
+#ifndef PONGRL_TRAIN_H
+#define PONGRL_TRAIN_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../policy/policy.h"
+#include "../rl/rollout.h"
+#include "gradsum.h"
+
+#define TRAIN_RUNNING_DECAY 0.99      // the seed: running = 0.99 * running + 0.01 * episode reward
+#define RUN_DIR_MAX 1024
+
+typedef struct {
+    char env_id[64];          // preset id, default "ALE/Pong-v5" (the newest seed)
+    int batch_size;           // episodes per update (seed: 10)
+    int hidden;               // H (seed: 200)
+    double lr, gamma, decay;  // 1e-4, 0.99, 0.99
+    uint64_t seed;
+    // how the run is carried out; not part of what makes it reproducible
+    int64_t iterations;       // stop after this many updates in total (-1: no limit)
+    double target_reward;     // stop when the running mean reaches it
+    bool has_target;
+    int workers;              // threads per process (default: one per core)
+    char run_dir[RUN_DIR_MAX];
+    int64_t checkpoint_every; // iterations between checkpoints
+    double checkpoint_secs;   // seconds between checkpoints
+    int keep;                 // checkpoints kept
+    bool quiet;
+} TrainConfig;
+
+void train_config_default(TrainConfig *c);
+
+typedef struct {
+    TrainConfig cfg;
+    Policy policy;
+    double *cache;            // (n,) RMSProp cache, starts at zero
+    int64_t iteration;        // updates done
+    int64_t episodes;         // episodes done (= iteration * batch_size)
+    int64_t agent_steps, frames;
+    double running_reward;    // meaningful once episodes > 0
+    double wall_s;            // training wall time, all sessions of the run together
+} TrainState;
+
+// A fresh run: weights from the seed, cache zero, counters zero. 0 or -1 (out of memory).
+int train_state_init(TrainState *s, const TrainConfig *cfg);
+void train_state_free(TrainState *s);
+
+// The random streams of episode k (global index) of a run.
+uint64_t episode_env_seed(uint64_t run_seed, int64_t k);
+uint64_t episode_act_seed(uint64_t run_seed, int64_t k);
+
+// ----------------------------------------------------------------------------
+// Where episode indices come from. Threads call next() concurrently; it returns the next
+// global episode index this process should play, or -1 when there is none left. poll(), if
+// not NULL, is called by the process's main thread while its workers play (MPI progress).
+typedef struct EpisodeSource {
+    int64_t (*next)(struct EpisodeSource *src);
+    void (*poll)(struct EpisodeSource *src);
+    void *ctx;
+} EpisodeSource;
+
+// A pool of persistent worker threads, each owning an Env and scratch for its whole life.
+typedef struct Pool Pool;
+Pool *pool_create(int threads, const char *env_id, const Policy *shape);  // NULL on failure
+void pool_destroy(Pool *pool);
+int pool_threads(const Pool *pool);
+// Play the episodes handed out by src with policy p (read-only meanwhile). Per-episode stats
+// go to stats[k - first] (the caller zeroes stats; it holds `count` entries), and the sum of
+// the gradients to sum (zeroed here). Returns 0, or -1 with a message in err.
+int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,
+              int64_t first, int count, EpisodeStats *stats, GradSum *sum, char *err, size_t errlen);
+
+// ----------------------------------------------------------------------------
+// How a process takes part in an iteration. The single-process build uses comm_local();
+// the MPI transport (src/cluster/) supplies the same shape for ranks across machines.
+typedef struct Comm {
+    int rank, size;
+    // rank 0: the learner (updates, logs, checkpoints)
+    bool (*begin)(struct Comm *c, Policy *p, bool *stop);      // weights and stop flag out
+    EpisodeSource *(*source)(struct Comm *c, int64_t first, int count);
+    int (*end)(struct Comm *c, GradSum *sum, EpisodeStats *stats, int count, char *err, size_t errlen);
+    void *ctx;
+} Comm;
+
+Comm *comm_local(void);
+
+// Run the loop until cfg's iteration limit or target, or until train_request_stop().
+// Returns 0 on a normal stop, -1 with a message in err.
+int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen);
+
+// Async-signal-safe: ask the loop to stop after the current batch.
+void train_request_stop(void);
+bool train_stop_requested(void);
+
+#endif
