@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "../train/train.h"
 #include "args.h"
@@ -125,8 +126,9 @@ int cmd_train(int argc, char **argv) {
     char err[512] = "";
     int rc = train_run(&st, pool, comm_local(), err, sizeof(err));
     if (rc) fprintf(stderr, "pongrl: %s\n", err);
-    else printf("stopped after %lld iterations, %lld episodes, running mean %.4f\n", (long long)st.iteration,
-                (long long)st.episodes, st.running_reward);
+    else printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
+                (long long)st.iteration, (long long)st.episodes, st.running_reward,
+                crc32(0L, (const Bytef *)st.policy.w, (uInt)(st.policy.n * sizeof(double))));
     pool_destroy(pool);
     train_state_free(&st);
     return rc ? 1 : 0;

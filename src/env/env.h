@@ -54,7 +54,8 @@ typedef struct {
 int env_init(Env *env, const char *id, uint64_t seed);
 // Start a new episode; the seed reseeds the env's random stream.
 void env_reset(Env *env, uint64_t seed);
-// One agent step; ENV_ERR_ACTION for an action outside [0, 6), ENV_ERR_DONE after the end.
+// One agent step; ENV_ERR_ACTION for an action outside [0, 6), ENV_ERR_DONE after the end
+// (both leave the env untouched and *out zeroed). out may be NULL.
 int env_step(Env *env, int action, EnvStep *out);
 
 // The observation of the last emulated frame.

@@ -141,7 +141,9 @@ void standardize(double *x, int T) {
     double var = 0.0;
     for (int t = 0; t < T; t++) { x[t] -= mean; var += x[t] * x[t]; }
     double sd = sqrt(var / T);
-    if (sd > 0.0) for (int t = 0; t < T; t++) x[t] /= sd;
+    // The seed divides by np.std unconditionally: 0/0 = NaN when every return is equal. A
+    // spread at rounding level (1e-12 of the mean) carries no signal either: leave it centred.
+    if (sd > 1e-12 * fabs(mean)) for (int t = 0; t < T; t++) x[t] /= sd;
 }
 
 int rollout_gradient(Worker *w, const Policy *p, double gamma) {

@@ -53,8 +53,8 @@ int rollout_play(Worker *w, const Policy *p, Env *env, uint64_t env_seed, uint64
 
 // The seed's process_rewards: running sum reset at every non-zero reward (a Pong point).
 void discount_rewards(const double *r, double *out, int T, double gamma);
-// x -= mean(x); x /= std(x) (population std). A zero std (every return equal) leaves the
-// centred values, all zero, instead of the seed's 0/0 = NaN.
+// x -= mean(x); x /= std(x) (population std). A zero std (every return equal, or equal but
+// for rounding) leaves the centred values, (nearly) all zero, instead of the seed's 0/0 = NaN.
 void standardize(double *x, int T);
 
 // Discount, standardise, modulate and backpropagate the episode in w->tr into w->grad

@@ -1,0 +1,312 @@
+"""test_python_env.py: the Python binding (python/pongrl) runs the seed's own rollout code.
+
+The seed (Ray's plot_pong_example, /work/shared/seeds/000_*.txt) plays with
+    env = gym.make("GymV26Environment-v0", env_id="ALE/Pong-v5")
+Here only that line changes, to pongrl.make("ALE/Pong-v5", seed=...); preprocess, rollout
+and Model are the seed's, with np.float (removed from NumPy) replaced by np.float64.
+Exit 0 pass, 77 skip (library not built), anything else fail.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+LIB = os.environ.get("PONGRL_LIB") or os.path.join(ROOT, "build", "libpongrl.so")
+if not os.path.exists(LIB):
+    print("skip: %s not built (run make)" % LIB)
+    sys.exit(77)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import pongrl  # noqa: E402
+
+# ----------------------------------------------------------------------------
+# the seed's code (000_*.txt), verbatim but for np.float -> np.float64
+
+H = 200 # The number of hidden layer neurons.
+gamma = 0.99 # The discount factor for reward.
+decay_rate = 0.99 # The decay factor for RMSProp leaky sum of grad^2.
+D = 80 * 80 # The input dimensionality: 80x80 grid.
+learning_rate = 1e-4 # Magnitude of the update.
+
+
+def preprocess(img):
+    # Crop the image.
+    img = img[35:195]
+    # Downsample by factor of 2.
+    img = img[::2, ::2, 0]
+    # Erase background (background type 1).
+    img[img == 144] = 0
+    # Erase background (background type 2).
+    img[img == 109] = 0
+    # Set everything else (paddles, ball) to 1.
+    img[img != 0] = 1
+    return img.astype(np.float64).ravel()
+
+
+def process_rewards(r):
+    """Compute discounted reward from a vector of rewards."""
+    discounted_r = np.zeros_like(r)
+    running_add = 0
+    for t in reversed(range(0, r.size)):
+        # Reset the sum, since this was a game boundary (pong specific!).
+        if r[t] != 0:
+            running_add = 0
+        running_add = running_add * gamma + r[t]
+        discounted_r[t] = running_add
+    return discounted_r
+
+
+def rollout(model, env):
+    """Evaluates env and model until the env returns "Terminated" or "Truncated".
+    Returns:
+    xs: A list of observations
+    hs: A list of model hidden states per observation
+    dlogps: A list of gradients
+    drs: A list of rewards.
+    """
+    # Reset the game.
+    observation, info = env.reset()
+    # Note that prev_x is used in computing the difference frame.
+    prev_x = None
+    xs, hs, dlogps, drs = [], [], [], []
+    terminated = truncated = False
+    while not terminated and not truncated:
+        cur_x = preprocess(observation)
+        x = cur_x - prev_x if prev_x is not None else np.zeros(D)
+        prev_x = cur_x
+        aprob, h = model.policy_forward(x)
+        # Sample an action.
+        action = 2 if np.random.uniform() < aprob else 3
+        # The observation.
+        xs.append(x)
+        # The hidden state.
+        hs.append(h)
+        y = 1 if action == 2 else 0 # A "fake label".
+        # The gradient that encourages the action that was taken to be
+        # taken (see http://cs231n.github.io/neural-networks-2/#losses if
+        # confused).
+        dlogps.append(y - aprob)
+        observation, reward, terminated, truncated, info = env.step(action)
+        # Record reward (has to be done after we call step() to get reward
+        # for previous action).
+        drs.append(reward)
+    return xs, hs, dlogps, drs
+
+
+class Model(object):
+    """This class holds the neural network weights."""
+    def __init__(self):
+        self.weights = {}
+        self.weights["W1"] = np.random.randn(H, D) / np.sqrt(D)
+        self.weights["W2"] = np.random.randn(H) / np.sqrt(H)
+
+    def policy_forward(self, x):
+        h = np.dot(self.weights["W1"], x)
+        h[h < 0] = 0 # ReLU nonlinearity.
+        logp = np.dot(self.weights["W2"], h)
+        # Softmax
+        p = 1.0 / (1.0 + np.exp(-logp))
+        # Return probability of taking action 2, and hidden state.
+        return p, h
+
+    def policy_backward(self, eph, epx, epdlogp):
+        dW2 = np.dot(eph.T, epdlogp).ravel()
+        dh = np.outer(epdlogp, self.weights["W2"])
+        # Backprop relu.
+        dh[eph <= 0] = 0
+        dW1 = np.dot(dh.T, epx)
+        return {"W1": dW1, "W2": dW2}
+
+# ----------------------------------------------------------------------------
+# the seed's rollout + gradient, on pongrl
+
+
+def seed_episode(np_seed, env_seed):
+    np.random.seed(np_seed)
+    model = Model()
+    env = pongrl.make("ALE/Pong-v5", seed=env_seed)  # the seed: gym.make("GymV26Environment-v0", env_id="ALE/Pong-v5")
+    xs, hs, dlogps, drs = rollout(model, env)
+    # the rest of the seed's RolloutWorker.compute_gradient
+    epx = np.vstack(xs)
+    eph = np.vstack(hs)
+    epdlogp = np.vstack(dlogps)
+    epr = np.vstack(drs)
+    discounted_epr = process_rewards(epr)
+    discounted_epr -= np.mean(discounted_epr)
+    discounted_epr /= np.std(discounted_epr)
+    epdlogp *= discounted_epr
+    grad = model.policy_backward(eph, epx, epdlogp)
+    info = env.state()
+    env.close()
+    return epx, epr, grad, info
+
+
+def test_seed_rollout():
+    epx, epr, grad, st = seed_episode(0, 0)
+    n = len(epr)
+    assert epx.shape == (n, D) and epx.dtype == np.float64
+    assert set(np.unique(epx)) <= {-1.0, 0.0, 1.0}
+    assert np.all(epx[0] == 0)
+    assert set(np.unique(epr)) <= {-1.0, 0.0, 1.0}, np.unique(epr)
+    assert epr.sum() == st["score_agent"] - st["score_cpu"]
+    assert max(st["score_agent"], st["score_cpu"]) == 21
+    assert st["terminated"] == 1
+    assert grad["W1"].shape == (H, D) and grad["W2"].shape == (H,)
+    assert np.all(np.isfinite(grad["W1"])) and np.all(np.isfinite(grad["W2"]))
+    # a near-random policy loses: published random episodes last ~760-1110 steps
+    assert 500 < n < 3000, n
+    print("seed rollout on pongrl ALE/Pong-v5: %d steps, score %+d (%d-%d)"
+          % (n, int(epr.sum()), st["score_cpu"], st["score_agent"]))
+    # same seeds, same episode, bit for bit
+    epx2, epr2, grad2, _ = seed_episode(0, 0)
+    assert np.array_equal(epr, epr2) and np.array_equal(epx, epx2)
+    assert np.array_equal(grad["W1"], grad2["W1"]) and np.array_equal(grad["W2"], grad2["W2"])
+    # only the env seed differs (sticky actions): a different episode
+    epx3, epr3, _, _ = seed_episode(0, 1)
+    assert len(epr3) != n or not np.array_equal(epx, epx3)
+
+
+def test_shapes_and_obs80():
+    env = pongrl.make("ALE/Pong-v5", seed=3)
+    obs, info = env.reset()
+    assert obs.shape == (210, 160, 3) and obs.dtype == np.uint8
+    assert info["lives"] == 0 and info["episode_frame_number"] == 0 and info["steps"] == 0
+    rng = np.random.default_rng(0)
+    terminated = truncated = False
+    steps = frames = total = 0
+    while not (terminated or truncated):
+        grid = env.obs80()
+        assert grid.shape == (80, 80) and grid.dtype == np.uint8
+        assert np.array_equal(grid.astype(np.float64), preprocess(obs.copy()).reshape(80, 80))
+        a = int(rng.integers(6))
+        obs, reward, terminated, truncated, info = env.step(a)
+        assert obs.shape == (210, 160, 3) and obs.dtype == np.uint8
+        assert isinstance(reward, float) and reward in (-1.0, 0.0, 1.0)
+        assert isinstance(terminated, bool) and isinstance(truncated, bool)
+        steps += 1
+        total += reward
+        assert info["steps"] == steps
+        assert info["episode_frame_number"] > frames
+        frames = info["episode_frame_number"]
+        assert total == info["score_agent"] - info["score_cpu"]
+    assert terminated and not truncated
+    assert frames <= 4 * steps and frames > 4 * (steps - 1)
+    assert np.array_equal(env.obs80().astype(np.float64), preprocess(obs.copy()).reshape(80, 80))
+    # render() is the current frame again
+    assert np.array_equal(env.render(), obs)
+    env.close()
+
+
+def test_all_presets():
+    assert pongrl.PRESETS == ("Pong-v0", "Pong-v4", "PongDeterministic-v0",
+                              "PongDeterministic-v4", "PongNoFrameskip-v0",
+                              "PongNoFrameskip-v4", "ALE/Pong-v5")
+    frames_per_step = {"Pong-v0": (2, 4), "Pong-v4": (2, 4), "PongDeterministic-v0": (4, 4),
+                       "PongDeterministic-v4": (4, 4), "PongNoFrameskip-v0": (1, 1),
+                       "PongNoFrameskip-v4": (1, 1), "ALE/Pong-v5": (4, 4)}
+    for id in pongrl.PRESETS:
+        env = pongrl.make(id, seed=1)
+        assert env.action_space.n == 6
+        assert env.unwrapped.get_action_meanings() == \
+            ["NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE"]
+        obs, info = env.reset(seed=5)
+        last = 0
+        for t in range(50):
+            obs, r, term, trunc, info = env.step(env.action_space.sample())
+            assert obs.shape == (210, 160, 3) and obs.dtype == np.uint8
+            lo, hi = frames_per_step[id]
+            assert lo <= info["episode_frame_number"] - last <= hi, id
+            last = info["episode_frame_number"]
+        env.close()
+
+
+def test_errors():
+    try:
+        pongrl.make("Breakout-v4")
+        raise AssertionError("unknown id accepted")
+    except ValueError as e:
+        assert "ALE/Pong-v5" in str(e) and "PongNoFrameskip-v4" in str(e), str(e)
+    env = pongrl.make("ALE/Pong-v5", seed=0)
+    env.reset()
+    for bad in (-1, 6, 7, 2.0, 2.5, "2", None, True, 2 ** 40, -2 ** 63):
+        try:
+            env.step(bad)
+            raise AssertionError("bad action %r accepted" % (bad,))
+        except ValueError:
+            pass
+    assert env.state()["steps"] == 0          # the bad actions did nothing
+    env.step(np.int64(2))                      # NumPy integers are actions
+    env.step(np.uint8(3))
+    for bad_seed in (-1, 2 ** 64, 1.5, "0"):
+        try:
+            env.reset(seed=bad_seed)
+            raise AssertionError("bad seed %r accepted" % (bad_seed,))
+        except ValueError:
+            pass
+    terminated = False
+    while not terminated:
+        _, _, terminated, _, _ = env.step(0)
+    for _ in range(2):
+        try:
+            env.step(0)
+            raise AssertionError("step after the end accepted")
+        except RuntimeError:
+            pass
+    env.reset()
+    env.step(0)
+    env.close()
+    env.close()  # twice is fine
+    try:
+        env.step(0)
+        raise AssertionError("step on a closed env accepted")
+    except RuntimeError:
+        pass
+    # a missing library is an ImportError that says what to do
+    code = "import pongrl"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, PONGRL_LIB="/nonexistent/libpongrl.so",
+                                PYTHONPATH=os.path.join(ROOT, "python")))
+    assert r.returncode != 0 and "ImportError" in r.stderr and "make" in r.stderr, r.stderr
+
+
+def test_seeding():
+    def episode(env, seed=None, n=400):
+        obs, _ = env.reset(seed=seed)
+        rng = np.random.default_rng(7)
+        out = [obs]
+        for _ in range(n):
+            obs, r, term, trunc, _ = env.step(int(rng.integers(6)))
+            out.append(obs)
+            if term or trunc:
+                break
+        return np.stack(out)
+
+    a = pongrl.make("ALE/Pong-v5", seed=11)
+    b = pongrl.make("ALE/Pong-v5", seed=11)
+    e1, e2 = episode(a), episode(a)      # reset() without a seed: the next episode seed
+    f1, f2 = episode(b), episode(b)
+    assert np.array_equal(e1, f1) and np.array_equal(e2, f2)
+    assert not np.array_equal(e1, e2)    # sticky actions drawn from a different stream
+    assert np.array_equal(episode(a, seed=11), e1)   # reset(seed=s) == make(seed=s)
+    assert not np.array_equal(episode(a, seed=12), e1)
+    a.close()
+    b.close()
+    # with the context manager
+    with pongrl.make("PongDeterministic-v4", seed=0) as c:
+        g1 = episode(c, seed=1)
+        g2 = episode(c, seed=2)
+    assert np.array_equal(g1, g2)        # nothing random in Deterministic-v4
+
+
+def main():
+    tests = [test_seed_rollout, test_shapes_and_obs80, test_all_presets, test_errors,
+             test_seeding]
+    for t in tests:
+        t()
+        print("ok", t.__name__)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
