@@ -175,7 +175,6 @@ class Env:
         self._check_open()
         if seed is not None:
             self._seed, self._episode = _as_seed(seed), 0
-            self.action_space.seed(self._seed)
         # the first episode after make(seed=s) or reset(seed=s) uses s itself, as env_new does
         episode_seed = self._seed if self._episode == 0 else _mix64(self._seed ^ _mix64(self._episode))
         self._episode += 1
@@ -228,7 +227,7 @@ class Env:
         return self
 
     def close(self):
-        if getattr(self, "_handle", None):
+        if getattr(self, "_handle", None) and _lib is not None:
             _lib.env_free(self._handle)
             self._handle = None
 

@@ -1,8 +1,11 @@
-// npy.c: the .npy writer: magic, version 1.0, a header dict padded to 64 bytes, raw data.
+// npy.c: .npy files: magic, version, a header dict padded to 64 bytes, raw little-endian data.
+// (The writer and reader assume a little-endian host, as every target of pongrl is.)
 #include "npy.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,4 +42,158 @@ int npy_write(const char *path, const char *descr, int ndim, const size_t *shape
              (count == 0 || fwrite(data, esz, count, f) == count);
     if (fclose(f) != 0) ok = 0;
     return ok ? 0 : -1;
+}
+
+// ----------------------------------------------------------------------------
+// reader: a strict parser of the header dict numpy.save writes, e.g.
+//   {'descr': '<f8', 'fortran_order': False, 'shape': (200, 6400), }
+
+typedef struct { const char *p, *end; } Cursor;
+
+static void skip_ws(Cursor *c) { while (c->p < c->end && (*c->p == ' ' || *c->p == '\t')) c->p++; }
+
+static bool eat(Cursor *c, char ch) {
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ch) { c->p++; return true; }
+    return false;
+}
+
+// A quoted Python string of at most cap-1 characters, no escapes.
+static bool parse_str(Cursor *c, char *out, size_t cap) {
+    skip_ws(c);
+    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"')) return false;
+    char q = *c->p++;
+    size_t n = 0;
+    while (c->p < c->end && *c->p != q) {
+        if (*c->p == '\\' || n + 1 >= cap) return false;
+        out[n++] = *c->p++;
+    }
+    if (c->p >= c->end) return false;
+    c->p++;
+    out[n] = 0;
+    return true;
+}
+
+static bool parse_word(Cursor *c, const char *w) {
+    skip_ws(c);
+    size_t n = strlen(w);
+    if ((size_t)(c->end - c->p) < n || memcmp(c->p, w, n)) return false;
+    c->p += n;
+    return true;
+}
+
+// (a, b, ...) with an optional trailing comma; () is a scalar.
+static bool parse_shape(Cursor *c, int *ndim, size_t shape[4]) {
+    if (!eat(c, '(')) return false;
+    *ndim = 0;
+    for (;;) {
+        if (eat(c, ')')) return true;
+        skip_ws(c);
+        if (c->p >= c->end || *c->p < '0' || *c->p > '9' || *ndim == 4) return false;
+        uint64_t v = 0;
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+            if (v > (UINT64_MAX - 9) / 10) return false;
+            v = v * 10 + (uint64_t)(*c->p++ - '0');
+        }
+        if (v > SIZE_MAX) return false;
+        shape[(*ndim)++] = (size_t)v;
+        if (eat(c, ',')) continue;
+        if (eat(c, ')')) return true;
+        return false;
+    }
+}
+
+static int parse_header(const char *h, size_t n, char *descr, size_t dcap, bool *fortran, int *ndim,
+                        size_t shape[4]) {
+    Cursor c = { h, h + n };
+    bool seen_descr = false, seen_fortran = false, seen_shape = false;
+    if (!eat(&c, '{')) return -1;
+    for (;;) {
+        if (eat(&c, '}')) break;
+        char key[32];
+        if (!parse_str(&c, key, sizeof(key)) || !eat(&c, ':')) return -1;
+        if (!strcmp(key, "descr") && !seen_descr) {
+            if (!parse_str(&c, descr, dcap)) return -1;
+            seen_descr = true;
+        } else if (!strcmp(key, "fortran_order") && !seen_fortran) {
+            if (parse_word(&c, "False")) *fortran = false;
+            else if (parse_word(&c, "True")) *fortran = true;
+            else return -1;
+            seen_fortran = true;
+        } else if (!strcmp(key, "shape") && !seen_shape) {
+            if (!parse_shape(&c, ndim, shape)) return -1;
+            seen_shape = true;
+        } else return -1;                              // unknown or repeated key
+        if (eat(&c, ',')) continue;
+        if (eat(&c, '}')) break;
+        return -1;
+    }
+    // numpy pads with spaces to the alignment and ends with a newline
+    while (c.p < c.end && (*c.p == ' ' || *c.p == '\n')) c.p++;
+    if (c.p != c.end || !seen_descr || !seen_fortran || !seen_shape) return -1;
+    return 0;
+}
+
+int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], void **data,
+             char *err, size_t errlen) {
+    *data = NULL;
+    size_t esz = descr_size(descr);
+    if (!esz) { snprintf(err, errlen, "unsupported dtype %s", descr); return -1; }
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "cannot open: %s", strerror(errno)); return -1; }
+    int rc = -1;
+    char *hdr = NULL;
+    unsigned char pre[12];
+    if (fseeko(f, 0, SEEK_END) != 0) { snprintf(err, errlen, "cannot read: %s", strerror(errno)); goto out; }
+    off_t fsize = ftello(f);
+    rewind(f);
+    if (fsize < 10 || fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6)) {
+        snprintf(err, errlen, "not a .npy file (bad magic)");
+        goto out;
+    }
+    // 1.0: u16 header length; 2.0 and 3.0 (utf-8 header): u32
+    size_t hlen, pre_len;
+    if (pre[6] == 1 && pre[7] == 0) { hlen = pre[8] | (size_t)pre[9] << 8; pre_len = 10; }
+    else if ((pre[6] == 2 || pre[6] == 3) && pre[7] == 0) {
+        if (fread(pre + 10, 1, 2, f) != 2) { snprintf(err, errlen, "truncated header"); goto out; }
+        hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+        pre_len = 12;
+    } else { snprintf(err, errlen, "unsupported .npy format version %d.%d", pre[6], pre[7]); goto out; }
+    if (hlen > 65536 || (off_t)(pre_len + hlen) > fsize) { snprintf(err, errlen, "truncated or oversized header"); goto out; }
+    hdr = malloc(hlen + 1);
+    if (!hdr) { snprintf(err, errlen, "out of memory"); goto out; }
+    if (fread(hdr, 1, hlen, f) != hlen) { snprintf(err, errlen, "truncated header"); goto out; }
+    hdr[hlen] = 0;
+    char got[16];
+    bool fortran = false;
+    if (memchr(hdr, 0, hlen) || parse_header(hdr, hlen, got, sizeof(got), &fortran, ndim, shape)) {
+        snprintf(err, errlen, "malformed header");
+        goto out;
+    }
+    if (strcmp(got, descr)) { snprintf(err, errlen, "dtype %s, expected %s", got, descr); goto out; }
+    if (fortran && *ndim > 1) { snprintf(err, errlen, "Fortran order, expected C order"); goto out; }
+    size_t count = 1;
+    for (int i = 0; i < *ndim; i++) {
+        if (shape[i] && count > SIZE_MAX / esz / shape[i]) { snprintf(err, errlen, "shape too large"); goto out; }
+        count *= shape[i];
+    }
+    uint64_t expect = (uint64_t)(pre_len + hlen) + (uint64_t)count * esz;
+    if ((uint64_t)fsize != expect) {
+        snprintf(err, errlen, "%s: data is %lld bytes, the shape needs %llu",
+                 (uint64_t)fsize < expect ? "truncated" : "trailing bytes",
+                 (long long)(fsize - (off_t)(pre_len + hlen)), (unsigned long long)(count * esz));
+        goto out;
+    }
+    *data = malloc(count ? count * esz : 1);
+    if (!*data) { snprintf(err, errlen, "out of memory"); goto out; }
+    if (count && fread(*data, esz, count, f) != count) {
+        snprintf(err, errlen, "cannot read data: %s", ferror(f) ? strerror(errno) : "short file");
+        free(*data); *data = NULL;
+        goto out;
+    }
+    rc = 0;
+out:
+    free(hdr);
+    fclose(f);
+    return rc;
 }

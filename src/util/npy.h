@@ -9,4 +9,12 @@
 // Returns 0, or -1 with errno set.
 int npy_write(const char *path, const char *descr, int ndim, const size_t *shape, const void *data);
 
+// Reads a .npy file of the given descr (one of the above) written by numpy.save: format 1.0,
+// 2.0 or 3.0, C order. The header is parsed strictly (a dict of exactly 'descr',
+// 'fortran_order' and 'shape'; ndim <= 4) and the data must fill the rest of the file
+// exactly. On success *data (free() it), *ndim and shape[0..ndim) are set and 0 is
+// returned; otherwise -1 with one line in err (the path is not repeated there).
+int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], void **data,
+             char *err, size_t errlen);
+
 #endif

@@ -1,0 +1,49 @@
+// cluster.h: the MPI transport. `mpirun -np N pongrl train ...` runs one process per rank;
+// rank 0 is the learner (updates, logs, metrics, checkpoints) and every rank, rank 0
+// included, plays episodes with its own worker threads. Per iteration:
+//   weights + run counters: rank 0 -> all (only the rows that changed since the last one)
+//   episode indices: handed out by rank 0's main thread, a few at a time, as ranks free up
+//   gradient sum + per-episode stats: all -> rank 0 (exact integer sums, order-free)
+// so the weights are bit-identical to one process with the same seed, whatever N.
+//
+// MPI is touched only from the main thread (MPI_THREAD_FUNNELED), and only when the process
+// was started by a launcher (mpirun, mpiexec, srun): a plain run starts no MPI at all.
+#ifndef PONGRL_CLUSTER_H
+#define PONGRL_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../train/train.h"
+
+// True when a launcher started this process (its environment says so). Needs no MPI.
+bool cluster_launched(void);
+
+// Start MPI, check that every rank runs the same binary with the same reproducibility-
+// relevant configuration (env, batch, hidden, lr, gamma, decay, seed) as rank 0, and return
+// the transport. st must outlive the Comm: its run counters are synced from rank 0 every
+// iteration. threads: this rank's worker threads (for the share table). On failure returns
+// NULL with a message in err on every rank (rank 0's names the offending ranks and hosts);
+// MPI is finalized then. Without MPI in the build it always fails with a message.
+Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen);
+
+// Gather every rank's share (episodes played, busy thread-time, time in communication) and
+// print the table on rank 0 to out. Collective: every rank calls it.
+void comm_mpi_report(Comm *c, FILE *out);
+
+// Finalize MPI and free. Collective.
+void comm_mpi_destroy(Comm *c);
+
+// Time spent per phase on this rank since the Comm was made (seconds), for benchmarks.
+typedef struct {
+    int64_t iterations, episodes;
+    double bcast_s;      // begin(): run counters and weights out of rank 0
+    double play_s;       // from source() to end(): this rank's workers playing
+    double wait_s;       // end(): waiting for the other ranks to finish their episodes
+    double reduce_s;     // end(): the gradient sum and stats into rank 0
+    double busy_s;       // thread-seconds spent in episodes
+} CommTimes;
+void comm_mpi_times(const Comm *c, CommTimes *t);
+void comm_mpi_reset_times(Comm *c);
+
+#endif
