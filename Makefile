@@ -73,6 +73,22 @@ $(BUILD)/debug/pongrl: $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a
 	@mkdir -p $(dir $@)
 	$(CC) -fsanitize=address,undefined -pthread -o $@ $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a $(MPI_LIBS) $(LIBS)
 
+# Fuzz the checkpoint reader with clang's libFuzzer for FUZZ_SECS seconds. Seeds: a real
+# checkpoint of the smallest network (H=1) and its header alone; new finds go to build/fuzz/corpus.
+FUZZ_SECS ?= 60
+$(BUILD)/fuzz/fuzz_checkpoint: tests/fuzz/fuzz_checkpoint.c $(LIB_SRC) $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	clang $(WARN) -D_GNU_SOURCE -pthread -ffp-contract=off -g -O1 -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -Isrc -o $@ $< $(LIB_SRC) $(LIBS)
+
+fuzz: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
+	@rm -rf $(BUILD)/fuzz/run && mkdir -p $(BUILD)/fuzz/seeds $(BUILD)/fuzz/corpus
+	@$(BUILD)/pongrl train --hidden 1 --batch-size 1 --iterations 1 --workers 1 --quiet --run-dir $(BUILD)/fuzz/run >/dev/null
+	@cp $(BUILD)/fuzz/run/checkpoints/ckpt-00000001.bin $(BUILD)/fuzz/seeds/h1.bin
+	@head -c 228 $(BUILD)/fuzz/seeds/h1.bin > $(BUILD)/fuzz/seeds/header.bin
+	$(BUILD)/fuzz/fuzz_checkpoint -max_total_time=$(FUZZ_SECS) -max_len=110000 -print_final_stats=1 \
+	    $(BUILD)/fuzz/corpus $(BUILD)/fuzz/seeds
+
 test: setup
 	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl
 	@tests/run.sh

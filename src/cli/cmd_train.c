@@ -11,9 +11,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../cluster/cluster.h"
+#include "../train/checkpoint.h"
 #include "../train/train.h"
 #include "args.h"
 #include "commands.h"
+#include "rundir.h"
 
 static void print_help(const TrainConfig *d) {
     printf("usage: pongrl train [options]\n"
@@ -33,10 +36,18 @@ static void print_help(const TrainConfig *d) {
            "  --decay X             RMSProp decay                            (default %g)\n"
            "  --hidden N            hidden units H                           (default %d)\n"
            "  --run-dir DIR         where metrics and checkpoints go         (default runs/<date-time>)\n"
+           "  --checkpoint-every N  checkpoint every N iterations, 0: never  (default %lld)\n"
+           "  --checkpoint-secs S   and every S seconds, 0: never            (default %g)\n"
+           "  --keep K              checkpoints kept                         (default %d)\n"
+           "  --resume DIR          continue the run in DIR from its newest checkpoint, with its own\n"
+           "                        configuration; only --iterations (the run's total),\n"
+           "                        --target-reward, --workers, --checkpoint-*, --keep, --quiet may be given\n"
            "  --quiet               no per-batch line\n"
-           "  --help                this text\n",
+           "  --help                this text\n"
+           "\n"
+           "A checkpoint is also written at the start of a run and when it stops (end, Ctrl-C, SIGTERM).\n",
            d->hidden, d->batch_size, d->workers, (unsigned long long)d->seed, d->env_id,
-           d->lr, d->gamma, d->decay, d->hidden);
+           d->lr, d->gamma, d->decay, d->hidden, (long long)d->checkpoint_every, d->checkpoint_secs, d->keep);
 }
 
 static void on_signal(int sig) {
@@ -62,18 +73,26 @@ static int mkdir_p(const char *path) {
 }
 
 enum { OPT_BATCH = 256, OPT_ITERS, OPT_TARGET, OPT_WORKERS, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA,
-       OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR, OPT_QUIET, OPT_HELP };
+       OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR, OPT_QUIET, OPT_HELP, OPT_CKPT_EVERY, OPT_CKPT_SECS, OPT_KEEP,
+       OPT_RESUME, OPT_END };
 
-static void parse(int argc, char **argv, TrainConfig *c) {
+// Flags that define the run: a resumed run keeps its own, so these may not be given again.
+static const int RUN_DEFINING[] = { OPT_BATCH, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA, OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR };
+
+// given[o - OPT_BATCH]: whether flag o was on the command line
+static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char **resume) {
     static const struct option opts[] = {
         {"batch-size", 1, 0, OPT_BATCH}, {"iterations", 1, 0, OPT_ITERS}, {"target-reward", 1, 0, OPT_TARGET},
         {"workers", 1, 0, OPT_WORKERS}, {"seed", 1, 0, OPT_SEED}, {"env", 1, 0, OPT_ENV}, {"lr", 1, 0, OPT_LR},
         {"gamma", 1, 0, OPT_GAMMA}, {"decay", 1, 0, OPT_DECAY}, {"hidden", 1, 0, OPT_HIDDEN},
-        {"run-dir", 1, 0, OPT_RUNDIR}, {"quiet", 0, 0, OPT_QUIET}, {"help", 0, 0, OPT_HELP}, {0, 0, 0, 0}};
+        {"run-dir", 1, 0, OPT_RUNDIR}, {"quiet", 0, 0, OPT_QUIET}, {"help", 0, 0, OPT_HELP},
+        {"checkpoint-every", 1, 0, OPT_CKPT_EVERY}, {"checkpoint-secs", 1, 0, OPT_CKPT_SECS}, {"keep", 1, 0, OPT_KEEP},
+        {"resume", 1, 0, OPT_RESUME}, {0, 0, 0, 0}};
     TrainConfig d = *c;
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (o >= OPT_BATCH && o < OPT_END) given[o - OPT_BATCH] = true;
         switch (o) {
         case OPT_BATCH:   c->batch_size = (int)arg_int("--batch-size", optarg, 1, 1000000); break;
         case OPT_ITERS:   c->iterations = arg_int("--iterations", optarg, 0, INT64_MAX); break;
@@ -90,6 +109,13 @@ static void parse(int argc, char **argv, TrainConfig *c) {
             snprintf(c->run_dir, sizeof(c->run_dir), "%s", optarg);
             break;
         case OPT_QUIET:   c->quiet = true; break;
+        case OPT_CKPT_EVERY: c->checkpoint_every = arg_int("--checkpoint-every", optarg, 0, INT64_MAX); break;
+        case OPT_CKPT_SECS:  c->checkpoint_secs = arg_double("--checkpoint-secs", optarg, 0, 1e9); break;
+        case OPT_KEEP:       c->keep = (int)arg_int("--keep", optarg, 1, 1000000); break;
+        case OPT_RESUME:
+            if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--resume: path too long");
+            *resume = optarg;
+            break;
         case OPT_HELP:    print_help(&d); exit(0);
         case ':':         die_usage("%s needs a value", argv[optind - 1]);
         default:          die_usage("unknown option '%s'", argv[optind - 1]);
@@ -98,37 +124,128 @@ static void parse(int argc, char **argv, TrainConfig *c) {
     if (optind < argc) die_usage("unexpected argument '%s'", argv[optind]);
 }
 
+static bool path_exists(const char *dir, const char *name) {
+    char p[RUN_DIR_MAX + 32];
+    struct stat st;
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    return stat(p, &st) == 0;
+}
+
+// Loads the run to continue from its newest usable checkpoint and lays the flags given again
+// over its configuration. Only rank 0 speaks and touches the directory.
+static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags, const bool *given, bool root) {
+    char err[1024], path[RUN_DIR_MAX + 64];
+    if (checkpoint_load_latest(dir, st, path, sizeof(path), root ? stderr : NULL, err, sizeof(err))) {
+        if (root) fprintf(stderr, "pongrl: cannot resume: %s\n", err);
+        return -1;
+    }
+    TrainConfig *c = &st->cfg;
+    if (given[OPT_ITERS - OPT_BATCH]) c->iterations = flags->iterations;
+    if (given[OPT_TARGET - OPT_BATCH]) { c->target_reward = flags->target_reward; c->has_target = true; }
+    if (given[OPT_CKPT_EVERY - OPT_BATCH]) c->checkpoint_every = flags->checkpoint_every;
+    if (given[OPT_CKPT_SECS - OPT_BATCH]) c->checkpoint_secs = flags->checkpoint_secs;
+    if (given[OPT_KEEP - OPT_BATCH]) c->keep = flags->keep;
+    c->workers = flags->workers;                  // this machine's cores, not the saved run's
+    c->quiet = flags->quiet;
+    snprintf(c->run_dir, sizeof(c->run_dir), "%s", root ? dir : "");
+    if (!root) return 0;
+    // rows a killed run wrote after its last checkpoint would be written again
+    if (rundir_trim_metrics(dir, st->iteration, err, sizeof(err))) {
+        fprintf(stderr, "pongrl: cannot resume: %s\n", err);
+        train_state_free(st);
+        return -1;
+    }
+    printf("pongrl train: resuming %s at iteration %lld, %lld episodes, running mean %.4f\n", path,
+           (long long)st->iteration, (long long)st->episodes, st->running_reward);
+    return 0;
+}
+
 int cmd_train(int argc, char **argv) {
     TrainConfig cfg;
     train_config_default(&cfg);
-    parse(argc, argv, &cfg);
+    bool given[OPT_END - OPT_BATCH] = {0};
+    const char *resume = NULL;
+    parse(argc, argv, &cfg, given, &resume);
+    for (size_t i = 0; resume && i < sizeof(RUN_DEFINING) / sizeof(RUN_DEFINING[0]); i++)
+        if (given[RUN_DEFINING[i] - OPT_BATCH])
+            die_usage("--resume continues the run with its own configuration; only --iterations, --target-reward,"
+                      " --workers, --checkpoint-every, --checkpoint-secs, --keep and --quiet may be given");
+    if (resume) snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", resume);
     if (!cfg.run_dir[0]) {
         time_t t = time(NULL);
         struct tm tm;
         localtime_r(&t, &tm);
         strftime(cfg.run_dir, sizeof(cfg.run_dir), "runs/%Y%m%d-%H%M%S", &tm);
     }
-    if (mkdir_p(cfg.run_dir)) {
+    // under mpirun only rank 0 writes the run directory; the others only play
+    bool mpi = cluster_launched(), root = !mpi || cluster_launch_rank() == 0;
+    if (!root) { cfg.run_dir[0] = 0; cfg.quiet = true; }
+    if (root && !resume && mkdir_p(cfg.run_dir)) {
         fprintf(stderr, "pongrl: cannot create run directory %s: %s\n", cfg.run_dir, strerror(errno));
         return 1;
     }
+    if (root && !resume && (path_exists(cfg.run_dir, "checkpoints") || path_exists(cfg.run_dir, "metrics.csv"))) {
+        fprintf(stderr, "pongrl: %s already holds a run: continue it with --resume %s, or choose another --run-dir\n",
+                cfg.run_dir, cfg.run_dir);
+        return 1;
+    }
     TrainState st;
-    if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
+    if (resume) {
+        if (resume_load(&st, resume, &cfg, given, root)) return 1;
+        cfg = st.cfg;
+    } else if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
+    // the ranks check each other before anything is written: a refused launch leaves no run
+    char err[1024] = "";
+    Comm *comm = comm_local();
+    if (mpi && !(comm = comm_mpi_create(&st, cfg.workers, err, sizeof(err)))) {
+        if (root) fprintf(stderr, "pongrl: %s\n", err);
+        train_state_free(&st);
+        return 1;
+    }
+    Checkpointer ck;
+    checkpointer_init(&ck, st.iteration);
+    if (root) {
+        char cerr[1024];
+        // iteration 0 too: a run killed before its first scheduled checkpoint can still resume
+        if ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, cerr, sizeof(cerr))) ||
+            rundir_write_config(&st, cerr, sizeof(cerr))) {
+            fprintf(stderr, "pongrl: %s\n", cerr);
+            train_state_free(&st);
+            return 1;
+        }
+        st.on_iteration = checkpointer_on_iteration;
+        st.on_iteration_ctx = &ck;
+    }
     Pool *pool = pool_create(cfg.workers, cfg.env_id, &st.policy);
     if (!pool) { fprintf(stderr, "pongrl: cannot start %d worker threads\n", cfg.workers); train_state_free(&st); return 1; }
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    printf("pongrl train: %s, batch %d, %d workers, seed %llu, run dir %s\n", cfg.env_id, cfg.batch_size,
-           cfg.workers, (unsigned long long)cfg.seed, cfg.run_dir);
-    fflush(stdout);
-    char err[512] = "";
-    int rc = train_run(&st, pool, comm_local(), err, sizeof(err));
+    if (root) {
+        printf("pongrl train: %s, batch %d, %d workers, seed %llu, run dir %s", cfg.env_id, cfg.batch_size,
+               cfg.workers, (unsigned long long)cfg.seed, cfg.run_dir);
+        if (mpi) printf(", %d MPI ranks (--workers threads each)", comm->size);
+        printf("\n");
+        fflush(stdout);
+    }
+    int rc = train_run(&st, pool, comm, err, sizeof(err));
+    if (rc && mpi) {
+        fprintf(stderr, "pongrl: rank %d: %s\n", comm->rank, err);
+        comm_mpi_abort(comm);                   // the others are waiting for this rank
+    }
     if (rc) fprintf(stderr, "pongrl: %s\n", err);
-    else printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
+    if (root && ck.saves)
+        printf("checkpoint %s/checkpoints/ckpt-%08lld.bin (%d saved, %.0f ms each)\n", cfg.run_dir,
+               (long long)ck.last_iteration, ck.saves, 1000 * ck.save_s_total / ck.saves);
+    if (rc) {}
+    else if (root) printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
                 (long long)st.iteration, (long long)st.episodes, st.running_reward,
                 crc32(0L, (const Bytef *)st.policy.w, (uInt)(st.policy.n * sizeof(double))));
+    if (mpi) {
+        if (!rc) comm_mpi_report(comm, stdout);
+        comm_mpi_destroy(comm);
+    }
     pool_destroy(pool);
     train_state_free(&st);
     return rc ? 1 : 0;

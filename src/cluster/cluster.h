@@ -19,6 +19,9 @@
 // True when a launcher started this process (its environment says so). Needs no MPI.
 bool cluster_launched(void);
 
+// This process's rank as the launcher's environment gives it (0 when not launched).
+int cluster_launch_rank(void);
+
 // Start MPI, check that every rank runs the same binary with the same reproducibility-
 // relevant configuration (env, batch, hidden, lr, gamma, decay, seed) as rank 0, and return
 // the transport. st must outlive the Comm: its run counters are synced from rank 0 every
@@ -31,17 +34,23 @@ Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen);
 // print the table on rank 0 to out. Collective: every rank calls it.
 void comm_mpi_report(Comm *c, FILE *out);
 
+// After a failure on this rank: end the whole job at once (MPI_Abort), as the others would
+// wait for this rank forever.
+void comm_mpi_abort(Comm *c) __attribute__((noreturn));
+
 // Finalize MPI and free. Collective.
 void comm_mpi_destroy(Comm *c);
 
 // Time spent per phase on this rank since the Comm was made (seconds), for benchmarks.
 typedef struct {
     int64_t iterations, episodes;
-    double bcast_s;      // begin(): run counters and weights out of rank 0
+    double bcast_s;      // begin(): weights out of rank 0 (its wait for rank 0 is in wait_s)
     double play_s;       // from source() to end(): this rank's workers playing
-    double wait_s;       // end(): waiting for the other ranks to finish their episodes
+    double wait_s;       // waiting for the other ranks: to finish their episodes (end()), and
+                         // for rank 0 to update the weights (begin(), ranks > 0)
     double reduce_s;     // end(): the gradient sum and stats into rank 0
     double busy_s;       // thread-seconds spent in episodes
+    int64_t rows;        // W1 rows (of 6400) in the gradient reductions, summed over iterations
 } CommTimes;
 void comm_mpi_times(const Comm *c, CommTimes *t);
 void comm_mpi_reset_times(Comm *c);

@@ -36,9 +36,9 @@ typedef struct {
     int serve_timer;        // frames until the next serve while the ball is out
     int serve_dir;          // -1 towards the CPU (left), +1 towards the agent (right)
     uint32_t frame;         // game frame counter (paces the CPU skip and serves)
-    bool alt_colors;        // true only for the reset observation (palette set 2)
+    bool alt_colors;        // reset colour set: the reset observation and frame 1 (xitari)
     // private state; treat the struct as read-only outside pong/
-    int serve_vy;           // vertical speed of the next serve
+    int agent_dy;           // agent paddle movement this frame, px (fast bats hit harder)
 } Pong;
 
 // State of the game as ALE's reset() leaves it (60 NOOP frames, soft resets done):

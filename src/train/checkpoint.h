@@ -30,6 +30,7 @@
 #define CKPT_HEADER_BYTES 228u        // everything before the weights
 #define CKPT_H_MAX 100000             // the largest H the CLI accepts
 #define CKPT_FLAG_IMPORTED 1u         // weights imported from .npy: no training history
+#define CKPT_PATH_MAX (RUN_DIR_MAX + 512)   // a run dir, a file name, room for ".tmp"
 
 // Bytes of a checkpoint of n parameters.
 size_t checkpoint_size(size_t n);

@@ -201,8 +201,10 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
             double rate = (s->iteration - session_it0) / (now_s() - session_t0);
             if (!s->cfg.quiet) print_batch_line(s, &b, rate);
             if (metrics_append(s, &b, err, errlen)) goto out;
+            if (s->on_iteration && s->on_iteration(s, false, s->on_iteration_ctx, err, errlen)) goto out;
         }
     }
+    if (learner && s->on_iteration && s->on_iteration(s, true, s->on_iteration_ctx, err, errlen)) goto out;
     rc = 0;
 out:
     free(stats);

@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../policy/policy.h"
@@ -41,7 +42,7 @@ typedef struct {
 
 void train_config_default(TrainConfig *c);
 
-typedef struct {
+typedef struct TrainState {
     TrainConfig cfg;
     Policy policy;
     double *cache;            // (n,) RMSProp cache, starts at zero
@@ -50,6 +51,11 @@ typedef struct {
     int64_t agent_steps, frames;
     double running_reward;    // meaningful once episodes > 0
     double wall_s;            // training wall time, all sessions of the run together
+    // Called by the learner after every iteration (final = false) and once when the loop
+    // stops normally (final = true): the CLI saves checkpoints there, so train/ knows no
+    // files. NULL: nothing. Returns 0, or -1 with a message in err to end the run.
+    int (*on_iteration)(struct TrainState *s, bool final, void *ctx, char *err, size_t errlen);
+    void *on_iteration_ctx;
 } TrainState;
 
 // A fresh run: weights from the seed, cache zero, counters zero. 0 or -1 (out of memory).

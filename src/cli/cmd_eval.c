@@ -1,0 +1,164 @@
+// cmd_eval.c: `pongrl eval`: how good is a model? N games on every core, then the mean
+// score with its 95% interval, the share of points won and the mean episode length.
+// Episode e is seeded from (--seed, e) alone, so the output does not depend on --workers.
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../train/train.h"
+#include "args.h"
+#include "commands.h"
+#include "play.h"
+#include "rundir.h"
+
+typedef struct {
+    int score;                 // agent - CPU points
+    int agent, cpu;            // points
+    int64_t steps, frames;
+    bool truncated;
+} EvalResult;
+
+typedef struct {
+    const Policy *p;
+    const char *env_id;
+    bool greedy;
+    uint64_t seed;
+    int episodes;
+    atomic_int next;
+    EvalResult *res;
+    atomic_int failed;
+} EvalJob;
+
+static void *eval_thread(void *arg) {
+    EvalJob *job = arg;
+    Player *pl = malloc(sizeof(Player));
+    if (!pl || player_init(pl, job->p, job->env_id, job->greedy)) { free(pl); atomic_store(&job->failed, 1); return NULL; }
+    int e;
+    while ((e = atomic_fetch_add(&job->next, 1)) < job->episodes) {
+        player_reset(pl, play_env_seed(job->seed, e), play_act_seed(job->seed, e));
+        EvalResult r = {0};
+        EnvStep s;
+        do {
+            player_step(pl, job->p, &s);
+            r.steps++;
+            r.frames += s.frames;
+        } while (!s.terminated && !s.truncated);
+        EnvState es;
+        env_state(&pl->env, &es);
+        r.agent = (int)es.score_agent;
+        r.cpu = (int)es.score_cpu;
+        r.score = r.agent - r.cpu;
+        r.truncated = s.truncated;
+        job->res[e] = r;       // a slot per episode: no lock
+    }
+    player_free(pl);
+    free(pl);
+    return NULL;
+}
+
+// Two-sided 95% quantile of Student's t with df degrees of freedom: a table to 30, then
+// the Cornish-Fisher expansion around the normal 1.959964 (error < 1e-4 there).
+static double t975(int df) {
+    static const double T[31] = { 0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                  2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                  2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
+    if (df <= 30) return T[df];
+    double z = 1.959964, d = df;
+    return z + (z * z * z + z) / (4 * d) + (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
+}
+
+static void print_help(void) {
+    printf("usage: pongrl eval MODEL [options]\n"
+           "\n"
+           "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
+           "file, a run directory (its newest checkpoint) or a folder with the seed's W1.npy/W2.npy.\n"
+           "\n"
+           "  --episodes N   games to play                                 (default 20)\n"
+           "  --env ID       environment                                   (default: the model's)\n"
+           "  --greedy       UP iff p > 0.5, instead of sampling as in training\n"
+           "  --seed S       evaluation seed: same seed, same output       (default 1)\n"
+           "  --workers N    threads                                       (default: one per core)\n"
+           "  --verbose      one line per game\n");
+}
+
+int cmd_eval(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"episodes", 1, 0, 'n'}, {"env", 1, 0, 'e'}, {"greedy", 0, 0, 'g'}, {"seed", 1, 0, 's'},
+        {"workers", 1, 0, 'w'}, {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    int episodes = 20, workers = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    const char *env_id = NULL;
+    bool greedy = false, verbose = false;
+    uint64_t seed = 1;
+    opterr = 0;
+    int o;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (o) {
+        case 'n': episodes = (int)arg_int("--episodes", optarg, 1, 1000000); break;
+        case 'e': env_id = arg_env("--env", optarg); break;
+        case 'g': greedy = true; break;
+        case 's': seed = arg_u64("--seed", optarg); break;
+        case 'w': workers = (int)arg_int("--workers", optarg, 1, 1024); break;
+        case 'v': verbose = true; break;
+        case 'h': print_help(); return 0;
+        case ':': die_usage("%s needs a value", argv[optind - 1]);
+        default:  die_usage("eval: unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1) die_usage("eval needs one MODEL (a checkpoint, run directory or folder with W1.npy)");
+    if (workers < 1) workers = 1;
+    if (workers > episodes) workers = episodes;
+
+    TrainState st;
+    char desc[2048], err[2048];
+    if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (!env_id) env_id = st.cfg.env_id;
+    printf("pongrl eval: %s\n  %s, %d episodes, %s, seed %llu, %d workers\n", desc, env_id, episodes,
+           greedy ? "greedy" : "stochastic", (unsigned long long)seed, workers);
+    fflush(stdout);
+
+    EvalJob job = { &st.policy, env_id, greedy, seed, episodes, 0, calloc((size_t)episodes, sizeof(EvalResult)), 0 };
+    pthread_t *th = calloc((size_t)workers, sizeof(pthread_t));
+    int started = 0, rc = 1;
+    if (!job.res || !th) { fprintf(stderr, "pongrl: out of memory\n"); goto out; }
+    for (; started < workers; started++)
+        if (pthread_create(&th[started], NULL, eval_thread, &job)) break;
+    if (started == 0) { fprintf(stderr, "pongrl: cannot start threads\n"); goto out; }
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    if (atomic_load(&job.failed)) { fprintf(stderr, "pongrl: out of memory in a worker\n"); goto out; }
+
+    double sum = 0, sq = 0, steps = 0, frames = 0;
+    long agent = 0, cpu = 0, truncated = 0;
+    for (int e = 0; e < episodes; e++) {
+        const EvalResult *r = &job.res[e];
+        if (verbose)
+            printf("episode %d: agent %d, cpu %d (%+d), %lld steps%s\n", e, r->agent, r->cpu, r->score,
+                   (long long)r->steps, r->truncated ? ", truncated" : "");
+        sum += r->score;
+        steps += (double)r->steps;
+        frames += (double)r->frames;
+        agent += r->agent; cpu += r->cpu;
+        truncated += r->truncated;
+    }
+    double mean = sum / episodes;
+    for (int e = 0; e < episodes; e++) sq += (job.res[e].score - mean) * (job.res[e].score - mean);
+    if (episodes > 1) {
+        double half = t975(episodes - 1) * sqrt(sq / (episodes - 1)) / sqrt((double)episodes);
+        printf("mean score: %.2f ± %.2f (95%%, t interval of the mean, n=%d)\n", mean, half, episodes);
+    } else {
+        printf("mean score: %.2f (one episode: no interval)\n", mean);
+    }
+    printf("points won: %.1f%% (%ld of %ld)\n", agent + cpu ? 100.0 * agent / (agent + cpu) : 0.0, agent, agent + cpu);
+    printf("mean episode length: %.0f steps (%.0f frames)%s\n", steps / episodes, frames / episodes,
+           truncated ? ", some truncated by the episode cap" : "");
+    rc = 0;
+out:
+    free(th);
+    free(job.res);
+    train_state_free(&st);
+    return rc;
+}

@@ -1,0 +1,27 @@
+// cmd_plot.c: `pongrl plot RUN_DIR`: RUN_DIR/curve.png from RUN_DIR/metrics.csv.
+#include <stdio.h>
+#include <string.h>
+
+#include "../media/plot.h"
+#include "../train/checkpoint.h"
+#include "../train/train.h"
+#include "commands.h"
+
+int cmd_plot(int argc, char **argv) {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: pongrl plot RUN_DIR\n\n"
+               "Draws RUN_DIR/curve.png: the batch mean and running mean reward against episodes and\n"
+               "against training wall time (needs gnuplot; training refreshes it at each checkpoint).\n");
+        return 0;
+    }
+    if (argc != 2 || argv[1][0] == '-') die_usage("usage: pongrl plot RUN_DIR");
+    if (strlen(argv[1]) >= RUN_DIR_MAX) die_usage("plot: path too long");
+    char csv[CKPT_PATH_MAX], png[CKPT_PATH_MAX], err[RUN_DIR_MAX + 128];
+    snprintf(csv, sizeof(csv), "%s/metrics.csv", argv[1]);
+    snprintf(png, sizeof(png), "%s/curve.png", argv[1]);
+    int rc = plot_curve(csv, png, argv[1], err, sizeof(err));
+    if (rc < 0) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (rc == 1) { fprintf(stderr, "pongrl: %s has no rows yet: nothing to plot\n", csv); return 1; }
+    printf("wrote %s\n", png);
+    return 0;
+}

@@ -1,0 +1,128 @@
+// cmd_record.c: `pongrl record`: one game played by a model, as an animated GIF at real
+// speed, optionally with the network's input beside the screen.
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../media/gif.h"
+#include "../train/train.h"
+#include "args.h"
+#include "commands.h"
+#include "play.h"
+#include "rundir.h"
+
+#define INPUT_SCALE 2                                  // 80x80 drawn as 160x160
+#define INPUT_Y0 35                                    // the seed crops rows 35..194: line them up
+#define FINAL_HOLD_FRAMES 120                          // the last picture stays 2 s before the loop
+
+// The screen, and with `input` the difference frame the network was given beside it:
+// -1 black, 0 grey, +1 white (Karpathy's picture of it), on a dark margin.
+static void compose(uint8_t *canvas, int cw, const uint8_t *rgb, const int8_t *x, bool input) {
+    for (int y = 0; y < PONG_SCREEN_H; y++)
+        memcpy(canvas + (size_t)y * cw * 3, rgb + (size_t)y * PONG_SCREEN_W * 3, PONG_SCREEN_W * 3);
+    if (!input) return;
+    for (int y = 0; y < PONG_SCREEN_H; y++)
+        for (int c = PONG_SCREEN_W; c < cw; c++) {
+            uint8_t v = 24;
+            int r = (y - INPUT_Y0) / INPUT_SCALE, q = (c - PONG_SCREEN_W) / INPUT_SCALE;
+            if (y >= INPUT_Y0 && r < PONG_OBS80 && q < PONG_OBS80) v = (uint8_t)(128 + 127 * x[r * PONG_OBS80 + q]);
+            uint8_t *p = canvas + ((size_t)y * cw + c) * 3;
+            p[0] = p[1] = p[2] = v;
+        }
+}
+
+static void print_help(void) {
+    printf("usage: pongrl record MODEL --out game.gif [options]\n"
+           "\n"
+           "Plays one game with a trained policy and writes it as an animated GIF at real speed\n"
+           "(one picture per agent step, 1/60 s per emulated frame), looping forever. MODEL is a\n"
+           "checkpoint file, a run directory (its newest checkpoint) or a folder with W1.npy/W2.npy.\n"
+           "The game is episode 0 of `pongrl eval --seed S`.\n"
+           "\n"
+           "  --out FILE       the GIF to write (required)\n"
+           "  --env ID         environment                              (default: the model's)\n"
+           "  --seed S         game seed                                (default 1)\n"
+           "  --greedy         UP iff p > 0.5, instead of sampling as in training\n"
+           "  --max-steps N    stop after N agent steps                 (default 3000)\n"
+           "  --with-input     the 80x80 difference frame the network sees, beside the screen\n");
+}
+
+int cmd_record(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"out", 1, 0, 'o'}, {"env", 1, 0, 'e'}, {"seed", 1, 0, 's'}, {"greedy", 0, 0, 'g'},
+        {"max-steps", 1, 0, 'm'}, {"with-input", 0, 0, 'i'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    const char *out = NULL, *env_id = NULL;
+    uint64_t seed = 1;
+    bool greedy = false, input = false;
+    int64_t max_steps = 3000;
+    opterr = 0;
+    int o;
+    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (o) {
+        case 'o': out = optarg; break;
+        case 'e': env_id = arg_env("--env", optarg); break;
+        case 's': seed = arg_u64("--seed", optarg); break;
+        case 'g': greedy = true; break;
+        case 'm': max_steps = arg_int("--max-steps", optarg, 1, 10000000); break;
+        case 'i': input = true; break;
+        case 'h': print_help(); return 0;
+        case ':': die_usage("%s needs a value", argv[optind - 1]);
+        default:  die_usage("record: unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1 || !out) die_usage("usage: pongrl record MODEL --out game.gif");
+
+    TrainState st;
+    char desc[2048], err[2048];
+    if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (!env_id) env_id = st.cfg.env_id;
+    const int cw = PONG_SCREEN_W * (input ? 2 : 1);
+    Player *pl = malloc(sizeof(Player));
+    uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3), *canvas = malloc((size_t)PONG_SCREEN_H * cw * 3);
+    GifRec *gif = NULL;
+    int rc = 1;
+    if (!pl || !rgb || !canvas || player_init(pl, &st.policy, env_id, greedy)) {
+        fprintf(stderr, "pongrl: out of memory\n");
+        free(pl); pl = NULL;
+        goto out;
+    }
+    if (!(gif = gifrec_open(out, cw, PONG_SCREEN_H, err, sizeof(err)))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    player_reset(pl, play_env_seed(seed, 0), play_act_seed(seed, 0));
+    EnvStep s = {0};
+    int64_t steps = 0, frames = 0;
+    do {
+        env_render_rgb(&pl->env, rgb);                 // what is on screen when the agent acts
+        player_step(pl, &st.policy, &s);
+        compose(canvas, cw, rgb, pl->x, input);
+        if (gifrec_add(gif, canvas, s.frames, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+        steps++;
+        frames += s.frames;
+    } while (!s.terminated && !s.truncated && steps < max_steps);
+    env_render_rgb(&pl->env, rgb);
+    compose(canvas, cw, rgb, pl->x, input);
+    if (gifrec_add(gif, canvas, FINAL_HOLD_FRAMES, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    int written = gifrec_frames(gif) + 1;              // + the one close writes
+    double secs = gifrec_duration_cs(gif) / 100.0;
+    int crc = gifrec_close(gif, err, sizeof(err));
+    gif = NULL;
+    if (crc) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    EnvState es;
+    env_state(&pl->env, &es);
+    struct stat fst;
+    long long size = stat(out, &fst) == 0 ? (long long)fst.st_size : -1;
+    printf("pongrl record: %s\n  %s, seed %llu, %s: %s after %lld steps (%lld frames), agent %lld, cpu %lld\n"
+           "  wrote %s: %dx%d, %d frames, %.1f s, %lld KiB\n",
+           desc, env_id, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
+           s.terminated ? "game over" : s.truncated ? "truncated by the episode cap" : "stopped at --max-steps",
+           (long long)steps, (long long)frames, (long long)es.score_agent, (long long)es.score_cpu,
+           out, cw, PONG_SCREEN_H, written, secs, size / 1024);
+    rc = 0;
+out:
+    if (gif) { char e2[256]; gifrec_close(gif, e2, sizeof(e2)); remove(out); }
+    if (pl) player_free(pl);
+    free(pl); free(rgb); free(canvas);
+    train_state_free(&st);
+    return rc;
+}

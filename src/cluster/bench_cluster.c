@@ -1,0 +1,181 @@
+// bench_cluster.c: `pongrl bench cluster`: how much of an iteration the MPI transport costs.
+//
+// Started plainly, it launches itself under mpirun for 1, 2 and 4 ranks, over shared memory
+// (Open MPI's vader) and over TCP on loopback, and prints every result prefixed with the
+// setup (cluster_tcp_np2_comm_share: ...). Started under mpirun (any hostfile, any network),
+// it measures that one setup. Each rank plays --batch-per-rank episodes per iteration with
+// --workers threads and an untrained policy; after one warm-up iteration (it sends the whole
+// weight vector) it times --iterations more:
+//   iteration_ms   wall time of an iteration on rank 0 (weights out to update done)
+//   play_ms        the slowest rank's time playing its episodes
+//   bcast_ms       weights out of rank 0 (slowest rank)
+//   reduce_ms      gradient sum and stats into rank 0, rows mask included (slowest rank)
+//   comm_share     (bcast + reduce) / iteration: the cost of going distributed
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../cli/args.h"
+#include "../cli/commands.h"
+#include "cluster.h"
+
+typedef struct {
+    int batch_per_rank, iterations, workers;
+    char ranks[64], transports[64];
+} BenchArgs;
+
+static void bench_args(int argc, char **argv, BenchArgs *a) {
+    *a = (BenchArgs){ 10, 5, 1, "1,2,4", "vader,tcp" };
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(f, "--help")) {
+            printf("usage: pongrl bench cluster [--batch-per-rank N] [--iterations N] [--workers N]\n"
+                   "                            [--ranks 1,2,4] [--transports vader,tcp]\n"
+                   "Without mpirun: launches mpirun for each rank count and transport (Open MPI).\n"
+                   "Under mpirun: measures that launch (e.g. across a hostfile's machines).\n");
+            exit(0);
+        }
+        if (!v) die_usage("%s needs a value", f);
+        if (!strcmp(f, "--batch-per-rank")) a->batch_per_rank = (int)arg_int(f, v, 1, 100000);
+        else if (!strcmp(f, "--iterations")) a->iterations = (int)arg_int(f, v, 1, 100000);
+        else if (!strcmp(f, "--workers")) a->workers = (int)arg_int(f, v, 1, 1024);
+        else if (!strcmp(f, "--ranks") && strlen(v) < sizeof(a->ranks)) snprintf(a->ranks, sizeof(a->ranks), "%s", v);
+        else if (!strcmp(f, "--transports") && strlen(v) < sizeof(a->transports))
+            snprintf(a->transports, sizeof(a->transports), "%s", v);
+        else die_usage("bench cluster: unknown option '%s'", f);
+        i++;
+    }
+}
+
+#ifndef HAVE_MPI
+
+int bench_cluster(int argc, char **argv) {
+    BenchArgs a;
+    bench_args(argc, argv, &a);
+    fprintf(stderr, "pongrl: bench cluster needs MPI, and this pongrl was built without it "
+            "(install libopenmpi-dev, then make clean all)\n");
+    return 1;
+}
+
+#else
+
+#include <mpi.h>
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// ----------------------------------------------------------------------------
+// one launch: every rank runs this
+
+static int bench_rank(const BenchArgs *a) {
+    int provided = 0, rank = 0, size = 1;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    TrainConfig cfg;
+    train_config_default(&cfg);
+    cfg.batch_size = a->batch_per_rank * size;
+    cfg.workers = a->workers;
+    cfg.iterations = 1;
+    cfg.quiet = true;
+    TrainState st;
+    if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
+    Pool *pool = pool_create(cfg.workers, cfg.env_id, &st.policy);
+    char err[1024] = "";
+    Comm *comm = pool ? comm_mpi_create(&st, cfg.workers, err, sizeof(err)) : NULL;
+    if (!comm) {
+        fprintf(stderr, "pongrl: %s\n", pool ? err : "cannot start the worker threads");
+        return 1;
+    }
+    // warm-up: the first iteration sends the whole weight vector and touches every page
+    if (train_run(&st, pool, comm, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); comm_mpi_abort(comm); }
+    comm_mpi_reset_times(comm);
+    st.cfg.iterations = 1 + a->iterations;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now_s();
+    if (train_run(&st, pool, comm, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); comm_mpi_abort(comm); }
+    double wall = now_s() - t0;
+    CommTimes t;
+    comm_mpi_times(comm, &t);
+    double mine[4] = { t.play_s, t.bcast_s, t.reduce_s, t.wait_s }, worst[4];
+    MPI_Reduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        double k = (double)t.iterations, H = st.policy.H;
+        double rows = t.rows / k;
+        printf("ranks: %d\n", size);
+        printf("workers_per_rank: %d\n", a->workers);
+        printf("batch: %d\n", cfg.batch_size);
+        printf("iterations_timed: %lld\n", (long long)t.iterations);
+        printf("iteration_ms: %.2f\n", 1e3 * wall / k);
+        printf("play_ms: %.2f\n", 1e3 * worst[0] / k);
+        printf("bcast_ms: %.3f\n", 1e3 * worst[1] / k);
+        printf("reduce_ms: %.3f\n", 1e3 * worst[2] / k);
+        printf("rows_per_iteration: %.0f\n", rows);
+        printf("bytes_per_iteration: %.0f\n", (rows + 1) * H * (8 + 16) + cfg.batch_size * 32.0);
+        printf("comm_share: %.2f%%\n", 100.0 * (worst[1] + worst[2]) / wall);
+        fflush(stdout);
+    }
+    comm_mpi_destroy(comm);
+    pool_destroy(pool);
+    train_state_free(&st);
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// no launcher: start mpirun for each setup and prefix its lines
+
+static const char *transport_flags(const char *t) {
+    if (!strcmp(t, "vader")) return "--mca btl vader,self";
+    if (!strcmp(t, "tcp")) return "--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo";
+    return NULL;
+}
+
+static int bench_launch(const BenchArgs *a) {
+    char exe[1024];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0) { fprintf(stderr, "pongrl: cannot find my own binary (/proc/self/exe)\n"); return 1; }
+    exe[n] = 0;
+    // benchmarking as root in a container is the common case; mpirun refuses it unless told
+    if (geteuid() == 0) { setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0); setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0); }
+    char transports[64], ranks[64];
+    snprintf(transports, sizeof(transports), "%s", a->transports);
+    int failed = 0;
+    char *st, *t;
+    for (t = strtok_r(transports, ",", &st); t; t = strtok_r(NULL, ",", &st)) {
+        const char *flags = transport_flags(t);
+        if (!flags) die_usage("bench cluster: unknown transport '%s' (vader, tcp)", t);
+        snprintf(ranks, sizeof(ranks), "%s", a->ranks);
+        char *sr;
+        for (char *r = strtok_r(ranks, ",", &sr); r; r = strtok_r(NULL, ",", &sr)) {
+            int np = (int)arg_int("--ranks", r, 1, 1024);
+            char cmd[2048];
+            snprintf(cmd, sizeof(cmd), "timeout 300 mpirun -np %d --oversubscribe %s '%s' bench cluster "
+                     "--batch-per-rank %d --iterations %d --workers %d 2>&1", np, flags, exe,
+                     a->batch_per_rank, a->iterations, a->workers);
+            FILE *p = popen(cmd, "r");
+            if (!p) { perror("pongrl: popen"); return 1; }
+            char line[1024];
+            while (fgets(line, sizeof(line), p)) {
+                if (strchr(line, ':') && line[0] != ' ' && !strstr(line, "pongrl:")) printf("cluster_%s_np%d_%s", t, np, line);
+                else fputs(line, stderr);
+            }
+            int rc = pclose(p);
+            if (rc) { fprintf(stderr, "pongrl: bench cluster: %s with %d ranks failed (%s)\n", t, np, cmd); failed = 1; }
+            fflush(stdout);
+        }
+    }
+    return failed;
+}
+
+int bench_cluster(int argc, char **argv) {
+    BenchArgs a;
+    bench_args(argc, argv, &a);
+    return cluster_launched() ? bench_rank(&a) : bench_launch(&a);
+}
+
+#endif

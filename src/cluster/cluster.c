@@ -1,0 +1,588 @@
+// cluster.c: the MPI transport (see cluster.h). One process per rank, worker threads in each;
+// rank 0's main thread is also the episode dispatcher, serving requests between its polls.
+#include "cluster.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *LAUNCHER_VARS[] = {
+    "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK",   // Open MPI's mpirun
+    "PMIX_RANK",                                       // PMIx launchers (Open MPI 5, srun --mpi=pmix)
+    "PMI_RANK", "PMI_SIZE",                            // MPICH's Hydra, srun --mpi=pmi2
+};
+
+bool cluster_launched(void) {
+    for (size_t i = 0; i < sizeof(LAUNCHER_VARS) / sizeof(LAUNCHER_VARS[0]); i++) {
+        const char *v = getenv(LAUNCHER_VARS[i]);
+        if (v && *v) return true;
+    }
+    return false;
+}
+
+int cluster_launch_rank(void) {
+    static const char *vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK" };
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return atoi(v);
+    }
+    return 0;
+}
+
+#ifndef HAVE_MPI
+
+// ----------------------------------------------------------------------------
+// a build without MPI: say so instead of running N unconnected copies
+
+Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen) {
+    (void)st; (void)threads;
+    snprintf(err, errlen, "started by an MPI launcher, but this pongrl was built without MPI "
+             "(install libopenmpi-dev, then make clean all)");
+    return NULL;
+}
+void comm_mpi_report(Comm *c, FILE *out) { (void)c; (void)out; }
+void comm_mpi_destroy(Comm *c) { (void)c; }
+void comm_mpi_abort(Comm *c) { (void)c; exit(1); }
+void comm_mpi_times(const Comm *c, CommTimes *t) { (void)c; memset(t, 0, sizeof(*t)); }
+void comm_mpi_reset_times(Comm *c) { (void)c; }
+
+#else
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+enum { TAG_REQUEST = 101, TAG_REPLY = 102 };
+#define HOST_MAX 256
+#define CFG_MAX 320
+#define PREFETCH 1            // indices a rank asks for beyond its idle threads: hides the round trip
+#define NAP_NS 50000          // 50 us between polls while a rank only waits for others
+
+// What rank 0 sends at the start of every iteration. The counters make the other ranks'
+// TrainState follow the learner's (a resumed run starts from rank 0's checkpoint alone).
+typedef struct {
+    int64_t iteration, episodes, agent_steps, frames;
+    double running_reward, wall_s;
+    int64_t stop;
+    int64_t full;             // 1: the whole weight vector follows; 0: the rows that changed
+} Header;
+
+typedef struct {
+    Comm comm;                // first: the Comm * handed out is a MpiComm *
+    TrainState *st;
+    int threads;
+    char host[HOST_MAX];
+    // the current batch
+    EpisodeSource src;
+    int64_t iteration, first, end;
+    atomic_llong next;        // rank 0: the next index nobody has claimed
+    // rank > 0: indices received from rank 0 and not yet taken by a thread
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t *queue;
+    int qhead, qlen, qcap, waiting;
+    bool done, outstanding;
+    MPI_Request reply_req;
+    int64_t reply[3];         // iteration, first index, count (0: the batch is all handed out)
+    // rank 0: the reply in flight to each rank
+    int64_t (*replies)[3];
+    MPI_Request *reply_reqs;
+    // rows of W1 whose gradient sum was non-zero on some rank in the last batch: exactly the
+    // rows RMSProp can have changed, so the next broadcast sends only those
+    uint8_t *mask;
+    bool have_mask;
+    int64_t *pack;            // reduce buffer
+    double *wpack;            // broadcast buffer
+    // accounting
+    atomic_llong played, busy_ns;
+    CommTimes t;
+    double t_source;
+} MpiComm;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void nap(void) {
+    struct timespec ts = { 0, NAP_NS };
+    nanosleep(&ts, NULL);
+}
+
+// Wait for a non-blocking operation without spinning a core: ranks that wait for others
+// should leave the CPU to the ones still playing (several ranks often share a machine).
+// Rank 0 keeps serving episode requests meanwhile.
+static void serve(MpiComm *m);
+static void wait_napping(MpiComm *m, MPI_Request *req) {
+    for (;;) {
+        if (m && m->comm.rank == 0) serve(m);
+        int flag = 0;
+        MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+        if (flag) return;
+        nap();
+    }
+}
+
+// ----------------------------------------------------------------------------
+// busy time: each worker thread notes when it started its episode; the next call to next()
+// ends it. Thread-local, because next() is all the transport sees of a worker.
+
+static _Thread_local double tl_started = -1;
+
+static void busy_stop(MpiComm *m) {
+    if (tl_started >= 0) atomic_fetch_add(&m->busy_ns, (long long)((now_s() - tl_started) * 1e9));
+    tl_started = -1;
+}
+
+static int64_t busy_start(MpiComm *m, int64_t k) {
+    if (k >= 0) { tl_started = now_s(); atomic_fetch_add(&m->played, 1); }
+    return k;
+}
+
+// ----------------------------------------------------------------------------
+// rank 0: its own threads take indices from the counter; other ranks ask its main thread
+
+// Guided self-scheduling: a rank gets what its idle threads want, but no more than a share of
+// what is left, so the end of the batch goes out one episode at a time and a slow host
+// holds at most its own last episodes.
+static void claim(MpiComm *m, int64_t want, int64_t *k, int64_t *n) {
+    int64_t left = m->end - atomic_load(&m->next);
+    int64_t cap = left / (2 * m->comm.size);
+    if (cap < 1) cap = 1;
+    if (want > cap) want = cap;
+    if (want < 1) want = 1;
+    *k = atomic_fetch_add(&m->next, want);
+    *n = *k >= m->end ? 0 : (*k + want <= m->end ? want : m->end - *k);
+}
+
+static void serve(MpiComm *m) {
+    for (;;) {
+        int flag = 0;
+        MPI_Status s;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQUEST, MPI_COMM_WORLD, &flag, &s);
+        if (!flag) return;
+        int64_t req[2];
+        int r = s.MPI_SOURCE;
+        MPI_Recv(req, 2, MPI_INT64_T, r, TAG_REQUEST, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (req[0] != m->iteration) {
+            fprintf(stderr, "pongrl: rank %d asked for episodes of iteration %lld during iteration %lld "
+                    "(protocol error)\n", r, (long long)req[0], (long long)m->iteration);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        MPI_Wait(&m->reply_reqs[r], MPI_STATUS_IGNORE);    // the buffer of its previous reply
+        int64_t k, n;
+        claim(m, req[1], &k, &n);
+        m->replies[r][0] = m->iteration; m->replies[r][1] = k; m->replies[r][2] = n;
+        MPI_Isend(m->replies[r], 3, MPI_INT64_T, r, TAG_REPLY, MPI_COMM_WORLD, &m->reply_reqs[r]);
+    }
+}
+
+static int64_t next_root(EpisodeSource *src) {
+    MpiComm *m = src->ctx;
+    busy_stop(m);
+    long long k = atomic_fetch_add(&m->next, 1);
+    return busy_start(m, k < m->end ? k : -1);
+}
+
+static void poll_root(EpisodeSource *src) { serve(src->ctx); }
+
+// ----------------------------------------------------------------------------
+// ranks > 0: threads block in next() until the main thread's poll() brings indices
+
+static int64_t next_remote(EpisodeSource *src) {
+    MpiComm *m = src->ctx;
+    busy_stop(m);
+    pthread_mutex_lock(&m->mu);
+    m->waiting++;
+    while (m->qlen == 0 && !m->done) pthread_cond_wait(&m->cv, &m->mu);
+    m->waiting--;
+    int64_t k = -1;
+    if (m->qlen > 0) {
+        k = m->queue[m->qhead];
+        m->qhead = (m->qhead + 1) % m->qcap;
+        m->qlen--;
+    }
+    pthread_mutex_unlock(&m->mu);
+    return busy_start(m, k);
+}
+
+static void poll_remote(EpisodeSource *src) {
+    MpiComm *m = src->ctx;
+    if (m->outstanding) {
+        int flag = 0;
+        MPI_Test(&m->reply_req, &flag, MPI_STATUS_IGNORE);
+        if (!flag) return;
+        pthread_mutex_lock(&m->mu);
+        m->outstanding = false;
+        if (m->reply[2] == 0) m->done = true;
+        for (int64_t i = 0; i < m->reply[2]; i++) {
+            m->queue[(m->qhead + m->qlen) % m->qcap] = m->reply[1] + i;
+            m->qlen++;
+        }
+        pthread_cond_broadcast(&m->cv);
+        pthread_mutex_unlock(&m->mu);
+    }
+    if (m->done) return;
+    pthread_mutex_lock(&m->mu);
+    int want = m->waiting + PREFETCH - m->qlen;
+    if (want > m->qcap - m->qlen) want = m->qcap - m->qlen;
+    pthread_mutex_unlock(&m->mu);
+    if (want <= 0) return;
+    // one request in flight at a time; rank 0 answers every request, with 0 once all are out
+    int64_t req[2] = { m->iteration, want };
+    MPI_Irecv(m->reply, 3, MPI_INT64_T, 0, TAG_REPLY, MPI_COMM_WORLD, &m->reply_req);
+    MPI_Send(req, 2, MPI_INT64_T, 0, TAG_REQUEST, MPI_COMM_WORLD);
+    m->outstanding = true;
+}
+
+// ----------------------------------------------------------------------------
+// the Comm
+
+static bool mpi_begin(Comm *c, Policy *p, bool *stop) {
+    MpiComm *m = (MpiComm *)c;
+    TrainState *st = m->st;
+    double t0 = now_s();
+    Header h = {0};
+    if (c->rank == 0) {
+        h = (Header){ st->iteration, st->episodes, st->agent_steps, st->frames, st->running_reward,
+                      st->wall_s, *stop, !m->have_mask };
+    }
+    MPI_Request req;
+    MPI_Ibcast(&h, (int)sizeof(h), MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+    wait_napping(NULL, &req);       // ranks > 0 wait here while rank 0 updates and checkpoints
+    double t1 = now_s();
+    m->t.wait_s += t1 - t0;
+    if (c->rank != 0) {
+        st->iteration = h.iteration; st->episodes = h.episodes;
+        st->agent_steps = h.agent_steps; st->frames = h.frames;
+        st->running_reward = h.running_reward; st->wall_s = h.wall_s;
+        *stop = h.stop != 0;
+    }
+    m->iteration = h.iteration;
+    if (h.stop || c->size == 1) return true;
+    const size_t H = (size_t)p->H, D = (size_t)p->D;
+    if (h.full) {
+        MPI_Bcast(p->w, (int)p->n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    } else {
+        // only the rows the last update touched (the others got a zero step), and W2
+        size_t len = 0;
+        for (size_t i = 0; i < D; i++) {
+            if (!m->mask[i]) continue;
+            if (c->rank == 0) memcpy(m->wpack + len, p->w + i * H, H * sizeof(double));
+            len += H;
+        }
+        if (c->rank == 0) memcpy(m->wpack + len, p->w + D * H, H * sizeof(double));
+        len += H;
+        MPI_Bcast(m->wpack, (int)len, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (c->rank != 0) {
+            len = 0;
+            for (size_t i = 0; i < D; i++) {
+                if (!m->mask[i]) continue;
+                memcpy(p->w + i * H, m->wpack + len, H * sizeof(double));
+                len += H;
+            }
+            memcpy(p->w + D * H, m->wpack + len, H * sizeof(double));
+        }
+    }
+    m->t.bcast_s += now_s() - t1;
+    return true;
+}
+
+static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
+    MpiComm *m = (MpiComm *)c;
+    m->first = first;
+    m->end = first + count;
+    atomic_store(&m->next, first);
+    m->qhead = m->qlen = m->waiting = 0;
+    m->done = m->outstanding = false;
+    if (c->rank == 0) m->src = (EpisodeSource){ next_root, poll_root, m };
+    else m->src = (EpisodeSource){ next_remote, poll_remote, m };
+    m->t_source = now_s();
+    return &m->src;
+}
+
+// Rows i of W1 (H entries each) with a non-zero entry in the sum.
+static void mark_rows(const GradSum *sum, size_t D, size_t H, uint8_t *mask) {
+    for (size_t i = 0; i < D; i++) {
+        const int64_t *hi = sum->hi + i * H, *lo = sum->lo + i * H;
+        int64_t any = 0;
+        for (size_t j = 0; j < H; j++) any |= hi[j] | lo[j];
+        mask[i] = any != 0;
+    }
+}
+
+static int mpi_end(Comm *c, GradSum *sum, EpisodeStats *stats, int count, char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    MpiComm *m = (MpiComm *)c;
+    double t0 = now_s();
+    m->t.play_s += t0 - m->t_source;
+    m->t.iterations++;
+    if (c->size == 1) return 0;                 // the sum and the stats are all here already
+    // Every rank has played its last episode once the barrier completes; rank 0 serves the
+    // stragglers' requests meanwhile (each rank's last request is answered with 0 before it
+    // can enter), so no request is ever left unanswered.
+    MPI_Request req;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    wait_napping(m, &req);
+    double t1 = now_s();
+    m->t.wait_s += t1 - t0;
+
+    // Only the union of the rows some rank touched travels: a batch of episodes sees a few
+    // thousand of the 6400 pixels (the ball's path, the paddles).
+    const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D;
+    mark_rows(sum, D, H, m->mask);
+    MPI_Allreduce(MPI_IN_PLACE, m->mask, (int)D, MPI_UNSIGNED_CHAR, MPI_BOR, MPI_COMM_WORLD);
+    size_t rows = 0;
+    for (size_t i = 0; i < D; i++) rows += m->mask[i];
+    m->t.rows += (int64_t)rows;
+    const size_t half = (rows + 1) * H;       // hi (or lo) of the rows, then W2
+    int64_t *buf = m->pack;
+    size_t len = 0;
+    for (int part = 0; part < 2; part++) {
+        const int64_t *src = part ? sum->lo : sum->hi;
+        for (size_t i = 0; i < D; i++)
+            if (m->mask[i]) { memcpy(buf + len, src + i * H, H * sizeof(int64_t)); len += H; }
+        memcpy(buf + len, src + D * H, H * sizeof(int64_t));
+        len += H;
+    }
+    // each episode's stats are non-zero on the one rank that played it, so a sum gathers them
+    for (int e = 0; e < count; e++) {
+        int64_t *x = buf + 2 * half + 4 * (size_t)e;
+        x[0] = stats[e].reward_sum; x[1] = stats[e].steps; x[2] = stats[e].frames; x[3] = stats[e].truncated;
+    }
+    len = 2 * half + 4 * (size_t)count;
+    // int64 sums are exact, so the result does not depend on the reduction tree
+    if (c->rank == 0) MPI_Reduce(MPI_IN_PLACE, buf, (int)len, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    else MPI_Reduce(buf, NULL, (int)len, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (c->rank == 0) {
+        len = 0;
+        for (int part = 0; part < 2; part++) {
+            int64_t *dst = part ? sum->lo : sum->hi;
+            for (size_t i = 0; i < D; i++)
+                if (m->mask[i]) { memcpy(dst + i * H, buf + len, H * sizeof(int64_t)); len += H; }
+            memcpy(dst + D * H, buf + len, H * sizeof(int64_t));
+            len += H;
+        }
+        for (int e = 0; e < count; e++) {
+            const int64_t *x = buf + 2 * half + 4 * (size_t)e;
+            stats[e] = (EpisodeStats){ (int)x[0], (int)x[1], x[2], x[3] != 0 };
+        }
+    }
+    m->have_mask = true;
+    m->t.reduce_s += now_s() - t1;
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// start-up: same binary, same reproducibility-relevant configuration on every rank
+
+typedef struct {
+    uint32_t exe_crc;
+    char host[HOST_MAX];
+    char cfg[CFG_MAX];
+} Identity;
+
+static uint32_t exe_crc32(void) {
+    FILE *f = fopen("/proc/self/exe", "rb");
+    uLong crc = crc32(0L, Z_NULL, 0);
+    if (!f) {                                   // no procfs: the build time has to do
+        static const char stamp[] = __DATE__ " " __TIME__;
+        return (uint32_t)crc32(crc, (const Bytef *)stamp, sizeof(stamp) - 1);
+    }
+    unsigned char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) crc = crc32(crc, buf, (uInt)n);
+    fclose(f);
+    return (uint32_t)crc;
+}
+
+// The shortest %g that reads back as the same double, so messages show 0.0001, not 1.0000000000000000479e-4.
+static void fmt_double(char *out, size_t n, double x) {
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(out, n, "%.*g", prec, x);
+        if (strtod(out, NULL) == x) return;
+    }
+}
+
+static void config_string(const TrainConfig *c, char *out, size_t n) {
+    char lr[32], gamma[32], decay[32];
+    fmt_double(lr, sizeof(lr), c->lr);
+    fmt_double(gamma, sizeof(gamma), c->gamma);
+    fmt_double(decay, sizeof(decay), c->decay);
+    snprintf(out, n, "env=%s batch=%d hidden=%d lr=%s gamma=%s decay=%s seed=%llu", c->env_id,
+             c->batch_size, c->hidden, lr, gamma, decay, (unsigned long long)c->seed);
+}
+
+// "seed=2 (rank 0: seed=1)" for each setting that differs
+static void config_diff(const char *a, const char *ref, char *out, size_t n) {
+    char x[CFG_MAX], y[CFG_MAX];
+    snprintf(x, sizeof(x), "%s", a);
+    snprintf(y, sizeof(y), "%s", ref);
+    char *sx, *sy;
+    char *tx = strtok_r(x, " ", &sx), *ty = strtok_r(y, " ", &sy);
+    size_t used = 0;
+    out[0] = 0;
+    while (tx && ty) {
+        if (strcmp(tx, ty) && used < n)
+            used += (size_t)snprintf(out + used, n - used, "%s%s (rank 0: %s)", used ? ", " : "", tx, ty);
+        tx = strtok_r(NULL, " ", &sx);
+        ty = strtok_r(NULL, " ", &sy);
+    }
+}
+
+// 0 when every rank matches rank 0; otherwise -1, with the offenders listed in err.
+static int check_identity(MpiComm *m, char *err, size_t errlen) {
+    int size = m->comm.size;
+    Identity me = {0};
+    me.exe_crc = exe_crc32();
+    snprintf(me.host, sizeof(me.host), "%s", m->host);
+    config_string(&m->st->cfg, me.cfg, sizeof(me.cfg));
+    Identity *all = calloc((size_t)size, sizeof(Identity));
+    if (!all) { snprintf(err, errlen, "out of memory"); MPI_Abort(MPI_COMM_WORLD, 1); }
+    MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
+    size_t used = 0;
+    int bad = 0;
+    err[0] = 0;
+    for (int r = 1; r < size; r++) {
+        char diff[2 * CFG_MAX];
+        bool exe = all[r].exe_crc != all[0].exe_crc, cfg = strcmp(all[r].cfg, all[0].cfg) != 0;
+        if (!exe && !cfg) continue;
+        bad++;
+        if (cfg) config_diff(all[r].cfg, all[0].cfg, diff, sizeof(diff));
+        if (used < errlen)
+            used += (size_t)snprintf(err + used, errlen - used, "%srank %d on %s %s%s%s", used ? "; " : "",
+                                     r, all[r].host,
+                                     exe ? "runs a different pongrl binary" : "",
+                                     exe && cfg ? " and " : "",
+                                     cfg ? "has a different configuration: " : "");
+        if (cfg && used < errlen) used += (size_t)snprintf(err + used, errlen - used, "%s", diff);
+    }
+    if (bad && used < errlen)
+        snprintf(err + used, errlen - used, " (rank 0 is on %s; every rank must run the same build with the "
+                 "same --env --batch-size --hidden --lr --gamma --decay --seed)", all[0].host);
+    free(all);
+    return bad ? -1 : 0;
+}
+
+Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen) {
+    int provided = 0, inited = 0;
+    MPI_Initialized(&inited);
+    if (inited) MPI_Query_thread(&provided);     // a benchmark started MPI itself
+    else if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        snprintf(err, errlen, "MPI_Init_thread failed");
+        return NULL;
+    }
+    if (provided < MPI_THREAD_FUNNELED) {
+        snprintf(err, errlen, "this MPI library does not allow threads (MPI_THREAD_FUNNELED)");
+        MPI_Finalize();
+        return NULL;
+    }
+    MpiComm *m = calloc(1, sizeof(*m));
+    if (!m) { snprintf(err, errlen, "out of memory"); MPI_Abort(MPI_COMM_WORLD, 1); }
+    MPI_Comm_rank(MPI_COMM_WORLD, &m->comm.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &m->comm.size);
+    int len = 0;
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    MPI_Get_processor_name(name, &len);
+    snprintf(m->host, sizeof(m->host), "%s", name);
+    m->st = st;
+    m->threads = threads;
+    if (check_identity(m, err, errlen)) {
+        MPI_Finalize();
+        free(m);
+        return NULL;
+    }
+    m->comm.begin = mpi_begin;
+    m->comm.source = mpi_source;
+    m->comm.end = mpi_end;
+    m->comm.ctx = m;
+    const size_t D = (size_t)st->policy.D, H = (size_t)st->policy.H;
+    m->qcap = threads + PREFETCH + 1;
+    m->queue = calloc((size_t)m->qcap, sizeof(int64_t));
+    m->replies = calloc((size_t)m->comm.size, sizeof(*m->replies));
+    m->reply_reqs = malloc((size_t)m->comm.size * sizeof(MPI_Request));
+    m->mask = calloc(D, 1);
+    m->pack = malloc((2 * st->policy.n + 4 * (size_t)st->cfg.batch_size) * sizeof(int64_t));
+    m->wpack = malloc(st->policy.n * sizeof(double));
+    (void)H;
+    if (!m->queue || !m->replies || !m->reply_reqs || !m->mask || !m->pack || !m->wpack) {
+        snprintf(err, errlen, "out of memory");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    // touch the buffers now: their page faults would otherwise land in the first iterations
+    memset(m->pack, 0, (2 * st->policy.n + 4 * (size_t)st->cfg.batch_size) * sizeof(int64_t));
+    memset(m->wpack, 0, st->policy.n * sizeof(double));
+    for (int r = 0; r < m->comm.size; r++) m->reply_reqs[r] = MPI_REQUEST_NULL;
+    m->reply_req = MPI_REQUEST_NULL;
+    pthread_mutex_init(&m->mu, NULL);
+    pthread_cond_init(&m->cv, NULL);
+    return &m->comm;
+}
+
+void comm_mpi_times(const Comm *c, CommTimes *t) {
+    const MpiComm *m = (const MpiComm *)c;
+    *t = m->t;
+    t->episodes = atomic_load(&((MpiComm *)m)->played);
+    t->busy_s = atomic_load(&((MpiComm *)m)->busy_ns) * 1e-9;
+}
+
+void comm_mpi_reset_times(Comm *c) {
+    MpiComm *m = (MpiComm *)c;
+    memset(&m->t, 0, sizeof(m->t));
+    atomic_store(&m->played, 0);
+    atomic_store(&m->busy_ns, 0);
+}
+
+typedef struct {
+    int64_t threads, episodes;
+    double busy_s, comm_s, wait_s;
+    char host[HOST_MAX];
+} Share;
+
+void comm_mpi_report(Comm *c, FILE *out) {
+    MpiComm *m = (MpiComm *)c;
+    CommTimes t;
+    comm_mpi_times(c, &t);
+    Share me = { m->threads, t.episodes, t.busy_s, t.bcast_s + t.reduce_s, t.wait_s, "" };
+    snprintf(me.host, sizeof(me.host), "%s", m->host);
+    Share *all = c->rank == 0 ? calloc((size_t)c->size, sizeof(Share)) : NULL;
+    if (c->rank == 0 && !all) MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Gather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (c->rank != 0) return;
+    int64_t total = 0, threads = 0;
+    for (int r = 0; r < c->size; r++) { total += all[r].episodes; threads += all[r].threads; }
+    fprintf(out, "cluster: %d ranks, %lld worker threads; each rank's share (busy: thread-seconds in episodes;"
+            " comm: weights out + gradients in; wait: idle for slower ranks)\n", c->size, (long long)threads);
+    fprintf(out, "  %4s  %-20s %7s %9s %6s %9s %8s %8s\n", "rank", "host", "threads", "episodes", "share",
+            "busy_s", "comm_s", "wait_s");
+    for (int r = 0; r < c->size; r++)
+        fprintf(out, "  %4d  %-20s %7lld %9lld %5.1f%% %9.2f %8.2f %8.2f\n", r, all[r].host,
+                (long long)all[r].threads, (long long)all[r].episodes,
+                total ? 100.0 * all[r].episodes / total : 0.0, all[r].busy_s, all[r].comm_s, all[r].wait_s);
+    fflush(out);
+    free(all);
+}
+
+void comm_mpi_abort(Comm *c) {
+    (void)c;
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);                                    // not reached
+}
+
+void comm_mpi_destroy(Comm *c) {
+    if (!c) return;
+    MpiComm *m = (MpiComm *)c;
+    if (m->reply_reqs) MPI_Waitall(c->size, m->reply_reqs, MPI_STATUSES_IGNORE);
+    MPI_Finalize();
+    pthread_mutex_destroy(&m->mu);
+    pthread_cond_destroy(&m->cv);
+    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->mask); free(m->pack); free(m->wpack);
+    free(m);
+}
+
+#endif

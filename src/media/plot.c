@@ -1,0 +1,98 @@
+// plot.c: gnuplot through a pipe. gnuplot-nox is a run-time tool, not a library we link:
+// a machine without it still trains, it only draws no curve.
+#include "plot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// The rows after the header (-1 if the file cannot be read), and the largest wall_s (4th column).
+static long scan_rows(const char *path, double *wall_max) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long rows = -1;
+    char line[512];
+    *wall_max = 0;
+    while (fgets(line, sizeof(line), f)) {
+        if (rows++ < 0) continue;                 // the header
+        double w;
+        if (sscanf(line, "%*[^,],%*[^,],%*[^,],%lf", &w) == 1 && w > *wall_max) *wall_max = w;
+    }
+    fclose(f);
+    return rows < 0 ? 0 : rows;
+}
+
+// Whether an executable gnuplot is on PATH. Checked before popen: writing a script into
+// the pipe of a shell that found no gnuplot would end us with SIGPIPE.
+static int gnuplot_found(void) {
+    const char *path = getenv("PATH");
+    if (!path) return 0;
+    char dir[4096];
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        if (n < sizeof(dir) - 16) {
+            memcpy(dir, path, n);
+            snprintf(dir + n, sizeof(dir) - n, "/gnuplot");
+            if (n > 0 && access(dir, X_OK) == 0) return 1;
+        }
+        path += n;
+        if (*path == ':') path++;
+    }
+    return 0;
+}
+
+// gnuplot strings are single-quoted; a quote inside would end them.
+static int quotable(const char *s) { return strchr(s, '\'') == NULL && strchr(s, '\n') == NULL; }
+
+int plot_curve(const char *metrics_csv, const char *png, const char *title, char *err, size_t errlen) {
+    double wall_max;
+    long rows = scan_rows(metrics_csv, &wall_max);
+    if (rows < 0) { snprintf(err, errlen, "cannot read %s: %s", metrics_csv, strerror(errno)); return -1; }
+    if (rows == 0) return 1;
+    if (!quotable(metrics_csv) || !quotable(png) || !quotable(title)) {
+        snprintf(err, errlen, "cannot plot: a path contains a quote or newline");
+        return -1;
+    }
+    // wall time in the unit that reads best for the run's length
+    double div = wall_max < 120 ? 1 : wall_max < 7200 ? 60 : 3600;
+    const char *unit = div == 1 ? "seconds" : div == 60 ? "minutes" : "hours";
+    if (!gnuplot_found()) { snprintf(err, errlen, "gnuplot not found: no curve drawn (install gnuplot-nox)"); return -1; }
+    char tmp[4096];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", png);
+    // stderr of gnuplot goes to a pipe we ignore: its own messages are not one clear line
+    FILE *g = popen("gnuplot 2>/dev/null", "w");
+    if (!g) { snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno)); return -1; }
+    fprintf(g,
+        "set terminal pngcairo size 1200,500 noenhanced font 'sans,10'\n"
+        "set output '%s'\n"
+        "set datafile separator ','\n"
+        "set key top left opaque box\n"
+        "set grid\n"
+        "set yrange [-21:21]\n"
+        "set ytics 7\n"
+        "set multiplot layout 1,2 title 'pongrl run %s'\n"
+        "set xlabel 'episodes'\n"
+        "set ylabel 'reward per episode (agent - CPU points)'\n"
+        "plot '%s' using 2:5 with points pt 7 ps 0.6 lc rgb '#9ab0d0' title 'batch mean', "
+        "'' using 2:6 with lines lw 2 lc rgb '#c03020' title 'running mean (0.99)'\n"
+        "set xlabel 'training wall time (%s)'\n"
+        "unset ylabel\n"
+        "plot '%s' using ($4/%g):5 with points pt 7 ps 0.6 lc rgb '#9ab0d0' title 'batch mean', "
+        "'' using ($4/%g):6 with lines lw 2 lc rgb '#c03020' title 'running mean (0.99)'\n"
+        "unset multiplot\n"
+        "set output\n",
+        tmp, title, metrics_csv, unit, metrics_csv, div, div);
+    int st = pclose(g);
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        remove(tmp);
+        if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+            snprintf(err, errlen, "gnuplot not found: no curve drawn (install gnuplot-nox)");
+        else snprintf(err, errlen, "gnuplot failed drawing %s", png);
+        return -1;
+    }
+    if (rename(tmp, png)) { snprintf(err, errlen, "cannot write %s: %s", png, strerror(errno)); remove(tmp); return -1; }
+    return 0;
+}

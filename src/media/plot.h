@@ -1,0 +1,13 @@
+// plot.h: learning curves from a run's metrics.csv, drawn by gnuplot (pngcairo).
+#ifndef PONGRL_PLOT_H
+#define PONGRL_PLOT_H
+
+#include <stddef.h>
+
+// Draws two panels into png (written to png.tmp, then renamed): batch mean and running
+// mean reward against episodes, and against training wall time. Returns 0; 1 when
+// metrics.csv has no rows yet (nothing drawn); -1 with one line in err (gnuplot missing
+// or failing, unreadable metrics).
+int plot_curve(const char *metrics_csv, const char *png, const char *title, char *err, size_t errlen);
+
+#endif
