@@ -276,6 +276,7 @@ Test(pong, gif_segments_replay) {
         }
     }
     cr_expect_eq(bad, 0, "%d of %d steps differ", bad, compared);
+    cr_log_info("%d GIF steps replayed", compared);
     cr_expect_geq(compared, 170);
 }
 
@@ -539,8 +540,6 @@ Test(pong, full_game_ends_at_21_and_is_deterministic) {
     cr_expect(a.score_cpu <= 21 && a.score_agent <= 21);
     cr_expect_eq(fa, fb);
     cr_expect_eq(memcmp(&a, &b, sizeof(a)), 0, "two runs differ");
-    int frame_after = (int)a.frame;
     cr_expect_eq(pong_frame(&a, PADDLE_RESISTANCE_DEFAULT, false), 0, "no reward after the end");
-    cr_expect_eq(a.score_cpu + a.score_agent, b.score_cpu + b.score_agent);
-    (void)frame_after;
+    cr_expect_eq(a.score_cpu + a.score_agent, b.score_cpu + b.score_agent, "no point after the end");
 }
