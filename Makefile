@@ -1,7 +1,8 @@
 # pongrl: distributed policy-gradient Pong from pixels, in C.
 #
 #   make            build build/pongrl, build/libpongrl.a and build/libpongrl.so
-#   make train      install what is missing, build, train with the seed's defaults
+#   make train      install what is missing, build, train with the seed's recipe until the
+#                   running mean reaches 0 (ARGS="..." adds or overrides flags)
 #   make test       install what is missing, build, run every test
 #   make bench      speed measurements (name: value lines)
 #   make debug      build/debug/pongrl with AddressSanitizer and UndefinedBehaviorSanitizer
@@ -95,7 +96,7 @@ test: setup
 
 train: setup
 	@$(MAKE) --no-print-directory all
-	$(BUILD)/pongrl train $(ARGS)
+	$(BUILD)/pongrl train --target-reward 0 $(ARGS)
 
 bench: setup
 	@$(MAKE) --no-print-directory all

@@ -238,8 +238,7 @@ int cmd_train(int argc, char **argv) {
     if (root && ck.saves)
         printf("checkpoint %s/checkpoints/ckpt-%08lld.bin (%d saved, %.0f ms each)\n", cfg.run_dir,
                (long long)ck.last_iteration, ck.saves, 1000 * ck.save_s_total / ck.saves);
-    if (rc) {}
-    else if (root) printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
+    if (!rc && root) printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
                 (long long)st.iteration, (long long)st.episodes, st.running_reward,
                 crc32(0L, (const Bytef *)st.policy.w, (uInt)(st.policy.n * sizeof(double))));
     if (mpi) {
