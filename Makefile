@@ -39,7 +39,7 @@ BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 SAN_BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup train test bench debug fuzz clean
+.PHONY: all setup train test bench debug fuzz fuzz-run clean
 all: $(BUILD)/pongrl $(BUILD)/libpongrl.a $(BUILD)/libpongrl.so
 
 setup:
@@ -82,7 +82,11 @@ $(BUILD)/fuzz/fuzz_checkpoint: tests/fuzz/fuzz_checkpoint.c $(LIB_SRC) $(HDRS) M
 	clang $(WARN) -D_GNU_SOURCE -pthread -ffp-contract=off -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -Isrc -o $@ $< $(LIB_SRC) $(LIBS)
 
-fuzz: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
+fuzz:
+	@scripts/setup.sh fuzz
+	@$(MAKE) --no-print-directory fuzz-run
+
+fuzz-run: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
 	@rm -rf $(BUILD)/fuzz/run && mkdir -p $(BUILD)/fuzz/seeds $(BUILD)/fuzz/corpus
 	@$(BUILD)/pongrl train --hidden 1 --batch-size 1 --iterations 1 --workers 1 --quiet --run-dir $(BUILD)/fuzz/run >/dev/null
 	@cp $(BUILD)/fuzz/run/checkpoints/ckpt-00000001.bin $(BUILD)/fuzz/seeds/h1.bin
@@ -102,6 +106,7 @@ bench: setup
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/pongrl bench env
 	$(BUILD)/pongrl bench train
+	$(BUILD)/pongrl bench cluster
 
 clean:
 	rm -rf $(BUILD)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages pongrl needs that this machine lacks. Idempotent, and quiet
-# when nothing is missing.
+# when nothing is missing. `scripts/setup.sh fuzz` adds clang and libFuzzer for `make fuzz`.
 set -euo pipefail
 PKGS=(gcc make pkg-config zlib1g-dev libgif-dev libcriterion-dev libopenmpi-dev openmpi-bin
-      gnuplot-nox python3-numpy iproute2)
+      gnuplot-nox python3-numpy libopenblas0-pthread iproute2)
+[ "${1:-}" = fuzz ] && PKGS+=(clang libclang-rt-14-dev)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

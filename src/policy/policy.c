@@ -31,6 +31,17 @@ void policy_init_random(Policy *p, uint64_t seed) {
 }
 
 // ----------------------------------------------------------------------------
+// the inner loops: one row of H, contiguous, vectorised (restrict: no aliasing to check)
+
+static void row_add(double *restrict y, const double *restrict x, int n) {
+    for (int j = 0; j < n; j++) y[j] += x[j];
+}
+
+static void row_sub(double *restrict y, const double *restrict x, int n) {
+    for (int j = 0; j < n; j++) y[j] -= x[j];
+}
+
+// ----------------------------------------------------------------------------
 // forward: h = relu(W1 x), p = sigmoid(W2 . h)
 
 double policy_forward(const Policy *p, SparseX x, double *h) {
@@ -39,8 +50,8 @@ double policy_forward(const Policy *p, SparseX x, double *h) {
     memset(h, 0, sizeof(double) * H);
     for (int k = 0; k < x.nnz; k++) {              // x: entries in {-1, +1}
         const double *row = w1t + (size_t)x.idx[k] * H;
-        if (x.sign[k] > 0) for (int j = 0; j < H; j++) h[j] += row[j];
-        else               for (int j = 0; j < H; j++) h[j] -= row[j];
+        if (x.sign[k] > 0) row_add(h, row, H);
+        else               row_sub(h, row, H);
     }
     double logp = 0.0;
     for (int j = 0; j < H; j++) {
@@ -64,8 +75,8 @@ void policy_backward_step(const Policy *p, SparseX x, const double *h, double dl
     }
     for (int k = 0; k < x.nnz; k++) {               // dW1 = dh.T @ epx, one sparse row at a time
         double *row = g1t + (size_t)x.idx[k] * H;
-        if (x.sign[k] > 0) for (int j = 0; j < H; j++) row[j] += dh[j];
-        else               for (int j = 0; j < H; j++) row[j] -= dh[j];
+        if (x.sign[k] > 0) row_add(row, dh, H);
+        else               row_sub(row, dh, H);
     }
 }
 

@@ -41,16 +41,21 @@ static int trajectory_reserve_nz(Trajectory *tr, size_t nz) {
 int trajectory_push_diff(Trajectory *tr, const uint8_t *cur, const uint8_t *prev) {
     if (trajectory_reserve_nz(tr, tr->nz + POLICY_D)) return -1;
     size_t nz = tr->nz;
-    // compare 8 pixels at a time: a difference frame is ~99% zeros
-    for (int i = 0; i < POLICY_D; i += 8) {
-        uint64_t a, b;
-        memcpy(&a, cur + i, 8);
-        memcpy(&b, prev + i, 8);
-        if (a == b) continue;
-        for (int k = i; k < i + 8; k++) {
-            int d = (int)cur[k] - (int)prev[k];
-            if (d) { tr->idx[nz] = (uint16_t)k; tr->sign[nz] = (int8_t)d; nz++; }
-        }
+    // A difference frame is ~99% zeros: skip equal 64-pixel blocks, then visit only the bytes
+    // that differ (pixels are 0/1; byte k of a little-endian word is pixel i + k)
+    for (int b0 = 0; b0 < POLICY_D; b0 += 64) {
+        uint64_t a[8], b[8], any = 0;
+        memcpy(a, cur + b0, 64);
+        memcpy(b, prev + b0, 64);
+        for (int w = 0; w < 8; w++) any |= a[w] ^ b[w];
+        if (!any) continue;
+        for (int w = 0; w < 8; w++)
+            for (uint64_t x = a[w] ^ b[w]; x; x &= x - 1) {
+                int k = b0 + 8 * w + __builtin_ctzll(x) / 8;
+                tr->idx[nz] = (uint16_t)k;
+                tr->sign[nz] = (int8_t)((int)cur[k] - (int)prev[k]);
+                nz++;
+            }
     }
     tr->nz = nz;
     return 0;

@@ -19,9 +19,11 @@ void gradsum_free(GradSum *s) {
     s->n = 0;
 }
 
-void gradsum_zero(GradSum *s) {
-    memset(s->hi, 0, s->n * sizeof(int64_t));
-    memset(s->lo, 0, s->n * sizeof(int64_t));
+void gradsum_zero(GradSum *s) { gradsum_zero_range(s, 0, s->n); }
+
+void gradsum_zero_range(GradSum *s, size_t off, size_t len) {
+    memset(s->hi + off, 0, len * sizeof(int64_t));
+    memset(s->lo + off, 0, len * sizeof(int64_t));
 }
 
 int gradsum_add(GradSum *s, const double *g, size_t off, size_t len) {
@@ -39,8 +41,12 @@ int gradsum_add(GradSum *s, const double *g, size_t off, size_t len) {
     return 0;
 }
 
-void gradsum_merge(GradSum *dst, const GradSum *src) {
-    for (size_t k = 0; k < dst->n; k++) { dst->hi[k] += src->hi[k]; dst->lo[k] += src->lo[k]; }
+void gradsum_merge(GradSum *dst, const GradSum *src) { gradsum_merge_range(dst, src, 0, dst->n); }
+
+void gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len) {
+    int64_t *hi = dst->hi + off, *lo = dst->lo + off;
+    const int64_t *shi = src->hi + off, *slo = src->lo + off;
+    for (size_t k = 0; k < len; k++) { hi[k] += shi[k]; lo[k] += slo[k]; }
 }
 
 void gradsum_to_double(const GradSum *s, double *out) {

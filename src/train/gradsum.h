@@ -22,10 +22,12 @@ typedef struct {
 int gradsum_alloc(GradSum *s, size_t n);              // 0 or -1; zeroed
 void gradsum_free(GradSum *s);
 void gradsum_zero(GradSum *s);
+void gradsum_zero_range(GradSum *s, size_t off, size_t len);
 // Add g[off .. off+len) into the sum at the same positions. Returns -1 (adding nothing more)
 // if an entry is not finite or too large to represent.
 int gradsum_add(GradSum *s, const double *g, size_t off, size_t len);
 void gradsum_merge(GradSum *dst, const GradSum *src); // dst += src, exactly
+void gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len);
 void gradsum_to_double(const GradSum *s, double *out);
 
 #endif
