@@ -1,5 +1,6 @@
 """The seed's numerics, transcribed from Ray's "Learning to Play Pong" (plot_pong_example):
-Model.policy_forward / policy_backward / update and process_rewards, verbatim but for
+preprocess, rollout, Model.policy_forward / policy_backward / update and process_rewards,
+verbatim (comments dropped) but for
 np.float -> np.float64 (np.float is gone from NumPy >= 1.24). The reference the C code is
 checked against."""
 import numpy as np
@@ -31,9 +32,36 @@ def process_rewards(r):
     return discounted_r
 
 
+def rollout(model, env):
+    """Evaluates env and model until the env returns "Terminated" or "Truncated"."""
+    observation, info = env.reset()
+    prev_x = None
+    xs, hs, dlogps, drs = [], [], [], []
+    terminated = truncated = False
+    while not terminated and not truncated:
+        cur_x = preprocess(observation)
+        x = cur_x - prev_x if prev_x is not None else np.zeros(D)
+        prev_x = cur_x
+        aprob, h = model.policy_forward(x)
+        action = 2 if np.random.uniform() < aprob else 3
+        xs.append(x)
+        hs.append(h)
+        y = 1 if action == 2 else 0
+        dlogps.append(y - aprob)
+        observation, reward, terminated, truncated, info = env.step(action)
+        drs.append(reward)
+    return xs, hs, dlogps, drs
+
+
 class Model(object):
-    def __init__(self, W1, W2):
-        self.weights = {"W1": W1.copy(), "W2": W2.copy()}
+    def __init__(self, W1=None, W2=None):
+        """The seed's "Xavier" initialisation, or given weights (copied)."""
+        self.weights = {}
+        if W1 is None:
+            self.weights["W1"] = np.random.randn(H, D) / np.sqrt(D)
+            self.weights["W2"] = np.random.randn(H) / np.sqrt(H)
+        else:
+            self.weights = {"W1": W1.copy(), "W2": W2.copy()}
 
     def policy_forward(self, x):
         h = np.dot(self.weights["W1"], x)
