@@ -25,14 +25,16 @@ static double time_update(int batch, int workers, int64_t *steps) {
     TrainState st;
     if (train_state_init(&st, &cfg)) return -1;
     Pool *pool = pool_create(workers, cfg.env_id, &st.policy);
+    Comm *comm = comm_local_create();
     char err[256];
-    int rc = pool ? train_run(&st, pool, comm_local(), err, sizeof(err)) : -1;   // warm-up
+    int rc = pool && comm ? train_run(&st, pool, comm, err, sizeof(err)) : -1;   // warm-up
     int64_t steps0 = st.agent_steps;
     st.cfg.iterations = 2;
     double t0 = now_s();
-    rc = rc ? rc : train_run(&st, pool, comm_local(), err, sizeof(err));
+    rc = rc ? rc : train_run(&st, pool, comm, err, sizeof(err));
     double dt = now_s() - t0;
     *steps = st.agent_steps - steps0;
+    comm_local_destroy(comm);
     pool_destroy(pool);
     train_state_free(&st);
     return rc ? -1 : dt;

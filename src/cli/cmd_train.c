@@ -196,9 +196,11 @@ int cmd_train(int argc, char **argv) {
     } else if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
     // the ranks check each other before anything is written: a refused launch leaves no run
     char err[1024] = "";
-    Comm *comm = comm_local();
+    Comm *local = comm_local_create(), *comm = local;
+    if (!local) { fprintf(stderr, "pongrl: out of memory\n"); train_state_free(&st); return 1; }
     if (mpi && !(comm = comm_mpi_create(&st, cfg.workers, err, sizeof(err)))) {
         if (root) fprintf(stderr, "pongrl: %s\n", err);
+        comm_local_destroy(local);
         train_state_free(&st);
         return 1;
     }
@@ -210,6 +212,7 @@ int cmd_train(int argc, char **argv) {
         if ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, cerr, sizeof(cerr))) ||
             rundir_write_config(&st, cerr, sizeof(cerr))) {
             fprintf(stderr, "pongrl: %s\n", cerr);
+            comm_local_destroy(local);
             train_state_free(&st);
             return 1;
         }
@@ -217,7 +220,12 @@ int cmd_train(int argc, char **argv) {
         st.on_iteration_ctx = &ck;
     }
     Pool *pool = pool_create(cfg.workers, cfg.env_id, &st.policy);
-    if (!pool) { fprintf(stderr, "pongrl: cannot start %d worker threads\n", cfg.workers); train_state_free(&st); return 1; }
+    if (!pool) {
+        fprintf(stderr, "pongrl: cannot start %d worker threads\n", cfg.workers);
+        comm_local_destroy(local);
+        train_state_free(&st);
+        return 1;
+    }
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
@@ -245,6 +253,7 @@ int cmd_train(int argc, char **argv) {
         if (!rc) comm_mpi_report(comm, stdout);
         comm_mpi_destroy(comm);
     }
+    comm_local_destroy(local);
     pool_destroy(pool);
     train_state_free(&st);
     return rc ? 1 : 0;

@@ -83,10 +83,17 @@ static int local_end(Comm *c, GradSum *sum, EpisodeStats *stats, int count, char
     return 0;
 }
 
-Comm *comm_local(void) {
-    static LocalSource ls;     // the process has one local transport; it holds no run state
-    static Comm c = { 0, 1, local_begin, local_source, local_end, &ls };
-    return &c;
+Comm *comm_local_create(void) {
+    Comm *c = calloc(1, sizeof(Comm));
+    LocalSource *ls = calloc(1, sizeof(LocalSource));
+    if (!c || !ls) { free(c); free(ls); return NULL; }
+    *c = (Comm){ 0, 1, local_begin, local_source, local_end, ls };
+    return c;
+}
+
+void comm_local_destroy(Comm *c) {
+    if (c) free(c->ctx);
+    free(c);
 }
 
 // ----------------------------------------------------------------------------

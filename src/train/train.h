@@ -88,7 +88,7 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
               int64_t first, int count, EpisodeStats *stats, GradSum *sum, char *err, size_t errlen);
 
 // ----------------------------------------------------------------------------
-// How a process takes part in an iteration. The single-process build uses comm_local();
+// How a process takes part in an iteration. A single process uses comm_local_create();
 // the MPI transport (src/cluster/) supplies the same shape for ranks across machines.
 typedef struct Comm {
     int rank, size;
@@ -99,7 +99,10 @@ typedef struct Comm {
     void *ctx;
 } Comm;
 
-Comm *comm_local(void);
+// The single-process transport (episodes from an atomic counter, nothing to send); NULL if
+// out of memory.
+Comm *comm_local_create(void);
+void comm_local_destroy(Comm *c);
 
 // Run the loop until cfg's iteration limit or target, or until train_request_stop().
 // Returns 0 on a normal stop, -1 with a message in err.
