@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The whole program path under AddressSanitizer and UndefinedBehaviorSanitizer
+# (build/debug/pongrl, built by `make test`): threaded training, checkpoint, resume, eval,
+# record, export, plot. Any sanitizer report fails the test.
+set -uo pipefail
+bin=build/debug/pongrl
+[ -x "$bin" ] || { echo "skip: $bin not built (make debug)"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+run() { "$bin" "$@" >>"$tmp/log" 2>&1 || { echo "FAIL: pongrl $* exited $?"; tail -20 "$tmp/log"; exit 1; }; }
+run train --iterations 2 --batch-size 3 --workers 2 --quiet --run-dir "$tmp/run"
+run train --resume "$tmp/run" --iterations 3 --workers 3 --quiet
+run eval "$tmp/run" --episodes 3 --workers 2
+run record "$tmp/run" --out "$tmp/g.gif" --with-input --max-steps 50
+run export "$tmp/run" --out "$tmp/npy"
+run eval "$tmp/npy" --episodes 2 --env Pong-v0
+if grep -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$tmp/log"; then echo "FAIL: sanitizer report"; exit 1; fi
+grep -c "" "$tmp/log" | sed 's/^/log lines: /'
+echo OK
