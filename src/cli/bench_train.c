@@ -1,9 +1,11 @@
 // bench_train.c: `pongrl bench train`: the network's speed per agent step against the seed's
 // NumPy code on the same episode, training throughput, and the wall time of one update.
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../train/train.h"
@@ -44,8 +46,9 @@ int bench_train(int argc, char **argv) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int workers = argc > 1 ? (int)arg_int("--workers", argv[1], 1, 1024) : (int)(cores > 0 ? cores : 1);
     // the network on one real episode (untrained policy), ours against the seed's NumPy
-    char dir[] = "/tmp/pongrl-bench-XXXXXX";
-    if (!mkdtemp(dir)) { perror("pongrl: mkdtemp"); return 1; }
+    char dir[64];
+    snprintf(dir, sizeof(dir), "/tmp/pongrl-bench-%d", (int)getpid());   // the seed's inputs go here
+    if (mkdir(dir, 0700) && errno != EEXIST) { perror("pongrl: bench train: mkdir"); return 1; }
     TrainConfig cfg;
     train_config_default(&cfg);
     TrainState st;

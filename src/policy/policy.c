@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "../util/rng.h"
+#include "../util/mem.h"
 
 int policy_alloc(Policy *p, int D, int H) {
     p->D = D; p->H = H;
     p->n = (size_t)D * H + H;
-    p->w = calloc(p->n, sizeof(double));
+    p->w = big_calloc(p->n, sizeof(double));
     return p->w ? 0 : -1;
 }
 

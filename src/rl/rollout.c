@@ -1,5 +1,6 @@
 // rollout.c: play one episode with the current weights and turn it into a gradient.
 #include "rollout.h"
+#include "../util/mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -68,7 +69,7 @@ static SparseX trajectory_x(const Trajectory *tr, int t) {
 int worker_alloc(Worker *w, const Policy *p) {
     memset(w, 0, sizeof(*w));
     w->tr.H = p->H;
-    w->grad = calloc(p->n, sizeof(double));
+    w->grad = big_calloc(p->n, sizeof(double));
     w->dh = calloc((size_t)p->H, sizeof(double));
     w->touched = calloc((size_t)p->D, 1);
     w->touched_list = calloc((size_t)p->D, sizeof(uint16_t));

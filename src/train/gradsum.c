@@ -1,5 +1,6 @@
 // gradsum.c: exact, order-independent accumulation of float64 gradients in fixed point.
 #include "gradsum.h"
+#include "../util/mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,8 +8,8 @@
 
 int gradsum_alloc(GradSum *s, size_t n) {
     s->n = n;
-    s->hi = calloc(n, sizeof(int64_t));
-    s->lo = calloc(n, sizeof(int64_t));
+    s->hi = big_calloc(n, sizeof(int64_t));
+    s->lo = big_calloc(n, sizeof(int64_t));
     if (!s->hi || !s->lo) { gradsum_free(s); return -1; }
     return 0;
 }

@@ -1,6 +1,7 @@
 // train.c: the iteration loop: weights out, a batch of episodes played, gradients summed,
 // RMSProp, one log line and one metrics row per batch.
 #include "train.h"
+#include "../util/mem.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,7 +32,7 @@ int train_state_init(TrainState *s, const TrainConfig *cfg) {
     memset(s, 0, sizeof(*s));
     s->cfg = *cfg;
     if (policy_alloc(&s->policy, POLICY_D, cfg->hidden)) return -1;
-    s->cache = calloc(s->policy.n, sizeof(double));
+    s->cache = big_calloc(s->policy.n, sizeof(double));
     if (!s->cache) { policy_free(&s->policy); return -1; }
     policy_init_random(&s->policy, rng_key(cfg->seed, 0x696e6974 /* "init" */, 0, 0));
     return 0;

@@ -1,0 +1,32 @@
+// mem.h: zeroed allocations for the big parameter-shaped arrays (10 MB each at H = 200).
+//
+// Forward and backward read and write whole 1.6 KB rows of W1 and of the gradient at
+// scattered pixels. With 4 KB pages nearly every row is a TLB miss. Aligned to 2 MB and
+// marked for transparent huge pages, the arrays cost a few TLB entries in all. Free the
+// result with free().
+#ifndef PONGRL_MEM_H
+#define PONGRL_MEM_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define HUGE_PAGE_BYTES (2u << 20)
+
+static inline void *big_calloc(size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) return NULL;
+    size_t bytes = n * size;
+    void *p = NULL;
+    if (bytes >= HUGE_PAGE_BYTES) {
+        if (posix_memalign(&p, HUGE_PAGE_BYTES, bytes)) return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(p, bytes, MADV_HUGEPAGE);    // advice only: harmless where unsupported
+#endif
+        memset(p, 0, bytes);
+        return p;
+    }
+    return calloc(n, size);
+}
+
+#endif
