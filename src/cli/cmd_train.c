@@ -180,6 +180,12 @@ int cmd_train(int argc, char **argv) {
     // under mpirun only rank 0 writes the run directory; the others only play
     bool mpi = cluster_launched(), root = !mpi || cluster_launch_rank() == 0;
     if (!root) { cfg.run_dir[0] = 0; cfg.quiet = true; }
+    // Several unbound ranks on one machine share its cores: one thread per core in all, never more
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (mpi && !given[OPT_WORKERS - OPT_BATCH] && cfg.workers == online) {
+        cfg.workers /= cluster_launch_local_size();
+        if (cfg.workers < 1) cfg.workers = 1;
+    }
     if (root && !resume && mkdir_p(cfg.run_dir)) {
         fprintf(stderr, "pongrl: cannot create run directory %s: %s\n", cfg.run_dir, strerror(errno));
         return 1;

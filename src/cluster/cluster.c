@@ -28,6 +28,15 @@ int cluster_launch_rank(void) {
     return 0;
 }
 
+int cluster_launch_local_size(void) {
+    static const char *vars[] = { "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS" };   // Open MPI, MPICH
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 0) return atoi(v);
+    }
+    return 1;
+}
+
 #ifndef HAVE_MPI
 
 // ----------------------------------------------------------------------------

@@ -21,6 +21,8 @@ bool cluster_launched(void);
 
 // This process's rank as the launcher's environment gives it (0 when not launched).
 int cluster_launch_rank(void);
+// How many ranks the launcher started on this machine (1 when unknown).
+int cluster_launch_local_size(void);
 
 // Start MPI, check that every rank runs the same binary with the same reproducibility-
 // relevant configuration (env, batch, hidden, lr, gamma, decay, seed) as rank 0, and return

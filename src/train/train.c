@@ -4,6 +4,7 @@
 #include "../util/mem.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -13,6 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
+int train_cores_available(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}
+
 void train_config_default(TrainConfig *c) {
     memset(c, 0, sizeof(*c));
     snprintf(c->env_id, sizeof(c->env_id), "%s", "ALE/Pong-v5");
@@ -21,8 +29,7 @@ void train_config_default(TrainConfig *c) {
     c->lr = 1e-4; c->gamma = 0.99; c->decay = 0.99;
     c->seed = 1;
     c->iterations = -1;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    c->workers = cores > 0 ? (int)cores : 1;
+    c->workers = train_cores_available();
     c->checkpoint_every = 100;
     c->checkpoint_secs = 300.0;
     c->keep = 3;

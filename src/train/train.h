@@ -32,7 +32,7 @@ typedef struct {
     int64_t iterations;       // stop after this many updates in total (-1: no limit)
     double target_reward;     // stop when the running mean reaches it
     bool has_target;
-    int workers;              // threads per process (default: one per core)
+    int workers;              // threads per process (default: one per core this process may use)
     char run_dir[RUN_DIR_MAX];
     int64_t checkpoint_every; // iterations between checkpoints
     double checkpoint_secs;   // seconds between checkpoints
@@ -41,6 +41,8 @@ typedef struct {
 } TrainConfig;
 
 void train_config_default(TrainConfig *c);
+// The CPUs this process may run on (its affinity mask: taskset, cgroups, mpirun's binding).
+int train_cores_available(void);
 
 typedef struct TrainState {
     TrainConfig cfg;
