@@ -90,7 +90,7 @@ int cmd_eval(int argc, char **argv) {
     static const struct option opts[] = {
         {"episodes", 1, 0, 'n'}, {"env", 1, 0, 'e'}, {"greedy", 0, 0, 'g'}, {"seed", 1, 0, 's'},
         {"workers", 1, 0, 'w'}, {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    int episodes = 20, workers = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int episodes = 20, workers = train_cores_available();
     const char *env_id = NULL;
     bool greedy = false, verbose = false;
     uint64_t seed = 1;
