@@ -1,6 +1,6 @@
 """test_python_env.py: the Python binding (python/pongrl) runs the seed's own rollout code.
 
-The seed (Ray's plot_pong_example, /work/shared/seeds/000_*.txt) plays with
+The seed (Ray's plot_pong_example notebook) plays with
     env = gym.make("GymV26Environment-v0", env_id="ALE/Pong-v5")
 Here only that line changes, to pongrl.make("ALE/Pong-v5", seed=...); preprocess, rollout
 and Model are the seed's, with np.float (removed from NumPy) replaced by np.float64.
