@@ -3,7 +3,8 @@
 // frameskip without its sticky actions, so every frame can be watched), then prints the mean
 // score and, for each velocity the agent's returns leave with, how often the CPU missed.
 //   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc tools/random_play_stats.c build/libpongrl.a -lm -o /tmp/rps
-//   /tmp/rps [games]
+//   /tmp/rps [games] [frames per action]   (4: ALE/Pong-v5's frameskip; 6: the DQN paper's
+//                                          random agent, which acted at 10 Hz)
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -11,6 +12,8 @@
 
 int main(int argc, char **argv) {
     int games = argc > 1 ? atoi(argv[1]) : 1000;
+    int hold = argc > 2 ? atoi(argv[2]) : 4;
+    if (games < 1 || hold < 1) { fprintf(stderr, "usage: rps [games >= 1] [frames per action >= 1]\n"); return 2; }
     Env env;
     env_init(&env, "PongNoFrameskip-v4", 0);
     Rng rng;
@@ -21,7 +24,7 @@ int main(int argc, char **argv) {
         int prev_vx = 0, vx = 0, vy = 0, action = 0;
         bool in_flight = false;                    // an agent return the CPU has not met yet
         for (long f = 0;; f++) {
-            if (f % 4 == 0) action = (int)rng_below(&rng, ACTION_COUNT);
+            if (f % hold == 0) action = (int)rng_below(&rng, ACTION_COUNT);
             EnvStep s;
             if (env_step(&env, action, &s)) break;
             const Pong *p = &env.game;
@@ -37,8 +40,8 @@ int main(int argc, char **argv) {
     }
     long total = 0;
     for (int x = 1; x < 4; x++) for (int y = 0; y < 5; y++) total += returns[x][y];
-    printf("%d games: mean score %.2f, %.2f agent returns per game\n", games, (double)score / games,
-           (double)total / games);
+    printf("%d games, a random action every %d frames: mean score %.2f, %.2f agent returns per game\n",
+           games, hold, (double)score / games, (double)total / games);
     printf("return velocity   share of returns   CPU missed\n");
     for (int x = 1; x < 4; x++)
         for (int y = 0; y < 5; y++)
