@@ -129,8 +129,6 @@ void pool_destroy(Pool *pool) {
     free(pool);
 }
 
-int pool_threads(const Pool *pool) { return pool->n; }
-
 // A thread's accumulator is non-zero only in the rows its episodes touched (a few thousand of
 // the 6400) and in W2: clearing and merging just those saves two passes over 20 MB a thread.
 static void thread_acc_clear(Thread *t, const Policy *p) {

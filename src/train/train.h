@@ -82,7 +82,6 @@ typedef struct EpisodeSource {
 typedef struct Pool Pool;
 Pool *pool_create(int threads, const char *env_id, const Policy *shape);  // NULL on failure
 void pool_destroy(Pool *pool);
-int pool_threads(const Pool *pool);
 // Play the episodes handed out by src with policy p (read-only meanwhile). Per-episode stats
 // go to stats[k - first] (the caller zeroes stats; it holds `count` entries), and the sum of
 // the gradients to sum (zeroed here). Returns 0, or -1 with a message in err.

@@ -20,9 +20,9 @@ if not os.path.exists(LIB):
 sys.path.insert(0, os.path.join(ROOT, "python"))
 import pongrl  # noqa: E402
 
-# the seed's code (000_*.txt): preprocess, rollout, process_rewards, Model
+# the seed's code (000_*.txt): preprocess, rollout, Model and the actor's compute_gradient
 sys.path.insert(0, os.path.join(ROOT, "tests", "reference"))
-from seed_model import D, H, Model, preprocess, process_rewards, rollout  # noqa: E402
+from seed_model import D, H, Model, compute_gradient, preprocess, rollout  # noqa: E402
 
 # ----------------------------------------------------------------------------
 # the seed's rollout + gradient, on pongrl
@@ -33,16 +33,8 @@ def seed_episode(np_seed, env_seed):
     model = Model()
     env = pongrl.make("ALE/Pong-v5", seed=env_seed)  # the seed: gym.make("GymV26Environment-v0", env_id="ALE/Pong-v5")
     xs, hs, dlogps, drs = rollout(model, env)
-    # the rest of the seed's RolloutWorker.compute_gradient
-    epx = np.vstack(xs)
-    eph = np.vstack(hs)
-    epdlogp = np.vstack(dlogps)
-    epr = np.vstack(drs)
-    discounted_epr = process_rewards(epr)
-    discounted_epr -= np.mean(discounted_epr)
-    discounted_epr /= np.std(discounted_epr)
-    epdlogp *= discounted_epr
-    grad = model.policy_backward(eph, epx, epdlogp)
+    grad, _ = compute_gradient(model, xs, hs, dlogps, drs)   # the rest of the seed's actor
+    epx, epr = np.vstack(xs), np.vstack(drs)
     info = env.state()
     env.close()
     return epx, epr, grad, info

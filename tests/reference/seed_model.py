@@ -84,21 +84,27 @@ class Model(object):
             self.weights[k] += lr * g / (np.sqrt(rmsprop_cache[k]) + 1e-5)
 
 
-def episode_gradient(model, xs, actions, rewards):
-    """The seed's RolloutWorker.compute_gradient, given the observations and actions played."""
-    hs, dlogps = [], []
-    for x, a in zip(xs, actions):
-        aprob, h = model.policy_forward(x)
-        y = 1 if a == 2 else 0
-        hs.append(h)
-        dlogps.append(y - aprob)
+def compute_gradient(model, xs, hs, dlogps, drs):
+    """The seed's RolloutWorker.compute_gradient after its rollout(): returns, standardisation,
+    modulation, backward. Also returns the y - p of every step as played."""
     epx = np.vstack(xs)
     eph = np.vstack(hs)
     epdlogp = np.vstack(dlogps)
-    epr = np.vstack(rewards)
+    epr = np.vstack(drs)
     discounted_epr = process_rewards(epr)
     discounted_epr -= np.mean(discounted_epr)
     discounted_epr /= np.std(discounted_epr)
     played = epdlogp.ravel().copy()
     epdlogp *= discounted_epr
     return model.policy_backward(eph, epx, epdlogp), played
+
+
+def episode_gradient(model, xs, actions, rewards):
+    """compute_gradient for an episode given the observations and actions played."""
+    hs, dlogps = [], []
+    for x, a in zip(xs, actions):
+        aprob, h = model.policy_forward(x)
+        y = 1 if a == 2 else 0
+        hs.append(h)
+        dlogps.append(y - aprob)
+    return compute_gradient(model, xs, hs, dlogps, rewards)
