@@ -256,7 +256,7 @@ int cmd_train(int argc, char **argv) {
                 (long long)st.iteration, (long long)st.episodes, st.running_reward,
                 crc32(0L, (const Bytef *)st.policy.w, (uInt)(st.policy.n * sizeof(double))));
     if (mpi) {
-        if (!rc) comm_mpi_report(comm, stdout);
+        if (!rc && comm_mpi_report(comm, stdout)) rc = -1;
         comm_mpi_destroy(comm);
     }
     comm_local_destroy(local);

@@ -116,6 +116,7 @@ int checkpointer_on_iteration(TrainState *s, bool final, void *ctx, char *err, s
                (c->checkpoint_secs > 0 && now_s() - ck->last_time >= c->checkpoint_secs);
     if (!due) return 0;
     double t0 = now_s();
+    train_state_settle(s);      // the cache decays the learner deferred (train.c, apply_update)
     if (checkpoint_save(c->run_dir, s, c->keep, NULL, 0, err, errlen)) return -1;
     double t1 = now_s();
     ck->save_s_total += t1 - t0;

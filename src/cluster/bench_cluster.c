@@ -5,11 +5,12 @@
 // setup (cluster_tcp_np2_comm_share: ...). Started under mpirun (any hostfile, any network),
 // it measures that one setup. Each rank plays --batch-per-rank episodes per iteration with
 // --workers threads and an untrained policy; after one warm-up iteration (it sends the whole
-// weight vector) it times --iterations more:
-//   iteration_ms   wall time of an iteration on rank 0 (weights out to update done)
+// weight vector and cache) it times --iterations more:
+//   iteration_ms   wall time of an iteration on rank 0 (counters out to update done)
 //   play_ms        the slowest rank's time playing its episodes
-//   bcast_ms       weights out of rank 0 (slowest rank)
-//   reduce_ms      gradient sum and stats into rank 0, rows mask included (slowest rank)
+//   bcast_ms       run counters out of rank 0 (slowest rank)
+//   reduce_ms      gradient sum and stats to every rank: rows mask, the ring all-reduce and
+//                  the sums' conversion to float64 (slowest rank)
 //   comm_share     (bcast + reduce) / iteration: the cost of going distributed
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +93,7 @@ static int bench_rank(const BenchArgs *a) {
         fprintf(stderr, "pongrl: %s\n", pool ? err : "cannot start the worker threads");
         return 1;
     }
-    // warm-up: the first iteration sends the whole weight vector and touches every page
+    // warm-up: the first iteration sends the weights and cache and touches every page
     if (train_run(&st, pool, comm, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); comm_mpi_abort(comm); }
     comm_mpi_reset_times(comm);
     st.cfg.iterations = 1 + a->iterations;
@@ -105,7 +106,7 @@ static int bench_rank(const BenchArgs *a) {
     double mine[4] = { t.play_s, t.bcast_s, t.reduce_s, t.wait_s }, worst[4];
     MPI_Reduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-        double k = (double)t.iterations, H = st.policy.H;
+        double k = (double)t.iterations;
         double rows = t.rows / k;
         printf("ranks: %d\n", size);
         printf("workers_per_rank: %d\n", a->workers);
@@ -116,7 +117,8 @@ static int bench_rank(const BenchArgs *a) {
         printf("bcast_ms: %.3f\n", 1e3 * worst[1] / k);
         printf("reduce_ms: %.3f\n", 1e3 * worst[2] / k);
         printf("rows_per_iteration: %.0f\n", rows);
-        printf("bytes_per_iteration: %.0f\n", (rows + 1) * H * (8 + 16) + cfg.batch_size * 32.0);
+        printf("wide_rows_per_iteration: %.0f\n", t.wide_rows / k);
+        printf("bytes_per_iteration: %.0f\n", (double)t.wire_bytes / k);
         printf("comm_share: %.2f%%\n", 100.0 * (worst[1] + worst[2]) / wall);
         fflush(stdout);
     }

@@ -48,7 +48,7 @@ Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen) {
              "(install libopenmpi-dev, then make clean all)");
     return NULL;
 }
-void comm_mpi_report(Comm *c, FILE *out) { (void)c; (void)out; }
+int comm_mpi_report(Comm *c, FILE *out) { (void)c; (void)out; return 0; }
 void comm_mpi_destroy(Comm *c) { (void)c; }
 void comm_mpi_abort(Comm *c) { (void)c; exit(1); }
 void comm_mpi_times(const Comm *c, CommTimes *t) { (void)c; memset(t, 0, sizeof(*t)); }
@@ -63,7 +63,7 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 #include <unistd.h>
 #include <zlib.h>
 
-enum { TAG_REQUEST = 101, TAG_REPLY = 102 };
+enum { TAG_REQUEST = 101, TAG_REPLY = 102, TAG_RING = 103 };
 #define HOST_MAX 256
 #define CFG_MAX 320
 #define PREFETCH 1            // indices a rank asks for beyond its idle threads: hides the round trip
@@ -75,7 +75,7 @@ typedef struct {
     int64_t iteration, episodes, agent_steps, frames;
     double running_reward, wall_s;
     int64_t stop;
-    int64_t full;             // 1: the whole weight vector follows; 0: the rows that changed
+    int64_t full;             // 1: rank 0's weights and cache follow (once per run)
 } Header;
 
 typedef struct {
@@ -98,12 +98,13 @@ typedef struct {
     // rank 0: the reply in flight to each rank
     int64_t (*replies)[3];
     MPI_Request *reply_reqs;
-    // rows of W1 whose gradient sum was non-zero on some rank in the last batch: exactly the
-    // rows RMSProp can have changed, so the next broadcast sends only those
-    uint8_t *mask;
-    bool have_mask;
-    int64_t *pack;            // reduce buffer
-    double *wpack;            // broadcast buffer
+    uint8_t *mask;            // (D + 1,) rows in the reduction; [D]: entries go as 16 bytes
+    uint16_t *urows;          // (D,) those rows in order
+    bool synced;              // the weights and cache have been sent out once
+    bool force_wide;          // PONGRL_WIRE_WIDE=1: 16-byte entries always (tests)
+    int64_t *extra, *extra_out;   // stats and digests in the reduction
+    void *segs;               // (D + 3,) Seg: a chunk's runs of contiguous entries
+    uint8_t *wire[2];         // one chunk on the wire, out and in
     // accounting
     atomic_llong played, busy_ns;
     CommTimes t;
@@ -257,11 +258,11 @@ static bool mpi_begin(Comm *c, Policy *p, bool *stop) {
     Header h = {0};
     if (c->rank == 0) {
         h = (Header){ st->iteration, st->episodes, st->agent_steps, st->frames, st->running_reward,
-                      st->wall_s, *stop, !m->have_mask };
+                      st->wall_s, *stop, !m->synced };
     }
     MPI_Request req;
     MPI_Ibcast(&h, (int)sizeof(h), MPI_BYTE, 0, MPI_COMM_WORLD, &req);
-    wait_napping(NULL, &req);       // ranks > 0 wait here while rank 0 updates and checkpoints
+    wait_napping(NULL, &req);       // ranks > 0 wait here while rank 0 logs and checkpoints
     double t1 = now_s();
     m->t.wait_s += t1 - t0;
     if (c->rank != 0) {
@@ -272,29 +273,15 @@ static bool mpi_begin(Comm *c, Policy *p, bool *stop) {
     }
     m->iteration = h.iteration;
     if (h.stop || c->size == 1) return true;
-    const size_t H = (size_t)p->H, D = (size_t)p->D;
     if (h.full) {
+        // Once per run: rank 0's weights and cache (a fresh run's are the same everywhere, a
+        // resumed one's are rank 0's checkpoint). From then on every rank applies the same
+        // update to the same batch sum, so only that sum travels.
+        if (c->rank == 0) train_state_settle(st);
         MPI_Bcast(p->w, (int)p->n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    } else {
-        // only the rows the last update touched (the others got a zero step), and W2
-        size_t len = 0;
-        for (size_t i = 0; i < D; i++) {
-            if (!m->mask[i]) continue;
-            if (c->rank == 0) memcpy(m->wpack + len, p->w + i * H, H * sizeof(double));
-            len += H;
-        }
-        if (c->rank == 0) memcpy(m->wpack + len, p->w + D * H, H * sizeof(double));
-        len += H;
-        MPI_Bcast(m->wpack, (int)len, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        if (c->rank != 0) {
-            len = 0;
-            for (size_t i = 0; i < D; i++) {
-                if (!m->mask[i]) continue;
-                memcpy(p->w + i * H, m->wpack + len, H * sizeof(double));
-                len += H;
-            }
-            memcpy(p->w + D * H, m->wpack + len, H * sizeof(double));
-        }
+        MPI_Bcast(st->cache, (int)p->n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        for (int i = 0; i < p->D; i++) st->cache_at[i] = st->iteration;
+        m->synced = true;
     }
     m->t.bcast_s += now_s() - t1;
     return true;
@@ -313,23 +300,291 @@ static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
     return &m->src;
 }
 
-// Rows i of W1 (H entries each) with a non-zero entry in the sum.
-static void mark_rows(const GradSum *sum, size_t D, size_t H, uint8_t *mask) {
-    for (size_t i = 0; i < D; i++) {
-        const int64_t *hi = sum->hi + i * H, *lo = sum->lo + i * H;
-        int64_t any = 0;
-        for (size_t j = 0; j < H; j++) any |= hi[j] | lo[j];
-        mask[i] = any != 0;
+// ----------------------------------------------------------------------------
+// The exact all-reduce of the batch sum.
+//
+// What is summed: the union of the W1 rows some rank touched (about 2,000-3,400 of 6,400),
+// W2, every episode's stats and each rank's weights digest, as exact integers: each gradient
+// entry is hi * 2^32 + lo in units of 2^-64 (gradsum.h), up to about 70 bits. A ring
+// (reduce-scatter, then all-gather; bandwidth-optimal: each rank sends 2 (N-1)/N of the data
+// whatever N) moves them in chunks, and each rank adds what it receives to its own values as
+// integers of up to 128 bits, so the result is exact and the same whatever N and whoever
+// played what.
+// On the wire an entry is its low 64 bits and a 16-bit high part (10 bytes instead of 16),
+// which holds every partial sum below 2^79 in magnitude; an iteration with a larger entry (a
+// diverging run) is sent with a 64-bit high part (PONGRL_WIRE_WIDE=1 forces that form, for
+// tests).
+//
+// The reduce-scatter reads each rank's values straight from its sum and adds them to what
+// comes in; the last step also converts its chunk to float64; the all-gather converts what
+// comes in. Every pass is a streaming loop over rows: the whole exchange costs about three
+// passes over the touched rows and 2 (N-1)/N x 10 bytes an entry on the wire.
+
+typedef __int128 i128;
+
+#define WIRE_HIGH_BITS 79      // 10-byte entries hold partial sums of magnitude below 2^79
+
+// The entries in order: the union rows' H entries each, W2's H, then `nextra` int64 values.
+typedef struct {
+    const GradSum *sum;
+    const uint16_t *rows;
+    size_t nrows, H, D, nextra;
+    const int64_t *extra;
+} Entries;
+
+static size_t entries_count(const Entries *x) { return (x->nrows + 1) * x->H + x->nextra; }
+
+// A run of entries contiguous both in a chunk (from index k) and where they live: at `off` in
+// the sum and the gradient (part of a row, or W2), or at `off` in the extra values.
+typedef struct {
+    size_t k, len, off;
+    bool extra;
+} Seg;
+
+static size_t chunk_segments(const Entries *x, size_t a, size_t b, Seg *seg) {
+    const size_t H = x->H, grid = (x->nrows + 1) * H;
+    size_t ns = 0, e = a;
+    while (e < b) {
+        if (e < grid) {
+            size_t r = e / H, j = e % H, n = H - j < b - e ? H - j : b - e;
+            size_t base = (r < x->nrows ? (size_t)x->rows[r] : x->D) * H;
+            seg[ns++] = (Seg){ e - a, n, base + j, false };
+            e += n;
+        } else {
+            seg[ns++] = (Seg){ e - a, b - e, e - grid, true };
+            e = b;
+        }
+    }
+    return ns;
+}
+
+// On the wire an entry v is v mod 2^64 (n words), then floor(v / 2^64) (n int16, or n int64
+// when wide). A rank's own value is hi * 2^32 + lo (gradsum.h): its low word is
+// (hi mod 2^32) * 2^32 + lo, whose carry goes into the high part.
+static size_t wire_bytes(size_t n, bool wide) { return n * (wide ? 16 : 10); }
+
+#define OWN_HL(hi, lo, h, l)                                                        \
+    uint64_t u_ = (uint64_t)(hi) << 32, l = u_ + (uint64_t)(lo); /* lo >= 0 */      \
+    int64_t h = ((hi) >> 32) + (l < u_)                          /* its carry */
+
+// An extra value (an int64) in wire form.
+static inline void extra_value(const Entries *x, const Seg *s, size_t t, int64_t *h, uint64_t *l) {
+    int64_t v = x->extra[s->off + t];
+    *l = (uint64_t)v;
+    *h = v >> 63;
+}
+
+static inline int64_t wire_high(const uint8_t *in, size_t n, bool wide, size_t k) {
+    if (wide) { int64_t h; memcpy(&h, in + 8 * n + 8 * k, 8); return h; }
+    int16_t h;
+    memcpy(&h, in + 8 * n + 2 * k, 2);
+    return h;
+}
+
+static inline uint64_t wire_low(const uint8_t *in, size_t k) {
+    uint64_t l;
+    memcpy(&l, in + 8 * k, 8);
+    return l;
+}
+
+// Writes entry k; returns false if it does not fit (a bug in the bound: never send it garbled).
+static inline bool wire_set(uint8_t *out, size_t n, bool wide, size_t k, int64_t h, uint64_t l) {
+    memcpy(out + 8 * k, &l, 8);
+    if (wide) { memcpy(out + 8 * n + 8 * k, &h, 8); return true; }
+    int16_t h16 = (int16_t)h;
+    memcpy(out + 8 * n + 2 * k, &h16, 2);
+    return h16 == h;
+}
+
+// v = high * 2^64 + low to float64 with one rounding (as gradsum_to_double): a hardware
+// conversion when v fits int64, which is when high is low's sign.
+static inline double to_double(int64_t high, uint64_t low) {
+    if (high == ((int64_t)low >> 63)) return (double)(int64_t)low * 0x1p-64;
+    return (double)((i128)high * ((i128)1 << 64) + (i128)low) * 0x1p-64;
+}
+
+static inline void store(const Seg *s, size_t t, int64_t h, uint64_t l, double *g, int64_t *extra_out) {
+    if (s->extra) extra_out[s->off + t] = (int64_t)l;          // small integers: v fits
+    else g[s->off + t] = to_double(h, l);
+}
+
+// The loops over a run of row entries, written so that they vectorise: own value (hi, lo) to
+// wire form (h, l), plus what came in, to_double with a scalar fix-up for the entries that do
+// not fit int64. Narrow (int16 high part) and wide (int64) variants.
+
+#define SEG_LOOPS(HT, NAME_PUT, NAME_ADD, NAME_STORE)                                              \
+    static int NAME_PUT(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,        \
+                        uint64_t *restrict L, HT *restrict Hh) {                                   \
+        int bad = 0;                                                                               \
+        for (size_t t = 0; t < len; t++) {                                                         \
+            OWN_HL(hi[t], lo[t], h, l);                                                            \
+            L[t] = l; Hh[t] = (HT)h; bad |= h != (HT)h;                                            \
+        }                                                                                          \
+        return bad;                                                                                \
+    }                                                                                              \
+    static int NAME_ADD(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,        \
+                        const uint64_t *restrict Lin, const HT *restrict Hin,                      \
+                        uint64_t *restrict L, HT *restrict Hh) {                                   \
+        int bad = 0;                                                                               \
+        for (size_t t = 0; t < len; t++) {                                                         \
+            OWN_HL(hi[t], lo[t], h, l);                                                            \
+            uint64_t l2 = l + Lin[t];                                                              \
+            int64_t h2 = h + Hin[t] + (l2 < l);                                                    \
+            L[t] = l2; Hh[t] = (HT)h2; bad |= h2 != (HT)h2;                                        \
+        }                                                                                          \
+        return bad;                                                                                \
+    }                                                                                              \
+    static void NAME_STORE(const uint64_t *restrict L, const HT *restrict Hh, size_t len,          \
+                           double *restrict g) {                                                   \
+        int big = 0;                                                                               \
+        for (size_t t = 0; t < len; t++) {                                                         \
+            g[t] = (double)(int64_t)L[t] * 0x1p-64;                                                \
+            big |= (int64_t)Hh[t] != ((int64_t)L[t] >> 63);                                        \
+        }                                                                                          \
+        for (size_t t = 0; big && t < len; t++) g[t] = to_double(Hh[t], L[t]);                     \
+    }
+
+SEG_LOOPS(int16_t, put16, add16, store16)
+SEG_LOOPS(int64_t, put64, add64, store64)
+
+// Typed views of a wire buffer of n entries.
+typedef struct { uint64_t *L; void *H; } Wire;
+static Wire wire_view(uint8_t *b, size_t n) { return (Wire){ (uint64_t *)(void *)b, b + 8 * n }; }
+
+// This rank's values of a chunk to the wire.
+static bool put_own(const Entries *x, const Seg *seg, size_t ns, size_t n, bool wide, uint8_t *out) {
+    int bad = 0;
+    Wire w = wire_view(out, n);
+    for (size_t i = 0; i < ns; i++) {
+        const Seg *s = &seg[i];
+        if (s->extra) {
+            for (size_t t = 0; t < s->len; t++) {
+                int64_t h; uint64_t l;
+                extra_value(x, s, t, &h, &l);
+                bad |= !wire_set(out, n, wide, s->k + t, h, l);
+            }
+            continue;
+        }
+        const int64_t *hi = x->sum->hi + s->off, *lo = x->sum->lo + s->off;
+        if (wide) bad |= put64(hi, lo, s->len, w.L + s->k, (int64_t *)w.H + s->k);
+        else bad |= put16(hi, lo, s->len, w.L + s->k, (int16_t *)w.H + s->k);
+    }
+    return !bad;
+}
+
+// What came in plus this rank's values, out to the wire again; on the last step of the
+// reduce-scatter the result is final and is also stored.
+static bool add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, bool wide, uint8_t *in,
+                    uint8_t *out, bool final, double *g, int64_t *extra_out) {
+    int bad = 0;
+    Wire wi = wire_view(in, n), wo = wire_view(out, n);
+    for (size_t i = 0; i < ns; i++) {
+        const Seg *s = &seg[i];
+        if (s->extra) {
+            for (size_t t = 0; t < s->len; t++) {
+                size_t k = s->k + t;
+                int64_t h; uint64_t l;
+                extra_value(x, s, t, &h, &l);
+                uint64_t l2 = l + wire_low(in, k);
+                h += wire_high(in, n, wide, k) + (l2 < l);
+                bad |= !wire_set(out, n, wide, k, h, l2);
+                if (final) store(s, t, h, l2, g, extra_out);
+            }
+            continue;
+        }
+        const int64_t *hi = x->sum->hi + s->off, *lo = x->sum->lo + s->off;
+        uint64_t *L = wo.L + s->k;
+        if (wide) {
+            int64_t *Hh = (int64_t *)wo.H + s->k;
+            bad |= add64(hi, lo, s->len, wi.L + s->k, (const int64_t *)wi.H + s->k, L, Hh);
+            if (final) store64(L, Hh, s->len, g + s->off);
+        } else {
+            int16_t *Hh = (int16_t *)wo.H + s->k;
+            bad |= add16(hi, lo, s->len, wi.L + s->k, (const int16_t *)wi.H + s->k, L, Hh);
+            if (final) store16(L, Hh, s->len, g + s->off);
+        }
+    }
+    return !bad;
+}
+
+static void store_wire(const Seg *seg, size_t ns, uint8_t *in, size_t n, bool wide, double *g,
+                       int64_t *extra_out) {
+    Wire w = wire_view(in, n);
+    for (size_t i = 0; i < ns; i++) {
+        const Seg *s = &seg[i];
+        if (s->extra) {
+            for (size_t t = 0; t < s->len; t++)
+                store(s, t, wire_high(in, n, wide, s->k + t), wire_low(in, s->k + t), g, extra_out);
+        } else if (wide) {
+            store64(w.L + s->k, (const int64_t *)w.H + s->k, s->len, g + s->off);
+        } else {
+            store16(w.L + s->k, (const int16_t *)w.H + s->k, s->len, g + s->off);
+        }
     }
 }
 
-static int mpi_end(Comm *c, GradSum *sum, EpisodeStats *stats, int count, char *err, size_t errlen) {
-    (void)err; (void)errlen;
+// Ring all-reduce of the entries; g and extra_out get the sums. 0, or -1 with a message.
+static int ring_allreduce(MpiComm *m, const Entries *x, bool wide, double *g, int64_t *extra_out,
+                          char *err, size_t errlen) {
+    const int N = m->comm.size, r = m->comm.rank;
+    const int right = (r + 1) % N, left = (r + N - 1) % N;
+    const size_t E = entries_count(x);
+#define CHUNK_A(c) (E * (size_t)(c) / (size_t)N)
+#define CHUNK_N(c) (CHUNK_A((c) + 1) - CHUNK_A(c))
+    uint8_t *sendb = m->wire[0], *recvb = m->wire[1];
+    Seg *seg = m->segs;
+    bool ok = true;
+    // reduce-scatter: after N-1 steps this rank holds the whole sum of chunk (r + 1) % N
+    int cur = r;
+    size_t ns = chunk_segments(x, CHUNK_A(cur), CHUNK_A(cur + 1), seg);
+    ok &= put_own(x, seg, ns, CHUNK_N(cur), wide, sendb);
+    for (int s = 0; s < N - 1; s++) {
+        int in = (r + N - s - 1) % N;
+        MPI_Sendrecv(sendb, (int)wire_bytes(CHUNK_N(cur), wide), MPI_BYTE, right, TAG_RING,
+                     recvb, (int)wire_bytes(CHUNK_N(in), wide), MPI_BYTE, left, TAG_RING,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        ns = chunk_segments(x, CHUNK_A(in), CHUNK_A(in + 1), seg);
+        ok &= add_own(x, seg, ns, CHUNK_N(in), wide, recvb, sendb, s == N - 2, g, extra_out);
+        cur = in;
+    }
+    // all-gather: pass the finished chunks around the ring, unchanged
+    for (int s = 0; s < N - 1; s++) {
+        int in = (cur + N - s - 1) % N, out = (cur + N - s) % N;
+        MPI_Sendrecv(sendb, (int)wire_bytes(CHUNK_N(out), wide), MPI_BYTE, right, TAG_RING,
+                     recvb, (int)wire_bytes(CHUNK_N(in), wide), MPI_BYTE, left, TAG_RING,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        ns = chunk_segments(x, CHUNK_A(in), CHUNK_A(in + 1), seg);
+        store_wire(seg, ns, recvb, CHUNK_N(in), wide, g, extra_out);
+        uint8_t *t = sendb; sendb = recvb; recvb = t;
+    }
+#undef CHUNK_A
+#undef CHUNK_N
+    m->t.wire_bytes += (int64_t)wire_bytes(E, wide);        // this rank's data; it sends 2 (N-1)/N of it
+    // every rank checks the same sums, so all of them stop together, or none
+    int bad = !ok;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (bad) {
+        snprintf(err, errlen, "internal error: a gradient sum exceeded the transport's range (2^%d)", WIRE_HIGH_BITS);
+        return -1;
+    }
+    return 0;
+}
+
+static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count, double *g,
+                   char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
     double t0 = now_s();
     m->t.play_s += t0 - m->t_source;
     m->t.iterations++;
-    if (c->size == 1) return 0;                 // the sum and the stats are all here already
+    if (c->size == 1) {                         // the sum and the stats are all here already
+        for (int r = 0; r < rows->n; r++) {
+            size_t off = (size_t)rows->list[r] * (size_t)m->st->policy.H;
+            gradsum_to_double_range(sum, g + off, off, (size_t)m->st->policy.H);
+        }
+        size_t w2 = (size_t)m->st->policy.D * (size_t)m->st->policy.H;
+        gradsum_to_double_range(sum, g + w2, w2, (size_t)m->st->policy.H);
+        return 0;
+    }
     // Every rank has played its last episode once the barrier completes; rank 0 serves the
     // stragglers' requests meanwhile (each rank's last request is answered with 0 before it
     // can enter), so no request is ever left unanswered.
@@ -339,48 +594,55 @@ static int mpi_end(Comm *c, GradSum *sum, EpisodeStats *stats, int count, char *
     double t1 = now_s();
     m->t.wait_s += t1 - t0;
 
-    // Only the union of the rows some rank touched travels: a batch of episodes sees a few
-    // thousand of the 6400 pixels (the ball's path, the paddles).
+    // which rows travel (any rank touched them), and whether 10-byte entries hold every
+    // partial sum: N values below 2^bits sum below 2^(bits + shift)
     const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D;
-    mark_rows(sum, D, H, m->mask);
-    MPI_Allreduce(MPI_IN_PLACE, m->mask, (int)D, MPI_UNSIGNED_CHAR, MPI_BOR, MPI_COMM_WORLD);
-    size_t rows = 0;
-    for (size_t i = 0; i < D; i++) rows += m->mask[i];
-    m->t.rows += (int64_t)rows;
-    const size_t half = (rows + 1) * H;       // hi (or lo) of the rows, then W2
-    int64_t *buf = m->pack;
-    size_t len = 0;
-    for (int part = 0; part < 2; part++) {
-        const int64_t *src = part ? sum->lo : sum->hi;
-        for (size_t i = 0; i < D; i++)
-            if (m->mask[i]) { memcpy(buf + len, src + i * H, H * sizeof(int64_t)); len += H; }
-        memcpy(buf + len, src + D * H, H * sizeof(int64_t));
-        len += H;
+    int shift = 0;
+    while ((1 << shift) < c->size) shift++;
+    int w2bits = 0;
+    for (size_t j = 0; j < H; j++) {
+        i128 v = (i128)sum->hi[D * H + j] * ((i128)1 << 32) + sum->lo[D * H + j];
+        if (v < 0) v = -v;
+        int b = 0;
+        while (b < 127 && (v >> b)) b++;
+        w2bits = b > w2bits ? b : w2bits;
     }
-    // each episode's stats are non-zero on the one rank that played it, so a sum gathers them
+    memset(m->mask, 0, D + 1);
+    for (int r = 0; r < rows->n; r++) {
+        size_t i = rows->list[r];
+        m->mask[i] = 1;
+        if (rows->bits[i] + shift > WIRE_HIGH_BITS) m->mask[D] = 1;
+    }
+    if (w2bits + shift > WIRE_HIGH_BITS) m->mask[D] = 1;
+    MPI_Allreduce(MPI_IN_PLACE, m->mask, (int)D + 1, MPI_UNSIGNED_CHAR, MPI_BOR, MPI_COMM_WORLD);
+    size_t n_rows = 0;
+    for (size_t i = 0; i < D; i++)
+        if (m->mask[i]) { m->urows[n_rows++] = (uint16_t)i; rowset_add(rows, (int)i); }
+    // each episode's stats are non-zero on the one rank that played it, so a sum gathers
+    // them; each rank's weights digest goes in its own slot
+    int64_t *extra = m->extra;
+    size_t nextra = 4 * (size_t)count + (size_t)c->size;
     for (int e = 0; e < count; e++) {
-        int64_t *x = buf + 2 * half + 4 * (size_t)e;
-        x[0] = stats[e].reward_sum; x[1] = stats[e].steps; x[2] = stats[e].frames; x[3] = stats[e].truncated;
+        extra[4 * e] = stats[e].reward_sum; extra[4 * e + 1] = stats[e].steps;
+        extra[4 * e + 2] = stats[e].frames; extra[4 * e + 3] = stats[e].truncated;
     }
-    len = 2 * half + 4 * (size_t)count;
-    // int64 sums are exact, so the result does not depend on the reduction tree
-    if (c->rank == 0) MPI_Reduce(MPI_IN_PLACE, buf, (int)len, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    else MPI_Reduce(buf, NULL, (int)len, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (c->rank == 0) {
-        len = 0;
-        for (int part = 0; part < 2; part++) {
-            int64_t *dst = part ? sum->lo : sum->hi;
-            for (size_t i = 0; i < D; i++)
-                if (m->mask[i]) { memcpy(dst + i * H, buf + len, H * sizeof(int64_t)); len += H; }
-            memcpy(dst + D * H, buf + len, H * sizeof(int64_t));
-            len += H;
+    memset(extra + 4 * count, 0, (size_t)c->size * sizeof(int64_t));
+    extra[4 * count + c->rank] = (int64_t)m->st->digest;
+    Entries x = { sum, m->urows, n_rows, H, D, nextra, extra };
+    m->t.rows += (int64_t)n_rows;
+    if (m->force_wide) m->mask[D] = 1;
+    m->t.wide_rows += m->mask[D] ? (int64_t)n_rows : 0;
+    int64_t *out = m->extra_out;
+    if (ring_allreduce(m, &x, m->mask[D] != 0, g, out, err, errlen)) return -1;
+    for (int e = 0; e < count; e++)
+        stats[e] = (EpisodeStats){ (int)out[4 * e], (int)out[4 * e + 1], out[4 * e + 2], out[4 * e + 3] != 0 };
+    for (int r = 1; r < c->size; r++)
+        if (out[4 * count + r] != out[4 * count]) {
+            snprintf(err, errlen, "the weights of rank %d differ from rank 0's after iteration %lld: its update"
+                     " was not the same computation (a different build, CPU or math library?); stopping",
+                     r, (long long)m->iteration);
+            return -1;
         }
-        for (int e = 0; e < count; e++) {
-            const int64_t *x = buf + 2 * half + 4 * (size_t)e;
-            stats[e] = (EpisodeStats){ (int)x[0], (int)x[1], x[2], x[3] != 0 };
-        }
-    }
-    m->have_mask = true;
     m->t.reduce_s += now_s() - t1;
     return 0;
 }
@@ -499,6 +761,8 @@ Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen) {
     snprintf(m->host, sizeof(m->host), "%s", name);
     m->st = st;
     m->threads = threads;
+    const char *wide = getenv("PONGRL_WIRE_WIDE");
+    m->force_wide = wide && !strcmp(wide, "1");
     if (check_identity(m, err, errlen)) {
         MPI_Finalize();
         free(m);
@@ -513,17 +777,24 @@ Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen) {
     m->queue = calloc((size_t)m->qcap, sizeof(int64_t));
     m->replies = calloc((size_t)m->comm.size, sizeof(*m->replies));
     m->reply_reqs = malloc((size_t)m->comm.size * sizeof(MPI_Request));
-    m->mask = calloc(D, 1);
-    m->pack = malloc((2 * st->policy.n + 4 * (size_t)st->cfg.batch_size) * sizeof(int64_t));
-    m->wpack = malloc(st->policy.n * sizeof(double));
-    (void)H;
-    if (!m->queue || !m->replies || !m->reply_reqs || !m->mask || !m->pack || !m->wpack) {
+    m->mask = calloc(D + 1, 1);
+    m->urows = calloc(D, sizeof(uint16_t));
+    const size_t nextra = 4 * (size_t)st->cfg.batch_size + (size_t)m->comm.size;
+    m->extra = calloc(nextra, sizeof(int64_t));
+    m->extra_out = calloc(nextra, sizeof(int64_t));
+    // the largest chunk: all entries over the ranks, rounded up
+    const size_t chunk = ((D + 1) * H + nextra) / (size_t)m->comm.size + 1;
+    m->segs = calloc(D + 3, sizeof(Seg));
+    m->wire[0] = malloc(chunk * 16);
+    m->wire[1] = malloc(chunk * 16);
+    if (!m->queue || !m->replies || !m->reply_reqs || !m->mask || !m->urows || !m->extra || !m->extra_out ||
+        !m->segs || !m->wire[0] || !m->wire[1]) {
         snprintf(err, errlen, "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     // touch the buffers now: their page faults would otherwise land in the first iterations
-    memset(m->pack, 0, (2 * st->policy.n + 4 * (size_t)st->cfg.batch_size) * sizeof(int64_t));
-    memset(m->wpack, 0, st->policy.n * sizeof(double));
+    memset(m->wire[0], 0, chunk * 16);
+    memset(m->wire[1], 0, chunk * 16);
     for (int r = 0; r < m->comm.size; r++) m->reply_reqs[r] = MPI_REQUEST_NULL;
     m->reply_req = MPI_REQUEST_NULL;
     pthread_mutex_init(&m->mu, NULL);
@@ -548,23 +819,34 @@ void comm_mpi_reset_times(Comm *c) {
 typedef struct {
     int64_t threads, episodes;
     double busy_s, comm_s, wait_s;
+    uint32_t weights_crc;
     char host[HOST_MAX];
 } Share;
 
-void comm_mpi_report(Comm *c, FILE *out) {
+int comm_mpi_report(Comm *c, FILE *out) {
     MpiComm *m = (MpiComm *)c;
     CommTimes t;
     comm_mpi_times(c, &t);
-    Share me = { m->threads, t.episodes, t.busy_s, t.bcast_s + t.reduce_s, t.wait_s, "" };
+    const Policy *p = &m->st->policy;
+    Share me = { m->threads, t.episodes, t.busy_s, t.bcast_s + t.reduce_s, t.wait_s,
+                 (uint32_t)crc32(0L, (const Bytef *)p->w, (uInt)(p->n * sizeof(double))), "" };
     snprintf(me.host, sizeof(me.host), "%s", m->host);
-    Share *all = c->rank == 0 ? calloc((size_t)c->size, sizeof(Share)) : NULL;
-    if (c->rank == 0 && !all) MPI_Abort(MPI_COMM_WORLD, 1);
-    MPI_Gather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (c->rank != 0) return;
+    Share *all = calloc((size_t)c->size, sizeof(Share));
+    if (!all) MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
+    // every rank updated its own copy of the weights; they must have stayed the same bits
+    int differ = -1;
+    for (int r = 1; r < c->size && differ < 0; r++)
+        if (all[r].weights_crc != all[0].weights_crc) differ = r;
+    if (c->rank != 0) { free(all); return differ < 0 ? 0 : -1; }
+    if (differ >= 0)
+        fprintf(stderr, "pongrl: rank %d on %s ended with other weights than rank 0 (crc32 %08lx, rank 0: %08lx):"
+                " its update was not the same computation (a different CPU or math library?)\n", differ,
+                all[differ].host, (unsigned long)all[differ].weights_crc, (unsigned long)all[0].weights_crc);
     int64_t total = 0, threads = 0;
     for (int r = 0; r < c->size; r++) { total += all[r].episodes; threads += all[r].threads; }
     fprintf(out, "cluster: %d ranks, %lld worker threads; each rank's share (busy: thread-seconds in episodes;"
-            " comm: weights out + gradients in; wait: idle for slower ranks)\n", c->size, (long long)threads);
+            " comm: counters out, gradient sums exchanged; wait: idle for slower ranks)\n", c->size, (long long)threads);
     fprintf(out, "  %4s  %-20s %7s %9s %6s %9s %8s %8s\n", "rank", "host", "threads", "episodes", "share",
             "busy_s", "comm_s", "wait_s");
     for (int r = 0; r < c->size; r++)
@@ -573,6 +855,7 @@ void comm_mpi_report(Comm *c, FILE *out) {
                 total ? 100.0 * all[r].episodes / total : 0.0, all[r].busy_s, all[r].comm_s, all[r].wait_s);
     fflush(out);
     free(all);
+    return differ < 0 ? 0 : -1;
 }
 
 void comm_mpi_abort(Comm *c) {
@@ -590,7 +873,8 @@ void comm_mpi_destroy(Comm *c) {
     MPI_Finalize();
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
-    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->mask); free(m->pack); free(m->wpack);
+    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->mask); free(m->urows);
+    free(m->extra); free(m->extra_out); free(m->segs); free(m->wire[0]); free(m->wire[1]);
     free(m);
 }
 

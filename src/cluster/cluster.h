@@ -1,10 +1,14 @@
 // cluster.h: the MPI transport. `mpirun -np N pongrl train ...` runs one process per rank;
-// rank 0 is the learner (updates, logs, metrics, checkpoints) and every rank, rank 0
-// included, plays episodes with its own worker threads. Per iteration:
-//   weights + run counters: rank 0 -> all (only the rows that changed since the last one)
+// rank 0 is the learner (decides when to stop, logs, metrics, checkpoints) and every rank,
+// rank 0 included, plays episodes with its own worker threads. Per iteration:
+//   run counters + stop flag: rank 0 -> all (and, once per run, its weights and cache)
 //   episode indices: handed out by rank 0's main thread, a few at a time, as ranks free up
-//   gradient sum + per-episode stats: all -> rank 0 (exact integer sums, order-free)
-// so the weights are bit-identical to one process with the same seed, whatever N.
+//   gradient sum + per-episode stats: all -> all (MPI_Allreduce of exact integer sums over
+//     the rows some rank touched; order-free)
+//   RMSProp: every rank applies the same update to its own copy of the weights
+// so the weights are bit-identical to one process with the same seed, whatever N. The seed's
+// ray.put of the new weights becomes a reduction of the sum to every rank: one message of the
+// size of the touched rows instead of a reduce and a broadcast.
 //
 // MPI is touched only from the main thread (MPI_THREAD_FUNNELED), and only when the process
 // was started by a launcher (mpirun, mpiexec, srun): a plain run starts no MPI at all.
@@ -33,8 +37,10 @@ int cluster_launch_local_size(void);
 Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen);
 
 // Gather every rank's share (episodes played, busy thread-time, time in communication) and
-// print the table on rank 0 to out. Collective: every rank calls it.
-void comm_mpi_report(Comm *c, FILE *out);
+// print the table on rank 0 to out; check that every rank ended with the same weights.
+// Collective: every rank calls it. 0, or -1 on every rank when the weights differ (rank 0
+// says which rank on stderr).
+int comm_mpi_report(Comm *c, FILE *out);
 
 // After a failure on this rank: end the whole job at once (MPI_Abort), as the others would
 // wait for this rank forever.
@@ -46,13 +52,17 @@ void comm_mpi_destroy(Comm *c);
 // Time spent per phase on this rank since the Comm was made (seconds), for benchmarks.
 typedef struct {
     int64_t iterations, episodes;
-    double bcast_s;      // begin(): weights out of rank 0 (its wait for rank 0 is in wait_s)
+    double bcast_s;      // begin(): counters (once: weights and cache) out of rank 0 (its wait
+                         // for rank 0 is in wait_s)
     double play_s;       // from source() to end(): this rank's workers playing
     double wait_s;       // waiting for the other ranks: to finish their episodes (end()), and
-                         // for rank 0 to update the weights (begin(), ranks > 0)
-    double reduce_s;     // end(): the gradient sum and stats into rank 0
+                         // for rank 0 to log and checkpoint (begin(), ranks > 0)
+    double reduce_s;     // end(): the gradient sum and stats to every rank (rows mask, the ring
+                         // all-reduce, the conversion of the sums to float64)
     double busy_s;       // thread-seconds spent in episodes
     int64_t rows;        // W1 rows (of 6400) in the gradient reductions, summed over iterations
+    int64_t wide_rows;   // of which sent as 16 bytes an entry (10 normally)
+    int64_t wire_bytes;  // bytes a rank's data takes on the wire, summed over iterations
 } CommTimes;
 void comm_mpi_times(const Comm *c, CommTimes *t);
 void comm_mpi_reset_times(Comm *c);

@@ -51,4 +51,10 @@ void policy_backward_step(const Policy *p, SparseX x, const double *h, double dl
 // (gradient ascent on the raw batch sum; the cache starts at zero).
 void rmsprop_update(double *w, double *cache, const double *g, size_t n, double lr, double decay);
 
+// The same update with g = 0, applied `times` times: what rmsprop_update does to entries whose
+// gradient is zero (the cache decays; w + 0 leaves w's bits alone, as w is never -0.0). A W1 row no episode of a batch touched has a
+// zero gradient, so the learner may defer those steps and apply them together when the row is
+// touched again (or before the cache is saved): the bits are those of the dense update.
+void rmsprop_decay(double *cache, size_t n, int64_t times, double decay);
+
 #endif

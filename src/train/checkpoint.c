@@ -136,6 +136,10 @@ static int write_all(int fd, const uint8_t *b, size_t n) {
 
 int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char *err, size_t errlen) {
     if (strlen(path) + 8 > CKPT_PATH_MAX) { snprintf(err, errlen, "cannot write checkpoint: path too long"); return -1; }
+    if (!train_state_settled(s)) {      // a caller's bug: the deferred cache decays would be lost
+        snprintf(err, errlen, "cannot write checkpoint %s: the RMSProp cache is not settled (train_state_settle)", path);
+        return -1;
+    }
     size_t len;
     uint8_t *buf = serialize(s, flags, &len);
     if (!buf) { snprintf(err, errlen, "cannot write checkpoint %s: out of memory", path); return -1; }

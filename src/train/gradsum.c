@@ -50,9 +50,28 @@ void gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t le
     for (size_t k = 0; k < len; k++) { hi[k] += shi[k]; lo[k] += slo[k]; }
 }
 
-void gradsum_to_double(const GradSum *s, double *out) {
-    for (size_t k = 0; k < s->n; k++) {
-        __int128 v = (__int128)s->hi[k] * ((__int128)1 << 32) + s->lo[k];
-        out[k] = (double)v * 0x1p-64;
+static int bitlen(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
+
+int gradsum_merge_range_bits(GradSum *dst, const GradSum *src, size_t off, size_t len) {
+    int64_t *restrict hi = dst->hi + off, *restrict lo = dst->lo + off;
+    const int64_t *restrict shi = src->hi + off, *restrict slo = src->lo + off;
+    int64_t hmin = 0, hmax = 0, lmax = 0;
+    for (size_t k = 0; k < len; k++) {
+        int64_t h = hi[k] + shi[k], l = lo[k] + slo[k];
+        hi[k] = h; lo[k] = l;
+        hmin = h < hmin ? h : hmin;
+        hmax = h > hmax ? h : hmax;
+        lmax = l > lmax ? l : lmax;                  // lo >= 0
     }
+    // |hi * 2^32 + lo| <= max|hi| * 2^32 + max lo < 2^(bits(max|hi|) + 32) + 2^bits(max lo)
+    uint64_t hm = (uint64_t)hmax > -(uint64_t)hmin ? (uint64_t)hmax : -(uint64_t)hmin;
+    int a = bitlen(hm) + 32, b = bitlen((uint64_t)lmax);
+    return (a > b ? a : b) + 1;
+}
+
+void gradsum_to_double(const GradSum *s, double *out) { gradsum_to_double_range(s, out, 0, s->n); }
+
+void gradsum_to_double_range(const GradSum *s, double *out, size_t off, size_t len) {
+    const int64_t *hi = s->hi + off, *lo = s->lo + off;
+    for (size_t k = 0; k < len; k++) out[k] = gradsum_value(hi[k], lo[k]);
 }

@@ -28,6 +28,16 @@ void gradsum_zero_range(GradSum *s, size_t off, size_t len);
 int gradsum_add(GradSum *s, const double *g, size_t off, size_t len);
 void gradsum_merge(GradSum *dst, const GradSum *src); // dst += src, exactly
 void gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len);
+// The same, returning B such that every entry of dst's range is now below 2^B in magnitude in
+// units of 2^-64 (|hi * 2^32 + lo| < 2^B): a bound for a transport that packs small sums.
+int gradsum_merge_range_bits(GradSum *dst, const GradSum *src, size_t off, size_t len);
+// The value hi * 2^-32 + lo * 2^-64 rounded to the nearest double (one rounding).
+static inline double gradsum_value(int64_t hi, int64_t lo) {
+    __int128 v = (__int128)hi * ((__int128)1 << 32) + lo;
+    int64_t v64 = (int64_t)v;                              // most values fit: a hardware conversion
+    return (v64 == v ? (double)v64 : (double)v) * 0x1p-64;
+}
 void gradsum_to_double(const GradSum *s, double *out);
+void gradsum_to_double_range(const GradSum *s, double *out, size_t off, size_t len);   // out[0..len)
 
 #endif

@@ -140,16 +140,25 @@ static void thread_acc_clear(Thread *t, const Policy *p) {
     gradsum_zero_range(&t->acc, (size_t)p->D * p->H, (size_t)p->H);
 }
 
-static void thread_acc_merge_into(const Thread *t, const Policy *p, GradSum *sum) {
-    for (int r = 0; r < t->n_used; r++)
-        gradsum_merge_range(sum, &t->acc, (size_t)t->used_rows[r] * p->H, (size_t)p->H);
+static void thread_acc_merge_into(const Thread *t, const Policy *p, GradSum *sum, RowSet *rows) {
+    for (int r = 0; r < t->n_used; r++) {
+        const int row = t->used_rows[r];
+        // the row's final sum is the last of its partial sums here: the largest bound holds
+        int bits = gradsum_merge_range_bits(sum, &t->acc, (size_t)row * p->H, (size_t)p->H);
+        rowset_add(rows, row);
+        if (bits > rows->bits[row]) rows->bits[row] = (uint8_t)bits;
+    }
     gradsum_merge_range(sum, &t->acc, (size_t)p->D * p->H, (size_t)p->H);
 }
 
 int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,
-              int64_t first, int count, EpisodeStats *stats, GradSum *sum, char *err, size_t errlen) {
+              int64_t first, int count, EpisodeStats *stats, GradSum *sum, RowSet *rows,
+              char *err, size_t errlen) {
     (void)count;
     for (int i = 0; i < pool->n; i++) { thread_acc_clear(&pool->th[i], p); pool->th[i].error = 0; }
+    for (int r = 0; r < rows->n; r++) gradsum_zero_range(sum, (size_t)rows->list[r] * p->H, (size_t)p->H);
+    gradsum_zero_range(sum, (size_t)p->D * p->H, (size_t)p->H);
+    rowset_clear(rows);
     pthread_mutex_lock(&pool->mu);
     pool->p = p; pool->run_seed = run_seed; pool->gamma = gamma;
     pool->src = src; pool->first = first; pool->stats = stats;
@@ -173,7 +182,6 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
         }
     }
     pthread_mutex_unlock(&pool->mu);
-    gradsum_zero(sum);
     for (int i = 0; i < pool->n; i++) {
         Thread *t = &pool->th[i];
         if (t->error) {
@@ -182,7 +190,7 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
                      "gradient entry not finite or beyond 2^31 (training diverged; try a smaller --lr)");
             return -1;
         }
-        thread_acc_merge_into(t, p, sum);
+        thread_acc_merge_into(t, p, sum, rows);
     }
     return 0;
 }

@@ -48,7 +48,52 @@ int train_state_init(TrainState *s, const TrainConfig *cfg) {
 void train_state_free(TrainState *s) {
     policy_free(&s->policy);
     free(s->cache);
+    free(s->cache_at);
     s->cache = NULL;
+    s->cache_at = NULL;
+}
+
+void train_state_settle(TrainState *s) {
+    if (!s->cache_at) return;
+    const size_t H = (size_t)s->policy.H;
+    for (int i = 0; i < s->policy.D; i++) {
+        if (s->cache_at[i] == s->iteration) continue;
+        rmsprop_decay(s->cache + i * H, H, s->iteration - s->cache_at[i], s->cfg.decay);
+        s->cache_at[i] = s->iteration;
+    }
+}
+
+int train_state_defer(TrainState *s) {
+    if (s->cache_at) return 0;
+    if (!(s->cache_at = malloc(sizeof(int64_t) * (size_t)s->policy.D))) return -1;
+    for (int i = 0; i < s->policy.D; i++) s->cache_at[i] = s->iteration;     // settled
+    return 0;
+}
+
+bool train_state_settled(const TrainState *s) {
+    for (int i = 0; s->cache_at && i < s->policy.D; i++)
+        if (s->cache_at[i] != s->iteration) return false;
+    return true;
+}
+
+int rowset_alloc(RowSet *r, int D) {
+    r->n = 0;
+    r->list = calloc((size_t)D, sizeof(uint16_t));
+    r->in = calloc((size_t)D, 1);
+    r->bits = calloc((size_t)D, 1);
+    if (D > 65536 || !r->list || !r->in || !r->bits) { rowset_free(r); return -1; }
+    return 0;
+}
+
+void rowset_free(RowSet *r) {
+    free(r->list); free(r->in); free(r->bits);
+    r->list = NULL; r->in = NULL; r->bits = NULL;
+    r->n = 0;
+}
+
+void rowset_clear(RowSet *r) {
+    for (int k = 0; k < r->n; k++) r->in[r->list[k]] = r->bits[r->list[k]] = 0;
+    r->n = 0;
 }
 
 uint64_t episode_env_seed(uint64_t run_seed, int64_t k) { return rng_key(run_seed, 1, (uint64_t)k, 0x656e76); }
@@ -68,6 +113,7 @@ typedef struct {
     EpisodeSource src;
     atomic_llong next;
     int64_t end;
+    size_t D, H;              // the policy's shape, from begin()
 } LocalSource;
 
 static int64_t local_next(EpisodeSource *src) {
@@ -76,7 +122,13 @@ static int64_t local_next(EpisodeSource *src) {
     return k < ls->end ? k : -1;
 }
 
-static bool local_begin(Comm *c, Policy *p, bool *stop) { (void)c; (void)p; (void)stop; return true; }
+static bool local_begin(Comm *c, Policy *p, bool *stop) {
+    (void)stop;
+    LocalSource *ls = c->ctx;
+    ls->D = (size_t)p->D;
+    ls->H = (size_t)p->H;
+    return true;
+}
 
 static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
     LocalSource *ls = c->ctx;
@@ -86,8 +138,16 @@ static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
     return &ls->src;
 }
 
-static int local_end(Comm *c, GradSum *sum, EpisodeStats *stats, int count, char *err, size_t errlen) {
-    (void)c; (void)sum; (void)stats; (void)count; (void)err; (void)errlen;
+static int local_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count, double *g,
+                     char *err, size_t errlen) {
+    (void)stats; (void)count; (void)err; (void)errlen;
+    const LocalSource *ls = c->ctx;
+    const size_t H = ls->H;
+    for (int r = 0; r < rows->n; r++) {
+        size_t off = (size_t)rows->list[r] * H;
+        gradsum_to_double_range(sum, g + off, off, H);
+    }
+    gradsum_to_double_range(sum, g + ls->D * H, ls->D * H, H);
     return 0;
 }
 
@@ -183,14 +243,54 @@ static void account_batch(TrainState *s, const EpisodeStats *stats, int count, B
     b->mean_len = lsum / count;
 }
 
+// The seed's RMSProp step on the batch sum. A W1 row no episode touched has a zero gradient:
+// its weights stay as they are and its cache only decays, so those steps are deferred
+// (cache_at) and the update costs the touched rows (a few thousand of 6400) and W2, not a
+// pass over the whole 20 MB of weights and cache. The bits are those of the dense update.
+// A sum of hashes of (position, bits): the same whatever the order the rows come in.
+static uint64_t digest_range(const double *w, size_t off, size_t len) {
+    uint64_t d = 0;
+    for (size_t k = 0; k < len; k++) {
+        uint64_t x;
+        memcpy(&x, &w[off + k], sizeof(x));
+        x ^= (off + k) * 0x9e3779b97f4a7c15ull;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        d += x ^ (x >> 31);
+    }
+    return d;
+}
+
+void train_apply_update(TrainState *s, const double *g, const RowSet *rows) {
+    Policy *p = &s->policy;
+    const size_t H = (size_t)p->H;
+    const double lr = s->cfg.lr, decay = s->cfg.decay;
+    uint64_t d = 0;
+    for (int r = 0; r < rows->n; r++) {
+        const int i = rows->list[r];
+        const size_t off = (size_t)i * H;
+        rmsprop_decay(s->cache + off, H, s->iteration - s->cache_at[i], decay);
+        rmsprop_update(p->w + off, s->cache + off, g + off, H, lr, decay);
+        s->cache_at[i] = s->iteration + 1;
+        d += digest_range(p->w, off, H);
+    }
+    const size_t w2 = (size_t)p->D * H;
+    rmsprop_update(p->w + w2, s->cache + w2, g + w2, H, lr, decay);
+    s->digest += d + digest_range(p->w, w2, H);
+}
+
 int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
     const int B = s->cfg.batch_size;
     const bool learner = comm->rank == 0;
     EpisodeStats *stats = calloc((size_t)B, sizeof(EpisodeStats));
-    double *g = calloc(s->policy.n, sizeof(double));
+    double *g = big_calloc(s->policy.n, sizeof(double));   // the batch gradient, touched rows only
     GradSum sum = {0};
+    RowSet rows = {0};
     int rc = -1;
-    if (!stats || !g || gradsum_alloc(&sum, s->policy.n)) { snprintf(err, errlen, "out of memory"); goto out; }
+    if (!stats || !g || train_state_defer(s) || gradsum_alloc(&sum, s->policy.n) || rowset_alloc(&rows, s->policy.D)) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
     double session_t0 = now_s();
     int64_t session_it0 = s->iteration;
     for (;;) {
@@ -201,14 +301,12 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
         int64_t first = s->episodes;
         memset(stats, 0, sizeof(EpisodeStats) * (size_t)B);
         EpisodeSource *src = comm->source(comm, first, B);
-        if (pool_play(pool, &s->policy, s->cfg.seed, s->cfg.gamma, src, first, B, stats, &sum, err, errlen)) goto out;
-        if (comm->end(comm, &sum, stats, B, err, errlen)) goto out;
+        if (pool_play(pool, &s->policy, s->cfg.seed, s->cfg.gamma, src, first, B, stats, &sum, &rows, err, errlen))
+            goto out;
+        if (comm->end(comm, &sum, &rows, stats, B, g, err, errlen)) goto out;
         BatchSummary b;
         account_batch(s, stats, B, &b);
-        if (learner) {
-            gradsum_to_double(&sum, g);
-            rmsprop_update(s->policy.w, s->cache, g, s->policy.n, s->cfg.lr, s->cfg.decay);
-        }
+        train_apply_update(s, g, &rows);
         s->iteration++;
         b.secs = now_s() - t0;
         s->wall_s += b.secs;
@@ -225,5 +323,6 @@ out:
     free(stats);
     free(g);
     gradsum_free(&sum);
+    rowset_free(&rows);
     return rc;
 }

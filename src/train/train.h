@@ -44,10 +44,31 @@ void train_config_default(TrainConfig *c);
 // The CPUs this process may run on (its affinity mask: taskset, cgroups, mpirun's binding).
 int train_cores_available(void);
 
+// A set of W1 rows (input pixels of the 80x80 grid): a mask and the list of its members.
+typedef struct {
+    int n;
+    uint16_t *list;           // (D,) the members, in the order they were added
+    uint8_t *in;              // (D,) 1 for a member
+    uint8_t *bits;            // (D,) for the members pool_play added: the sum's entries in that
+                              // row are below 2^bits in magnitude, in units of 2^-64 (gradsum.h)
+} RowSet;
+int rowset_alloc(RowSet *r, int D);                   // 0 or -1 (out of memory); empty
+void rowset_free(RowSet *r);
+static inline void rowset_add(RowSet *r, int row) {
+    if (!r->in[row]) { r->in[row] = 1; r->list[r->n++] = (uint16_t)row; }
+}
+void rowset_clear(RowSet *r);
+
 typedef struct TrainState {
     TrainConfig cfg;
     Policy policy;
     double *cache;            // (n,) RMSProp cache, starts at zero
+    // NULL, or (D,): row i of W1's cache has had the updates up to iteration cache_at[i]; the
+    // later ones, of a zero gradient, are owed (rmsprop_decay) until train_state_settle().
+    int64_t *cache_at;
+    // Order-free digest of every weight train_apply_update wrote since this state was made or
+    // loaded: ranks that update their own copies compare it every iteration.
+    uint64_t digest;
     int64_t iteration;        // updates done
     int64_t episodes;         // episodes done (= iteration * batch_size)
     int64_t agent_steps, frames;
@@ -63,6 +84,16 @@ typedef struct TrainState {
 // A fresh run: weights from the seed, cache zero, counters zero. 0 or -1 (out of memory).
 int train_state_init(TrainState *s, const TrainConfig *cfg);
 void train_state_free(TrainState *s);
+// Apply the owed cache decays, so that s->cache is what the dense update would hold (before a
+// checkpoint is written; checkpoint_write refuses an unsettled state).
+void train_state_settle(TrainState *s);
+bool train_state_settled(const TrainState *s);
+// Start deferring (allocates cache_at; train_run does it). 0 or -1 (out of memory).
+int train_state_defer(TrainState *s);
+// The seed's RMSProp step for the batch gradient g (n,), which is zero outside the W1 rows in
+// `rows` and W2: those rows and W2 are updated, the other rows' cache decays are deferred.
+// Needs train_state_defer(). The caller then counts the iteration (s->iteration++).
+void train_apply_update(TrainState *s, const double *g, const RowSet *rows);
 
 // The random streams of episode k (global index) of a run.
 uint64_t episode_env_seed(uint64_t run_seed, int64_t k);
@@ -84,19 +115,27 @@ Pool *pool_create(int threads, const char *env_id, const Policy *shape);  // NUL
 void pool_destroy(Pool *pool);
 // Play the episodes handed out by src with policy p (read-only meanwhile). Per-episode stats
 // go to stats[k - first] (the caller zeroes stats; it holds `count` entries), and the sum of
-// the gradients to sum (zeroed here). Returns 0, or -1 with a message in err.
+// the gradients to sum, whose W1 rows are non-zero only in `rows`: on entry, rows names every
+// non-zero row of sum (they are cleared, with W2); on return, the rows the episodes touched.
+// Returns 0, or -1 with a message in err.
 int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,
-              int64_t first, int count, EpisodeStats *stats, GradSum *sum, char *err, size_t errlen);
+              int64_t first, int count, EpisodeStats *stats, GradSum *sum, RowSet *rows,
+              char *err, size_t errlen);
 
 // ----------------------------------------------------------------------------
 // How a process takes part in an iteration. A single process uses comm_local_create();
 // the MPI transport (src/cluster/) supplies the same shape for ranks across machines.
 typedef struct Comm {
     int rank, size;
-    // rank 0: the learner (updates, logs, checkpoints)
-    bool (*begin)(struct Comm *c, Policy *p, bool *stop);      // weights and stop flag out
+    // Rank 0 is the learner (it decides when to stop, logs, checkpoints); every rank holds the
+    // weights and the RMSProp cache and applies the same update to the same batch sum.
+    bool (*begin)(struct Comm *c, Policy *p, bool *stop);      // counters and stop flag out
     EpisodeSource *(*source)(struct Comm *c, int64_t first, int count);
-    int (*end)(struct Comm *c, GradSum *sum, EpisodeStats *stats, int count, char *err, size_t errlen);
+    // In: this process's exact sum (its non-zero W1 rows in `rows`) and stats. Out, on every
+    // rank: the batch's gradient, converted to float64 once, in g (n,) on the rows then in
+    // `rows` and on W2 (no other entry is written), and every episode's stats.
+    int (*end)(struct Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
+               double *g, char *err, size_t errlen);
     void *ctx;
 } Comm;
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Same seed, same bits across machines: 2 and 3 MPI ranks over TCP on loopback must end with
-# the same weights crc32 as one process started without mpirun.
+# the same weights crc32 as one process started without mpirun, and so must a run resumed
+# under mpirun from a single process's checkpoint (rank 0 sends its weights and cache once;
+# then every rank updates its own copy, and the run checks at the end that they agree).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${PONGRL_BIN:-$PWD/build/pongrl}
 command -v mpirun >/dev/null || { echo "skip: mpirun not installed (apt-get install openmpi-bin)"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 TCP=(--oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
-ARGS=(--iterations 3 --batch-size 5 --workers 1 --seed 7)
+ARGS=(--iterations 6 --batch-size 5 --workers 1 --seed 7)
 tmp=$(mktemp -d /tmp/pongrl-mpi-XXXXXX); trap 'rm -rf "$tmp"' EXIT
 
 crc() { grep -o 'weights crc32 [0-9a-f]*' <<<"$1" | awk '{print $3}'; }
@@ -27,11 +29,27 @@ for np in 2 3; do
     [ "$rows" -eq "$np" ] || { echo "$out"; echo "FAIL: expected $np ranks with episodes in the share table, got $rows"; exit 1; }
     # only rank 0 logs: one line per batch
     n=$(grep -c '^Batch ' <<<"$out")
-    [ "$n" -eq 3 ] || { echo "$out"; echo "FAIL: expected 3 batch lines (rank 0 only), got $n"; exit 1; }
+    [ "$n" -eq 6 ] || { echo "$out"; echo "FAIL: expected 6 batch lines (rank 0 only), got $n"; exit 1; }
 done
 # ranks x threads: 2 ranks with 2 threads each
 out=$(timeout 60 mpirun -np 2 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --workers 2 --run-dir "$tmp/r22" 2>&1)
 got=$(crc "$out")
 echo "2 ranks x 2 threads: weights crc32 ${got:-none}"
 [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 2 ranks x 2 threads differ"; exit 1; }
-echo "PASS: 1 process, 2 and 3 ranks, 2x2 give weights crc32 $ref"
+# 1 rank under mpirun; and 3 ranks with every entry sent in the 16-byte form that a diverging
+# run falls back to (PONGRL_WIRE_WIDE=1)
+out=$(timeout 60 mpirun -np 1 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --run-dir "$tmp/np1" 2>&1)
+got=$(crc "$out")
+echo "1 rank under mpirun: weights crc32 ${got:-none}"
+[ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 1 rank under mpirun differs"; exit 1; }
+out=$(timeout 60 mpirun -x PONGRL_WIRE_WIDE=1 -np 3 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --run-dir "$tmp/wide" 2>&1)
+got=$(crc "$out")
+echo "3 ranks, wide entries: weights crc32 ${got:-none}"
+[ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 3 ranks with 16-byte entries differ"; exit 1; }
+# half the run in one process, the rest under mpirun
+timeout 60 "$BIN" train "${ARGS[@]}" --iterations 3 --run-dir "$tmp/half" >/dev/null 2>&1 || { echo "FAIL: first half"; exit 1; }
+out=$(timeout 60 mpirun -np 2 "${TCP[@]}" "$BIN" train --resume "$tmp/half" --iterations 6 --workers 1 2>&1)
+got=$(crc "$out")
+echo "3 + 3 resumed on 2 ranks: weights crc32 ${got:-none}"
+[ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: resumed under mpirun differs"; exit 1; }
+echo "PASS: 1 process, 1, 2 and 3 ranks, 2x2, wide entries and a resume on 2 ranks give weights crc32 $ref"

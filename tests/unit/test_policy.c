@@ -3,10 +3,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "policy/policy.h"
 #include "rl/rollout.h"
 #include "train/gradsum.h"
+#include "train/checkpoint.h"
+#include "train/train.h"
 #include "util/rng.h"
 
 // ----------------------------------------------------------------------------
@@ -132,6 +135,59 @@ Test(policy, rmsprop_is_the_seeds_formula) {
     cr_expect_float_eq(w[1], -0.25 + 1e-4 * -0.1 / (sqrt(c1) + 1e-5), 1e-16);
 }
 
+// The learner updates only the rows a batch touched and owes the others their cache decays
+// (train_apply_update, train_state_settle): after many batches of scattered rows, weights and
+// cache must be the dense update's, bit for bit, and a checkpoint refuses an unsettled cache.
+Test(policy, deferred_update_is_the_dense_update_bit_for_bit) {
+    TrainConfig c;
+    train_config_default(&c);
+    c.hidden = 5;
+    c.lr = 1e-2;
+    TrainState s;
+    cr_assert_eq(train_state_init(&s, &c), 0);
+    cr_assert_eq(train_state_defer(&s), 0);
+    const size_t n = s.policy.n, H = 5, D = POLICY_D;
+    double *w = malloc(n * sizeof(double)), *cache = calloc(n, sizeof(double)), *g = calloc(n, sizeof(double));
+    memcpy(w, s.policy.w, n * sizeof(double));
+    RowSet rows;
+    cr_assert_eq(rowset_alloc(&rows, (int)D), 0);
+    Rng rng;
+    rng_seed(&rng, 11);
+    for (int it = 0; it < 60; it++) {
+        memset(g, 0, n * sizeof(double));
+        rowset_clear(&rows);
+        int touched = (int)(rng_next(&rng) % 400);         // a few rows, some touched again later
+        for (int k = 0; k < touched; k++) {
+            int i = (int)(rng_next(&rng) % 600);
+            rowset_add(&rows, i);
+            for (size_t j = 0; j < H; j++) g[i * H + j] = rng_normal(&rng) * 1e-2;
+        }
+        for (size_t j = 0; j < H; j++) g[D * H + j] = rng_normal(&rng);
+        rmsprop_update(w, cache, g, n, c.lr, c.decay);      // the seed's dense step
+        train_apply_update(&s, g, &rows);
+        s.iteration++;
+        if (it == 30) {                                     // a checkpoint mid-run settles
+            cr_expect(!train_state_settled(&s));
+            char path[] = "/tmp/pongrl-defer-XXXXXX", err[256];
+            close(mkstemp(path));
+            cr_expect_eq(checkpoint_write(path, &s, 0, err, sizeof(err)), -1, "an unsettled cache was written");
+            cr_expect(strstr(err, "not settled") != NULL, "%s", err);
+            train_state_settle(&s);
+            cr_expect(train_state_settled(&s));
+            cr_expect_eq(memcmp(cache, s.cache, n * sizeof(double)), 0, "settled cache differs at 30");
+            cr_expect_eq(checkpoint_write(path, &s, 0, err, sizeof(err)), 0, "%s", err);
+            unlink(path);
+        }
+    }
+    cr_expect_eq(memcmp(w, s.policy.w, n * sizeof(double)), 0, "weights differ from the dense update");
+    cr_expect_neq(memcmp(cache, s.cache, n * sizeof(double)), 0, "nothing was deferred: the test tests nothing");
+    train_state_settle(&s);
+    cr_expect_eq(memcmp(cache, s.cache, n * sizeof(double)), 0, "settled cache differs from the dense update");
+    rowset_free(&rows);
+    free(w); free(cache); free(g);
+    train_state_free(&s);
+}
+
 // ----------------------------------------------------------------------------
 // the exact sum
 
@@ -180,4 +236,52 @@ Test(gradsum, refuses_nan_and_huge) {
     cr_expect_eq(out[0], -1.5);
     cr_expect_float_eq(out[1], -1e-20, 1e-19);   // below 2^-64 resolution: at most one unit off
     gradsum_free(&s);
+}
+
+// The bound a transport uses to send small sums as one int64 word: every entry below 2^B, and
+// B not loose by more than the two bits the separate hi and lo bounds cost (for sums from 2^-31
+// up: the range where a transport must choose).
+Test(gradsum, merge_bits_bound_every_entry) {
+    enum { N = 400 };
+    GradSum a, b;
+    cr_assert_eq(gradsum_alloc(&a, N), 0);
+    cr_assert_eq(gradsum_alloc(&b, N), 0);
+    Rng rng;
+    rng_seed(&rng, 5);
+    for (int trial = 0; trial < 200; trial++) {
+        gradsum_zero(&a); gradsum_zero(&b);
+        double x[N];
+        double scale = ldexp(1.0, (int)(rng_next(&rng) % 60) - 40);
+        for (int e = 0; e < 3; e++) {
+            for (int k = 0; k < N; k++) x[k] = rng_normal(&rng) * scale;
+            cr_assert_eq(gradsum_add(e ? &b : &a, x, 0, N), 0);
+        }
+        int B = gradsum_merge_range_bits(&a, &b, 0, N);
+        int most = 0;
+        for (int k = 0; k < N; k++) {
+            __int128 v = (__int128)a.hi[k] * ((__int128)1 << 32) + a.lo[k];
+            if (v < 0) v = -v;
+            int bits = 0;
+            while (v >> bits) bits++;
+            most = bits > most ? bits : most;
+        }
+        cr_expect_leq(most, B, "trial %d: an entry of %d bits above the bound %d", trial, most, B);
+        // (below 2^35 the hi word alone costs the bound its tightness; no transport cares there)
+        cr_expect_leq(B, most > 33 ? most + 2 : 35, "trial %d: bound %d for entries of at most %d bits", trial, B, most);
+    }
+    gradsum_free(&a); gradsum_free(&b);
+}
+
+// gradsum_value takes a hardware conversion where the value fits int64: the same double as
+// converting the 128-bit integer, at the edges too.
+Test(gradsum, value_is_one_rounding_of_the_exact_sum) {
+    const int64_t his[] = { 0, 1, -1, (int64_t)1 << 30, -((int64_t)1 << 30), ((int64_t)1 << 31) - 1, -((int64_t)1 << 31),
+                            ((int64_t)1 << 31), INT64_C(1) << 40, -(INT64_C(1) << 40), INT64_C(123456789012) };
+    const int64_t los[] = { 0, 1, 0xffffffff, INT64_C(1) << 32, (INT64_C(1) << 44) + 12345, INT64_C(0x7fffffffffff) };
+    for (size_t i = 0; i < sizeof(his) / sizeof(his[0]); i++)
+        for (size_t j = 0; j < sizeof(los) / sizeof(los[0]); j++) {
+            __int128 v = (__int128)his[i] * ((__int128)1 << 32) + los[j];
+            double want = (double)v * 0x1p-64;
+            cr_expect_eq(gradsum_value(his[i], los[j]), want, "hi %lld lo %lld", (long long)his[i], (long long)los[j]);
+        }
 }
