@@ -28,11 +28,11 @@ typedef struct {
 } BenchArgs;
 
 static void bench_args(int argc, char **argv, BenchArgs *a) {
-    *a = (BenchArgs){ 10, 5, 1, "1,2,4", "vader,tcp" };
+    *a = (BenchArgs){ 10, 10, 1, "1,2,4", "vader,tcp" };
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(f, "--help")) {
-            printf("usage: pongrl bench cluster [--batch-per-rank N] [--iterations N] [--workers N]\n"
+            printf("usage: pongrl bench cluster [--batch-per-rank N (10)] [--iterations N (10)] [--workers N (1)]\n"
                    "                            [--ranks 1,2,4] [--transports vader,tcp]\n"
                    "Without mpirun: launches mpirun for each rank count and transport (Open MPI).\n"
                    "Under mpirun: measures that launch (e.g. across a hostfile's machines).\n");
@@ -117,7 +117,7 @@ static int bench_rank(const BenchArgs *a) {
         printf("bcast_ms: %.3f\n", 1e3 * worst[1] / k);
         printf("reduce_ms: %.3f\n", 1e3 * worst[2] / k);
         printf("rows_per_iteration: %.0f\n", rows);
-        printf("wide_rows_per_iteration: %.0f\n", t.wide_rows / k);
+        printf("bytes_per_entry: %.1f\n", t.entries ? (double)t.wire_bytes / t.entries : 0.0);
         printf("bytes_per_iteration: %.0f\n", (double)t.wire_bytes / k);
         printf("comm_share: %.2f%%\n", 100.0 * (worst[1] + worst[2]) / wall);
         fflush(stdout);

@@ -98,10 +98,10 @@ typedef struct {
     // rank 0: the reply in flight to each rank
     int64_t (*replies)[3];
     MPI_Request *reply_reqs;
-    uint8_t *mask;            // (D + 1,) rows in the reduction; [D]: entries go as 16 bytes
+    uint8_t *mask;            // (D + 1,) rows in the reduction; [D]: size of the high parts
     uint16_t *urows;          // (D,) those rows in order
     bool synced;              // the weights and cache have been sent out once
-    bool force_wide;          // PONGRL_WIRE_WIDE=1: 16-byte entries always (tests)
+    int min_high;             // PONGRL_WIRE_HIGH=2 or 8: high parts of at least that size (tests)
     int64_t *extra, *extra_out;   // stats and digests in the reduction
     void *segs;               // (D + 3,) Seg: a chunk's runs of contiguous entries
     uint8_t *wire[2];         // one chunk on the wire, out and in
@@ -310,10 +310,10 @@ static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
 // whatever N) moves them in chunks, and each rank adds what it receives to its own values as
 // integers of up to 128 bits, so the result is exact and the same whatever N and whoever
 // played what.
-// On the wire an entry is its low 64 bits and a 16-bit high part (10 bytes instead of 16),
-// which holds every partial sum below 2^79 in magnitude; an iteration with a larger entry (a
-// diverging run) is sent with a 64-bit high part (PONGRL_WIRE_WIDE=1 forces that form, for
-// tests).
+// On the wire an entry is its low 64 bits and a high part of 1 byte (9 bytes instead of 16),
+// which holds every partial sum below 2^71 in magnitude; iterations with larger sums (many
+// ranks, large gradients) use 2 bytes (below 2^79), and a diverging run 8
+// (PONGRL_WIRE_HIGH=2 or 8 forces at least that size, for tests).
 //
 // The reduce-scatter reads each rank's values straight from its sum and adds them to what
 // comes in; the last step also converts its chunk to float64; the all-gather converts what
@@ -322,7 +322,9 @@ static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
 
 typedef __int128 i128;
 
-#define WIRE_HIGH_BITS 79      // 10-byte entries hold partial sums of magnitude below 2^79
+// a high part of 1 or 2 bytes holds partial sums of magnitude below 2^71 or 2^79
+#define WIRE_BITS_1 71
+#define WIRE_BITS_2 79
 
 // The entries in order: the union rows' H entries each, W2's H, then `nextra` int64 values.
 typedef struct {
@@ -358,10 +360,10 @@ static size_t chunk_segments(const Entries *x, size_t a, size_t b, Seg *seg) {
     return ns;
 }
 
-// On the wire an entry v is v mod 2^64 (n words), then floor(v / 2^64) (n int16, or n int64
-// when wide). A rank's own value is hi * 2^32 + lo (gradsum.h): its low word is
+// On the wire an entry v is v mod 2^64 (n words), then floor(v / 2^64) (n int8, int16 or
+// int64: hs bytes each). A rank's own value is hi * 2^32 + lo (gradsum.h): its low word is
 // (hi mod 2^32) * 2^32 + lo, whose carry goes into the high part.
-static size_t wire_bytes(size_t n, bool wide) { return n * (wide ? 16 : 10); }
+static size_t wire_bytes(size_t n, int hs) { return n * (8 + (size_t)hs); }
 
 #define OWN_HL(hi, lo, h, l)                                                        \
     uint64_t u_ = (uint64_t)(hi) << 32, l = u_ + (uint64_t)(lo); /* lo >= 0 */      \
@@ -374,11 +376,10 @@ static inline void extra_value(const Entries *x, const Seg *s, size_t t, int64_t
     *h = v >> 63;
 }
 
-static inline int64_t wire_high(const uint8_t *in, size_t n, bool wide, size_t k) {
-    if (wide) { int64_t h; memcpy(&h, in + 8 * n + 8 * k, 8); return h; }
-    int16_t h;
-    memcpy(&h, in + 8 * n + 2 * k, 2);
-    return h;
+static inline int64_t wire_high(const uint8_t *in, size_t n, int hs, size_t k) {
+    if (hs == 8) { int64_t h; memcpy(&h, in + 8 * n + 8 * k, 8); return h; }
+    if (hs == 2) { int16_t h; memcpy(&h, in + 8 * n + 2 * k, 2); return h; }
+    return (int8_t)in[8 * n + k];
 }
 
 static inline uint64_t wire_low(const uint8_t *in, size_t k) {
@@ -388,12 +389,13 @@ static inline uint64_t wire_low(const uint8_t *in, size_t k) {
 }
 
 // Writes entry k; returns false if it does not fit (a bug in the bound: never send it garbled).
-static inline bool wire_set(uint8_t *out, size_t n, bool wide, size_t k, int64_t h, uint64_t l) {
+static inline bool wire_set(uint8_t *out, size_t n, int hs, size_t k, int64_t h, uint64_t l) {
     memcpy(out + 8 * k, &l, 8);
-    if (wide) { memcpy(out + 8 * n + 8 * k, &h, 8); return true; }
-    int16_t h16 = (int16_t)h;
-    memcpy(out + 8 * n + 2 * k, &h16, 2);
-    return h16 == h;
+    if (hs == 8) { memcpy(out + 8 * n + 8 * k, &h, 8); return true; }
+    if (hs == 2) { int16_t h16 = (int16_t)h; memcpy(out + 8 * n + 2 * k, &h16, 2); return h16 == h; }
+    int8_t h8 = (int8_t)h;
+    out[8 * n + k] = (uint8_t)h8;
+    return h8 == h;
 }
 
 // v = high * 2^64 + low to float64 with one rounding (as gradsum_to_double): a hardware
@@ -410,7 +412,7 @@ static inline void store(const Seg *s, size_t t, int64_t h, uint64_t l, double *
 
 // The loops over a run of row entries, written so that they vectorise: own value (hi, lo) to
 // wire form (h, l), plus what came in, to_double with a scalar fix-up for the entries that do
-// not fit int64. Narrow (int16 high part) and wide (int64) variants.
+// not fit int64. One variant per size of the high part.
 
 #define SEG_LOOPS(HT, NAME_PUT, NAME_ADD, NAME_STORE)                                              \
     static int NAME_PUT(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,        \
@@ -441,9 +443,11 @@ static inline void store(const Seg *s, size_t t, int64_t h, uint64_t l, double *
             g[t] = (double)(int64_t)L[t] * 0x1p-64;                                                \
             big |= (int64_t)Hh[t] != ((int64_t)L[t] >> 63);                                        \
         }                                                                                          \
-        for (size_t t = 0; big && t < len; t++) g[t] = to_double(Hh[t], L[t]);                     \
+        for (size_t t = 0; big && t < len; t++)                                                    \
+            if ((int64_t)Hh[t] != ((int64_t)L[t] >> 63)) g[t] = to_double(Hh[t], L[t]);           \
     }
 
+SEG_LOOPS(int8_t, put8, add8, store8)
 SEG_LOOPS(int16_t, put16, add16, store16)
 SEG_LOOPS(int64_t, put64, add64, store64)
 
@@ -452,7 +456,7 @@ typedef struct { uint64_t *L; void *H; } Wire;
 static Wire wire_view(uint8_t *b, size_t n) { return (Wire){ (uint64_t *)(void *)b, b + 8 * n }; }
 
 // This rank's values of a chunk to the wire.
-static bool put_own(const Entries *x, const Seg *seg, size_t ns, size_t n, bool wide, uint8_t *out) {
+static bool put_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int hs, uint8_t *out) {
     int bad = 0;
     Wire w = wire_view(out, n);
     for (size_t i = 0; i < ns; i++) {
@@ -461,20 +465,21 @@ static bool put_own(const Entries *x, const Seg *seg, size_t ns, size_t n, bool 
             for (size_t t = 0; t < s->len; t++) {
                 int64_t h; uint64_t l;
                 extra_value(x, s, t, &h, &l);
-                bad |= !wire_set(out, n, wide, s->k + t, h, l);
+                bad |= !wire_set(out, n, hs, s->k + t, h, l);
             }
             continue;
         }
         const int64_t *hi = x->sum->hi + s->off, *lo = x->sum->lo + s->off;
-        if (wide) bad |= put64(hi, lo, s->len, w.L + s->k, (int64_t *)w.H + s->k);
-        else bad |= put16(hi, lo, s->len, w.L + s->k, (int16_t *)w.H + s->k);
+        if (hs == 8) bad |= put64(hi, lo, s->len, w.L + s->k, (int64_t *)w.H + s->k);
+        else if (hs == 2) bad |= put16(hi, lo, s->len, w.L + s->k, (int16_t *)w.H + s->k);
+        else bad |= put8(hi, lo, s->len, w.L + s->k, (int8_t *)w.H + s->k);
     }
     return !bad;
 }
 
 // What came in plus this rank's values, out to the wire again; on the last step of the
 // reduce-scatter the result is final and is also stored.
-static bool add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, bool wide, uint8_t *in,
+static bool add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int hs, uint8_t *in,
                     uint8_t *out, bool final, double *g, int64_t *extra_out) {
     int bad = 0;
     Wire wi = wire_view(in, n), wo = wire_view(out, n);
@@ -486,45 +491,51 @@ static bool add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, bool 
                 int64_t h; uint64_t l;
                 extra_value(x, s, t, &h, &l);
                 uint64_t l2 = l + wire_low(in, k);
-                h += wire_high(in, n, wide, k) + (l2 < l);
-                bad |= !wire_set(out, n, wide, k, h, l2);
+                h += wire_high(in, n, hs, k) + (l2 < l);
+                bad |= !wire_set(out, n, hs, k, h, l2);
                 if (final) store(s, t, h, l2, g, extra_out);
             }
             continue;
         }
         const int64_t *hi = x->sum->hi + s->off, *lo = x->sum->lo + s->off;
         uint64_t *L = wo.L + s->k;
-        if (wide) {
+        if (hs == 8) {
             int64_t *Hh = (int64_t *)wo.H + s->k;
             bad |= add64(hi, lo, s->len, wi.L + s->k, (const int64_t *)wi.H + s->k, L, Hh);
             if (final) store64(L, Hh, s->len, g + s->off);
-        } else {
+        } else if (hs == 2) {
             int16_t *Hh = (int16_t *)wo.H + s->k;
             bad |= add16(hi, lo, s->len, wi.L + s->k, (const int16_t *)wi.H + s->k, L, Hh);
             if (final) store16(L, Hh, s->len, g + s->off);
+        } else {
+            int8_t *Hh = (int8_t *)wo.H + s->k;
+            bad |= add8(hi, lo, s->len, wi.L + s->k, (const int8_t *)wi.H + s->k, L, Hh);
+            if (final) store8(L, Hh, s->len, g + s->off);
         }
     }
     return !bad;
 }
 
-static void store_wire(const Seg *seg, size_t ns, uint8_t *in, size_t n, bool wide, double *g,
+static void store_wire(const Seg *seg, size_t ns, uint8_t *in, size_t n, int hs, double *g,
                        int64_t *extra_out) {
     Wire w = wire_view(in, n);
     for (size_t i = 0; i < ns; i++) {
         const Seg *s = &seg[i];
         if (s->extra) {
             for (size_t t = 0; t < s->len; t++)
-                store(s, t, wire_high(in, n, wide, s->k + t), wire_low(in, s->k + t), g, extra_out);
-        } else if (wide) {
+                store(s, t, wire_high(in, n, hs, s->k + t), wire_low(in, s->k + t), g, extra_out);
+        } else if (hs == 8) {
             store64(w.L + s->k, (const int64_t *)w.H + s->k, s->len, g + s->off);
-        } else {
+        } else if (hs == 2) {
             store16(w.L + s->k, (const int16_t *)w.H + s->k, s->len, g + s->off);
+        } else {
+            store8(w.L + s->k, (const int8_t *)w.H + s->k, s->len, g + s->off);
         }
     }
 }
 
 // Ring all-reduce of the entries; g and extra_out get the sums. 0, or -1 with a message.
-static int ring_allreduce(MpiComm *m, const Entries *x, bool wide, double *g, int64_t *extra_out,
+static int ring_allreduce(MpiComm *m, const Entries *x, int hs, double *g, int64_t *extra_out,
                           char *err, size_t errlen) {
     const int N = m->comm.size, r = m->comm.rank;
     const int right = (r + 1) % N, left = (r + N - 1) % N;
@@ -537,34 +548,34 @@ static int ring_allreduce(MpiComm *m, const Entries *x, bool wide, double *g, in
     // reduce-scatter: after N-1 steps this rank holds the whole sum of chunk (r + 1) % N
     int cur = r;
     size_t ns = chunk_segments(x, CHUNK_A(cur), CHUNK_A(cur + 1), seg);
-    ok &= put_own(x, seg, ns, CHUNK_N(cur), wide, sendb);
+    ok &= put_own(x, seg, ns, CHUNK_N(cur), hs, sendb);
     for (int s = 0; s < N - 1; s++) {
         int in = (r + N - s - 1) % N;
-        MPI_Sendrecv(sendb, (int)wire_bytes(CHUNK_N(cur), wide), MPI_BYTE, right, TAG_RING,
-                     recvb, (int)wire_bytes(CHUNK_N(in), wide), MPI_BYTE, left, TAG_RING,
+        MPI_Sendrecv(sendb, (int)wire_bytes(CHUNK_N(cur), hs), MPI_BYTE, right, TAG_RING,
+                     recvb, (int)wire_bytes(CHUNK_N(in), hs), MPI_BYTE, left, TAG_RING,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         ns = chunk_segments(x, CHUNK_A(in), CHUNK_A(in + 1), seg);
-        ok &= add_own(x, seg, ns, CHUNK_N(in), wide, recvb, sendb, s == N - 2, g, extra_out);
+        ok &= add_own(x, seg, ns, CHUNK_N(in), hs, recvb, sendb, s == N - 2, g, extra_out);
         cur = in;
     }
     // all-gather: pass the finished chunks around the ring, unchanged
     for (int s = 0; s < N - 1; s++) {
         int in = (cur + N - s - 1) % N, out = (cur + N - s) % N;
-        MPI_Sendrecv(sendb, (int)wire_bytes(CHUNK_N(out), wide), MPI_BYTE, right, TAG_RING,
-                     recvb, (int)wire_bytes(CHUNK_N(in), wide), MPI_BYTE, left, TAG_RING,
+        MPI_Sendrecv(sendb, (int)wire_bytes(CHUNK_N(out), hs), MPI_BYTE, right, TAG_RING,
+                     recvb, (int)wire_bytes(CHUNK_N(in), hs), MPI_BYTE, left, TAG_RING,
                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         ns = chunk_segments(x, CHUNK_A(in), CHUNK_A(in + 1), seg);
-        store_wire(seg, ns, recvb, CHUNK_N(in), wide, g, extra_out);
+        store_wire(seg, ns, recvb, CHUNK_N(in), hs, g, extra_out);
         uint8_t *t = sendb; sendb = recvb; recvb = t;
     }
 #undef CHUNK_A
 #undef CHUNK_N
-    m->t.wire_bytes += (int64_t)wire_bytes(E, wide);        // this rank's data; it sends 2 (N-1)/N of it
+    m->t.wire_bytes += (int64_t)wire_bytes(E, hs);        // this rank's data; it sends 2 (N-1)/N of it
     // every rank checks the same sums, so all of them stop together, or none
     int bad = !ok;
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (bad) {
-        snprintf(err, errlen, "internal error: a gradient sum exceeded the transport's range (2^%d)", WIRE_HIGH_BITS);
+        snprintf(err, errlen, "internal error: a gradient sum exceeded the transport's range (%d-byte entries)", 8 + hs);
         return -1;
     }
     return 0;
@@ -608,12 +619,15 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
         w2bits = b > w2bits ? b : w2bits;
     }
     memset(m->mask, 0, D + 1);
+    int most = w2bits;
     for (int r = 0; r < rows->n; r++) {
         size_t i = rows->list[r];
         m->mask[i] = 1;
-        if (rows->bits[i] + shift > WIRE_HIGH_BITS) m->mask[D] = 1;
+        most = rows->bits[i] > most ? rows->bits[i] : most;
     }
-    if (w2bits + shift > WIRE_HIGH_BITS) m->mask[D] = 1;
+    // mask[D]: bit 0: 2-byte high parts needed somewhere, bit 1: 8-byte
+    m->mask[D] = (most + shift > WIRE_BITS_1 || m->min_high >= 2 ? 1 : 0) |
+                 (most + shift > WIRE_BITS_2 || m->min_high >= 8 ? 2 : 0);
     MPI_Allreduce(MPI_IN_PLACE, m->mask, (int)D + 1, MPI_UNSIGNED_CHAR, MPI_BOR, MPI_COMM_WORLD);
     size_t n_rows = 0;
     for (size_t i = 0; i < D; i++)
@@ -630,10 +644,10 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     extra[4 * count + c->rank] = (int64_t)m->st->digest;
     Entries x = { sum, m->urows, n_rows, H, D, nextra, extra };
     m->t.rows += (int64_t)n_rows;
-    if (m->force_wide) m->mask[D] = 1;
-    m->t.wide_rows += m->mask[D] ? (int64_t)n_rows : 0;
+    const int hs = m->mask[D] & 2 ? 8 : m->mask[D] & 1 ? 2 : 1;
+    m->t.entries += (int64_t)entries_count(&x);
     int64_t *out = m->extra_out;
-    if (ring_allreduce(m, &x, m->mask[D] != 0, g, out, err, errlen)) return -1;
+    if (ring_allreduce(m, &x, hs, g, out, err, errlen)) return -1;
     for (int e = 0; e < count; e++)
         stats[e] = (EpisodeStats){ (int)out[4 * e], (int)out[4 * e + 1], out[4 * e + 2], out[4 * e + 3] != 0 };
     for (int r = 1; r < c->size; r++)
@@ -761,8 +775,8 @@ Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen) {
     snprintf(m->host, sizeof(m->host), "%s", name);
     m->st = st;
     m->threads = threads;
-    const char *wide = getenv("PONGRL_WIRE_WIDE");
-    m->force_wide = wide && !strcmp(wide, "1");
+    const char *high = getenv("PONGRL_WIRE_HIGH");
+    m->min_high = high ? atoi(high) : 1;
     if (check_identity(m, err, errlen)) {
         MPI_Finalize();
         free(m);
@@ -785,7 +799,7 @@ Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen) {
     // the largest chunk: all entries over the ranks, rounded up
     const size_t chunk = ((D + 1) * H + nextra) / (size_t)m->comm.size + 1;
     m->segs = calloc(D + 3, sizeof(Seg));
-    m->wire[0] = malloc(chunk * 16);
+    m->wire[0] = malloc(chunk * 16);        // the largest form: 8 + 8 bytes an entry
     m->wire[1] = malloc(chunk * 16);
     if (!m->queue || !m->replies || !m->reply_reqs || !m->mask || !m->urows || !m->extra || !m->extra_out ||
         !m->segs || !m->wire[0] || !m->wire[1]) {
@@ -853,6 +867,8 @@ int comm_mpi_report(Comm *c, FILE *out) {
         fprintf(out, "  %4d  %-20s %7lld %9lld %5.1f%% %9.2f %8.2f %8.2f\n", r, all[r].host,
                 (long long)all[r].threads, (long long)all[r].episodes,
                 total ? 100.0 * all[r].episodes / total : 0.0, all[r].busy_s, all[r].comm_s, all[r].wait_s);
+    if (differ < 0)
+        fprintf(out, "weights: the same bits on all %d ranks (crc32 %08lx)\n", c->size, (unsigned long)all[0].weights_crc);
     fflush(out);
     free(all);
     return differ < 0 ? 0 : -1;

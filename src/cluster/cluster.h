@@ -61,7 +61,7 @@ typedef struct {
                          // all-reduce, the conversion of the sums to float64)
     double busy_s;       // thread-seconds spent in episodes
     int64_t rows;        // W1 rows (of 6400) in the gradient reductions, summed over iterations
-    int64_t wide_rows;   // of which sent as 16 bytes an entry (10 normally)
+    int64_t entries;     // entries in them (rows, W2, stats, digests), summed over iterations
     int64_t wire_bytes;  // bytes a rank's data takes on the wire, summed over iterations
 } CommTimes;
 void comm_mpi_times(const Comm *c, CommTimes *t);

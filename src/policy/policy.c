@@ -93,9 +93,8 @@ void rmsprop_update(double *w, double *cache, const double *g, size_t n, double 
 
 void rmsprop_decay(double *cache, size_t n, int64_t times, double decay) {
     const double zero = 0.0;          // the term (1 - decay) * g^2 of a zero gradient, as above
-    for (size_t k = 0; k < n; k++) {
-        double c = cache[k];
-        for (int64_t t = 0; t < times; t++) c = decay * c + (1.0 - decay) * (zero * zero);
-        cache[k] = c;
-    }
+    // steps outside, entries inside: independent entries keep the vector units busy (the other
+    // way round, each entry is a chain of dependent multiplies)
+    for (int64_t t = 0; t < times; t++)
+        for (size_t k = 0; k < n; k++) cache[k] = decay * cache[k] + (1.0 - decay) * (zero * zero);
 }

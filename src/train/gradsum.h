@@ -38,6 +38,6 @@ static inline double gradsum_value(int64_t hi, int64_t lo) {
     return (v64 == v ? (double)v64 : (double)v) * 0x1p-64;
 }
 void gradsum_to_double(const GradSum *s, double *out);
-void gradsum_to_double_range(const GradSum *s, double *out, size_t off, size_t len);   // out[0..len)
+void gradsum_to_double_range(const GradSum *s, double *restrict out, size_t off, size_t len);   // out[0..len)
 
 #endif

@@ -36,20 +36,22 @@ out=$(timeout 60 mpirun -np 2 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --workers 2 
 got=$(crc "$out")
 echo "2 ranks x 2 threads: weights crc32 ${got:-none}"
 [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 2 ranks x 2 threads differ"; exit 1; }
-# 1 rank under mpirun; and 3 ranks with every entry sent in the 16-byte form that a diverging
-# run falls back to (PONGRL_WIRE_WIDE=1)
+# 1 rank under mpirun; and 3 ranks with the entries' high parts in the 2- and 8-byte forms that
+# larger sums fall back to (PONGRL_WIRE_HIGH; these small runs need 1 byte)
 out=$(timeout 60 mpirun -np 1 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --run-dir "$tmp/np1" 2>&1)
 got=$(crc "$out")
 echo "1 rank under mpirun: weights crc32 ${got:-none}"
 [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 1 rank under mpirun differs"; exit 1; }
-out=$(timeout 60 mpirun -x PONGRL_WIRE_WIDE=1 -np 3 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --run-dir "$tmp/wide" 2>&1)
-got=$(crc "$out")
-echo "3 ranks, wide entries: weights crc32 ${got:-none}"
-[ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 3 ranks with 16-byte entries differ"; exit 1; }
+for hs in 2 8; do
+    out=$(timeout 60 mpirun -x PONGRL_WIRE_HIGH=$hs -np 3 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --run-dir "$tmp/high$hs" 2>&1)
+    got=$(crc "$out")
+    echo "3 ranks, $((8 + hs))-byte entries: weights crc32 ${got:-none}"
+    [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 3 ranks with $((8 + hs))-byte entries differ"; exit 1; }
+done
 # half the run in one process, the rest under mpirun
 timeout 60 "$BIN" train "${ARGS[@]}" --iterations 3 --run-dir "$tmp/half" >/dev/null 2>&1 || { echo "FAIL: first half"; exit 1; }
 out=$(timeout 60 mpirun -np 2 "${TCP[@]}" "$BIN" train --resume "$tmp/half" --iterations 6 --workers 1 2>&1)
 got=$(crc "$out")
 echo "3 + 3 resumed on 2 ranks: weights crc32 ${got:-none}"
 [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: resumed under mpirun differs"; exit 1; }
-echo "PASS: 1 process, 1, 2 and 3 ranks, 2x2, wide entries and a resume on 2 ranks give weights crc32 $ref"
+echo "PASS: 1 process, 1, 2 and 3 ranks, 2x2, 9/10/16-byte entries and a resume on 2 ranks give weights crc32 $ref"
