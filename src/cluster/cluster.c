@@ -361,13 +361,8 @@ static size_t chunk_segments(const Entries *x, size_t a, size_t b, Seg *seg) {
 }
 
 // On the wire an entry v is v mod 2^64 (n words), then floor(v / 2^64) (n int8, int16 or
-// int64: hs bytes each). A rank's own value is hi * 2^32 + lo (gradsum.h): its low word is
-// (hi mod 2^32) * 2^32 + lo, whose carry goes into the high part.
+// int64: hs bytes each): a rank's own value hi * 2^32 + lo split by gradsum_split.
 static size_t wire_bytes(size_t n, int hs) { return n * (8 + (size_t)hs); }
-
-#define OWN_HL(hi, lo, h, l)                                                        \
-    uint64_t u_ = (uint64_t)(hi) << 32, l = u_ + (uint64_t)(lo); /* lo >= 0 */      \
-    int64_t h = ((hi) >> 32) + (l < u_)                          /* its carry */
 
 // An extra value (an int64) in wire form.
 static inline void extra_value(const Entries *x, const Seg *s, size_t t, int64_t *h, uint64_t *l) {
@@ -419,7 +414,8 @@ static inline void store(const Seg *s, size_t t, int64_t h, uint64_t l, double *
                         uint64_t *restrict L, HT *restrict Hh) {                                   \
         int bad = 0;                                                                               \
         for (size_t t = 0; t < len; t++) {                                                         \
-            OWN_HL(hi[t], lo[t], h, l);                                                            \
+            int64_t h; uint64_t l;                                                                 \
+            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
             L[t] = l; Hh[t] = (HT)h; bad |= h != (HT)h;                                            \
         }                                                                                          \
         return bad;                                                                                \
@@ -429,7 +425,8 @@ static inline void store(const Seg *s, size_t t, int64_t h, uint64_t l, double *
                         uint64_t *restrict L, HT *restrict Hh) {                                   \
         int bad = 0;                                                                               \
         for (size_t t = 0; t < len; t++) {                                                         \
-            OWN_HL(hi[t], lo[t], h, l);                                                            \
+            int64_t h; uint64_t l;                                                                 \
+            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
             uint64_t l2 = l + Lin[t];                                                              \
             int64_t h2 = h + Hin[t] + (l2 < l);                                                    \
             L[t] = l2; Hh[t] = (HT)h2; bad |= h2 != (HT)h2;                                        \

@@ -73,18 +73,18 @@ void gradsum_to_double(const GradSum *s, double *out) { gradsum_to_double_range(
 
 void gradsum_to_double_range(const GradSum *s, double *restrict out, size_t off, size_t len) {
     const int64_t *restrict hi = s->hi + off, *restrict lo = s->lo + off;
-    // hi * 2^32 + lo in 64-bit pieces, so that the loop vectorises: low word l, high part h;
-    // where the value fits int64 (h is l's sign) one hardware conversion, else the exact one
+    // where the value fits int64 (its high word is the low word's sign) one hardware
+    // conversion, else the exact one
     int big = 0;
     for (size_t k = 0; k < len; k++) {
-        uint64_t u = (uint64_t)hi[k] << 32, l = u + (uint64_t)lo[k];
-        int64_t h = (hi[k] >> 32) + (l < u);
+        int64_t h; uint64_t l;
+        gradsum_split(hi[k], lo[k], &h, &l);
         out[k] = (double)(int64_t)l * 0x1p-64;
         big |= h != ((int64_t)l >> 63);
     }
     for (size_t k = 0; big && k < len; k++) {
-        uint64_t u = (uint64_t)hi[k] << 32, l = u + (uint64_t)lo[k];
-        int64_t h = (hi[k] >> 32) + (l < u);
+        int64_t h; uint64_t l;
+        gradsum_split(hi[k], lo[k], &h, &l);
         if (h != ((int64_t)l >> 63)) out[k] = gradsum_value(hi[k], lo[k]);
     }
 }

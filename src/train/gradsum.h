@@ -31,6 +31,15 @@ void gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t le
 // The same, returning B such that every entry of dst's range is now below 2^B in magnitude in
 // units of 2^-64 (|hi * 2^32 + lo| < 2^B): a bound for a transport that packs small sums.
 int gradsum_merge_range_bits(GradSum *dst, const GradSum *src, size_t off, size_t len);
+// hi * 2^32 + lo (lo >= 0) as a 128-bit two's complement integer: the low word *l (that is
+// (hi mod 2^32) * 2^32 + lo) and the high word *h (hi / 2^32 plus the low word's carry). In
+// 64-bit operations only, so that loops over entries vectorise.
+static inline void gradsum_split(int64_t hi, int64_t lo, int64_t *h, uint64_t *l) {
+    uint64_t u = (uint64_t)hi << 32;
+    *l = u + (uint64_t)lo;
+    *h = (hi >> 32) + (*l < u);
+}
+
 // The value hi * 2^-32 + lo * 2^-64 rounded to the nearest double (one rounding).
 static inline double gradsum_value(int64_t hi, int64_t lo) {
     __int128 v = (__int128)hi * ((__int128)1 << 32) + lo;
