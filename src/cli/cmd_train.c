@@ -195,8 +195,11 @@ int cmd_train(int argc, char **argv) {
                 cfg.run_dir, cfg.run_dir);
         return 1;
     }
+    // Resuming under mpirun, only rank 0 reads the run: the others take its configuration and,
+    // at the first iteration, its weights and cache (they need not see the run directory).
+    bool adopt = mpi && resume && !root;
     TrainState st;
-    if (resume) {
+    if (resume && !adopt) {
         if (resume_load(&st, resume, &cfg, given, root)) return 1;
         cfg = st.cfg;
     } else if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
@@ -204,12 +207,13 @@ int cmd_train(int argc, char **argv) {
     char err[1024] = "";
     Comm *local = comm_local_create(), *comm = local;
     if (!local) { fprintf(stderr, "pongrl: out of memory\n"); train_state_free(&st); return 1; }
-    if (mpi && !(comm = comm_mpi_create(&st, cfg.workers, err, sizeof(err)))) {
+    if (mpi && !(comm = comm_mpi_create(&st, cfg.workers, adopt, err, sizeof(err)))) {
         if (root) fprintf(stderr, "pongrl: %s\n", err);
         comm_local_destroy(local);
         train_state_free(&st);
         return 1;
     }
+    if (adopt) cfg = st.cfg;                    // rank 0's run, this rank's threads
     Checkpointer ck;
     checkpointer_init(&ck, st.iteration);
     if (root) {

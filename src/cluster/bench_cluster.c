@@ -88,7 +88,7 @@ static int bench_rank(const BenchArgs *a) {
     if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
     Pool *pool = pool_create(cfg.workers, cfg.env_id, &st.policy);
     char err[1024] = "";
-    Comm *comm = pool ? comm_mpi_create(&st, cfg.workers, err, sizeof(err)) : NULL;
+    Comm *comm = pool ? comm_mpi_create(&st, cfg.workers, false, err, sizeof(err)) : NULL;
     if (!comm) {
         fprintf(stderr, "pongrl: %s\n", pool ? err : "cannot start the worker threads");
         return 1;

@@ -42,8 +42,8 @@ int cluster_launch_local_size(void) {
 // ----------------------------------------------------------------------------
 // a build without MPI: say so instead of running N unconnected copies
 
-Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen) {
-    (void)st; (void)threads;
+Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t errlen) {
+    (void)st; (void)threads; (void)adopt;
     snprintf(err, errlen, "started by an MPI launcher, but this pongrl was built without MPI "
              "(install libopenmpi-dev, then make clean all)");
     return NULL;
@@ -716,6 +716,22 @@ static void config_diff(const char *a, const char *ref, char *out, size_t n) {
 }
 
 // 0 when every rank matches rank 0; otherwise -1, with the offenders listed in err.
+// Rank 0's run-defining configuration goes to every rank; those asked to adopt it (the other
+// ranks of a resumed run, which need not see its run directory) take it and start afresh from
+// it: the weights, cache and counters follow from rank 0 at the first iteration. Collective.
+static int adopt_config(MpiComm *m, bool adopt, char *err, size_t errlen) {
+    TrainConfig root = m->st->cfg;             // the same binary everywhere: the same layout
+    MPI_Bcast(&root, (int)sizeof(root), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (!adopt || m->comm.rank == 0) return 0;
+    TrainConfig c = m->st->cfg;                // how this rank runs: its threads, quiet, no files
+    snprintf(c.env_id, sizeof(c.env_id), "%s", root.env_id);
+    c.batch_size = root.batch_size; c.hidden = root.hidden;
+    c.lr = root.lr; c.gamma = root.gamma; c.decay = root.decay; c.seed = root.seed;
+    train_state_free(m->st);
+    if (train_state_init(m->st, &c)) { snprintf(err, errlen, "out of memory (H=%d)", c.hidden); return -1; }
+    return 0;
+}
+
 static int check_identity(MpiComm *m, char *err, size_t errlen) {
     int size = m->comm.size;
     Identity me = {0};
@@ -749,7 +765,7 @@ static int check_identity(MpiComm *m, char *err, size_t errlen) {
     return bad ? -1 : 0;
 }
 
-Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen) {
+Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t errlen) {
     int provided = 0, inited = 0;
     MPI_Initialized(&inited);
     if (inited) MPI_Query_thread(&provided);     // a benchmark started MPI itself
@@ -772,6 +788,10 @@ Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen) {
     snprintf(m->host, sizeof(m->host), "%s", name);
     m->st = st;
     m->threads = threads;
+    if (adopt_config(m, adopt, err, errlen)) {      // the others would wait for this rank
+        fprintf(stderr, "pongrl: rank %d: %s\n", m->comm.rank, err);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     const char *high = getenv("PONGRL_WIRE_HIGH");
     m->min_high = high ? atoi(high) : 1;
     if (check_identity(m, err, errlen)) {

@@ -31,10 +31,13 @@ int cluster_launch_local_size(void);
 // Start MPI, check that every rank runs the same binary with the same reproducibility-
 // relevant configuration (env, batch, hidden, lr, gamma, decay, seed) as rank 0, and return
 // the transport. st must outlive the Comm: its run counters are synced from rank 0 every
-// iteration. threads: this rank's worker threads (for the share table). On failure returns
-// NULL with a message in err on every rank (rank 0's names the offending ranks and hosts);
-// MPI is finalized then. Without MPI in the build it always fails with a message.
-Comm *comm_mpi_create(TrainState *st, int threads, char *err, size_t errlen);
+// iteration. threads: this rank's worker threads (for the share table). adopt (ranks > 0 of
+// a resumed run): take rank 0's configuration instead of checking it, st is made afresh from
+// it (rank 0 sends the weights and cache at the first iteration), so only rank 0 needs to
+// read the run directory. On failure returns NULL with a message in err on every rank (rank
+// 0's names the offending ranks and hosts); MPI is finalized then. Without MPI in the build
+// it always fails with a message.
+Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t errlen);
 
 // Gather every rank's share (episodes played, busy thread-time, time in communication) and
 // print the table on rank 0 to out; check that every rank ended with the same weights.

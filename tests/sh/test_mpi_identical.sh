@@ -2,7 +2,8 @@
 # Same seed, same bits across machines: 2 and 3 MPI ranks over TCP on loopback must end with
 # the same weights crc32 as one process started without mpirun, and so must a run resumed
 # under mpirun from a single process's checkpoint (rank 0 sends its weights and cache once;
-# then every rank updates its own copy, and the run checks at the end that they agree).
+# then every rank updates its own copy, and the run checks at the end that they agree), also
+# when only rank 0 can see the run directory.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${PONGRL_BIN:-$PWD/build/pongrl}
@@ -54,4 +55,11 @@ out=$(timeout 60 mpirun -np 2 "${TCP[@]}" "$BIN" train --resume "$tmp/half" --it
 got=$(crc "$out")
 echo "3 + 3 resumed on 2 ranks: weights crc32 ${got:-none}"
 [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: resumed under mpirun differs"; exit 1; }
-echo "PASS: 1 process, 1, 2 and 3 ranks, 2x2, 9/10/16-byte entries and a resume on 2 ranks give weights crc32 $ref"
+# only rank 0 needs the run directory: ranks 1 and 2 are given one that does not exist
+timeout 60 "$BIN" train "${ARGS[@]}" --iterations 3 --run-dir "$tmp/half2" >/dev/null 2>&1 || { echo "FAIL: first half (2)"; exit 1; }
+out=$(timeout 60 mpirun -np 1 "${TCP[@]}" "$BIN" train --resume "$tmp/half2" --iterations 6 --workers 1 : \
+      -np 2 "${TCP[@]}" "$BIN" train --resume "$tmp/not-on-this-host" --iterations 6 --workers 1 2>&1)
+got=$(crc "$out")
+echo "resumed on 3 ranks, only rank 0 sees the run: weights crc32 ${got:-none}"
+[ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: a resume where only rank 0 sees the run differs"; exit 1; }
+echo "PASS: 1 process, 1, 2 and 3 ranks, 2x2, 9/10/16-byte entries and resumes under mpirun give weights crc32 $ref"
