@@ -63,7 +63,9 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 #include <unistd.h>
 #include <zlib.h>
 
-enum { TAG_REQUEST = 101, TAG_REPLY = 102, TAG_RING = 103 };
+#include "ring.h"
+
+enum { TAG_REQUEST = 101, TAG_REPLY = 102 };           // ring.c uses 103
 #define HOST_MAX 256
 #define CFG_MAX 320
 #define PREFETCH 1            // indices a rank asks for beyond its idle threads: hides the round trip
@@ -103,8 +105,7 @@ typedef struct {
     bool synced;              // the weights and cache have been sent out once
     int min_high;             // PONGRL_WIRE_HIGH=2 or 8: high parts of at least that size (tests)
     int64_t *extra, *extra_out;   // stats and digests in the reduction
-    void *segs;               // (D + 3,) Seg: a chunk's runs of contiguous entries
-    uint8_t *wire[2];         // one chunk on the wire, out and in
+    RingBuffers ring;
     // accounting
     atomic_llong played, busy_ns;
     CommTimes t;
@@ -300,284 +301,6 @@ static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
     return &m->src;
 }
 
-// ----------------------------------------------------------------------------
-// The exact all-reduce of the batch sum.
-//
-// What is summed: the union of the W1 rows some rank touched (about 2,000-3,400 of 6,400),
-// W2, every episode's stats and each rank's weights digest, as exact integers: each gradient
-// entry is hi * 2^32 + lo in units of 2^-64 (gradsum.h), up to about 70 bits. A ring
-// (reduce-scatter, then all-gather; bandwidth-optimal: each rank sends 2 (N-1)/N of the data
-// whatever N) moves them in chunks, and each rank adds what it receives to its own values as
-// integers of up to 128 bits, so the result is exact and the same whatever N and whoever
-// played what.
-// On the wire an entry is its low 64 bits and a high part of 1 byte (9 bytes instead of 16),
-// which holds every partial sum below 2^71 in magnitude; iterations with larger sums (many
-// ranks, large gradients) use 2 bytes (below 2^79), and a diverging run 8
-// (PONGRL_WIRE_HIGH=2 or 8 forces at least that size, for tests).
-//
-// The reduce-scatter reads each rank's values straight from its sum and adds them to what
-// comes in; the last step also converts its chunk to float64; the all-gather converts what
-// comes in. Every pass is a streaming loop over rows: the whole exchange costs about three
-// passes over the touched rows and 2 (N-1)/N x 10 bytes an entry on the wire.
-
-typedef __int128 i128;
-
-// a high part of 1 or 2 bytes holds partial sums of magnitude below 2^71 or 2^79
-#define WIRE_BITS_1 71
-#define WIRE_BITS_2 79
-
-// The entries in order: the union rows' H entries each, W2's H, then `nextra` int64 values.
-typedef struct {
-    const GradSum *sum;
-    const uint16_t *rows;
-    size_t nrows, H, D, nextra;
-    const int64_t *extra;
-} Entries;
-
-static size_t entries_count(const Entries *x) { return (x->nrows + 1) * x->H + x->nextra; }
-
-// A run of entries contiguous both in a chunk (from index k) and where they live: at `off` in
-// the sum and the gradient (part of a row, or W2), or at `off` in the extra values.
-typedef struct {
-    size_t k, len, off;
-    bool extra;
-} Seg;
-
-static size_t chunk_segments(const Entries *x, size_t a, size_t b, Seg *seg) {
-    const size_t H = x->H, grid = (x->nrows + 1) * H;
-    size_t ns = 0, e = a;
-    while (e < b) {
-        if (e < grid) {
-            size_t r = e / H, j = e % H, n = H - j < b - e ? H - j : b - e;
-            size_t base = (r < x->nrows ? (size_t)x->rows[r] : x->D) * H;
-            seg[ns++] = (Seg){ e - a, n, base + j, false };
-            e += n;
-        } else {
-            seg[ns++] = (Seg){ e - a, b - e, e - grid, true };
-            e = b;
-        }
-    }
-    return ns;
-}
-
-// On the wire an entry v is v mod 2^64 (n words), then floor(v / 2^64) (n int8, int16 or
-// int64: hs bytes each): a rank's own value hi * 2^32 + lo split by gradsum_split.
-static size_t wire_bytes(size_t n, int hs) { return n * (8 + (size_t)hs); }
-
-// An extra value (an int64) in wire form.
-static inline void extra_value(const Entries *x, const Seg *s, size_t t, int64_t *h, uint64_t *l) {
-    int64_t v = x->extra[s->off + t];
-    *l = (uint64_t)v;
-    *h = v >> 63;
-}
-
-static inline int64_t wire_high(const uint8_t *in, size_t n, int hs, size_t k) {
-    if (hs == 8) { int64_t h; memcpy(&h, in + 8 * n + 8 * k, 8); return h; }
-    if (hs == 2) { int16_t h; memcpy(&h, in + 8 * n + 2 * k, 2); return h; }
-    return (int8_t)in[8 * n + k];
-}
-
-static inline uint64_t wire_low(const uint8_t *in, size_t k) {
-    uint64_t l;
-    memcpy(&l, in + 8 * k, 8);
-    return l;
-}
-
-// Writes entry k; returns false if it does not fit (a bug in the bound: never send it garbled).
-static inline bool wire_set(uint8_t *out, size_t n, int hs, size_t k, int64_t h, uint64_t l) {
-    memcpy(out + 8 * k, &l, 8);
-    if (hs == 8) { memcpy(out + 8 * n + 8 * k, &h, 8); return true; }
-    if (hs == 2) { int16_t h16 = (int16_t)h; memcpy(out + 8 * n + 2 * k, &h16, 2); return h16 == h; }
-    int8_t h8 = (int8_t)h;
-    out[8 * n + k] = (uint8_t)h8;
-    return h8 == h;
-}
-
-// v = high * 2^64 + low to float64 with one rounding (as gradsum_to_double): a hardware
-// conversion when v fits int64, which is when high is low's sign.
-static inline double to_double(int64_t high, uint64_t low) {
-    if (high == ((int64_t)low >> 63)) return (double)(int64_t)low * 0x1p-64;
-    return (double)((i128)high * ((i128)1 << 64) + (i128)low) * 0x1p-64;
-}
-
-static inline void store(const Seg *s, size_t t, int64_t h, uint64_t l, double *g, int64_t *extra_out) {
-    if (s->extra) extra_out[s->off + t] = (int64_t)l;          // small integers: v fits
-    else g[s->off + t] = to_double(h, l);
-}
-
-// The loops over a run of row entries, written so that they vectorise: own value (hi, lo) to
-// wire form (h, l), plus what came in, to_double with a scalar fix-up for the entries that do
-// not fit int64. One variant per size of the high part.
-
-#define SEG_LOOPS(HT, NAME_PUT, NAME_ADD, NAME_STORE)                                              \
-    static int NAME_PUT(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,        \
-                        uint64_t *restrict L, HT *restrict Hh) {                                   \
-        int bad = 0;                                                                               \
-        for (size_t t = 0; t < len; t++) {                                                         \
-            int64_t h; uint64_t l;                                                                 \
-            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
-            L[t] = l; Hh[t] = (HT)h; bad |= h != (HT)h;                                            \
-        }                                                                                          \
-        return bad;                                                                                \
-    }                                                                                              \
-    static int NAME_ADD(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,        \
-                        const uint64_t *restrict Lin, const HT *restrict Hin,                      \
-                        uint64_t *restrict L, HT *restrict Hh) {                                   \
-        int bad = 0;                                                                               \
-        for (size_t t = 0; t < len; t++) {                                                         \
-            int64_t h; uint64_t l;                                                                 \
-            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
-            uint64_t l2 = l + Lin[t];                                                              \
-            int64_t h2 = h + Hin[t] + (l2 < l);                                                    \
-            L[t] = l2; Hh[t] = (HT)h2; bad |= h2 != (HT)h2;                                        \
-        }                                                                                          \
-        return bad;                                                                                \
-    }                                                                                              \
-    static void NAME_STORE(const uint64_t *restrict L, const HT *restrict Hh, size_t len,          \
-                           double *restrict g) {                                                   \
-        int big = 0;                                                                               \
-        for (size_t t = 0; t < len; t++) {                                                         \
-            g[t] = (double)(int64_t)L[t] * 0x1p-64;                                                \
-            big |= (int64_t)Hh[t] != ((int64_t)L[t] >> 63);                                        \
-        }                                                                                          \
-        for (size_t t = 0; big && t < len; t++)                                                    \
-            if ((int64_t)Hh[t] != ((int64_t)L[t] >> 63)) g[t] = to_double(Hh[t], L[t]);           \
-    }
-
-SEG_LOOPS(int8_t, put8, add8, store8)
-SEG_LOOPS(int16_t, put16, add16, store16)
-SEG_LOOPS(int64_t, put64, add64, store64)
-
-// Typed views of a wire buffer of n entries.
-typedef struct { uint64_t *L; void *H; } Wire;
-static Wire wire_view(uint8_t *b, size_t n) { return (Wire){ (uint64_t *)(void *)b, b + 8 * n }; }
-
-// This rank's values of a chunk to the wire.
-static bool put_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int hs, uint8_t *out) {
-    int bad = 0;
-    Wire w = wire_view(out, n);
-    for (size_t i = 0; i < ns; i++) {
-        const Seg *s = &seg[i];
-        if (s->extra) {
-            for (size_t t = 0; t < s->len; t++) {
-                int64_t h; uint64_t l;
-                extra_value(x, s, t, &h, &l);
-                bad |= !wire_set(out, n, hs, s->k + t, h, l);
-            }
-            continue;
-        }
-        const int64_t *hi = x->sum->hi + s->off, *lo = x->sum->lo + s->off;
-        if (hs == 8) bad |= put64(hi, lo, s->len, w.L + s->k, (int64_t *)w.H + s->k);
-        else if (hs == 2) bad |= put16(hi, lo, s->len, w.L + s->k, (int16_t *)w.H + s->k);
-        else bad |= put8(hi, lo, s->len, w.L + s->k, (int8_t *)w.H + s->k);
-    }
-    return !bad;
-}
-
-// What came in plus this rank's values, out to the wire again; on the last step of the
-// reduce-scatter the result is final and is also stored.
-static bool add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int hs, uint8_t *in,
-                    uint8_t *out, bool final, double *g, int64_t *extra_out) {
-    int bad = 0;
-    Wire wi = wire_view(in, n), wo = wire_view(out, n);
-    for (size_t i = 0; i < ns; i++) {
-        const Seg *s = &seg[i];
-        if (s->extra) {
-            for (size_t t = 0; t < s->len; t++) {
-                size_t k = s->k + t;
-                int64_t h; uint64_t l;
-                extra_value(x, s, t, &h, &l);
-                uint64_t l2 = l + wire_low(in, k);
-                h += wire_high(in, n, hs, k) + (l2 < l);
-                bad |= !wire_set(out, n, hs, k, h, l2);
-                if (final) store(s, t, h, l2, g, extra_out);
-            }
-            continue;
-        }
-        const int64_t *hi = x->sum->hi + s->off, *lo = x->sum->lo + s->off;
-        uint64_t *L = wo.L + s->k;
-        if (hs == 8) {
-            int64_t *Hh = (int64_t *)wo.H + s->k;
-            bad |= add64(hi, lo, s->len, wi.L + s->k, (const int64_t *)wi.H + s->k, L, Hh);
-            if (final) store64(L, Hh, s->len, g + s->off);
-        } else if (hs == 2) {
-            int16_t *Hh = (int16_t *)wo.H + s->k;
-            bad |= add16(hi, lo, s->len, wi.L + s->k, (const int16_t *)wi.H + s->k, L, Hh);
-            if (final) store16(L, Hh, s->len, g + s->off);
-        } else {
-            int8_t *Hh = (int8_t *)wo.H + s->k;
-            bad |= add8(hi, lo, s->len, wi.L + s->k, (const int8_t *)wi.H + s->k, L, Hh);
-            if (final) store8(L, Hh, s->len, g + s->off);
-        }
-    }
-    return !bad;
-}
-
-static void store_wire(const Seg *seg, size_t ns, uint8_t *in, size_t n, int hs, double *g,
-                       int64_t *extra_out) {
-    Wire w = wire_view(in, n);
-    for (size_t i = 0; i < ns; i++) {
-        const Seg *s = &seg[i];
-        if (s->extra) {
-            for (size_t t = 0; t < s->len; t++)
-                store(s, t, wire_high(in, n, hs, s->k + t), wire_low(in, s->k + t), g, extra_out);
-        } else if (hs == 8) {
-            store64(w.L + s->k, (const int64_t *)w.H + s->k, s->len, g + s->off);
-        } else if (hs == 2) {
-            store16(w.L + s->k, (const int16_t *)w.H + s->k, s->len, g + s->off);
-        } else {
-            store8(w.L + s->k, (const int8_t *)w.H + s->k, s->len, g + s->off);
-        }
-    }
-}
-
-// Ring all-reduce of the entries; g and extra_out get the sums. 0, or -1 with a message.
-static int ring_allreduce(MpiComm *m, const Entries *x, int hs, double *g, int64_t *extra_out,
-                          char *err, size_t errlen) {
-    const int N = m->comm.size, r = m->comm.rank;
-    const int right = (r + 1) % N, left = (r + N - 1) % N;
-    const size_t E = entries_count(x);
-#define CHUNK_A(c) (E * (size_t)(c) / (size_t)N)
-#define CHUNK_N(c) (CHUNK_A((c) + 1) - CHUNK_A(c))
-    uint8_t *sendb = m->wire[0], *recvb = m->wire[1];
-    Seg *seg = m->segs;
-    bool ok = true;
-    // reduce-scatter: after N-1 steps this rank holds the whole sum of chunk (r + 1) % N
-    int cur = r;
-    size_t ns = chunk_segments(x, CHUNK_A(cur), CHUNK_A(cur + 1), seg);
-    ok &= put_own(x, seg, ns, CHUNK_N(cur), hs, sendb);
-    for (int s = 0; s < N - 1; s++) {
-        int in = (r + N - s - 1) % N;
-        MPI_Sendrecv(sendb, (int)wire_bytes(CHUNK_N(cur), hs), MPI_BYTE, right, TAG_RING,
-                     recvb, (int)wire_bytes(CHUNK_N(in), hs), MPI_BYTE, left, TAG_RING,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        ns = chunk_segments(x, CHUNK_A(in), CHUNK_A(in + 1), seg);
-        ok &= add_own(x, seg, ns, CHUNK_N(in), hs, recvb, sendb, s == N - 2, g, extra_out);
-        cur = in;
-    }
-    // all-gather: pass the finished chunks around the ring, unchanged
-    for (int s = 0; s < N - 1; s++) {
-        int in = (cur + N - s - 1) % N, out = (cur + N - s) % N;
-        MPI_Sendrecv(sendb, (int)wire_bytes(CHUNK_N(out), hs), MPI_BYTE, right, TAG_RING,
-                     recvb, (int)wire_bytes(CHUNK_N(in), hs), MPI_BYTE, left, TAG_RING,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        ns = chunk_segments(x, CHUNK_A(in), CHUNK_A(in + 1), seg);
-        store_wire(seg, ns, recvb, CHUNK_N(in), hs, g, extra_out);
-        uint8_t *t = sendb; sendb = recvb; recvb = t;
-    }
-#undef CHUNK_A
-#undef CHUNK_N
-    m->t.wire_bytes += (int64_t)wire_bytes(E, hs);        // this rank's data; it sends 2 (N-1)/N of it
-    // every rank checks the same sums, so all of them stop together, or none
-    int bad = !ok;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (bad) {
-        snprintf(err, errlen, "internal error: a gradient sum exceeded the transport's range (%d-byte entries)", 8 + hs);
-        return -1;
-    }
-    return 0;
-}
-
 static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count, double *g,
                    char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
@@ -602,14 +325,14 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     double t1 = now_s();
     m->t.wait_s += t1 - t0;
 
-    // which rows travel (any rank touched them), and whether 10-byte entries hold every
-    // partial sum: N values below 2^bits sum below 2^(bits + shift)
+    // which rows travel (any rank touched them), and how many bytes the entries' high parts
+    // need to hold every partial sum: N values below 2^bits sum below 2^(bits + shift)
     const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D;
     int shift = 0;
     while ((1 << shift) < c->size) shift++;
     int w2bits = 0;
     for (size_t j = 0; j < H; j++) {
-        i128 v = (i128)sum->hi[D * H + j] * ((i128)1 << 32) + sum->lo[D * H + j];
+        __int128 v = (__int128)sum->hi[D * H + j] * ((__int128)1 << 32) + sum->lo[D * H + j];
         if (v < 0) v = -v;
         int b = 0;
         while (b < 127 && (v >> b)) b++;
@@ -623,8 +346,8 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
         most = rows->bits[i] > most ? rows->bits[i] : most;
     }
     // mask[D]: bit 0: 2-byte high parts needed somewhere, bit 1: 8-byte
-    m->mask[D] = (most + shift > WIRE_BITS_1 || m->min_high >= 2 ? 1 : 0) |
-                 (most + shift > WIRE_BITS_2 || m->min_high >= 8 ? 2 : 0);
+    m->mask[D] = (most + shift > RING_BITS_1 || m->min_high >= 2 ? 1 : 0) |
+                 (most + shift > RING_BITS_2 || m->min_high >= 8 ? 2 : 0);
     MPI_Allreduce(MPI_IN_PLACE, m->mask, (int)D + 1, MPI_UNSIGNED_CHAR, MPI_BOR, MPI_COMM_WORLD);
     size_t n_rows = 0;
     for (size_t i = 0; i < D; i++)
@@ -639,12 +362,13 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     }
     memset(extra + 4 * count, 0, (size_t)c->size * sizeof(int64_t));
     extra[4 * count + c->rank] = (int64_t)m->st->digest;
-    Entries x = { sum, m->urows, n_rows, H, D, nextra, extra };
-    m->t.rows += (int64_t)n_rows;
+    RingEntries x = { sum, m->urows, n_rows, H, D, nextra, extra };
     const int hs = m->mask[D] & 2 ? 8 : m->mask[D] & 1 ? 2 : 1;
-    m->t.entries += (int64_t)entries_count(&x);
+    m->t.rows += (int64_t)n_rows;
+    m->t.entries += (int64_t)ring_entries(&x);
+    m->t.wire_bytes += (int64_t)ring_wire_bytes(&x, hs);    // it sends 2 (N-1)/N of it
     int64_t *out = m->extra_out;
-    if (ring_allreduce(m, &x, hs, g, out, err, errlen)) return -1;
+    if (ring_allreduce(&x, hs, c->rank, c->size, &m->ring, g, out, err, errlen)) return -1;
     for (int e = 0; e < count; e++)
         stats[e] = (EpisodeStats){ (int)out[4 * e], (int)out[4 * e + 1], out[4 * e + 2], out[4 * e + 3] != 0 };
     for (int r = 1; r < c->size; r++)
@@ -813,19 +537,12 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
     const size_t nextra = 4 * (size_t)st->cfg.batch_size + (size_t)m->comm.size;
     m->extra = calloc(nextra, sizeof(int64_t));
     m->extra_out = calloc(nextra, sizeof(int64_t));
-    // the largest chunk: all entries over the ranks, rounded up
-    const size_t chunk = ((D + 1) * H + nextra) / (size_t)m->comm.size + 1;
-    m->segs = calloc(D + 3, sizeof(Seg));
-    m->wire[0] = malloc(chunk * 16);        // the largest form: 8 + 8 bytes an entry
-    m->wire[1] = malloc(chunk * 16);
     if (!m->queue || !m->replies || !m->reply_reqs || !m->mask || !m->urows || !m->extra || !m->extra_out ||
-        !m->segs || !m->wire[0] || !m->wire[1]) {
+        ring_buffers_alloc(&m->ring, D, H, nextra, m->comm.size)) {
         snprintf(err, errlen, "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     // touch the buffers now: their page faults would otherwise land in the first iterations
-    memset(m->wire[0], 0, chunk * 16);
-    memset(m->wire[1], 0, chunk * 16);
     for (int r = 0; r < m->comm.size; r++) m->reply_reqs[r] = MPI_REQUEST_NULL;
     m->reply_req = MPI_REQUEST_NULL;
     pthread_mutex_init(&m->mu, NULL);
@@ -907,7 +624,7 @@ void comm_mpi_destroy(Comm *c) {
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
     free(m->queue); free(m->replies); free(m->reply_reqs); free(m->mask); free(m->urows);
-    free(m->extra); free(m->extra_out); free(m->segs); free(m->wire[0]); free(m->wire[1]);
+    free(m->extra); free(m->extra_out); ring_buffers_free(&m->ring);
     free(m);
 }
 
