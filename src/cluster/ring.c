@@ -1,5 +1,6 @@
 // ring.c: the exact all-reduce of a batch's gradient sum (ring.h).
 #include "ring.h"
+#include "../util/mem.h"
 
 #include <mpi.h>
 #include <stdbool.h>
@@ -259,12 +260,10 @@ int ring_allreduce(const Entries *x, int hs, int r, int N, RingBuffers *b, doubl
 int ring_buffers_alloc(RingBuffers *b, size_t D, size_t H, size_t nextra, int ranks) {
     // the largest chunk, in the largest form (8 + 8 bytes an entry)
     const size_t chunk = ((D + 1) * H + nextra) / (size_t)ranks + 1;
-    b->wire[0] = calloc(chunk, 16);
-    b->wire[1] = calloc(chunk, 16);
+    b->wire[0] = big_calloc(chunk, 16);       // zeroed now (pages touched before the first
+    b->wire[1] = big_calloc(chunk, 16);       // iteration), on huge pages like the other big arrays
     b->segs = calloc(D + 3, sizeof(Seg));
     if (!b->wire[0] || !b->wire[1] || !b->segs) { ring_buffers_free(b); return -1; }
-    memset(b->wire[0], 0, chunk * 16);        // touch the pages now, not in the first iterations
-    memset(b->wire[1], 0, chunk * 16);
     return 0;
 }
 
