@@ -308,12 +308,7 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     m->t.play_s += t0 - m->t_source;
     m->t.iterations++;
     if (c->size == 1) {                         // the sum and the stats are all here already
-        for (int r = 0; r < rows->n; r++) {
-            size_t off = (size_t)rows->list[r] * (size_t)m->st->policy.H;
-            gradsum_to_double_range(sum, g + off, off, (size_t)m->st->policy.H);
-        }
-        size_t w2 = (size_t)m->st->policy.D * (size_t)m->st->policy.H;
-        gradsum_to_double_range(sum, g + w2, w2, (size_t)m->st->policy.H);
+        gradsum_rows_to_double(sum, rows, (size_t)m->st->policy.H, g);
         return 0;
     }
     // Every rank has played its last episode once the barrier completes; rank 0 serves the
@@ -330,16 +325,8 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D;
     int shift = 0;
     while ((1 << shift) < c->size) shift++;
-    int w2bits = 0;
-    for (size_t j = 0; j < H; j++) {
-        __int128 v = (__int128)sum->hi[D * H + j] * ((__int128)1 << 32) + sum->lo[D * H + j];
-        if (v < 0) v = -v;
-        int b = 0;
-        while (b < 127 && (v >> b)) b++;
-        w2bits = b > w2bits ? b : w2bits;
-    }
     memset(m->mask, 0, D + 1);
-    int most = w2bits;
+    int most = rows->bits[D];                   // W2's
     for (int r = 0; r < rows->n; r++) {
         size_t i = rows->list[r];
         m->mask[i] = 1;

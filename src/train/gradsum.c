@@ -63,10 +63,11 @@ int gradsum_merge_range_bits(GradSum *dst, const GradSum *src, size_t off, size_
         hmax = h > hmax ? h : hmax;
         lmax = l > lmax ? l : lmax;                  // lo >= 0
     }
-    // |hi * 2^32 + lo| <= max|hi| * 2^32 + max lo < 2^(bits(max|hi|) + 32) + 2^bits(max lo)
+    // |hi * 2^32 + lo| <= max|hi| * 2^32 + max lo = u < 2^bits(u)
     uint64_t hm = (uint64_t)hmax > -(uint64_t)hmin ? (uint64_t)hmax : -(uint64_t)hmin;
-    int a = bitlen(hm) + 32, b = bitlen((uint64_t)lmax);
-    return (a > b ? a : b) + 1;
+    unsigned __int128 u = ((unsigned __int128)hm << 32) + (uint64_t)lmax;
+    uint64_t top = (uint64_t)(u >> 64);
+    return top ? 64 + bitlen(top) : bitlen((uint64_t)u);
 }
 
 void gradsum_to_double(const GradSum *s, double *out) { gradsum_to_double_range(s, out, 0, s->n); }

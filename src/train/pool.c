@@ -148,7 +148,8 @@ static void thread_acc_merge_into(const Thread *t, const Policy *p, GradSum *sum
         rowset_add(rows, row);
         if (bits > rows->bits[row]) rows->bits[row] = (uint8_t)bits;
     }
-    gradsum_merge_range(sum, &t->acc, (size_t)p->D * p->H, (size_t)p->H);
+    int bits = gradsum_merge_range_bits(sum, &t->acc, (size_t)p->D * p->H, (size_t)p->H);
+    if (bits > rows->bits[p->D]) rows->bits[p->D] = (uint8_t)bits;
 }
 
 int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,

@@ -78,9 +78,10 @@ bool train_state_settled(const TrainState *s) {
 
 int rowset_alloc(RowSet *r, int D) {
     r->n = 0;
+    r->D = D;
     r->list = calloc((size_t)D, sizeof(uint16_t));
     r->in = calloc((size_t)D, 1);
-    r->bits = calloc((size_t)D, 1);
+    r->bits = calloc((size_t)D + 1, 1);
     if (D > 65536 || !r->list || !r->in || !r->bits) { rowset_free(r); return -1; }
     return 0;
 }
@@ -93,7 +94,17 @@ void rowset_free(RowSet *r) {
 
 void rowset_clear(RowSet *r) {
     for (int k = 0; k < r->n; k++) r->in[r->list[k]] = r->bits[r->list[k]] = 0;
+    r->bits[r->D] = 0;
     r->n = 0;
+}
+
+void gradsum_rows_to_double(const GradSum *sum, const RowSet *rows, size_t H, double *g) {
+    for (int r = 0; r < rows->n; r++) {
+        size_t off = (size_t)rows->list[r] * H;
+        gradsum_to_double_range(sum, g + off, off, H);
+    }
+    const size_t w2 = (size_t)rows->D * H;
+    gradsum_to_double_range(sum, g + w2, w2, H);
 }
 
 uint64_t episode_env_seed(uint64_t run_seed, int64_t k) { return rng_key(run_seed, 1, (uint64_t)k, 0x656e76); }
@@ -113,7 +124,7 @@ typedef struct {
     EpisodeSource src;
     atomic_llong next;
     int64_t end;
-    size_t D, H;              // the policy's shape, from begin()
+    size_t H;                 // the policy's hidden size, from begin()
 } LocalSource;
 
 static int64_t local_next(EpisodeSource *src) {
@@ -124,9 +135,7 @@ static int64_t local_next(EpisodeSource *src) {
 
 static bool local_begin(Comm *c, Policy *p, bool *stop) {
     (void)stop;
-    LocalSource *ls = c->ctx;
-    ls->D = (size_t)p->D;
-    ls->H = (size_t)p->H;
+    ((LocalSource *)c->ctx)->H = (size_t)p->H;
     return true;
 }
 
@@ -141,13 +150,7 @@ static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
 static int local_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count, double *g,
                      char *err, size_t errlen) {
     (void)stats; (void)count; (void)err; (void)errlen;
-    const LocalSource *ls = c->ctx;
-    const size_t H = ls->H;
-    for (int r = 0; r < rows->n; r++) {
-        size_t off = (size_t)rows->list[r] * H;
-        gradsum_to_double_range(sum, g + off, off, H);
-    }
-    gradsum_to_double_range(sum, g + ls->D * H, ls->D * H, H);
+    gradsum_rows_to_double(sum, rows, ((LocalSource *)c->ctx)->H, g);
     return 0;
 }
 

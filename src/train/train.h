@@ -46,11 +46,12 @@ int train_cores_available(void);
 
 // A set of W1 rows (input pixels of the 80x80 grid): a mask and the list of its members.
 typedef struct {
-    int n;
+    int n, D;
     uint16_t *list;           // (D,) the members, in the order they were added
     uint8_t *in;              // (D,) 1 for a member
-    uint8_t *bits;            // (D,) for the members pool_play added: the sum's entries in that
-                              // row are below 2^bits in magnitude, in units of 2^-64 (gradsum.h)
+    uint8_t *bits;            // (D + 1,) for the members pool_play added, and [D] for W2: the
+                              // sum's entries there are below 2^bits in magnitude, in units of
+                              // 2^-64 (gradsum.h)
 } RowSet;
 int rowset_alloc(RowSet *r, int D);                   // 0 or -1 (out of memory); empty
 void rowset_free(RowSet *r);
@@ -58,6 +59,8 @@ static inline void rowset_add(RowSet *r, int row) {
     if (!r->in[row]) { r->in[row] = 1; r->list[r->n++] = (uint16_t)row; }
 }
 void rowset_clear(RowSet *r);
+// The sum's rows in `rows` and W2, converted once to float64, into g at the same positions.
+void gradsum_rows_to_double(const GradSum *sum, const RowSet *rows, size_t H, double *g);
 
 typedef struct TrainState {
     TrainConfig cfg;
