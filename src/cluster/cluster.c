@@ -104,6 +104,7 @@ typedef struct {
     uint16_t *urows;          // (D,) those rows in order
     bool synced;              // the weights and cache have been sent out once
     int min_high;             // PONGRL_WIRE_HIGH=2 or 8: high parts of at least that size (tests)
+    int diverge_rank;         // PONGRL_TEST_DIVERGE=R: rank R's third update is made wrong (tests)
     int64_t *extra, *extra_out;   // stats and digests in the reduction
     RingBuffers ring;
     // accounting
@@ -356,6 +357,7 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     m->t.wire_bytes += (int64_t)ring_wire_bytes(&x, hs);    // it sends 2 (N-1)/N of it
     int64_t *out = m->extra_out;
     if (ring_allreduce(&x, hs, c->rank, c->size, &m->ring, g, out, err, errlen)) return -1;
+    if (c->rank == m->diverge_rank && m->iteration == 2) g[D * H] += 1e-3;   // the digest test's fault
     for (int e = 0; e < count; e++)
         stats[e] = (EpisodeStats){ (int)out[4 * e], (int)out[4 * e + 1], out[4 * e + 2], out[4 * e + 3] != 0 };
     for (int r = 1; r < c->size; r++)
@@ -503,8 +505,9 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
         fprintf(stderr, "pongrl: rank %d: %s\n", m->comm.rank, err);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    const char *high = getenv("PONGRL_WIRE_HIGH");
+    const char *high = getenv("PONGRL_WIRE_HIGH"), *diverge = getenv("PONGRL_TEST_DIVERGE");
     m->min_high = high ? atoi(high) : 1;
+    m->diverge_rank = diverge ? atoi(diverge) : -1;
     if (check_identity(m, err, errlen)) {
         MPI_Finalize();
         free(m);

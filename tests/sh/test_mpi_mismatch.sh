@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Ranks that disagree on what makes a run reproducible (here the seed) are refused at start:
-# a clear message naming the rank and its host, a non-zero exit, no hang.
+# a clear message naming the rank and its host, a non-zero exit, no hang. A rank whose weights
+# drift from rank 0's during the run is stopped the same way.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${PONGRL_BIN:-$PWD/build/pongrl}
@@ -29,4 +30,18 @@ rc=$?
 grep '^pongrl:' <<<"$out"
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || { echo "$out"; echo "FAIL: a different binary was accepted or hung (rc $rc)"; exit 1; }
 grep -q "rank 1 on $(hostname) runs a different pongrl binary" <<<"$out" || { echo "$out"; echo "FAIL: no message about the binary"; exit 1; }
-echo "PASS: different seed refused (rc $rc_seed), different binary refused (rc $rc), differing --workers accepted"
+# a rank whose copy of the weights drifts (PONGRL_TEST_DIVERGE=2 makes rank 2's third update
+# wrong) is caught at the next iteration, before its episodes count; rank 0's newest checkpoint
+# stays right: resuming it in one process ends with the weights of a straight run
+D=(train --iterations 6 --batch-size 3 --workers 1 --seed 4 --checkpoint-every 1)
+want=$(timeout 60 "$BIN" "${D[@]}" --run-dir "$tmp/straight" 2>&1 | sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p')
+out=$(timeout 60 mpirun "${MCA[@]}" -x PONGRL_TEST_DIVERGE=2 -np 3 "$BIN" "${D[@]}" --run-dir "$tmp/drift" 2>&1)
+rc=$?
+grep '^pongrl: rank 0:' <<<"$out"
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || { echo "$out"; echo "FAIL: a drifting rank was not stopped (rc $rc)"; exit 1; }
+grep -q "the weights of rank 2 differ from rank 0's after iteration 3" <<<"$out" || { echo "$out"; echo "FAIL: no message naming the drifting rank"; exit 1; }
+ls "$tmp/drift/checkpoints" | tr '\n' ' '; echo
+got=$(timeout 60 "$BIN" train --resume "$tmp/drift" --iterations 6 --quiet 2>&1 | sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p')
+echo "straight run $want, resumed after the drift $got"
+[ -n "$want" ] && [ "$got" = "$want" ] || { echo "FAIL: the checkpoint left by the stopped run is not right"; exit 1; }
+echo "PASS: different seed refused (rc $rc_seed), different binary refused, differing --workers accepted, a drifting rank stopped"
