@@ -44,15 +44,9 @@ int gradsum_add(GradSum *s, const double *g, size_t off, size_t len) {
 
 void gradsum_merge(GradSum *dst, const GradSum *src) { gradsum_merge_range(dst, src, 0, dst->n); }
 
-void gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len) {
-    int64_t *hi = dst->hi + off, *lo = dst->lo + off;
-    const int64_t *shi = src->hi + off, *slo = src->lo + off;
-    for (size_t k = 0; k < len; k++) { hi[k] += shi[k]; lo[k] += slo[k]; }
-}
-
 static int bitlen(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
 
-int gradsum_merge_range_bits(GradSum *dst, const GradSum *src, size_t off, size_t len) {
+int gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len) {
     int64_t *restrict hi = dst->hi + off, *restrict lo = dst->lo + off;
     const int64_t *restrict shi = src->hi + off, *restrict slo = src->lo + off;
     int64_t hmin = 0, hmax = 0, lmax = 0;

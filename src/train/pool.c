@@ -144,11 +144,11 @@ static void thread_acc_merge_into(const Thread *t, const Policy *p, GradSum *sum
     for (int r = 0; r < t->n_used; r++) {
         const int row = t->used_rows[r];
         // the row's final sum is the last of its partial sums here: the largest bound holds
-        int bits = gradsum_merge_range_bits(sum, &t->acc, (size_t)row * p->H, (size_t)p->H);
+        int bits = gradsum_merge_range(sum, &t->acc, (size_t)row * p->H, (size_t)p->H);
         rowset_add(rows, row);
         if (bits > rows->bits[row]) rows->bits[row] = (uint8_t)bits;
     }
-    int bits = gradsum_merge_range_bits(sum, &t->acc, (size_t)p->D * p->H, (size_t)p->H);
+    int bits = gradsum_merge_range(sum, &t->acc, (size_t)p->D * p->H, (size_t)p->H);
     if (bits > rows->bits[p->D]) rows->bits[p->D] = (uint8_t)bits;
 }
 

@@ -256,7 +256,7 @@ Test(gradsum, merge_bits_bound_every_entry) {
             for (int k = 0; k < N; k++) x[k] = rng_normal(&rng) * scale;
             cr_assert_eq(gradsum_add(e ? &b : &a, x, 0, N), 0);
         }
-        int B = gradsum_merge_range_bits(&a, &b, 0, N);
+        int B = gradsum_merge_range(&a, &b, 0, N);
         int most = 0;
         for (int k = 0; k < N; k++) {
             __int128 v = (__int128)a.hi[k] * ((__int128)1 << 32) + a.lo[k];
