@@ -63,6 +63,7 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../util/mem.h"
 #include "ring.h"
 
 enum { TAG_REQUEST = 101, TAG_REPLY = 102 };           // ring.c uses 103
@@ -100,12 +101,13 @@ typedef struct {
     // rank 0: the reply in flight to each rank
     int64_t (*replies)[3];
     MPI_Request *reply_reqs;
-    uint8_t *mask;            // (D + 1,) rows in the reduction; [D]: size of the high parts
+    uint8_t *mask;            // (D / 8 + 2,) rows in the reduction, a bit each; then the size of the high parts
     uint16_t *urows;          // (D,) those rows in order
     bool synced;              // the weights and cache have been sent out once
     int min_high;             // PONGRL_WIRE_HIGH=2 or 8: high parts of at least that size (tests)
     int diverge_rank;         // PONGRL_TEST_DIVERGE=R: rank R's third update is made wrong (tests)
     int64_t *extra, *extra_out;   // stats and digests in the reduction
+    double *g;                // ((D + 1) H + extras,) the packed result (Comm.end), then the extras
     RingBuffers ring;
     // accounting
     atomic_llong played, busy_ns;
@@ -302,44 +304,46 @@ static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
     return &m->src;
 }
 
-static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count, double *g,
-                   char *err, size_t errlen) {
+static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
+                   const double **g, char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
     double t0 = now_s();
     m->t.play_s += t0 - m->t_source;
     m->t.iterations++;
     if (c->size == 1) {                         // the sum and the stats are all here already
-        gradsum_rows_to_double(sum, rows, (size_t)m->st->policy.H, g);
+        gradsum_rows_to_double(sum, rows, (size_t)m->st->policy.H, m->g);
+        *g = m->g;
         return 0;
     }
-    // Every rank has played its last episode once the barrier completes; rank 0 serves the
+    // Which rows travel (any rank touched them), and how many bytes the entries' high parts
+    // need to hold every partial sum: N values below 2^bits sum below 2^(bits + shift). The
+    // union is an OR over the ranks, and that all-reduce is also the end-of-play barrier:
+    // every rank has played its last episode once it completes; rank 0 serves the
     // stragglers' requests meanwhile (each rank's last request is answered with 0 before it
     // can enter), so no request is ever left unanswered.
-    MPI_Request req;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    wait_napping(m, &req);
-    double t1 = now_s();
-    m->t.wait_s += t1 - t0;
-
-    // which rows travel (any rank touched them), and how many bytes the entries' high parts
-    // need to hold every partial sum: N values below 2^bits sum below 2^(bits + shift)
-    const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D;
+    const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D, mb = (D + 7) / 8;
     int shift = 0;
     while ((1 << shift) < c->size) shift++;
-    memset(m->mask, 0, D + 1);
+    memset(m->mask, 0, mb + 1);
     int most = rows->bits[D];                   // W2's
     for (int r = 0; r < rows->n; r++) {
         size_t i = rows->list[r];
-        m->mask[i] = 1;
+        m->mask[i >> 3] |= (uint8_t)(1u << (i & 7));
         most = rows->bits[i] > most ? rows->bits[i] : most;
     }
-    // mask[D]: bit 0: 2-byte high parts needed somewhere, bit 1: 8-byte
-    m->mask[D] = (most + shift > RING_BITS_1 || m->min_high >= 2 ? 1 : 0) |
-                 (most + shift > RING_BITS_2 || m->min_high >= 8 ? 2 : 0);
-    MPI_Allreduce(MPI_IN_PLACE, m->mask, (int)D + 1, MPI_UNSIGNED_CHAR, MPI_BOR, MPI_COMM_WORLD);
+    // mask[mb]: bit 0: 2-byte high parts needed somewhere, bit 1: 8-byte
+    m->mask[mb] = (most + shift > RING_BITS_1 || m->min_high >= 2 ? 1 : 0) |
+                  (most + shift > RING_BITS_2 || m->min_high >= 8 ? 2 : 0);
+    MPI_Request req;
+    MPI_Iallreduce(MPI_IN_PLACE, m->mask, (int)mb + 1, MPI_UNSIGNED_CHAR, MPI_BOR, MPI_COMM_WORLD, &req);
+    wait_napping(m, &req);
+    double t1 = now_s();
+    m->t.wait_s += t1 - t0;
+    // the union, in order, is the gradient's rows on every rank
     size_t n_rows = 0;
+    rowset_clear(rows);
     for (size_t i = 0; i < D; i++)
-        if (m->mask[i]) { m->urows[n_rows++] = (uint16_t)i; rowset_add(rows, (int)i); }
+        if (m->mask[i >> 3] >> (i & 7) & 1) { m->urows[n_rows++] = (uint16_t)i; rowset_add(rows, (int)i); }
     // each episode's stats are non-zero on the one rank that played it, so a sum gathers
     // them; each rank's weights digest goes in its own slot
     int64_t *extra = m->extra;
@@ -351,13 +355,16 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     memset(extra + 4 * count, 0, (size_t)c->size * sizeof(int64_t));
     extra[4 * count + c->rank] = (int64_t)m->st->digest;
     RingEntries x = { sum, m->urows, n_rows, H, D, nextra, extra };
-    const int hs = m->mask[D] & 2 ? 8 : m->mask[D] & 1 ? 2 : 1;
+    const int hs = m->mask[mb] & 2 ? 8 : m->mask[mb] & 1 ? 2 : 1;
     m->t.rows += (int64_t)n_rows;
     m->t.entries += (int64_t)ring_entries(&x);
-    m->t.wire_bytes += (int64_t)ring_wire_bytes(&x, hs);    // it sends 2 (N-1)/N of it
+    m->t.wire_bytes += (int64_t)ring_wire_bytes(&x, hs, c->size);
+    // the result is packed in the entries' order: the rows' gradient, W2's, then the extras
+    if (ring_allreduce(&x, hs, c->rank, c->size, &m->ring, m->g, err, errlen)) return -1;
     int64_t *out = m->extra_out;
-    if (ring_allreduce(&x, hs, c->rank, c->size, &m->ring, g, out, err, errlen)) return -1;
-    if (c->rank == m->diverge_rank && m->iteration == 2) g[D * H] += 1e-3;   // the digest test's fault
+    memcpy(out, m->g + (n_rows + 1) * H, nextra * sizeof(int64_t));
+    if (c->rank == m->diverge_rank && m->iteration == 2) m->g[n_rows * H] += 1e-3;   // the digest test's fault
+    *g = m->g;
     for (int e = 0; e < count; e++)
         stats[e] = (EpisodeStats){ (int)out[4 * e], (int)out[4 * e + 1], out[4 * e + 2], out[4 * e + 3] != 0 };
     for (int r = 1; r < c->size; r++)
@@ -522,12 +529,13 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
     m->queue = calloc((size_t)m->qcap, sizeof(int64_t));
     m->replies = calloc((size_t)m->comm.size, sizeof(*m->replies));
     m->reply_reqs = malloc((size_t)m->comm.size * sizeof(MPI_Request));
-    m->mask = calloc(D + 1, 1);
+    m->mask = calloc(D / 8 + 2, 1);
     m->urows = calloc(D, sizeof(uint16_t));
     const size_t nextra = 4 * (size_t)st->cfg.batch_size + (size_t)m->comm.size;
     m->extra = calloc(nextra, sizeof(int64_t));
     m->extra_out = calloc(nextra, sizeof(int64_t));
-    if (!m->queue || !m->replies || !m->reply_reqs || !m->mask || !m->urows || !m->extra || !m->extra_out ||
+    m->g = big_calloc((D + 1) * H + nextra, sizeof(double));
+    if (!m->queue || !m->replies || !m->reply_reqs || !m->mask || !m->urows || !m->extra || !m->extra_out || !m->g ||
         ring_buffers_alloc(&m->ring, D, H, nextra, m->comm.size)) {
         snprintf(err, errlen, "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -614,7 +622,7 @@ void comm_mpi_destroy(Comm *c) {
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
     free(m->queue); free(m->replies); free(m->reply_reqs); free(m->mask); free(m->urows);
-    free(m->extra); free(m->extra_out); ring_buffers_free(&m->ring);
+    free(m->extra); free(m->extra_out); free(m->g); ring_buffers_free(&m->ring);
     free(m);
 }
 

@@ -16,8 +16,8 @@ typedef RingEntries Entries;
 
 size_t ring_entries(const Entries *x) { return (x->nrows + 1) * x->H + x->nextra; }
 
-// A run of entries contiguous both in a chunk (from index k) and where they live: at `off` in
-// the sum and the gradient (part of a row, or W2), or at `off` in the extra values.
+// A run of entries contiguous both in a part of a chunk (from index k) and where they live in
+// the sum: at `off` (part of a row, or W2), or at `off` in the extra values.
 struct Seg {
     size_t k, len, off;
     bool extra;
@@ -44,7 +44,12 @@ static size_t chunk_segments(const Entries *x, size_t a, size_t b, Seg *seg) {
 // int64: hs bytes each): a rank's own value hi * 2^32 + lo split by gradsum_split.
 static size_t wire_bytes(size_t n, int hs) { return n * (8 + (size_t)hs); }
 
-size_t ring_wire_bytes(const Entries *x, int hs) { return wire_bytes(ring_entries(x), hs); }
+size_t ring_wire_bytes(const Entries *x, int hs, int ranks) {
+    const size_t E = ring_entries(x), N = (size_t)ranks;
+    return (wire_bytes(E, hs) + 8 * E) * (N - 1) / N;       // reduce-scatter, all-gather
+}
+
+enum { TAG_GATHER = 104, TAG_FLAG = 105 };
 
 // An extra value (an int64) in wire form.
 static inline void extra_value(const Entries *x, const Seg *s, size_t t, int64_t *h, uint64_t *l) {
@@ -82,16 +87,12 @@ static inline double to_double(int64_t high, uint64_t low) {
     return (double)((i128)high * ((i128)1 << 64) + (i128)low) * 0x1p-64;
 }
 
-static inline void store(const Seg *s, size_t t, int64_t h, uint64_t l, double *g, int64_t *extra_out) {
-    if (s->extra) extra_out[s->off + t] = (int64_t)l;          // small integers: v fits
-    else g[s->off + t] = to_double(h, l);
-}
-
 // The loops over a run of row entries, written so that they vectorise: own value (hi, lo) to
-// wire form (h, l), plus what came in, to_double with a scalar fix-up for the entries that do
-// not fit int64. One variant per size of the high part.
+// wire form (h, l); plus what came in, to the wire again; plus what came in, final, to float64
+// (to_double, with a scalar fix-up for the entries that do not fit int64). One variant per
+// size of the high part.
 
-#define SEG_LOOPS(HT, NAME_PUT, NAME_ADD, NAME_STORE)                                              \
+#define SEG_LOOPS(HT, NAME_PUT, NAME_ADD, NAME_FINAL)                                              \
     static int NAME_PUT(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,        \
                         uint64_t *restrict L, HT *restrict Hh) {                                   \
         int bad = 0;                                                                               \
@@ -115,26 +116,34 @@ static inline void store(const Seg *s, size_t t, int64_t h, uint64_t l, double *
         }                                                                                          \
         return bad;                                                                                \
     }                                                                                              \
-    static void NAME_STORE(const uint64_t *restrict L, const HT *restrict Hh, size_t len,          \
-                           double *restrict g) {                                                   \
+    static void NAME_FINAL(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,      \
+                           const uint64_t *restrict Lin, const HT *restrict Hin, double *restrict g) { \
         int big = 0;                                                                               \
         for (size_t t = 0; t < len; t++) {                                                         \
-            g[t] = (double)(int64_t)L[t] * 0x1p-64;                                                \
-            big |= (int64_t)Hh[t] != ((int64_t)L[t] >> 63);                                        \
+            int64_t h; uint64_t l;                                                                 \
+            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
+            uint64_t l2 = l + Lin[t];                                                              \
+            int64_t h2 = h + Hin[t] + (l2 < l);                                                    \
+            g[t] = (double)(int64_t)l2 * 0x1p-64;                                                  \
+            big |= h2 != ((int64_t)l2 >> 63);                                                      \
         }                                                                                          \
-        for (size_t t = 0; big && t < len; t++)                                                    \
-            if ((int64_t)Hh[t] != ((int64_t)L[t] >> 63)) g[t] = to_double(Hh[t], L[t]);           \
+        for (size_t t = 0; big && t < len; t++) {                                                  \
+            int64_t h; uint64_t l;                                                                 \
+            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
+            uint64_t l2 = l + Lin[t];                                                              \
+            g[t] = to_double(h + Hin[t] + (l2 < l), l2);                                           \
+        }                                                                                          \
     }
 
-SEG_LOOPS(int8_t, put8, add8, store8)
-SEG_LOOPS(int16_t, put16, add16, store16)
-SEG_LOOPS(int64_t, put64, add64, store64)
+SEG_LOOPS(int8_t, put8, add8, final8)
+SEG_LOOPS(int16_t, put16, add16, final16)
+SEG_LOOPS(int64_t, put64, add64, final64)
 
 // Typed views of a wire buffer of n entries.
 typedef struct { uint64_t *L; void *H; } Wire;
 static Wire wire_view(uint8_t *b, size_t n) { return (Wire){ (uint64_t *)(void *)b, b + 8 * n }; }
 
-// This rank's values of a chunk to the wire.
+// This rank's values of a part to the wire.
 static bool put_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int hs, uint8_t *out) {
     int bad = 0;
     Wire w = wire_view(out, n);
@@ -156,10 +165,11 @@ static bool put_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int h
     return !bad;
 }
 
-// What came in plus this rank's values, out to the wire again; on the last step of the
-// reduce-scatter the result is final and is also stored.
+// What came in plus this rank's values, out to the wire again; or, on the last step of the
+// reduce-scatter, final: into the part's place in g, rounded to float64 (the extra values as
+// int64, which they fit).
 static bool add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int hs, uint8_t *in,
-                    uint8_t *out, bool final, double *g, int64_t *extra_out) {
+                    uint8_t *out, double *g) {
     int bad = 0;
     Wire wi = wire_view(in, n), wo = wire_view(out, n);
     for (size_t i = 0; i < ns; i++) {
@@ -171,86 +181,125 @@ static bool add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int h
                 extra_value(x, s, t, &h, &l);
                 uint64_t l2 = l + wire_low(in, k);
                 h += wire_high(in, n, hs, k) + (l2 < l);
-                bad |= !wire_set(out, n, hs, k, h, l2);
-                if (final) store(s, t, h, l2, g, extra_out);
+                if (g) memcpy(&g[k], &l2, 8);
+                else bad |= !wire_set(out, n, hs, k, h, l2);
             }
             continue;
         }
         const int64_t *hi = x->sum->hi + s->off, *lo = x->sum->lo + s->off;
+        const uint64_t *Lin = wi.L + s->k;
         uint64_t *L = wo.L + s->k;
         if (hs == 8) {
-            int64_t *Hh = (int64_t *)wo.H + s->k;
-            bad |= add64(hi, lo, s->len, wi.L + s->k, (const int64_t *)wi.H + s->k, L, Hh);
-            if (final) store64(L, Hh, s->len, g + s->off);
+            const int64_t *Hin = (const int64_t *)wi.H + s->k;
+            if (g) final64(hi, lo, s->len, Lin, Hin, g + s->k);
+            else bad |= add64(hi, lo, s->len, Lin, Hin, L, (int64_t *)wo.H + s->k);
         } else if (hs == 2) {
-            int16_t *Hh = (int16_t *)wo.H + s->k;
-            bad |= add16(hi, lo, s->len, wi.L + s->k, (const int16_t *)wi.H + s->k, L, Hh);
-            if (final) store16(L, Hh, s->len, g + s->off);
+            const int16_t *Hin = (const int16_t *)wi.H + s->k;
+            if (g) final16(hi, lo, s->len, Lin, Hin, g + s->k);
+            else bad |= add16(hi, lo, s->len, Lin, Hin, L, (int16_t *)wo.H + s->k);
         } else {
-            int8_t *Hh = (int8_t *)wo.H + s->k;
-            bad |= add8(hi, lo, s->len, wi.L + s->k, (const int8_t *)wi.H + s->k, L, Hh);
-            if (final) store8(L, Hh, s->len, g + s->off);
+            const int8_t *Hin = (const int8_t *)wi.H + s->k;
+            if (g) final8(hi, lo, s->len, Lin, Hin, g + s->k);
+            else bad |= add8(hi, lo, s->len, Lin, Hin, L, (int8_t *)wo.H + s->k);
         }
     }
     return !bad;
 }
 
-static void store_wire(const Seg *seg, size_t ns, uint8_t *in, size_t n, int hs, double *g,
-                       int64_t *extra_out) {
-    Wire w = wire_view(in, n);
-    for (size_t i = 0; i < ns; i++) {
-        const Seg *s = &seg[i];
-        if (s->extra) {
-            for (size_t t = 0; t < s->len; t++)
-                store(s, t, wire_high(in, n, hs, s->k + t), wire_low(in, s->k + t), g, extra_out);
-        } else if (hs == 8) {
-            store64(w.L + s->k, (const int64_t *)w.H + s->k, s->len, g + s->off);
-        } else if (hs == 2) {
-            store16(w.L + s->k, (const int16_t *)w.H + s->k, s->len, g + s->off);
-        } else {
-            store8(w.L + s->k, (const int8_t *)w.H + s->k, s->len, g + s->off);
+// The pipeline: each chunk goes round in RING_PARTS parts, each its own message, so that a
+// part is added while the next ones are on the wire, and a rank a little behind holds its
+// neighbour up by a part, not a whole chunk. In the reduce-scatter, part k of a message uses
+// region k of three buffer sets: one its receive is posted into, one its last send may still
+// be reading, and a free one (its send older still) for what the next step writes. In the
+// all-gather the parts go from g to g: the result's layout is the order of the entries.
+typedef struct {
+    MPI_Request recv, send[3];
+    int recv_set, send_set;
+} Part;
+
+static uint8_t *region(const RingBuffers *b, int set, int k) { return b->wire[set] + (size_t)k * b->stride; }
+
+int ring_allreduce(const Entries *x, int hs, int r, int N, RingBuffers *b, double *g, char *err, size_t errlen) {
+    const int right = (r + 1) % N, left = (r + N - 1) % N, cap = (int)b->stride;
+    const size_t E = ring_entries(x);
+    // part k of chunk c: entries [PART_A(c, k), PART_A(c, k + 1))
+#define CHUNK_A(c) (E * (size_t)(c) / (size_t)N)
+#define PART_A(c, k) (CHUNK_A(c) + (CHUNK_A((c) + 1) - CHUNK_A(c)) * (size_t)(k) / RING_PARTS)
+#define PART_N(c, k) (PART_A(c, (k) + 1) - PART_A(c, k))
+    const MPI_Comm W = MPI_COMM_WORLD;
+    Seg *seg = b->segs;
+    Part p[RING_PARTS];
+    MPI_Request *gather = b->reqs, *gsend = gather + (size_t)(N - 1) * RING_PARTS,
+                *fsend = gsend + (size_t)(N - 1) * RING_PARTS;
+    int bad = 0;
+    // Every receive is posted before its message can come: the reduce-scatter's first step
+    // into the regions, the whole all-gather straight into g (a tag of its own keeps the two
+    // streams apart; each keeps its order). Chunk (r + 1) % N ends up finished here, so step
+    // s of the all-gather brings chunk (r - s) % N.
+    for (int k = 0; k < RING_PARTS; k++) {
+        p[k] = (Part){ MPI_REQUEST_NULL, { MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL }, 1, 0 };
+        MPI_Irecv(region(b, 1, k), cap, MPI_BYTE, left, TAG_RING, W, &p[k].recv);
+    }
+    for (int s = 0; s < N - 1; s++) {
+        const int in = (r + N - s) % N;
+        for (int k = 0; k < RING_PARTS; k++)
+            MPI_Irecv(g + PART_A(in, k), (int)(8 * PART_N(in, k)), MPI_BYTE, left, TAG_GATHER, W,
+                      &gather[(size_t)s * RING_PARTS + k]);
+    }
+    // this rank's own chunk r goes out part by part as it is put in wire form
+    for (int k = 0; k < RING_PARTS; k++) {
+        size_t a = PART_A(r, k), n = PART_N(r, k);
+        size_t ns = chunk_segments(x, a, a + n, seg);
+        bad |= !put_own(x, seg, ns, n, hs, region(b, 0, k));
+        MPI_Isend(region(b, 0, k), (int)wire_bytes(n, hs), MPI_BYTE, right, TAG_RING, W, &p[k].send[0]);
+    }
+    // reduce-scatter: what comes in plus this rank's values goes on; the last step's result
+    // is final, goes to g and out again as the all-gather's first step
+    for (int s = 0; s < N - 1; s++) {
+        const int in = (r + N - s - 1) % N;
+        const bool final = s == N - 2;
+        for (int k = 0; k < RING_PARTS; k++) {
+            Part *q = &p[k];
+            const int out = 3 - q->recv_set - q->send_set;
+            size_t a = PART_A(in, k), n = PART_N(in, k);
+            MPI_Wait(&q->recv, MPI_STATUS_IGNORE);
+            size_t ns = chunk_segments(x, a, a + n, seg);
+            uint8_t *R = region(b, q->recv_set, k);
+            if (final) {
+                bad |= !add_own(x, seg, ns, n, hs, R, NULL, g + a);
+                MPI_Isend(g + a, (int)(8 * n), MPI_BYTE, right, TAG_GATHER, W, &gsend[k]);
+                continue;
+            }
+            MPI_Wait(&q->send[out], MPI_STATUS_IGNORE);
+            bad |= !add_own(x, seg, ns, n, hs, R, region(b, out, k), NULL);
+            MPI_Irecv(R, cap, MPI_BYTE, left, TAG_RING, W, &q->recv);
+            MPI_Isend(region(b, out, k), (int)wire_bytes(n, hs), MPI_BYTE, right, TAG_RING, W, &q->send[out]);
+            q->send_set = out;
         }
     }
-}
-
-int ring_allreduce(const Entries *x, int hs, int r, int N, RingBuffers *b, double *g, int64_t *extra_out,
-                   char *err, size_t errlen) {
-    const int right = (r + 1) % N, left = (r + N - 1) % N;
-    const size_t E = ring_entries(x);
-#define CHUNK_A(c) (E * (size_t)(c) / (size_t)N)
-#define CHUNK_N(c) (CHUNK_A((c) + 1) - CHUNK_A(c))
-    uint8_t *sendb = b->wire[0], *recvb = b->wire[1];
-    Seg *seg = b->segs;
-    bool ok = true;
-    // reduce-scatter: after N-1 steps this rank holds the whole sum of chunk (r + 1) % N
-    int cur = r;
-    size_t ns = chunk_segments(x, CHUNK_A(cur), CHUNK_A(cur + 1), seg);
-    ok &= put_own(x, seg, ns, CHUNK_N(cur), hs, sendb);
+    // all-gather: each part that comes in goes on from where it landed, but the last step's.
+    // A byte goes round beside it: the OR of the overflow flags seen so far, which after N-1
+    // hops covers every rank, so all of them stop together, or none.
+    uint8_t *flag = b->flags, any = (uint8_t)bad;
     for (int s = 0; s < N - 1; s++) {
-        int in = (r + N - s - 1) % N;
-        MPI_Sendrecv(sendb, (int)wire_bytes(CHUNK_N(cur), hs), MPI_BYTE, right, TAG_RING,
-                     recvb, (int)wire_bytes(CHUNK_N(in), hs), MPI_BYTE, left, TAG_RING,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        ns = chunk_segments(x, CHUNK_A(in), CHUNK_A(in + 1), seg);
-        ok &= add_own(x, seg, ns, CHUNK_N(in), hs, recvb, sendb, s == N - 2, g, extra_out);
-        cur = in;
+        const int in = (r + N - s) % N;
+        flag[2 * s] = any;
+        MPI_Isend(&flag[2 * s], 1, MPI_BYTE, right, TAG_FLAG, W, &fsend[s]);
+        for (int k = 0; k < RING_PARTS; k++) {
+            MPI_Wait(&gather[(size_t)s * RING_PARTS + k], MPI_STATUS_IGNORE);
+            if (s < N - 2)
+                MPI_Isend(g + PART_A(in, k), (int)(8 * PART_N(in, k)), MPI_BYTE, right, TAG_GATHER, W,
+                          &gsend[(size_t)(s + 1) * RING_PARTS + k]);
+        }
+        MPI_Recv(&flag[2 * s + 1], 1, MPI_BYTE, left, TAG_FLAG, W, MPI_STATUS_IGNORE);
+        any |= flag[2 * s + 1];
     }
-    // all-gather: pass the finished chunks around the ring, unchanged
-    for (int s = 0; s < N - 1; s++) {
-        int in = (cur + N - s - 1) % N, out = (cur + N - s) % N;
-        MPI_Sendrecv(sendb, (int)wire_bytes(CHUNK_N(out), hs), MPI_BYTE, right, TAG_RING,
-                     recvb, (int)wire_bytes(CHUNK_N(in), hs), MPI_BYTE, left, TAG_RING,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        ns = chunk_segments(x, CHUNK_A(in), CHUNK_A(in + 1), seg);
-        store_wire(seg, ns, recvb, CHUNK_N(in), hs, g, extra_out);
-        uint8_t *t = sendb; sendb = recvb; recvb = t;
-    }
+    for (int k = 0; k < RING_PARTS; k++) MPI_Waitall(3, p[k].send, MPI_STATUSES_IGNORE);
+    MPI_Waitall((N - 1) * (RING_PARTS + 1), gsend, MPI_STATUSES_IGNORE);   // and the flags
 #undef CHUNK_A
-#undef CHUNK_N
-    // every rank checks the same sums, so all of them stop together, or none
-    int bad = !ok;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (bad) {
+#undef PART_A
+#undef PART_N
+    if (any) {
         snprintf(err, errlen, "internal error: a gradient sum exceeded the transport's range (%d-byte entries)", 8 + hs);
         return -1;
     }
@@ -258,17 +307,27 @@ int ring_allreduce(const Entries *x, int hs, int r, int N, RingBuffers *b, doubl
 }
 
 int ring_buffers_alloc(RingBuffers *b, size_t D, size_t H, size_t nextra, int ranks) {
-    // the largest chunk, in the largest form (8 + 8 bytes an entry)
-    const size_t chunk = ((D + 1) * H + nextra) / (size_t)ranks + 1;
-    b->wire[0] = big_calloc(chunk, 16);       // zeroed now (pages touched before the first
-    b->wire[1] = big_calloc(chunk, 16);       // iteration), on huge pages like the other big arrays
+    // a part of the largest chunk in the largest form (8 + 8 bytes an entry)
+    const size_t part = ((D + 1) * H + nextra) / (size_t)ranks / RING_PARTS + 2;
+    b->stride = (16 * part + 63) / 64 * 64;
+    for (int i = 0; i < 3; i++)               // zeroed now (pages touched before the first
+        b->wire[i] = big_calloc(RING_PARTS, b->stride);   // iteration), on huge pages
     b->segs = calloc(D + 3, sizeof(Seg));
-    if (!b->wire[0] || !b->wire[1] || !b->segs) { ring_buffers_free(b); return -1; }
+    const size_t nreq = (size_t)ranks * (2 * RING_PARTS + 1);
+    b->reqs = calloc(nreq, sizeof(MPI_Request));
+    b->flags = calloc(2 * (size_t)ranks, 1);
+    if (!b->wire[0] || !b->wire[1] || !b->wire[2] || !b->segs || !b->reqs || !b->flags) {
+        ring_buffers_free(b);
+        return -1;
+    }
+    for (size_t i = 0; i < nreq; i++) b->reqs[i] = MPI_REQUEST_NULL;
     return 0;
 }
 
 void ring_buffers_free(RingBuffers *b) {
-    free(b->wire[0]); free(b->wire[1]); free(b->segs);
-    b->wire[0] = b->wire[1] = NULL;
+    for (int i = 0; i < 3; i++) { free(b->wire[i]); b->wire[i] = NULL; }
+    free(b->segs); free(b->reqs); free(b->flags);
     b->segs = NULL;
+    b->reqs = NULL;
+    b->flags = NULL;
 }

@@ -7,21 +7,26 @@
 // whatever N) moves them in chunks, and each rank adds what it receives to its own values as
 // integers of up to 128 bits, so the result is exact and the same whatever N and whoever
 // played what.
-// On the wire an entry is its low 64 bits and a high part of 1 byte (9 bytes instead of 16),
-// which holds every partial sum below 2^71 in magnitude; iterations with larger sums (many
-// ranks, large gradients) use 2 bytes (below 2^79), and a diverging run 8
-// (PONGRL_WIRE_HIGH=2 or 8 forces at least that size, for tests).
+// In the reduce-scatter an entry on the wire is its low 64 bits and a high part of 1 byte (9
+// bytes instead of 16), which holds every partial sum below 2^71 in magnitude; iterations
+// with larger sums (many ranks, large gradients) use 2 bytes (below 2^79), and a diverging
+// run 8 (PONGRL_WIRE_HIGH=2 or 8 forces at least that size, for tests). The caller
+// (cluster.c) picks the size from a bound every rank reports.
 //
 // The reduce-scatter reads each rank's values straight from its sum and adds them to what
-// comes in; the last step also converts its chunk to float64; the all-gather converts what
-// comes in. Every pass is a streaming loop over rows: the whole exchange costs about three
-// passes over the touched rows and 2 (N-1)/N x 9 bytes an entry on the wire. The caller
-// (cluster.c) picks the size of the high parts from a bound every rank reports.
+// comes in; its last step rounds the finished chunk to float64, into the result, which is
+// laid out in the order of the entries. The all-gather then moves float64s (8 bytes: every
+// rank would round the exact sum the same way) from result to result, with no pass of its
+// own. Each chunk travels in RING_PARTS messages, so that adding and sending overlap. In all,
+// two streaming passes over the touched rows, and (N-1)/N x (9 + 8) bytes an entry sent by
+// each rank.
 #ifndef PONGRL_RING_H
 #define PONGRL_RING_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <mpi.h>
 
 #include "../train/gradsum.h"
 
@@ -39,21 +44,27 @@ typedef struct {
 } RingEntries;
 
 size_t ring_entries(const RingEntries *x);
-size_t ring_wire_bytes(const RingEntries *x, int hs);      // this rank's data on the wire
+size_t ring_wire_bytes(const RingEntries *x, int hs, int ranks);    // what a rank sends in all
+
+#define RING_PARTS 8          // messages a chunk is cut into, so that adding and sending overlap
 
 typedef struct Seg Seg;
 typedef struct {
-    uint8_t *wire[2];         // one chunk on the wire, out and in
-    Seg *segs;                // (D + 3,) a chunk's runs of contiguous entries
+    uint8_t *wire[3];         // three sets of RING_PARTS regions of `stride` bytes: a part in, out, free
+    size_t stride;
+    Seg *segs;                // (D + 3,) a part's runs of contiguous entries
+    MPI_Request *reqs;        // (ranks x (2 RING_PARTS + 1),) the all-gather's receives and sends, the flags' sends
+    uint8_t *flags;           // (2 ranks,) the overflow flags going round
 } RingBuffers;
 int ring_buffers_alloc(RingBuffers *b, size_t D, size_t H, size_t nextra, int ranks);  // 0 or -1
 void ring_buffers_free(RingBuffers *b);
 
 // Sum the entries over the `ranks` ranks of MPI_COMM_WORLD (this one is `rank`), with high
 // parts of hs bytes (1, 2 or 8: every rank must pass the same, large enough for every partial
-// sum). The sums land in g (float64, at the rows' and W2's positions, once rounded) and in
-// extra_out (int64). Collective. 0, or -1 with a message if a sum did not fit hs.
+// sum). The sums land in g (ring_entries(x) slots of 8 bytes, in the order of the entries): the
+// rows' and W2's as float64, once rounded, then the extra values as int64. Collective. 0, or
+// -1 with a message if a sum did not fit hs.
 int ring_allreduce(const RingEntries *x, int hs, int rank, int ranks, RingBuffers *b, double *g,
-                   int64_t *extra_out, char *err, size_t errlen);
+                   char *err, size_t errlen);
 
 #endif

@@ -99,12 +99,9 @@ void rowset_clear(RowSet *r) {
 }
 
 void gradsum_rows_to_double(const GradSum *sum, const RowSet *rows, size_t H, double *g) {
-    for (int r = 0; r < rows->n; r++) {
-        size_t off = (size_t)rows->list[r] * H;
-        gradsum_to_double_range(sum, g + off, off, H);
-    }
-    const size_t w2 = (size_t)rows->D * H;
-    gradsum_to_double_range(sum, g + w2, w2, H);
+    for (int r = 0; r < rows->n; r++)
+        gradsum_to_double_range(sum, g + (size_t)r * H, (size_t)rows->list[r] * H, H);
+    gradsum_to_double_range(sum, g + (size_t)rows->n * H, (size_t)rows->D * H, H);
 }
 
 uint64_t episode_env_seed(uint64_t run_seed, int64_t k) { return rng_key(run_seed, 1, (uint64_t)k, 0x656e76); }
@@ -125,6 +122,7 @@ typedef struct {
     atomic_llong next;
     int64_t end;
     size_t H;                 // the policy's hidden size, from begin()
+    double *g;                // (n,) the packed gradient
 } LocalSource;
 
 static int64_t local_next(EpisodeSource *src) {
@@ -135,8 +133,10 @@ static int64_t local_next(EpisodeSource *src) {
 
 static bool local_begin(Comm *c, Policy *p, bool *stop) {
     (void)stop;
-    ((LocalSource *)c->ctx)->H = (size_t)p->H;
-    return true;
+    LocalSource *ls = c->ctx;
+    if (!ls->g) ls->g = big_calloc(p->n, sizeof(double));
+    ls->H = (size_t)p->H;
+    return ls->g != NULL;
 }
 
 static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
@@ -147,10 +147,12 @@ static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
     return &ls->src;
 }
 
-static int local_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count, double *g,
-                     char *err, size_t errlen) {
+static int local_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
+                     const double **g, char *err, size_t errlen) {
     (void)stats; (void)count; (void)err; (void)errlen;
-    gradsum_rows_to_double(sum, rows, ((LocalSource *)c->ctx)->H, g);
+    LocalSource *ls = c->ctx;
+    gradsum_rows_to_double(sum, rows, ls->H, ls->g);
+    *g = ls->g;
     return 0;
 }
 
@@ -163,6 +165,7 @@ Comm *comm_local_create(void) {
 }
 
 void comm_local_destroy(Comm *c) {
+    if (c && c->ctx) free(((LocalSource *)c->ctx)->g);
     if (c) free(c->ctx);
     free(c);
 }
@@ -273,12 +276,12 @@ void train_apply_update(TrainState *s, const double *g, const RowSet *rows) {
         const int i = rows->list[r];
         const size_t off = (size_t)i * H;
         rmsprop_decay(s->cache + off, H, s->iteration - s->cache_at[i], decay);
-        rmsprop_update(p->w + off, s->cache + off, g + off, H, lr, decay);
+        rmsprop_update(p->w + off, s->cache + off, g + (size_t)r * H, H, lr, decay);
         s->cache_at[i] = s->iteration + 1;
         d += digest_range(p->w, off, H);
     }
     const size_t w2 = (size_t)p->D * H;
-    rmsprop_update(p->w + w2, s->cache + w2, g + w2, H, lr, decay);
+    rmsprop_update(p->w + w2, s->cache + w2, g + (size_t)rows->n * H, H, lr, decay);
     s->digest += d + digest_range(p->w, w2, H);
 }
 
@@ -286,11 +289,10 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
     const int B = s->cfg.batch_size;
     const bool learner = comm->rank == 0;
     EpisodeStats *stats = calloc((size_t)B, sizeof(EpisodeStats));
-    double *g = big_calloc(s->policy.n, sizeof(double));   // the batch gradient, touched rows only
     GradSum sum = {0};
     RowSet rows = {0};
     int rc = -1;
-    if (!stats || !g || train_state_defer(s) || gradsum_alloc(&sum, s->policy.n) || rowset_alloc(&rows, s->policy.D)) {
+    if (!stats || train_state_defer(s) || gradsum_alloc(&sum, s->policy.n) || rowset_alloc(&rows, s->policy.D)) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
@@ -306,7 +308,8 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
         EpisodeSource *src = comm->source(comm, first, B);
         if (pool_play(pool, &s->policy, s->cfg.seed, s->cfg.gamma, src, first, B, stats, &sum, &rows, err, errlen))
             goto out;
-        if (comm->end(comm, &sum, &rows, stats, B, g, err, errlen)) goto out;
+        const double *g;
+        if (comm->end(comm, &sum, &rows, stats, B, &g, err, errlen)) goto out;
         BatchSummary b;
         account_batch(s, stats, B, &b);
         train_apply_update(s, g, &rows);
@@ -324,7 +327,6 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
     rc = 0;
 out:
     free(stats);
-    free(g);
     gradsum_free(&sum);
     rowset_free(&rows);
     return rc;

@@ -59,7 +59,8 @@ static inline void rowset_add(RowSet *r, int row) {
     if (!r->in[row]) { r->in[row] = 1; r->list[r->n++] = (uint16_t)row; }
 }
 void rowset_clear(RowSet *r);
-// The sum's rows in `rows` and W2, converted once to float64, into g at the same positions.
+// The sum's rows in `rows` and W2, converted once to float64, packed into g: row rows->list[k]
+// at g[k H], W2 at g[rows->n H] ((rows->n + 1) H entries).
 void gradsum_rows_to_double(const GradSum *sum, const RowSet *rows, size_t H, double *g);
 
 typedef struct TrainState {
@@ -93,9 +94,10 @@ void train_state_settle(TrainState *s);
 bool train_state_settled(const TrainState *s);
 // Start deferring (allocates cache_at; train_run does it). 0 or -1 (out of memory).
 int train_state_defer(TrainState *s);
-// The seed's RMSProp step for the batch gradient g (n,), which is zero outside the W1 rows in
-// `rows` and W2: those rows and W2 are updated, the other rows' cache decays are deferred.
-// Needs train_state_defer(). The caller then counts the iteration (s->iteration++).
+// The seed's RMSProp step for the batch gradient, which is zero outside the W1 rows in `rows`
+// and W2, given packed as gradsum_rows_to_double() writes it: those rows and W2 are updated,
+// the other rows' cache decays are deferred. Needs train_state_defer(). The caller then counts
+// the iteration (s->iteration++).
 void train_apply_update(TrainState *s, const double *g, const RowSet *rows);
 
 // The random streams of episode k (global index) of a run.
@@ -135,10 +137,11 @@ typedef struct Comm {
     bool (*begin)(struct Comm *c, Policy *p, bool *stop);      // counters and stop flag out
     EpisodeSource *(*source)(struct Comm *c, int64_t first, int count);
     // In: this process's exact sum (its non-zero W1 rows in `rows`) and stats. Out, on every
-    // rank: the batch's gradient, converted to float64 once, in g (n,) on the rows then in
-    // `rows` and on W2 (no other entry is written), and every episode's stats.
+    // rank: in `rows`, every W1 row the batch touched; at *g, the batch's gradient on those
+    // rows and W2, converted to float64 once and packed as gradsum_rows_to_double() writes it
+    // (the Comm's memory, valid until its next call); and every episode's stats.
     int (*end)(struct Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
-               double *g, char *err, size_t errlen);
+               const double **g, char *err, size_t errlen);
     void *ctx;
 } Comm;
 

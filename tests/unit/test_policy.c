@@ -148,6 +148,7 @@ Test(policy, deferred_update_is_the_dense_update_bit_for_bit) {
     cr_assert_eq(train_state_defer(&s), 0);
     const size_t n = s.policy.n, H = 5, D = POLICY_D;
     double *w = malloc(n * sizeof(double)), *cache = calloc(n, sizeof(double)), *g = calloc(n, sizeof(double));
+    double *packed = calloc(n, sizeof(double));           // as Comm.end() gives it
     memcpy(w, s.policy.w, n * sizeof(double));
     RowSet rows;
     cr_assert_eq(rowset_alloc(&rows, (int)D), 0);
@@ -164,7 +165,9 @@ Test(policy, deferred_update_is_the_dense_update_bit_for_bit) {
         }
         for (size_t j = 0; j < H; j++) g[D * H + j] = rng_normal(&rng);
         rmsprop_update(w, cache, g, n, c.lr, c.decay);      // the seed's dense step
-        train_apply_update(&s, g, &rows);
+        for (int k = 0; k <= rows.n; k++)
+            memcpy(packed + k * H, g + (k < rows.n ? rows.list[k] : D) * H, H * sizeof(double));
+        train_apply_update(&s, packed, &rows);
         s.iteration++;
         if (it == 30) {                                     // a checkpoint mid-run settles
             cr_expect(!train_state_settled(&s));
@@ -184,7 +187,7 @@ Test(policy, deferred_update_is_the_dense_update_bit_for_bit) {
     train_state_settle(&s);
     cr_expect_eq(memcmp(cache, s.cache, n * sizeof(double)), 0, "settled cache differs from the dense update");
     rowset_free(&rows);
-    free(w); free(cache); free(g);
+    free(w); free(cache); free(g); free(packed);
     train_state_free(&s);
 }
 
