@@ -12,6 +12,9 @@
 //   reduce_ms      gradient sum and stats to every rank: rows mask, the ring all-reduce and
 //                  the sums' conversion to float64 (slowest rank)
 //   comm_share     (bcast + reduce) / iteration: the cost of going distributed
+//   comm_share_median  the same iteration by iteration (the slowest rank's bcast + reduce over
+//                  rank 0's iteration), the median: what a typical iteration costs, where
+//                  the mean also carries the odd iteration a noisy machine stretches
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +67,11 @@ int bench_cluster(int argc, char **argv) {
 
 #include <mpi.h>
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -105,6 +113,9 @@ static int bench_rank(const BenchArgs *a) {
     comm_mpi_times(comm, &t);
     double mine[4] = { t.play_s, t.bcast_s, t.reduce_s, t.wait_s }, worst[4];
     MPI_Reduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    static double iter_s[COMM_SAMPLES], comm_s[COMM_SAMPLES], comm_worst[COMM_SAMPLES];
+    int ns = comm_mpi_samples(comm, iter_s, comm_s, COMM_SAMPLES);      // the same count on every rank
+    MPI_Reduce(comm_s, comm_worst, ns, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         double k = (double)t.iterations;
         double rows = t.rows / k;
@@ -120,6 +131,10 @@ static int bench_rank(const BenchArgs *a) {
         printf("bytes_per_entry: %.1f\n", t.entries ? (double)t.wire_bytes / t.entries : 0.0);
         printf("bytes_per_iteration: %.0f\n", (double)t.wire_bytes / k);
         printf("comm_share: %.2f%%\n", 100.0 * (worst[1] + worst[2]) / wall);
+        for (int i = 0; i < ns; i++) comm_worst[i] /= iter_s[i];
+        qsort(comm_worst, (size_t)ns, sizeof(double), cmp_double);
+        if (ns) printf("comm_share_median: %.2f%%\n", 100.0 * (ns % 2 ? comm_worst[ns / 2]
+                       : 0.5 * (comm_worst[ns / 2 - 1] + comm_worst[ns / 2])));
         fflush(stdout);
     }
     comm_mpi_destroy(comm);

@@ -52,6 +52,10 @@ int comm_mpi_report(Comm *c, FILE *out) { (void)c; (void)out; return 0; }
 void comm_mpi_destroy(Comm *c) { (void)c; }
 void comm_mpi_abort(Comm *c) { (void)c; exit(1); }
 void comm_mpi_times(const Comm *c, CommTimes *t) { (void)c; memset(t, 0, sizeof(*t)); }
+int comm_mpi_samples(const Comm *c, double *iter_s, double *comm_s, int max) {
+    (void)c; (void)iter_s; (void)comm_s; (void)max;
+    return 0;
+}
 void comm_mpi_reset_times(Comm *c) { (void)c; }
 
 #else
@@ -113,6 +117,8 @@ typedef struct {
     atomic_llong played, busy_ns;
     CommTimes t;
     double t_source;
+    double samp_iter[COMM_SAMPLES], samp_comm[COMM_SAMPLES], last_begin, last_comm;
+    int nsamp;
 } MpiComm;
 
 static double now_s(void) {
@@ -258,7 +264,13 @@ static void poll_remote(EpisodeSource *src) {
 static bool mpi_begin(Comm *c, Policy *p, bool *stop) {
     MpiComm *m = (MpiComm *)c;
     TrainState *st = m->st;
-    double t0 = now_s();
+    double t0 = now_s(), comm_s = m->t.bcast_s + m->t.reduce_s;
+    if (m->last_begin > 0 && m->nsamp < COMM_SAMPLES) {
+        m->samp_iter[m->nsamp] = t0 - m->last_begin;
+        m->samp_comm[m->nsamp++] = comm_s - m->last_comm;
+    }
+    m->last_begin = t0;
+    m->last_comm = comm_s;
     Header h = {0};
     if (c->rank == 0) {
         h = (Header){ st->iteration, st->episodes, st->agent_steps, st->frames, st->running_reward,
@@ -555,9 +567,19 @@ void comm_mpi_times(const Comm *c, CommTimes *t) {
     t->busy_s = atomic_load(&((MpiComm *)m)->busy_ns) * 1e-9;
 }
 
+int comm_mpi_samples(const Comm *c, double *iter_s, double *comm_s, int max) {
+    const MpiComm *m = (const MpiComm *)c;
+    int n = m->nsamp < max ? m->nsamp : max;
+    memcpy(iter_s, m->samp_iter, (size_t)n * sizeof(double));
+    memcpy(comm_s, m->samp_comm, (size_t)n * sizeof(double));
+    return n;
+}
+
 void comm_mpi_reset_times(Comm *c) {
     MpiComm *m = (MpiComm *)c;
     memset(&m->t, 0, sizeof(m->t));
+    m->nsamp = 0;
+    m->last_begin = m->last_comm = 0;
     atomic_store(&m->played, 0);
     atomic_store(&m->busy_ns, 0);
 }

@@ -69,5 +69,9 @@ typedef struct {
 } CommTimes;
 void comm_mpi_times(const Comm *c, CommTimes *t);
 void comm_mpi_reset_times(Comm *c);
+// Iteration by iteration since the reset (the first COMM_SAMPLES): the time from one begin()
+// to the next (iter_s), and the part of it in bcast and reduce (comm_s). Returns how many.
+#define COMM_SAMPLES 4096
+int comm_mpi_samples(const Comm *c, double *iter_s, double *comm_s, int max);
 
 #endif

@@ -46,7 +46,7 @@ typedef struct {
 size_t ring_entries(const RingEntries *x);
 size_t ring_wire_bytes(const RingEntries *x, int hs, int ranks);    // what a rank sends in all
 
-#define RING_PARTS 8          // messages a chunk is cut into, so that adding and sending overlap
+#define RING_PARTS 4          // messages a chunk is cut into, so that adding and sending overlap
 
 typedef struct Seg Seg;
 typedef struct {
