@@ -107,6 +107,8 @@ typedef struct {
     MPI_Request *reply_reqs;
     uint8_t *mask;            // (D / 8 + 2,) rows in the reduction, a bit each; then the size of the high parts
     uint16_t *urows;          // (D,) those rows in order
+    uint8_t *own;             // (D,) 1: this rank's sum holds the row (rows it touched)
+    int64_t *zeros;           // (H,) this rank's values on the other rows
     bool synced;              // the weights and cache have been sent out once
     int min_high;             // PONGRL_WIRE_HIGH=2 or 8: high parts of at least that size (tests)
     int diverge_rank;         // PONGRL_TEST_DIVERGE=R: rank R's third update is made wrong (tests)
@@ -351,8 +353,10 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     wait_napping(m, &req);
     double t1 = now_s();
     m->t.wait_s += t1 - t0;
-    // the union, in order, is the gradient's rows on every rank
+    // the union, in order, is the gradient's rows on every rank; the sum holds this rank's
+    // values on its own rows only
     size_t n_rows = 0;
+    memcpy(m->own, rows->in, D);
     rowset_clear(rows);
     for (size_t i = 0; i < D; i++)
         if (m->mask[i >> 3] >> (i & 7) & 1) { m->urows[n_rows++] = (uint16_t)i; rowset_add(rows, (int)i); }
@@ -366,7 +370,7 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     }
     memset(extra + 4 * count, 0, (size_t)c->size * sizeof(int64_t));
     extra[4 * count + c->rank] = (int64_t)m->st->digest;
-    RingEntries x = { sum, m->urows, n_rows, H, D, nextra, extra };
+    RingEntries x = { sum, m->urows, n_rows, H, D, nextra, extra, m->own, m->zeros };
     const int hs = m->mask[mb] & 2 ? 8 : m->mask[mb] & 1 ? 2 : 1;
     m->t.rows += (int64_t)n_rows;
     m->t.entries += (int64_t)ring_entries(&x);
@@ -543,11 +547,13 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
     m->reply_reqs = malloc((size_t)m->comm.size * sizeof(MPI_Request));
     m->mask = calloc(D / 8 + 2, 1);
     m->urows = calloc(D, sizeof(uint16_t));
+    m->own = calloc(D, 1);
+    m->zeros = calloc(H, sizeof(int64_t));
     const size_t nextra = 4 * (size_t)st->cfg.batch_size + (size_t)m->comm.size;
     m->extra = calloc(nextra, sizeof(int64_t));
     m->extra_out = calloc(nextra, sizeof(int64_t));
     m->g = big_calloc((D + 1) * H + nextra, sizeof(double));
-    if (!m->queue || !m->replies || !m->reply_reqs || !m->mask || !m->urows || !m->extra || !m->extra_out || !m->g ||
+    if (!m->queue || !m->replies || !m->reply_reqs || !m->mask || !m->urows || !m->own || !m->zeros || !m->extra || !m->extra_out || !m->g ||
         ring_buffers_alloc(&m->ring, D, H, nextra, m->comm.size)) {
         snprintf(err, errlen, "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -643,7 +649,7 @@ void comm_mpi_destroy(Comm *c) {
     MPI_Finalize();
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
-    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->mask); free(m->urows);
+    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->mask); free(m->urows); free(m->own); free(m->zeros);
     free(m->extra); free(m->extra_out); free(m->g); ring_buffers_free(&m->ring);
     free(m);
 }

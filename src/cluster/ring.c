@@ -16,11 +16,13 @@ typedef RingEntries Entries;
 
 size_t ring_entries(const Entries *x) { return (x->nrows + 1) * x->H + x->nextra; }
 
-// A run of entries contiguous both in a part of a chunk (from index k) and where they live in
-// the sum: at `off` (part of a row, or W2), or at `off` in the extra values.
+// A run of entries contiguous both in a part of a chunk (from index k) and where this rank's
+// values are: hi and lo (part of a row of the sum, or of the zero row for a row this rank did
+// not touch), or at `off` in the extra values.
 struct Seg {
     size_t k, len, off;
     bool extra;
+    const int64_t *hi, *lo;
 };
 
 static size_t chunk_segments(const Entries *x, size_t a, size_t b, Seg *seg) {
@@ -29,11 +31,16 @@ static size_t chunk_segments(const Entries *x, size_t a, size_t b, Seg *seg) {
     while (e < b) {
         if (e < grid) {
             size_t r = e / H, j = e % H, n = H - j < b - e ? H - j : b - e;
-            size_t base = (r < x->nrows ? (size_t)x->rows[r] : x->D) * H;
-            seg[ns++] = (Seg){ e - a, n, base + j, false };
+            size_t row = r < x->nrows ? (size_t)x->rows[r] : x->D;
+            if (row == x->D || x->own[row]) {
+                size_t off = row * H + j;
+                seg[ns++] = (Seg){ e - a, n, off, false, x->sum->hi + off, x->sum->lo + off };
+            } else {
+                seg[ns++] = (Seg){ e - a, n, 0, false, x->zeros, x->zeros };
+            }
             e += n;
         } else {
-            seg[ns++] = (Seg){ e - a, b - e, e - grid, true };
+            seg[ns++] = (Seg){ e - a, b - e, e - grid, true, NULL, NULL };
             e = b;
         }
     }
@@ -157,7 +164,7 @@ static bool put_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int h
             }
             continue;
         }
-        const int64_t *hi = x->sum->hi + s->off, *lo = x->sum->lo + s->off;
+        const int64_t *hi = s->hi, *lo = s->lo;
         if (hs == 8) bad |= put64(hi, lo, s->len, w.L + s->k, (int64_t *)w.H + s->k);
         else if (hs == 2) bad |= put16(hi, lo, s->len, w.L + s->k, (int16_t *)w.H + s->k);
         else bad |= put8(hi, lo, s->len, w.L + s->k, (int8_t *)w.H + s->k);
@@ -186,7 +193,7 @@ static bool add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int h
             }
             continue;
         }
-        const int64_t *hi = x->sum->hi + s->off, *lo = x->sum->lo + s->off;
+        const int64_t *hi = s->hi, *lo = s->lo;
         const uint64_t *Lin = wi.L + s->k;
         uint64_t *L = wo.L + s->k;
         if (hs == 8) {

@@ -35,12 +35,15 @@
 #define RING_BITS_2 79
 
 // The entries in order: the H entries of each row in rows[0..nrows) (rows of W1 in sum, which
-// holds D rows of H and then W2), W2's H, then `nextra` int64 values (stats, digests).
+// holds D rows of H and then W2), W2's H, then `nextra` int64 values (stats, digests). This
+// rank's values of a row are in sum where own[row] is set, else zero (zeros: H of them).
 typedef struct {
     const GradSum *sum;
     const uint16_t *rows;
     size_t nrows, H, D, nextra;
     const int64_t *extra;
+    const uint8_t *own;
+    const int64_t *zeros;
 } RingEntries;
 
 size_t ring_entries(const RingEntries *x);

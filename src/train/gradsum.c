@@ -3,6 +3,7 @@
 #include "../util/mem.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,9 @@ void gradsum_zero_range(GradSum *s, size_t off, size_t len) {
     memset(s->lo + off, 0, len * sizeof(int64_t));
 }
 
-int gradsum_add(GradSum *s, const double *g, size_t off, size_t len) {
+// g's entries in fixed point, added to the sum's (add) or in place of them: the same words as
+// adding them to zero.
+static inline int convert(GradSum *s, const double *g, size_t off, size_t len, bool add) {
     int64_t *hi = s->hi + off, *lo = s->lo + off;
     const double *x = g + off;
     int bad = 0;
@@ -36,15 +39,27 @@ int gradsum_add(GradSum *s, const double *g, size_t off, size_t len) {
     for (size_t k = 0; k < len; k++) {
         double y = x[k] * 0x1p32;                 // exact: a power-of-two scaling
         double f = floor(y);
-        hi[k] += (int64_t)f;
-        lo[k] += (int64_t)((y - f) * 0x1p32);     // the fraction, in [0, 2^32]
+        int64_t h = (int64_t)f, l = (int64_t)((y - f) * 0x1p32);     // the fraction, in [0, 2^32]
+        hi[k] = add ? hi[k] + h : h;
+        lo[k] = add ? lo[k] + l : l;
     }
     return 0;
 }
 
+int gradsum_add(GradSum *s, const double *g, size_t off, size_t len) { return convert(s, g, off, len, true); }
+int gradsum_set(GradSum *s, const double *g, size_t off, size_t len) { return convert(s, g, off, len, false); }
+
 void gradsum_merge(GradSum *dst, const GradSum *src) { gradsum_merge_range(dst, src, 0, dst->n); }
 
 static int bitlen(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
+
+// |hi * 2^32 + lo| <= max|hi| * 2^32 + max lo = u < 2^bits(u)
+static int bound_bits(int64_t hmin, int64_t hmax, int64_t lmax) {
+    uint64_t hm = (uint64_t)hmax > -(uint64_t)hmin ? (uint64_t)hmax : -(uint64_t)hmin;
+    unsigned __int128 u = ((unsigned __int128)hm << 32) + (uint64_t)lmax;
+    uint64_t top = (uint64_t)(u >> 64);
+    return top ? 64 + bitlen(top) : bitlen((uint64_t)u);
+}
 
 int gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len) {
     int64_t *restrict hi = dst->hi + off, *restrict lo = dst->lo + off;
@@ -57,11 +72,23 @@ int gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len
         hmax = h > hmax ? h : hmax;
         lmax = l > lmax ? l : lmax;                  // lo >= 0
     }
-    // |hi * 2^32 + lo| <= max|hi| * 2^32 + max lo = u < 2^bits(u)
-    uint64_t hm = (uint64_t)hmax > -(uint64_t)hmin ? (uint64_t)hmax : -(uint64_t)hmin;
-    unsigned __int128 u = ((unsigned __int128)hm << 32) + (uint64_t)lmax;
-    uint64_t top = (uint64_t)(u >> 64);
-    return top ? 64 + bitlen(top) : bitlen((uint64_t)u);
+    return bound_bits(hmin, hmax, lmax);
+}
+
+int gradsum_bound_range(const GradSum *s, size_t off, size_t len) {
+    const int64_t *restrict hi = s->hi + off, *restrict lo = s->lo + off;
+    int64_t hmin = 0, hmax = 0, lmax = 0;
+    for (size_t k = 0; k < len; k++) {
+        hmin = hi[k] < hmin ? hi[k] : hmin;
+        hmax = hi[k] > hmax ? hi[k] : hmax;
+        lmax = lo[k] > lmax ? lo[k] : lmax;
+    }
+    return bound_bits(hmin, hmax, lmax);
+}
+
+void gradsum_copy_range(GradSum *dst, const GradSum *src, size_t off, size_t len) {
+    memcpy(dst->hi + off, src->hi + off, len * sizeof(int64_t));
+    memcpy(dst->lo + off, src->lo + off, len * sizeof(int64_t));
 }
 
 void gradsum_to_double(const GradSum *s, double *out) { gradsum_to_double_range(s, out, 0, s->n); }

@@ -26,11 +26,16 @@ void gradsum_zero_range(GradSum *s, size_t off, size_t len);
 // Add g[off .. off+len) into the sum at the same positions. Returns -1 (adding nothing more)
 // if an entry is not finite or too large to represent.
 int gradsum_add(GradSum *s, const double *g, size_t off, size_t len);
+// The same, storing instead of adding: the words gradsum_add gives on a zero range (so that a
+// range need not be zeroed before its first add).
+int gradsum_set(GradSum *s, const double *g, size_t off, size_t len);
 void gradsum_merge(GradSum *dst, const GradSum *src); // dst += src, exactly
 // dst[off .. off+len) += src's, exactly. Returns B such that every entry of dst's range is now
 // below 2^B in magnitude in units of 2^-64 (|hi * 2^32 + lo| < 2^B): a bound for a transport
 // that packs small sums.
 int gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len);
+int gradsum_bound_range(const GradSum *s, size_t off, size_t len);   // the same bound, of s's range
+void gradsum_copy_range(GradSum *dst, const GradSum *src, size_t off, size_t len);
 // hi * 2^32 + lo (lo >= 0) as a 128-bit two's complement integer: the low word *l (that is
 // (hi mod 2^32) * 2^32 + lo) and the high word *h (hi / 2^32 plus the low word's carry). In
 // 64-bit operations only, so that loops over entries vectorise.

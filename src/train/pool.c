@@ -1,7 +1,9 @@
 // pool.c: persistent worker threads, the seed's RolloutWorker actors. Each owns its Env and
 // scratch for life; episodes are handed out one at a time as workers free up (the seed's
 // ray.wait), so one long game does not hold up the rest. Each thread sums its episodes'
-// gradients in its own exact fixed-point accumulator; the accumulators are merged at the end.
+// gradients in its own exact fixed-point accumulator, valid only on the rows its episodes
+// touched in this batch (a row's first episode stores instead of adding, so nothing is ever
+// cleared); at the end the other threads' rows are merged into thread 0's, which is the sum.
 #include "train.h"
 
 #include <pthread.h>
@@ -15,10 +17,11 @@ typedef struct {
     pthread_t tid;
     Env env;
     Worker w;
-    GradSum acc;             // this thread's episodes, summed; only the rows in `used` are non-zero
-    uint8_t *used;           // (D,) input pixels (rows of W1) any of its episodes touched
+    GradSum acc;             // this thread's episodes, summed: valid on the rows in `used` and on W2
+    uint8_t *used;           // (D,) input pixels (rows of W1) its episodes touched in this batch
     uint16_t *used_rows;
     int n_used;
+    bool w2_used;            // W2 holds this batch's sum (the thread played an episode)
     int error;               // set when an episode failed (out of memory, gradient overflow)
     int64_t error_episode;
 } Thread;
@@ -53,10 +56,16 @@ static void thread_play_batch(Thread *t) {
         int bad = 0;
         for (int r = 0; r < t->w.n_touched; r++) {     // only the rows this episode used
             int row = t->w.touched_list[r];
-            bad |= gradsum_add(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
-            if (!t->used[row]) { t->used[row] = 1; t->used_rows[t->n_used++] = (uint16_t)row; }
+            if (t->used[row]) bad |= gradsum_add(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
+            else {
+                bad |= gradsum_set(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
+                t->used[row] = 1;
+                t->used_rows[t->n_used++] = (uint16_t)row;
+            }
         }
-        bad |= gradsum_add(&t->acc, t->w.grad, (size_t)p->D * p->H, (size_t)p->H);
+        const size_t w2 = (size_t)p->D * p->H;
+        bad |= t->w2_used ? gradsum_add(&t->acc, t->w.grad, w2, (size_t)p->H) : gradsum_set(&t->acc, t->w.grad, w2, (size_t)p->H);
+        t->w2_used = true;
         if (bad) { t->error = 2; t->error_episode = k; continue; }
         pool->stats[k - pool->first] = st;    // distinct slot per episode: no lock needed
     }
@@ -129,36 +138,47 @@ void pool_destroy(Pool *pool) {
     free(pool);
 }
 
-// A thread's accumulator is non-zero only in the rows its episodes touched (a few thousand of
-// the 6400) and in W2: clearing and merging just those saves two passes over 20 MB a thread.
-static void thread_acc_clear(Thread *t, const Policy *p) {
-    for (int r = 0; r < t->n_used; r++) {
-        gradsum_zero_range(&t->acc, (size_t)t->used_rows[r] * p->H, (size_t)p->H);
-        t->used[t->used_rows[r]] = 0;
-    }
+// A new batch: no row of the accumulator holds anything yet (its old values are overwritten by
+// each row's first add).
+static void thread_acc_reset(Thread *t) {
+    for (int r = 0; r < t->n_used; r++) t->used[t->used_rows[r]] = 0;
     t->n_used = 0;
-    gradsum_zero_range(&t->acc, (size_t)p->D * p->H, (size_t)p->H);
+    t->w2_used = false;
 }
 
-static void thread_acc_merge_into(const Thread *t, const Policy *p, GradSum *sum, RowSet *rows) {
+// Thread t's rows into thread 0's accumulator (t0): added where t0 has the row, copied where it
+// has not. Each row's bound on its magnitude goes to rows->bits (the largest of the bounds
+// found holds).
+static void thread_acc_merge_into(Thread *t0, const Thread *t, const Policy *p, RowSet *rows) {
+    const size_t H = (size_t)p->H, w2 = (size_t)p->D * H;
     for (int r = 0; r < t->n_used; r++) {
         const int row = t->used_rows[r];
-        // the row's final sum is the last of its partial sums here: the largest bound holds
-        int bits = gradsum_merge_range(sum, &t->acc, (size_t)row * p->H, (size_t)p->H);
-        rowset_add(rows, row);
+        int bits;
+        if (t0->used[row]) bits = gradsum_merge_range(&t0->acc, &t->acc, (size_t)row * H, H);
+        else {
+            gradsum_copy_range(&t0->acc, &t->acc, (size_t)row * H, H);
+            bits = gradsum_bound_range(&t0->acc, (size_t)row * H, H);
+            t0->used[row] = 1;
+            t0->used_rows[t0->n_used++] = (uint16_t)row;
+        }
         if (bits > rows->bits[row]) rows->bits[row] = (uint8_t)bits;
     }
-    int bits = gradsum_merge_range(sum, &t->acc, (size_t)p->D * p->H, (size_t)p->H);
+    if (!t->w2_used) return;
+    int bits;
+    if (t0->w2_used) bits = gradsum_merge_range(&t0->acc, &t->acc, w2, H);
+    else {
+        gradsum_copy_range(&t0->acc, &t->acc, w2, H);
+        bits = gradsum_bound_range(&t0->acc, w2, H);
+        t0->w2_used = true;
+    }
     if (bits > rows->bits[p->D]) rows->bits[p->D] = (uint8_t)bits;
 }
 
 int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,
-              int64_t first, int count, EpisodeStats *stats, GradSum *sum, RowSet *rows,
+              int64_t first, int count, EpisodeStats *stats, const GradSum **sum, RowSet *rows,
               char *err, size_t errlen) {
     (void)count;
-    for (int i = 0; i < pool->n; i++) { thread_acc_clear(&pool->th[i], p); pool->th[i].error = 0; }
-    for (int r = 0; r < rows->n; r++) gradsum_zero_range(sum, (size_t)rows->list[r] * p->H, (size_t)p->H);
-    gradsum_zero_range(sum, (size_t)p->D * p->H, (size_t)p->H);
+    for (int i = 0; i < pool->n; i++) { thread_acc_reset(&pool->th[i]); pool->th[i].error = 0; }
     rowset_clear(rows);
     pthread_mutex_lock(&pool->mu);
     pool->p = p; pool->run_seed = run_seed; pool->gamma = gamma;
@@ -191,7 +211,21 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
                      "gradient entry not finite or beyond 2^31 (training diverged; try a smaller --lr)");
             return -1;
         }
-        thread_acc_merge_into(t, p, sum, rows);
     }
+    // thread 0's accumulator becomes the sum; a row only it touched has had no merge to bound it
+    Thread *t0 = &pool->th[0];
+    const size_t H = (size_t)p->H, w2 = (size_t)p->D * H;
+    for (int i = 1; i < pool->n; i++) thread_acc_merge_into(t0, &pool->th[i], p, rows);
+    for (int r = 0; r < t0->n_used; r++) {
+        const int row = t0->used_rows[r];
+        rowset_add(rows, row);
+        if (!rows->bits[row]) rows->bits[row] = (uint8_t)gradsum_bound_range(&t0->acc, (size_t)row * H, H);
+    }
+    if (!t0->w2_used) {                         // no episode played here: a zero sum
+        gradsum_zero_range(&t0->acc, w2, H);
+        t0->w2_used = true;
+    }
+    if (!rows->bits[p->D]) rows->bits[p->D] = (uint8_t)gradsum_bound_range(&t0->acc, w2, H);
+    *sum = &t0->acc;
     return 0;
 }

@@ -289,10 +289,9 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
     const int B = s->cfg.batch_size;
     const bool learner = comm->rank == 0;
     EpisodeStats *stats = calloc((size_t)B, sizeof(EpisodeStats));
-    GradSum sum = {0};
     RowSet rows = {0};
     int rc = -1;
-    if (!stats || train_state_defer(s) || gradsum_alloc(&sum, s->policy.n) || rowset_alloc(&rows, s->policy.D)) {
+    if (!stats || train_state_defer(s) || rowset_alloc(&rows, s->policy.D)) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
@@ -306,10 +305,11 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
         int64_t first = s->episodes;
         memset(stats, 0, sizeof(EpisodeStats) * (size_t)B);
         EpisodeSource *src = comm->source(comm, first, B);
+        const GradSum *sum;
         if (pool_play(pool, &s->policy, s->cfg.seed, s->cfg.gamma, src, first, B, stats, &sum, &rows, err, errlen))
             goto out;
         const double *g;
-        if (comm->end(comm, &sum, &rows, stats, B, &g, err, errlen)) goto out;
+        if (comm->end(comm, sum, &rows, stats, B, &g, err, errlen)) goto out;
         BatchSummary b;
         account_batch(s, stats, B, &b);
         train_apply_update(s, g, &rows);
@@ -327,7 +327,6 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
     rc = 0;
 out:
     free(stats);
-    gradsum_free(&sum);
     rowset_free(&rows);
     return rc;
 }

@@ -119,12 +119,12 @@ typedef struct Pool Pool;
 Pool *pool_create(int threads, const char *env_id, const Policy *shape);  // NULL on failure
 void pool_destroy(Pool *pool);
 // Play the episodes handed out by src with policy p (read-only meanwhile). Per-episode stats
-// go to stats[k - first] (the caller zeroes stats; it holds `count` entries), and the sum of
-// the gradients to sum, whose W1 rows are non-zero only in `rows`: on entry, rows names every
-// non-zero row of sum (they are cleared, with W2); on return, the rows the episodes touched.
-// Returns 0, or -1 with a message in err.
+// go to stats[k - first] (the caller zeroes stats; it holds `count` entries). The exact sum of
+// the gradients is the pool's own memory (*sum, valid until the next call): on the W1 rows in
+// `rows` (on return: the rows the episodes touched, with their bounds in rows->bits) and on
+// W2; its other rows hold stale values, not zeros. Returns 0, or -1 with a message in err.
 int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,
-              int64_t first, int count, EpisodeStats *stats, GradSum *sum, RowSet *rows,
+              int64_t first, int count, EpisodeStats *stats, const GradSum **sum, RowSet *rows,
               char *err, size_t errlen);
 
 // ----------------------------------------------------------------------------
@@ -136,7 +136,7 @@ typedef struct Comm {
     // weights and the RMSProp cache and applies the same update to the same batch sum.
     bool (*begin)(struct Comm *c, Policy *p, bool *stop);      // counters and stop flag out
     EpisodeSource *(*source)(struct Comm *c, int64_t first, int count);
-    // In: this process's exact sum (its non-zero W1 rows in `rows`) and stats. Out, on every
+    // In: this process's exact sum (valid on its W1 rows in `rows` and W2) and stats. Out, on every
     // rank: in `rows`, every W1 row the batch touched; at *g, the batch's gradient on those
     // rows and W2, converted to float64 once and packed as gradsum_rows_to_double() writes it
     // (the Comm's memory, valid until its next call); and every episode's stats.

@@ -8,7 +8,8 @@
 # deleted on exit, failure included (the veths go with them).
 #
 # PONGRL_NETNS_BENCH=1 also runs `pongrl bench cluster` across the hosts, once unshaped and
-# once with every host's link shaped to 1 Gbit/s (tc tbf), for batch sizes 10, 20, 40 per rank.
+# once with every host's link shaped to 1 Gbit/s (tc tbf), for batch sizes 10, 20, 40 per rank
+# (PONGRL_NETNS_BATCHES="10 100 400" sets others).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${PONGRL_BIN:-$PWD/build/pongrl}
@@ -74,7 +75,7 @@ if [ "${PONGRL_NETNS_BENCH:-0}" = 1 ]; then
                 ip netns exec "$P-h$i" tc qdisc add dev eth0 root tbf rate 1gbit burst 128kb latency 50ms
             done
         fi
-        for b in 10 20 40; do
+        for b in ${PONGRL_NETNS_BATCHES:-10 20 40}; do
             echo "== netns, 3 hosts x 1 rank, link $shaped, batch $b per rank"
             run_mpi "$BIN" bench cluster --batch-per-rank $b --iterations 4 2>&1 | grep -E '^[a-z_]+: '
         done

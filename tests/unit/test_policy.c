@@ -269,9 +269,36 @@ Test(gradsum, merge_bits_bound_every_entry) {
             most = bits > most ? bits : most;
         }
         cr_expect_leq(most, B, "trial %d: an entry of %d bits above the bound %d", trial, most, B);
+        cr_expect_eq(gradsum_bound_range(&a, 0, N), B, "trial %d: the bound of the merged range differs", trial);
         // (below 2^35 the hi word alone costs the bound its tightness; no transport cares there)
         cr_expect_leq(B, most > 33 ? most + 1 : 35, "trial %d: bound %d for entries of at most %d bits", trial, B, most);
     }
+    gradsum_free(&a); gradsum_free(&b);
+}
+
+// A row's first episode stores instead of adding (the pool never clears its accumulators):
+// the words must be those of adding to zero, whatever the range held before.
+Test(gradsum, set_is_add_to_zero) {
+    enum { N = 300 };
+    GradSum a, b;
+    cr_assert_eq(gradsum_alloc(&a, N), 0);
+    cr_assert_eq(gradsum_alloc(&b, N), 0);
+    Rng rng;
+    rng_seed(&rng, 9);
+    double x[N], y[N];
+    for (int k = 0; k < N; k++) { x[k] = rng_normal(&rng) * 1e3; y[k] = rng_normal(&rng) * 1e-9; }
+    x[0] = -0.0; x[1] = 0x1p-70; x[2] = -1073741823.75;
+    cr_assert_eq(gradsum_add(&b, y, 0, N), 0);                  // stale values
+    cr_assert_eq(gradsum_set(&b, x, 0, N), 0);
+    cr_assert_eq(gradsum_add(&a, x, 0, N), 0);                  // a was zero
+    cr_expect_eq(memcmp(a.hi, b.hi, sizeof(int64_t) * N), 0, "hi words differ");
+    cr_expect_eq(memcmp(a.lo, b.lo, sizeof(int64_t) * N), 0, "lo words differ");
+    gradsum_copy_range(&b, &a, 0, N);
+    gradsum_merge_range(&a, &a, 0, N);                          // 2x
+    cr_assert_eq(gradsum_add(&b, x, 0, N), 0);
+    cr_expect_eq(memcmp(a.hi, b.hi, sizeof(int64_t) * N), 0, "copy + add differs from 2x");
+    x[5] = NAN;
+    cr_expect_eq(gradsum_set(&b, x, 0, N), -1);
     gradsum_free(&a); gradsum_free(&b);
 }
 
