@@ -9,8 +9,12 @@
 //   iteration_ms   wall time of an iteration on rank 0 (counters out to update done)
 //   play_ms        the slowest rank's time playing its episodes
 //   bcast_ms       run counters out of rank 0 (slowest rank)
-//   reduce_ms      gradient sum and stats to every rank: rows mask, the ring all-reduce and
-//                  the sums' conversion to float64 (slowest rank)
+//   reduce_ms      gradient sum and stats to every rank: the ring all-reduce, the sums'
+//                  rounding to float64 included (slowest rank); the union of the rows goes
+//                  with the end-of-play barrier, counted as waiting, not here
+//   rows_per_iteration     W1 rows some rank touched: the rows the all-reduce carries
+//   sent_bytes_per_entry   what a rank sends for each entry summed: (N-1)/N x (9 + 8)
+//   sent_bytes_per_iteration   and in all, an iteration
 //   comm_share     (bcast + reduce) / iteration: the cost of going distributed
 //   comm_share_median  the same iteration by iteration (the slowest rank's bcast + reduce over
 //                  rank 0's iteration), the median: what a typical iteration costs, where
@@ -128,8 +132,8 @@ static int bench_rank(const BenchArgs *a) {
         printf("bcast_ms: %.3f\n", 1e3 * worst[1] / k);
         printf("reduce_ms: %.3f\n", 1e3 * worst[2] / k);
         printf("rows_per_iteration: %.0f\n", rows);
-        printf("bytes_per_entry: %.1f\n", t.entries ? (double)t.wire_bytes / t.entries : 0.0);
-        printf("bytes_per_iteration: %.0f\n", (double)t.wire_bytes / k);
+        printf("sent_bytes_per_entry: %.2f\n", t.entries ? (double)t.wire_bytes / t.entries : 0.0);
+        printf("sent_bytes_per_iteration: %.0f\n", (double)t.wire_bytes / k);
         printf("comm_share: %.2f%%\n", 100.0 * (worst[1] + worst[2]) / wall);
         for (int i = 0; i < ns; i++) comm_worst[i] /= iter_s[i];
         qsort(comm_worst, (size_t)ns, sizeof(double), cmp_double);

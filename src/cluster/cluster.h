@@ -60,8 +60,9 @@ typedef struct {
     double play_s;       // from source() to end(): this rank's workers playing
     double wait_s;       // waiting for the other ranks: to finish their episodes (end()), and
                          // for rank 0 to log and checkpoint (begin(), ranks > 0)
-    double reduce_s;     // end(): the gradient sum and stats to every rank (rows mask, the ring
-                         // all-reduce, the conversion of the sums to float64)
+    double reduce_s;     // end(): the gradient sum and stats to every rank (the ring all-reduce,
+                         // the rounding of the sums to float64 included); the rows mask rides
+                         // on the end-of-play barrier, in wait_s
     double busy_s;       // thread-seconds spent in episodes
     int64_t rows;        // W1 rows (of 6400) in the gradient reductions, summed over iterations
     int64_t entries;     // entries in them (rows, W2, stats, digests), summed over iterations

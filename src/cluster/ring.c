@@ -96,8 +96,9 @@ static inline double to_double(int64_t high, uint64_t low) {
 
 // The loops over a run of row entries, written so that they vectorise: own value (hi, lo) to
 // wire form (h, l); plus what came in, to the wire again; plus what came in, final, to float64
-// (to_double, with a scalar fix-up for the entries that do not fit int64). One variant per
-// size of the high part.
+// (to_double, with a scalar fix-up for the entries that do not fit int64, which also finds a
+// sum of 2^31 or more: beyond what one process's sum holds, gradsum.h). One variant per size
+// of the high part.
 
 #define SEG_LOOPS(HT, NAME_PUT, NAME_ADD, NAME_FINAL)                                              \
     static int NAME_PUT(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,        \
@@ -123,8 +124,8 @@ static inline double to_double(int64_t high, uint64_t low) {
         }                                                                                          \
         return bad;                                                                                \
     }                                                                                              \
-    static void NAME_FINAL(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,      \
-                           const uint64_t *restrict Lin, const HT *restrict Hin, double *restrict g) { \
+    static int NAME_FINAL(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,       \
+                          const uint64_t *restrict Lin, const HT *restrict Hin, double *restrict g) { \
         int big = 0;                                                                               \
         for (size_t t = 0; t < len; t++) {                                                         \
             int64_t h; uint64_t l;                                                                 \
@@ -134,12 +135,16 @@ static inline double to_double(int64_t high, uint64_t low) {
             g[t] = (double)(int64_t)l2 * 0x1p-64;                                                  \
             big |= h2 != ((int64_t)l2 >> 63);                                                      \
         }                                                                                          \
+        int beyond = 0;                                                                            \
         for (size_t t = 0; big && t < len; t++) {                                                  \
             int64_t h; uint64_t l;                                                                 \
             gradsum_split(hi[t], lo[t], &h, &l);                                                   \
             uint64_t l2 = l + Lin[t];                                                              \
-            g[t] = to_double(h + Hin[t] + (l2 < l), l2);                                           \
+            int64_t h2 = h + Hin[t] + (l2 < l);                                                    \
+            beyond |= h2 < -(INT64_C(1) << 31) || h2 >= (INT64_C(1) << 31);                        \
+            g[t] = to_double(h2, l2);                                                              \
         }                                                                                          \
+        return beyond;                                                                             \
     }
 
 SEG_LOOPS(int8_t, put8, add8, final8)
@@ -174,10 +179,12 @@ static bool put_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int h
 
 // What came in plus this rank's values, out to the wire again; or, on the last step of the
 // reduce-scatter, final: into the part's place in g, rounded to float64 (the extra values as
-// int64, which they fit).
-static bool add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int hs, uint8_t *in,
-                    uint8_t *out, double *g) {
-    int bad = 0;
+// int64, which they fit). Returns 0, or FLAG_WIRE (a sum did not fit the wire: a bug in the
+// bound) or FLAG_RANGE (a final sum of 2^31 or more: a diverged run).
+enum { FLAG_WIRE = 1, FLAG_RANGE = 2 };
+static int add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int hs, uint8_t *in,
+                   uint8_t *out, double *g) {
+    int bad = 0, beyond = 0;
     Wire wi = wire_view(in, n), wo = wire_view(out, n);
     for (size_t i = 0; i < ns; i++) {
         const Seg *s = &seg[i];
@@ -198,19 +205,19 @@ static bool add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int h
         uint64_t *L = wo.L + s->k;
         if (hs == 8) {
             const int64_t *Hin = (const int64_t *)wi.H + s->k;
-            if (g) final64(hi, lo, s->len, Lin, Hin, g + s->k);
+            if (g) beyond |= final64(hi, lo, s->len, Lin, Hin, g + s->k);
             else bad |= add64(hi, lo, s->len, Lin, Hin, L, (int64_t *)wo.H + s->k);
         } else if (hs == 2) {
             const int16_t *Hin = (const int16_t *)wi.H + s->k;
-            if (g) final16(hi, lo, s->len, Lin, Hin, g + s->k);
+            if (g) beyond |= final16(hi, lo, s->len, Lin, Hin, g + s->k);
             else bad |= add16(hi, lo, s->len, Lin, Hin, L, (int16_t *)wo.H + s->k);
         } else {
             const int8_t *Hin = (const int8_t *)wi.H + s->k;
-            if (g) final8(hi, lo, s->len, Lin, Hin, g + s->k);
+            if (g) beyond |= final8(hi, lo, s->len, Lin, Hin, g + s->k);
             else bad |= add8(hi, lo, s->len, Lin, Hin, L, (int8_t *)wo.H + s->k);
         }
     }
-    return !bad;
+    return (bad ? FLAG_WIRE : 0) | (beyond ? FLAG_RANGE : 0);
 }
 
 // The pipeline: each chunk goes round in RING_PARTS parts, each its own message, so that a
@@ -257,7 +264,7 @@ int ring_allreduce(const Entries *x, int hs, int r, int N, RingBuffers *b, doubl
     for (int k = 0; k < RING_PARTS; k++) {
         size_t a = PART_A(r, k), n = PART_N(r, k);
         size_t ns = chunk_segments(x, a, a + n, seg);
-        bad |= !put_own(x, seg, ns, n, hs, region(b, 0, k));
+        bad |= put_own(x, seg, ns, n, hs, region(b, 0, k)) ? 0 : FLAG_WIRE;
         MPI_Isend(region(b, 0, k), (int)wire_bytes(n, hs), MPI_BYTE, right, TAG_RING, W, &p[k].send[0]);
     }
     // reduce-scatter: what comes in plus this rank's values goes on; the last step's result
@@ -273,20 +280,20 @@ int ring_allreduce(const Entries *x, int hs, int r, int N, RingBuffers *b, doubl
             size_t ns = chunk_segments(x, a, a + n, seg);
             uint8_t *R = region(b, q->recv_set, k);
             if (final) {
-                bad |= !add_own(x, seg, ns, n, hs, R, NULL, g + a);
+                bad |= add_own(x, seg, ns, n, hs, R, NULL, g + a);
                 MPI_Isend(g + a, (int)(8 * n), MPI_BYTE, right, TAG_GATHER, W, &gsend[k]);
                 continue;
             }
             MPI_Wait(&q->send[out], MPI_STATUS_IGNORE);
-            bad |= !add_own(x, seg, ns, n, hs, R, region(b, out, k), NULL);
+            bad |= add_own(x, seg, ns, n, hs, R, region(b, out, k), NULL);
             MPI_Irecv(R, cap, MPI_BYTE, left, TAG_RING, W, &q->recv);
             MPI_Isend(region(b, out, k), (int)wire_bytes(n, hs), MPI_BYTE, right, TAG_RING, W, &q->send[out]);
             q->send_set = out;
         }
     }
     // all-gather: each part that comes in goes on from where it landed, but the last step's.
-    // A byte goes round beside it: the OR of the overflow flags seen so far, which after N-1
-    // hops covers every rank, so all of them stop together, or none.
+    // A byte goes round beside it: the OR of the flags (FLAG_WIRE, FLAG_RANGE) seen so far,
+    // which after N-1 hops covers every rank, so all of them stop together, or none.
     uint8_t *flag = b->flags, any = (uint8_t)bad;
     for (int s = 0; s < N - 1; s++) {
         const int in = (r + N - s) % N;
@@ -306,8 +313,12 @@ int ring_allreduce(const Entries *x, int hs, int r, int N, RingBuffers *b, doubl
 #undef CHUNK_A
 #undef PART_A
 #undef PART_N
-    if (any) {
+    if (any & FLAG_WIRE) {
         snprintf(err, errlen, "internal error: a gradient sum exceeded the transport's range (%d-byte entries)", 8 + hs);
+        return -1;
+    }
+    if (any & FLAG_RANGE) {
+        snprintf(err, errlen, "the batch's sum of a gradient entry is beyond 2^31 (training diverged; try a smaller --lr)");
         return -1;
     }
     return 0;

@@ -3,10 +3,10 @@
 // What is summed: the union of the W1 rows some rank touched (about 2,000-3,400 of 6,400),
 // W2, every episode's stats and each rank's weights digest, as exact integers: each gradient
 // entry is hi * 2^32 + lo in units of 2^-64 (gradsum.h), up to about 70 bits. A ring
-// (reduce-scatter, then all-gather; bandwidth-optimal: each rank sends 2 (N-1)/N of the data
-// whatever N) moves them in chunks, and each rank adds what it receives to its own values as
-// integers of up to 128 bits, so the result is exact and the same whatever N and whoever
-// played what.
+// (reduce-scatter, then all-gather; bandwidth-optimal: each rank sends 2 (N-1)/N of the
+// entries whatever N) moves them in chunks, and each rank adds what it receives to its own
+// values as integers of up to 128 bits, so the result is exact and the same whatever N and
+// whoever played what. A rank's values on a row it did not touch are zeros.
 // In the reduce-scatter an entry on the wire is its low 64 bits and a high part of 1 byte (9
 // bytes instead of 16), which holds every partial sum below 2^71 in magnitude; iterations
 // with larger sums (many ranks, large gradients) use 2 bytes (below 2^79), and a diverging
@@ -66,7 +66,8 @@ void ring_buffers_free(RingBuffers *b);
 // parts of hs bytes (1, 2 or 8: every rank must pass the same, large enough for every partial
 // sum). The sums land in g (ring_entries(x) slots of 8 bytes, in the order of the entries): the
 // rows' and W2's as float64, once rounded, then the extra values as int64. Collective. 0, or
-// -1 with a message if a sum did not fit hs.
+// -1 with a message if a sum did not fit hs (a bug) or is 2^31 or more (as in one process:
+// gradsum.h).
 int ring_allreduce(const RingEntries *x, int hs, int rank, int ranks, RingBuffers *b, double *g,
                    char *err, size_t errlen);
 

@@ -36,20 +36,28 @@ static inline int convert(GradSum *s, const double *g, size_t off, size_t len, b
     int bad = 0;
     for (size_t k = 0; k < len; k++) bad |= !(fabs(x[k]) < GRADSUM_MAX_ABS);   // NaN fails too
     if (bad) return -1;
+    uint64_t over = 0;
     for (size_t k = 0; k < len; k++) {
         double y = x[k] * 0x1p32;                 // exact: a power-of-two scaling
         double f = floor(y);
         int64_t h = (int64_t)f, l = (int64_t)((y - f) * 0x1p32);     // the fraction, in [0, 2^32]
-        hi[k] = add ? hi[k] + h : h;
-        lo[k] = add ? lo[k] + l : l;
+        if (add) {
+            uint64_t a = (uint64_t)hi[k], b = (uint64_t)h, c = a + b;  // wraps: defined
+            over |= (a ^ c) & (b ^ c);            // sign bit set: the signed sum overflowed
+            hi[k] = (int64_t)c;
+            lo[k] += l;
+        } else {
+            hi[k] = h;
+            lo[k] = l;
+        }
     }
-    return 0;
+    return over >> 63 ? -1 : 0;
 }
 
 int gradsum_add(GradSum *s, const double *g, size_t off, size_t len) { return convert(s, g, off, len, true); }
 int gradsum_set(GradSum *s, const double *g, size_t off, size_t len) { return convert(s, g, off, len, false); }
 
-void gradsum_merge(GradSum *dst, const GradSum *src) { gradsum_merge_range(dst, src, 0, dst->n); }
+int gradsum_merge(GradSum *dst, const GradSum *src) { return gradsum_merge_range(dst, src, 0, dst->n) < 0 ? -1 : 0; }
 
 static int bitlen(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
 
@@ -65,14 +73,17 @@ int gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len
     int64_t *restrict hi = dst->hi + off, *restrict lo = dst->lo + off;
     const int64_t *restrict shi = src->hi + off, *restrict slo = src->lo + off;
     int64_t hmin = 0, hmax = 0, lmax = 0;
+    uint64_t over = 0;
     for (size_t k = 0; k < len; k++) {
-        int64_t h = hi[k] + shi[k], l = lo[k] + slo[k];
+        uint64_t a = (uint64_t)hi[k], b = (uint64_t)shi[k], c = a + b;
+        over |= (a ^ c) & (b ^ c);
+        int64_t h = (int64_t)c, l = lo[k] + slo[k];
         hi[k] = h; lo[k] = l;
         hmin = h < hmin ? h : hmin;
         hmax = h > hmax ? h : hmax;
         lmax = l > lmax ? l : lmax;                  // lo >= 0
     }
-    return bound_bits(hmin, hmax, lmax);
+    return over >> 63 ? -1 : bound_bits(hmin, hmax, lmax);
 }
 
 int gradsum_bound_range(const GradSum *s, size_t off, size_t len) {

@@ -6,6 +6,9 @@
 // hi*2^-32 + lo*2^-64, and summed as integers, which is exact and associative. The batch sum
 // is therefore the same bits whatever the number of threads or MPI ranks and whatever the
 // order of arrival, and it is converted back to float64 once, with one rounding.
+// A sum must stay below 2^31 in magnitude too (hi's range): an add or merge that would carry
+// it past that fails instead of wrapping (only a diverged run gets there). lo takes up to 2^32
+// an episode and holds the sum of 2^31 episodes.
 #ifndef PONGRL_GRADSUM_H
 #define PONGRL_GRADSUM_H
 
@@ -23,16 +26,17 @@ int gradsum_alloc(GradSum *s, size_t n);              // 0 or -1; zeroed
 void gradsum_free(GradSum *s);
 void gradsum_zero(GradSum *s);
 void gradsum_zero_range(GradSum *s, size_t off, size_t len);
-// Add g[off .. off+len) into the sum at the same positions. Returns -1 (adding nothing more)
-// if an entry is not finite or too large to represent.
+// Add g[off .. off+len) into the sum at the same positions. Returns -1 if an entry is not
+// finite or too large to represent (adding nothing), or if a sum passed 2^31 (the range then
+// holds garbage).
 int gradsum_add(GradSum *s, const double *g, size_t off, size_t len);
 // The same, storing instead of adding: the words gradsum_add gives on a zero range (so that a
 // range need not be zeroed before its first add).
 int gradsum_set(GradSum *s, const double *g, size_t off, size_t len);
-void gradsum_merge(GradSum *dst, const GradSum *src); // dst += src, exactly
+int gradsum_merge(GradSum *dst, const GradSum *src); // dst += src, exactly; 0, or -1 as below
 // dst[off .. off+len) += src's, exactly. Returns B such that every entry of dst's range is now
 // below 2^B in magnitude in units of 2^-64 (|hi * 2^32 + lo| < 2^B): a bound for a transport
-// that packs small sums.
+// that packs small sums. -1 if a sum passed 2^31 (the range then holds garbage).
 int gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len);
 int gradsum_bound_range(const GradSum *s, size_t off, size_t len);   // the same bound, of s's range
 void gradsum_copy_range(GradSum *dst, const GradSum *src, size_t off, size_t len);

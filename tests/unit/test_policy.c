@@ -302,6 +302,30 @@ Test(gradsum, set_is_add_to_zero) {
     gradsum_free(&a); gradsum_free(&b);
 }
 
+// A sum must stay below 2^31 (gradsum.h): an add or a merge past it fails instead of wrapping
+// round to a wrong value (signed overflow would also be undefined behaviour).
+Test(gradsum, sum_past_2_31_fails) {
+    GradSum a, b;
+    cr_assert_eq(gradsum_alloc(&a, 2), 0);
+    cr_assert_eq(gradsum_alloc(&b, 2), 0);
+    double x[2] = { 1.5e9, -1.5e9 };                       // each below 2^31 = 2.147e9
+    cr_expect_eq(gradsum_add(&a, x, 0, 2), 0);
+    cr_expect_eq(gradsum_add(&b, x, 0, 2), 0);
+    cr_expect_eq(gradsum_merge_range(&a, &b, 0, 2), -1, "3e9 merged without a failure");
+    gradsum_zero(&a);
+    cr_expect_eq(gradsum_add(&a, x, 0, 2), 0);
+    cr_expect_eq(gradsum_add(&a, x, 0, 2), -1, "3e9 added without a failure");
+    gradsum_zero(&a);
+    double y[2] = { 1e9, -1e9 };                           // 2e9: still inside
+    cr_expect_eq(gradsum_add(&a, y, 0, 2), 0);
+    cr_expect_eq(gradsum_add(&a, y, 0, 2), 0);
+    double out[2];
+    gradsum_to_double(&a, out);
+    cr_expect_eq(out[0], 2e9);
+    cr_expect_eq(out[1], -2e9);
+    gradsum_free(&a); gradsum_free(&b);
+}
+
 // gradsum_value takes a hardware conversion where the value fits int64: the same double as
 // converting the 128-bit integer, at the edges too.
 Test(gradsum, value_is_one_rounding_of_the_exact_sum) {
