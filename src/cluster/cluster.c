@@ -70,7 +70,7 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 #include "../util/mem.h"
 #include "ring.h"
 
-enum { TAG_REQUEST = 101, TAG_REPLY = 102 };           // ring.c uses 103
+enum { TAG_REQUEST = 101, TAG_REPLY = 102 };           // ring.c uses 103-105
 #define HOST_MAX 256
 #define CFG_MAX 320
 #define PREFETCH 1            // indices a rank asks for beyond its idle threads: hides the round trip

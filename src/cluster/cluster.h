@@ -3,8 +3,9 @@
 // rank 0 included, plays episodes with its own worker threads. Per iteration:
 //   run counters + stop flag: rank 0 -> all (and, once per run, its weights and cache)
 //   episode indices: handed out by rank 0's main thread, a few at a time, as ranks free up
-//   gradient sum + per-episode stats: all -> all (MPI_Allreduce of exact integer sums over
-//     the rows some rank touched; order-free)
+//   rows touched: an OR over the ranks (MPI_Iallreduce), which is also the end-of-play barrier
+//   gradient sum + per-episode stats: all -> all (a ring all-reduce of exact integer sums over
+//     those rows, ring.h; order-free), rounded to float64 once
 //   RMSProp: every rank applies the same update to its own copy of the weights
 // so the weights are bit-identical to one process with the same seed, whatever N. The seed's
 // ray.put of the new weights becomes a reduction of the sum to every rank: one message of the
