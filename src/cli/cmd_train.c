@@ -241,9 +241,9 @@ int cmd_train(int argc, char **argv) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     if (root) {
-        printf("pongrl train: %s, batch %d, %d workers, seed %llu, run dir %s", cfg.env_id, cfg.batch_size,
-               cfg.workers, (unsigned long long)cfg.seed, cfg.run_dir);
-        if (mpi) printf(", %d MPI ranks (--workers threads each)", comm->size);
+        printf("pongrl train: %s, batch %d, %d worker%s, seed %llu, run dir %s", cfg.env_id, cfg.batch_size,
+               cfg.workers, cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir);
+        if (mpi) printf(", %d MPI ranks (rank 0's worker threads above; each rank has its own)", comm->size);
         printf("\n");
         fflush(stdout);
     }
