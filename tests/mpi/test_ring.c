@@ -1,0 +1,162 @@
+// test_ring.c: the ring all-reduce (src/cluster/ring.c) against an exact reference, under
+// mpirun with 2 to 4 ranks (tests/sh/test_mpi_ring.sh runs it).
+//
+// Every rank builds every rank's sum from a seed (so each can compute the reference alone):
+// a random set of rows touched, with entries of random magnitudes; its other rows hold stale
+// garbage, which the ring must read as zeros. The reference sums the touched entries as
+// 128-bit integers and rounds once. Checked, bit for bit, on every rank: the float64 result on
+// every row of the union and on W2, and the int64 extras; over a row count that leaves parts
+// empty, a hidden size that cuts rows across chunks, high parts of 1, 2 and 8 bytes; and the
+// two refusals: a partial sum too large for the high part chosen (a bug in a bound: "internal
+// error") and a total of 2^31 or more (as one process refuses it).
+// Prints one line per case on rank 0; exits non-zero on any mismatch.
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster/ring.h"
+#include "train/gradsum.h"
+#include "util/rng.h"
+
+typedef __int128 i128;
+
+enum { D = 300, MAXH = 200 };
+
+typedef struct {
+    size_t H;
+    int rows_pct;            // chance a rank touches a row
+    int max_exp;             // entries up to 2^max_exp in magnitude
+    int big;                 // every entry 1.5 x 2^30: any two sum past 2^31
+    int hs;                  // high part size to use; 0: from the bound, as cluster.c does
+    const char *expect_err;  // NULL: must succeed; else a piece of the message every rank must give
+} Case;
+
+// Rank q's sum for case c (seeded by both), into s; own[row] says which rows it touched.
+static void make_sum(const Case *c, int cidx, int q, GradSum *s, uint8_t *own, int64_t *extra, size_t nextra) {
+    Rng rng;
+    rng_seed(&rng, 1000u * (uint64_t)cidx + (uint64_t)q + 1);
+    const size_t H = c->H;
+    double *g = malloc(sizeof(double) * (D + 1) * H);
+    for (size_t i = 0; i < (D + 1) * H; i++) {
+        double m = ldexp(1.0, (int)(rng_next(&rng) % (uint64_t)(c->max_exp + 41)) - 40);
+        double v = rng_normal(&rng) * m;
+        if (fabs(v) >= 0x1p31 * 0.99) v = copysign(0x1p31 * 0.99, v);
+        g[i] = c->big ? 0x1.8p30 : v;
+    }
+    for (size_t i = 0; i < (D + 1) * H; i++) s->hi[i] = (int64_t)rng_next(&rng), s->lo[i] = (int64_t)(rng_next(&rng) >> 1);
+    for (size_t r = 0; r < D; r++) {
+        own[r] = (int)(rng_next(&rng) % 100) < c->rows_pct;
+        if (own[r]) gradsum_set(s, g, r * H, H);
+    }
+    gradsum_set(s, g, D * H, H);                            // W2: every rank has one
+    for (size_t e = 0; e < nextra; e++) extra[e] = (int64_t)(rng_next(&rng) % 2001) - 1000;
+    free(g);
+}
+
+static int run_case(const Case *c, int cidx, int rank, int N) {
+    const size_t H = c->H, nextra = 4 * 5 + (size_t)N;
+    GradSum mine, other;
+    gradsum_alloc(&mine, (D + 1) * H);
+    gradsum_alloc(&other, (D + 1) * H);
+    uint8_t own[D], any[D] = {0}, oth[D];
+    int64_t extra[64], xo[64];
+    i128 *ref = calloc((D + 1) * H, sizeof(i128)), refx[64] = {0};
+    int most = 0;
+    for (int q = 0; q < N; q++) {
+        GradSum *s = q == rank ? &mine : &other;
+        uint8_t *o = q == rank ? own : oth;
+        int64_t *x = q == rank ? extra : xo;
+        make_sum(c, cidx, q, s, o, x, nextra);
+        for (size_t r = 0; r <= D; r++) {
+            if (r < D && !o[r]) continue;
+            if (r < D) any[r] = 1;
+            int b = gradsum_bound_range(s, r * H, H);
+            most = b > most ? b : most;
+            for (size_t j = 0; j < H; j++) ref[r * H + j] += (i128)s->hi[r * H + j] * ((i128)1 << 32) + s->lo[r * H + j];
+        }
+        for (size_t e = 0; e < nextra; e++) refx[e] += x[e];
+    }
+    uint16_t rows[D];
+    size_t nrows = 0;
+    for (size_t r = 0; r < D; r++)
+        if (any[r]) rows[nrows++] = (uint16_t)r;
+    int shift = 0;
+    while ((1 << shift) < N) shift++;
+    int hs = c->hs ? c->hs : most + shift > RING_BITS_2 ? 8 : most + shift > RING_BITS_1 ? 2 : 1;
+    int64_t zeros[MAXH] = {0};
+    RingEntries x = { &mine, rows, nrows, H, D, nextra, extra, own, zeros };
+    RingBuffers b;
+    if (ring_buffers_alloc(&b, D, H, nextra, N)) { fprintf(stderr, "out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+    double *g = calloc(ring_entries(&x), sizeof(double));
+    char err[256] = "";
+    int rc = ring_allreduce(&x, hs, rank, N, &b, g, err, sizeof(err));
+    int bad = 0;
+    if (c->expect_err) {
+        if (rc == 0 || !strstr(err, c->expect_err)) {
+            fprintf(stderr, "rank %d case %d: wanted an error with '%s', got rc %d '%s'\n", rank, cidx, c->expect_err, rc, err);
+            bad = 1;
+        }
+    } else if (rc) {
+        fprintf(stderr, "rank %d case %d: %s\n", rank, cidx, err);
+        bad = 1;
+    } else {
+        for (size_t k = 0; k <= nrows && !bad; k++) {
+            size_t r = k < nrows ? rows[k] : D;
+            for (size_t j = 0; j < H; j++) {
+                double want = (double)ref[r * H + j] * 0x1p-64, got = g[k * H + j];
+                if (memcmp(&want, &got, sizeof(double))) {
+                    fprintf(stderr, "rank %d case %d: row %zu entry %zu: %.17g, want %.17g\n", rank, cidx, r, j, got, want);
+                    bad = 1;
+                    break;
+                }
+            }
+        }
+        for (size_t e = 0; e < nextra && !bad; e++) {
+            int64_t got;
+            memcpy(&got, &g[(nrows + 1) * H + e], sizeof(got));
+            if (got != (int64_t)refx[e]) {
+                fprintf(stderr, "rank %d case %d: extra %zu: %lld, want %lld\n", rank, cidx, e, (long long)got, (long long)refx[e]);
+                bad = 1;
+            }
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%s: %d ranks, H %zu, %zu rows, %d-byte high parts, %s\n", bad ? "FAIL" : "ok", N, H, nrows, hs,
+               c->expect_err ? c->expect_err : "the exact sum, rounded once, everywhere");
+    free(g);
+    free(ref);
+    ring_buffers_free(&b);
+    gradsum_free(&mine);
+    gradsum_free(&other);
+    return bad;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, N;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &N);
+    if (N < 2) {
+        if (rank == 0) fprintf(stderr, "test_ring: run it with 2 or more ranks\n");
+        MPI_Finalize();
+        return 2;
+    }
+    const Case cases[] = {
+        { 13, 50, 4, 0, 0, NULL },          // gradient-like magnitudes, rows cut across chunks
+        { 7, 90, 10, 0, 0, NULL },           // past 2^7: the bound picks 2-byte high parts
+        { 200, 30, 2, 0, 0, NULL },          // the real hidden size
+        { 5, 0, 3, 0, 0, NULL },             // no row touched: W2 and extras only, empty parts
+        { 7, 50, 20, 0, 0, NULL },           // past 2^15: 8-byte high parts, the exact conversion
+        { 13, 50, 4, 0, 2, NULL },           // 2- and 8-byte high parts where 1 would do
+        { 13, 50, 4, 0, 8, NULL },
+        { 7, 50, 29, 0, 1, "internal error" },          // a partial sum that does not fit 1 byte
+        { 7, 50, 30, 1, 8, "beyond 2^31" },             // a total of 2^31 or more
+    };
+    int bad = 0;
+    for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) bad |= run_case(&cases[i], i, rank, N);
+    MPI_Finalize();
+    return bad;
+}
