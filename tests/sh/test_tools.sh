@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The tools that docs/fidelity.md and docs/results.md quote still build and run: the random-play
-# statistics (a few games each), the frame dumper, and the milestones of a short real run.
+# The tools that docs/fidelity.md, docs/results.md and docs/cluster.md quote still build and run:
+# the random-play statistics (a few games each), the frame dumper, the milestones of a short real
+# run, and the bare MPI_Sendrecv timer (where MPI is installed).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -27,4 +28,14 @@ build/pongrl train --iterations 3 --batch-size 2 --workers 1 --quiet --run-dir "
 out=$(tools/milestones.sh "$tmp/run") || fail "milestones.sh exited $?"
 grep -q '^last: iteration 3, 6 episodes' <<<"$out" || { echo "$out"; fail "milestones.sh"; }
 tools/milestones.sh "$tmp/nothing" 2>/dev/null && fail "milestones.sh accepted a missing run"
+
+if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
+    mpicc -O2 -Wall -Wextra -Werror tools/mpi_sendrecv.c -o "$tmp/sr" || fail "mpi_sendrecv.c does not build"
+    out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 mpirun -np 2 --oversubscribe "$tmp/sr" 100000 2>&1) ||
+        fail "mpi_sendrecv exited $?: $out"
+    echo "$out"
+    grep -qE '^100000 bytes: best [0-9.]+ ms, mean [0-9.]+ ms$' <<<"$out" || fail "mpi_sendrecv output"
+else
+    echo "mpi_sendrecv.c: no mpicc/mpirun here, not built"
+fi
 echo OK
