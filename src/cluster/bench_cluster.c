@@ -15,6 +15,7 @@
 //   rows_per_iteration     W1 rows some rank touched: the rows the all-reduce carries
 //   sent_bytes_per_entry   what a rank sends for each entry summed: (N-1)/N x (9 + 8)
 //   sent_bytes_per_iteration   and in all, an iteration
+//   wire_retries   all-reduces done again with wider entries because a sum did not fit
 //   comm_share     (bcast + reduce) / iteration: the cost of going distributed
 //   comm_share_median  the same iteration by iteration (the slowest rank's bcast + reduce over
 //                  rank 0's iteration), the median: what a typical iteration costs, where
@@ -134,6 +135,7 @@ static int bench_rank(const BenchArgs *a) {
         printf("rows_per_iteration: %.0f\n", rows);
         printf("sent_bytes_per_entry: %.2f\n", t.entries ? (double)t.wire_bytes / t.entries : 0.0);
         printf("sent_bytes_per_iteration: %.0f\n", (double)t.wire_bytes / k);
+        printf("wire_retries: %lld\n", (long long)t.retries);
         printf("comm_share: %.2f%%\n", 100.0 * (worst[1] + worst[2]) / wall);
         for (int i = 0; i < ns; i++) comm_worst[i] /= iter_s[i];
         qsort(comm_worst, (size_t)ns, sizeof(double), cmp_double);

@@ -75,6 +75,7 @@ enum { TAG_REQUEST = 101, TAG_REPLY = 102 };           // ring.c uses 103-105
 #define CFG_MAX 320
 #define PREFETCH 1            // indices a rank asks for beyond its idle threads: hides the round trip
 #define NAP_NS 50000          // 50 us between polls while a rank only waits for others
+#define WIRE_KEEP 64          // iterations wider high parts are kept after a sum did not fit
 
 // What rank 0 sends at the start of every iteration. The counters make the other ranks'
 // TrainState follow the learner's (a resumed run starts from rank 0's checkpoint alone).
@@ -105,12 +106,14 @@ typedef struct {
     // rank 0: the reply in flight to each rank
     int64_t (*replies)[3];
     MPI_Request *reply_reqs;
-    uint8_t *mask;            // (D / 8 + 2,) rows in the reduction, a bit each; then the size of the high parts
+    uint8_t *mask;            // (D / 8 + 1,) rows in the reduction, a bit each
     uint16_t *urows;          // (D,) those rows in order
     uint8_t *own;             // (D,) 1: this rank's sum holds the row (rows it touched)
     int64_t *zeros;           // (H,) this rank's values on the other rows
     bool synced;              // the weights and cache have been sent out once
     int min_high;             // PONGRL_WIRE_HIGH=2 or 8: high parts of at least that size (tests)
+    int hs, hs_kept;          // the entries' high parts now (1, 2 or 8 bytes); iterations at that size
+    int64_t test_retry;       // PONGRL_TEST_WIRE_RETRY=K: iteration K's first all-reduce is done again (tests)
     int diverge_rank;         // PONGRL_TEST_DIVERGE=R: rank R's third update is made wrong (tests)
     int64_t *extra, *extra_out;   // stats and digests in the reduction
     double *g;                // ((D + 1) H + extras,) the packed result (Comm.end), then the extras
@@ -329,27 +332,15 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
         *g = m->g;
         return 0;
     }
-    // Which rows travel (any rank touched them), and how many bytes the entries' high parts
-    // need to hold every partial sum: N values below 2^bits sum below 2^(bits + shift). The
-    // union is an OR over the ranks, and that all-reduce is also the end-of-play barrier:
-    // every rank has played its last episode once it completes; rank 0 serves the
-    // stragglers' requests meanwhile (each rank's last request is answered with 0 before it
-    // can enter), so no request is ever left unanswered.
+    // Which rows travel: those any rank touched. The union is an OR over the ranks, and that
+    // all-reduce is also the end-of-play barrier: every rank has played its last episode once
+    // it completes; rank 0 serves the stragglers' requests meanwhile (each rank's last request
+    // is answered with 0 before it can enter), so no request is ever left unanswered.
     const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D, mb = (D + 7) / 8;
-    int shift = 0;
-    while ((1 << shift) < c->size) shift++;
-    memset(m->mask, 0, mb + 1);
-    int most = rows->bits[D];                   // W2's
-    for (int r = 0; r < rows->n; r++) {
-        size_t i = rows->list[r];
-        m->mask[i >> 3] |= (uint8_t)(1u << (i & 7));
-        most = rows->bits[i] > most ? rows->bits[i] : most;
-    }
-    // mask[mb]: bit 0: 2-byte high parts needed somewhere, bit 1: 8-byte
-    m->mask[mb] = (most + shift > RING_BITS_1 || m->min_high >= 2 ? 1 : 0) |
-                  (most + shift > RING_BITS_2 || m->min_high >= 8 ? 2 : 0);
+    memset(m->mask, 0, mb);
+    for (int r = 0; r < rows->n; r++) m->mask[rows->list[r] >> 3] |= (uint8_t)(1u << (rows->list[r] & 7));
     MPI_Request req;
-    MPI_Iallreduce(MPI_IN_PLACE, m->mask, (int)mb + 1, MPI_UNSIGNED_CHAR, MPI_BOR, MPI_COMM_WORLD, &req);
+    MPI_Iallreduce(MPI_IN_PLACE, m->mask, (int)mb, MPI_UNSIGNED_CHAR, MPI_BOR, MPI_COMM_WORLD, &req);
     wait_napping(m, &req);
     double t1 = now_s();
     m->t.wait_s += t1 - t0;
@@ -371,12 +362,27 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     memset(extra + 4 * count, 0, (size_t)c->size * sizeof(int64_t));
     extra[4 * count + c->rank] = (int64_t)m->st->digest;
     RingEntries x = { sum, m->urows, n_rows, H, D, nextra, extra, m->own, m->zeros };
-    const int hs = m->mask[mb] & 2 ? 8 : m->mask[mb] & 1 ? 2 : 1;
     m->t.rows += (int64_t)n_rows;
     m->t.entries += (int64_t)ring_entries(&x);
-    m->t.wire_bytes += (int64_t)ring_wire_bytes(&x, hs, c->size);
-    // the result is packed in the entries' order: the rows' gradient, W2's, then the extras
-    if (ring_allreduce(&x, hs, c->rank, c->size, &m->ring, m->g, err, errlen)) return -1;
+    // The result is packed in the entries' order: the rows' gradient, W2's, then the extras.
+    // The entries' high parts start as narrow as they were last time; a sum that does not fit
+    // makes every rank do the all-reduce again, wider, and the wider size stays for
+    // WIRE_KEEP iterations before a narrower one is tried again. Every rank sees the same
+    // outcome, so every rank keeps the same size.
+    for (int attempt = 0;; attempt++) {
+        m->t.wire_bytes += (int64_t)ring_wire_bytes(&x, m->hs, c->size);
+        int rc = ring_allreduce(&x, m->hs, c->rank, c->size, &m->ring, m->g, err, errlen);
+        if (rc < 0) return -1;
+        if (rc == 0 && !(attempt == 0 && m->iteration == m->test_retry)) break;   // (the retry test)
+        m->hs = m->hs == 1 ? 2 : 8;
+        m->hs_kept = 0;
+        m->t.retries++;
+    }
+    if (m->hs > m->min_high && ++m->hs_kept >= WIRE_KEEP) {
+        m->hs = m->hs == 8 ? 2 : 1;
+        if (m->hs < m->min_high) m->hs = m->min_high;
+        m->hs_kept = 0;
+    }
     int64_t *out = m->extra_out;
     memcpy(out, m->g + (n_rows + 1) * H, nextra * sizeof(int64_t));
     if (c->rank == m->diverge_rank && m->iteration == 2) m->g[n_rows * H] += 1e-3;   // the digest test's fault
@@ -529,7 +535,10 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     const char *high = getenv("PONGRL_WIRE_HIGH"), *diverge = getenv("PONGRL_TEST_DIVERGE");
-    m->min_high = high ? atoi(high) : 1;
+    m->min_high = high && (atoi(high) == 2 || atoi(high) == 8) ? atoi(high) : 1;
+    m->hs = m->min_high;
+    const char *retry = getenv("PONGRL_TEST_WIRE_RETRY");
+    m->test_retry = retry ? atoll(retry) : -1;
     m->diverge_rank = diverge ? atoi(diverge) : -1;
     if (check_identity(m, err, errlen)) {
         MPI_Finalize();
@@ -545,7 +554,7 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
     m->queue = calloc((size_t)m->qcap, sizeof(int64_t));
     m->replies = calloc((size_t)m->comm.size, sizeof(*m->replies));
     m->reply_reqs = malloc((size_t)m->comm.size * sizeof(MPI_Request));
-    m->mask = calloc(D / 8 + 2, 1);
+    m->mask = calloc(D / 8 + 1, 1);
     m->urows = calloc(D, sizeof(uint16_t));
     m->own = calloc(D, 1);
     m->zeros = calloc(H, sizeof(int64_t));
@@ -591,7 +600,7 @@ void comm_mpi_reset_times(Comm *c) {
 }
 
 typedef struct {
-    int64_t threads, episodes;
+    int64_t threads, episodes, retries;
     double busy_s, comm_s, wait_s;
     uint32_t weights_crc;
     char host[HOST_MAX];
@@ -602,7 +611,7 @@ int comm_mpi_report(Comm *c, FILE *out) {
     CommTimes t;
     comm_mpi_times(c, &t);
     const Policy *p = &m->st->policy;
-    Share me = { m->threads, t.episodes, t.busy_s, t.bcast_s + t.reduce_s, t.wait_s,
+    Share me = { m->threads, t.episodes, t.retries, t.busy_s, t.bcast_s + t.reduce_s, t.wait_s,
                  (uint32_t)crc32(0L, (const Bytef *)p->w, (uInt)(p->n * sizeof(double))), "" };
     snprintf(me.host, sizeof(me.host), "%s", m->host);
     Share *all = calloc((size_t)c->size, sizeof(Share));
@@ -627,6 +636,9 @@ int comm_mpi_report(Comm *c, FILE *out) {
         fprintf(out, "  %4d  %-20s %7lld %9lld %5.1f%% %9.2f %8.2f %8.2f\n", r, all[r].host,
                 (long long)all[r].threads, (long long)all[r].episodes,
                 total ? 100.0 * all[r].episodes / total : 0.0, all[r].busy_s, all[r].comm_s, all[r].wait_s);
+    if (all[0].retries)                         // the same on every rank
+        fprintf(out, "all-reduce: done again %lld time%s with wider entries (a gradient sum did not fit)\n",
+                (long long)all[0].retries, all[0].retries == 1 ? "" : "s");
     if (differ < 0)
         fprintf(out, "weights: the same bits on all %d ranks (crc32 %08lx)\n", c->size, (unsigned long)all[0].weights_crc);
     fflush(out);

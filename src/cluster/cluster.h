@@ -68,6 +68,7 @@ typedef struct {
     int64_t rows;        // W1 rows (of 6400) in the gradient reductions, summed over iterations
     int64_t entries;     // entries in them (rows, W2, stats, digests), summed over iterations
     int64_t wire_bytes;  // bytes a rank sends in the all-reduce, summed over iterations
+    int64_t retries;     // all-reduces done again with wider entries (a sum did not fit)
 } CommTimes;
 void comm_mpi_times(const Comm *c, CommTimes *t);
 void comm_mpi_reset_times(Comm *c);

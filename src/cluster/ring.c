@@ -179,8 +179,8 @@ static bool put_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int h
 
 // What came in plus this rank's values, out to the wire again; or, on the last step of the
 // reduce-scatter, final: into the part's place in g, rounded to float64 (the extra values as
-// int64, which they fit). Returns 0, or FLAG_WIRE (a sum did not fit the wire: a bug in the
-// bound) or FLAG_RANGE (a final sum of 2^31 or more: a diverged run).
+// int64, which they fit). Returns 0, or FLAG_WIRE (a sum did not fit the wire's high part) or
+// FLAG_RANGE (a final sum of 2^31 or more: a diverged run).
 enum { FLAG_WIRE = 1, FLAG_RANGE = 2 };
 static int add_own(const Entries *x, const Seg *seg, size_t ns, size_t n, int hs, uint8_t *in,
                    uint8_t *out, double *g) {
@@ -313,7 +313,8 @@ int ring_allreduce(const Entries *x, int hs, int r, int N, RingBuffers *b, doubl
 #undef CHUNK_A
 #undef PART_A
 #undef PART_N
-    if (any & FLAG_WIRE) {
+    if (any & FLAG_WIRE) {                      // (8-byte high parts hold any sum)
+        if (hs < 8) return RING_WIDER;
         snprintf(err, errlen, "internal error: a gradient sum exceeded the transport's range (%d-byte entries)", 8 + hs);
         return -1;
     }

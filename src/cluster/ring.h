@@ -8,10 +8,10 @@
 // values as integers of up to 128 bits, so the result is exact and the same whatever N and
 // whoever played what. A rank's values on a row it did not touch are zeros.
 // In the reduce-scatter an entry on the wire is its low 64 bits and a high part of 1 byte (9
-// bytes instead of 16), which holds every partial sum below 2^71 in magnitude; iterations
-// with larger sums (many ranks, large gradients) use 2 bytes (below 2^79), and a diverging
-// run 8 (PONGRL_WIRE_HIGH=2 or 8 forces at least that size, for tests). The caller
-// (cluster.c) picks the size from a bound every rank reports.
+// bytes instead of 16), which holds every partial sum below 2^71 in magnitude, or of 2 bytes
+// (below 2^79), or 8 (anything). Each value is checked as it is narrowed: a sum that does not
+// fit makes the whole all-reduce report RING_WIDER on every rank, and the caller (cluster.c)
+// does it again with wider high parts. No pass is spent bounding the sums beforehand.
 //
 // The reduce-scatter reads each rank's values straight from its sum and adds them to what
 // comes in; its last step rounds the finished chunk to float64, into the result, which is
@@ -29,10 +29,6 @@
 #include <mpi.h>
 
 #include "../train/gradsum.h"
-
-// a high part of 1 or 2 bytes holds partial sums of magnitude below 2^71 or 2^79
-#define RING_BITS_1 71
-#define RING_BITS_2 79
 
 // The entries in order: the H entries of each row in rows[0..nrows) (rows of W1 in sum, which
 // holds D rows of H and then W2), W2's H, then `nextra` int64 values (stats, digests). This
@@ -63,11 +59,13 @@ int ring_buffers_alloc(RingBuffers *b, size_t D, size_t H, size_t nextra, int ra
 void ring_buffers_free(RingBuffers *b);
 
 // Sum the entries over the `ranks` ranks of MPI_COMM_WORLD (this one is `rank`), with high
-// parts of hs bytes (1, 2 or 8: every rank must pass the same, large enough for every partial
-// sum). The sums land in g (ring_entries(x) slots of 8 bytes, in the order of the entries): the
-// rows' and W2's as float64, once rounded, then the extra values as int64. Collective. 0, or
-// -1 with a message if a sum did not fit hs (a bug) or is 2^31 or more (as in one process:
+// parts of hs bytes (1, 2 or 8: every rank must pass the same). The sums land in g
+// (ring_entries(x) slots of 8 bytes, in the order of the entries): the rows' and W2's as
+// float64, once rounded, then the extra values as int64. Collective; every rank returns the
+// same: 0; RING_WIDER if a partial sum did not fit hs bytes (g is then garbage: do it again
+// with more); or -1 with a message if a sum is 2^31 or more (as one process refuses it:
 // gradsum.h).
+#define RING_WIDER 1
 int ring_allreduce(const RingEntries *x, int hs, int rank, int ranks, RingBuffers *b, double *g,
                    char *err, size_t errlen);
 

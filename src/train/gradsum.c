@@ -57,44 +57,19 @@ static inline int convert(GradSum *s, const double *g, size_t off, size_t len, b
 int gradsum_add(GradSum *s, const double *g, size_t off, size_t len) { return convert(s, g, off, len, true); }
 int gradsum_set(GradSum *s, const double *g, size_t off, size_t len) { return convert(s, g, off, len, false); }
 
-int gradsum_merge(GradSum *dst, const GradSum *src) { return gradsum_merge_range(dst, src, 0, dst->n) < 0 ? -1 : 0; }
-
-static int bitlen(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
-
-// |hi * 2^32 + lo| <= max|hi| * 2^32 + max lo = u < 2^bits(u)
-static int bound_bits(int64_t hmin, int64_t hmax, int64_t lmax) {
-    uint64_t hm = (uint64_t)hmax > -(uint64_t)hmin ? (uint64_t)hmax : -(uint64_t)hmin;
-    unsigned __int128 u = ((unsigned __int128)hm << 32) + (uint64_t)lmax;
-    uint64_t top = (uint64_t)(u >> 64);
-    return top ? 64 + bitlen(top) : bitlen((uint64_t)u);
-}
+int gradsum_merge(GradSum *dst, const GradSum *src) { return gradsum_merge_range(dst, src, 0, dst->n); }
 
 int gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len) {
     int64_t *restrict hi = dst->hi + off, *restrict lo = dst->lo + off;
     const int64_t *restrict shi = src->hi + off, *restrict slo = src->lo + off;
-    int64_t hmin = 0, hmax = 0, lmax = 0;
     uint64_t over = 0;
     for (size_t k = 0; k < len; k++) {
         uint64_t a = (uint64_t)hi[k], b = (uint64_t)shi[k], c = a + b;
         over |= (a ^ c) & (b ^ c);
-        int64_t h = (int64_t)c, l = lo[k] + slo[k];
-        hi[k] = h; lo[k] = l;
-        hmin = h < hmin ? h : hmin;
-        hmax = h > hmax ? h : hmax;
-        lmax = l > lmax ? l : lmax;                  // lo >= 0
+        hi[k] = (int64_t)c;
+        lo[k] += slo[k];
     }
-    return over >> 63 ? -1 : bound_bits(hmin, hmax, lmax);
-}
-
-int gradsum_bound_range(const GradSum *s, size_t off, size_t len) {
-    const int64_t *restrict hi = s->hi + off, *restrict lo = s->lo + off;
-    int64_t hmin = 0, hmax = 0, lmax = 0;
-    for (size_t k = 0; k < len; k++) {
-        hmin = hi[k] < hmin ? hi[k] : hmin;
-        hmax = hi[k] > hmax ? hi[k] : hmax;
-        lmax = lo[k] > lmax ? lo[k] : lmax;
-    }
-    return bound_bits(hmin, hmax, lmax);
+    return over >> 63 ? -1 : 0;
 }
 
 void gradsum_copy_range(GradSum *dst, const GradSum *src, size_t off, size_t len) {

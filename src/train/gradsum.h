@@ -34,11 +34,9 @@ int gradsum_add(GradSum *s, const double *g, size_t off, size_t len);
 // range need not be zeroed before its first add).
 int gradsum_set(GradSum *s, const double *g, size_t off, size_t len);
 int gradsum_merge(GradSum *dst, const GradSum *src); // dst += src, exactly; 0, or -1 as below
-// dst[off .. off+len) += src's, exactly. Returns B such that every entry of dst's range is now
-// below 2^B in magnitude in units of 2^-64 (|hi * 2^32 + lo| < 2^B): a bound for a transport
-// that packs small sums. -1 if a sum passed 2^31 (the range then holds garbage).
+// dst[off .. off+len) += src's, exactly. 0, or -1 if a sum passed 2^31 (the range then holds
+// garbage).
 int gradsum_merge_range(GradSum *dst, const GradSum *src, size_t off, size_t len);
-int gradsum_bound_range(const GradSum *s, size_t off, size_t len);   // the same bound, of s's range
 void gradsum_copy_range(GradSum *dst, const GradSum *src, size_t off, size_t len);
 // hi * 2^32 + lo (lo >= 0) as a 128-bit two's complement integer: the low word *l (that is
 // (hi mod 2^32) * 2^32 + lo) and the high word *h (hi / 2^32 plus the low word's carry). In

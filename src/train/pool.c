@@ -150,33 +150,23 @@ static void thread_acc_reset(Thread *t) {
                  "(training diverged; try a smaller --lr)"
 
 // Thread t's rows into thread 0's accumulator (t0): added where t0 has the row, copied where it
-// has not. Each row's bound on its magnitude goes to rows->bits (the largest of the bounds
-// found holds). 0, or -1 if a sum passed 2^31.
-static int thread_acc_merge_into(Thread *t0, const Thread *t, const Policy *p, RowSet *rows) {
+// has not. 0, or -1 if a sum passed 2^31.
+static int thread_acc_merge_into(Thread *t0, const Thread *t, const Policy *p) {
     const size_t H = (size_t)p->H, w2 = (size_t)p->D * H;
     for (int r = 0; r < t->n_used; r++) {
         const int row = t->used_rows[r];
-        int bits;
-        if (t0->used[row]) {
-            if ((bits = gradsum_merge_range(&t0->acc, &t->acc, (size_t)row * H, H)) < 0) return -1;
-        } else {
+        if (!t0->used[row]) {
             gradsum_copy_range(&t0->acc, &t->acc, (size_t)row * H, H);
-            bits = gradsum_bound_range(&t0->acc, (size_t)row * H, H);
             t0->used[row] = 1;
             t0->used_rows[t0->n_used++] = (uint16_t)row;
+        } else if (gradsum_merge_range(&t0->acc, &t->acc, (size_t)row * H, H)) {
+            return -1;
         }
-        if (bits > rows->bits[row]) rows->bits[row] = (uint8_t)bits;
     }
     if (!t->w2_used) return 0;
-    int bits;
-    if (t0->w2_used) {
-        if ((bits = gradsum_merge_range(&t0->acc, &t->acc, w2, H)) < 0) return -1;
-    } else {
-        gradsum_copy_range(&t0->acc, &t->acc, w2, H);
-        bits = gradsum_bound_range(&t0->acc, w2, H);
-        t0->w2_used = true;
-    }
-    if (bits > rows->bits[p->D]) rows->bits[p->D] = (uint8_t)bits;
+    if (t0->w2_used) return gradsum_merge_range(&t0->acc, &t->acc, w2, H);
+    gradsum_copy_range(&t0->acc, &t->acc, w2, H);
+    t0->w2_used = true;
     return 0;
 }
 
@@ -217,24 +207,18 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
             return -1;
         }
     }
-    // thread 0's accumulator becomes the sum; a row only it touched has had no merge to bound it
+    // thread 0's accumulator becomes the sum
     Thread *t0 = &pool->th[0];
-    const size_t H = (size_t)p->H, w2 = (size_t)p->D * H;
     for (int i = 1; i < pool->n; i++)
-        if (thread_acc_merge_into(t0, &pool->th[i], p, rows)) {
+        if (thread_acc_merge_into(t0, &pool->th[i], p)) {
             snprintf(err, errlen, "batch from episode %lld: %s", (long long)first, DIVERGED);
             return -1;
         }
-    for (int r = 0; r < t0->n_used; r++) {
-        const int row = t0->used_rows[r];
-        rowset_add(rows, row);
-        if (!rows->bits[row]) rows->bits[row] = (uint8_t)gradsum_bound_range(&t0->acc, (size_t)row * H, H);
-    }
+    for (int r = 0; r < t0->n_used; r++) rowset_add(rows, t0->used_rows[r]);
     if (!t0->w2_used) {                         // no episode played here: a zero sum
-        gradsum_zero_range(&t0->acc, w2, H);
+        gradsum_zero_range(&t0->acc, (size_t)p->D * p->H, (size_t)p->H);
         t0->w2_used = true;
     }
-    if (!rows->bits[p->D]) rows->bits[p->D] = (uint8_t)gradsum_bound_range(&t0->acc, w2, H);
     *sum = &t0->acc;
     return 0;
 }

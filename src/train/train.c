@@ -81,20 +81,18 @@ int rowset_alloc(RowSet *r, int D) {
     r->D = D;
     r->list = calloc((size_t)D, sizeof(uint16_t));
     r->in = calloc((size_t)D, 1);
-    r->bits = calloc((size_t)D + 1, 1);
-    if (D > 65536 || !r->list || !r->in || !r->bits) { rowset_free(r); return -1; }
+    if (D > 65536 || !r->list || !r->in) { rowset_free(r); return -1; }
     return 0;
 }
 
 void rowset_free(RowSet *r) {
-    free(r->list); free(r->in); free(r->bits);
-    r->list = NULL; r->in = NULL; r->bits = NULL;
+    free(r->list); free(r->in);
+    r->list = NULL; r->in = NULL;
     r->n = 0;
 }
 
 void rowset_clear(RowSet *r) {
-    for (int k = 0; k < r->n; k++) r->in[r->list[k]] = r->bits[r->list[k]] = 0;
-    r->bits[r->D] = 0;
+    for (int k = 0; k < r->n; k++) r->in[r->list[k]] = 0;
     r->n = 0;
 }
 

@@ -49,9 +49,6 @@ typedef struct {
     int n, D;
     uint16_t *list;           // (D,) the members, in the order they were added
     uint8_t *in;              // (D,) 1 for a member
-    uint8_t *bits;            // (D + 1,) for the members pool_play added, and [D] for W2: the
-                              // sum's entries there are below 2^bits in magnitude, in units of
-                              // 2^-64 (gradsum.h)
 } RowSet;
 int rowset_alloc(RowSet *r, int D);                   // 0 or -1 (out of memory); empty
 void rowset_free(RowSet *r);
@@ -121,7 +118,7 @@ void pool_destroy(Pool *pool);
 // Play the episodes handed out by src with policy p (read-only meanwhile). Per-episode stats
 // go to stats[k - first] (the caller zeroes stats; it holds `count` entries). The exact sum of
 // the gradients is the pool's own memory (*sum, valid until the next call): on the W1 rows in
-// `rows` (on return: the rows the episodes touched, with their bounds in rows->bits) and on
+// `rows` (on return: the rows the episodes touched) and on
 // W2; its other rows hold stale values, not zeros. Returns 0, or -1 with a message in err.
 int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,
               int64_t first, int count, EpisodeStats *stats, const GradSum **sum, RowSet *rows,

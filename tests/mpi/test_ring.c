@@ -6,9 +6,10 @@
 // garbage, which the ring must read as zeros. The reference sums the touched entries as
 // 128-bit integers and rounds once. Checked, bit for bit, on every rank: the float64 result on
 // every row of the union and on W2, and the int64 extras; over a row count that leaves parts
-// empty, a hidden size that cuts rows across chunks, high parts of 1, 2 and 8 bytes; and the
-// two refusals: a partial sum too large for the high part chosen (a bug in a bound: "internal
-// error") and a total of 2^31 or more (as one process refuses it).
+// empty, a hidden size that cuts rows across chunks, high parts of 1, 2 and 8 bytes; a partial
+// sum too large for the high part chosen (every rank must report RING_WIDER, and the same call
+// with 8-byte high parts must then give the exact sum); and a total of 2^31 or more, which it
+// must refuse as one process does.
 // Prints one line per case on rank 0; exits non-zero on any mismatch.
 #include <math.h>
 #include <mpi.h>
@@ -29,7 +30,8 @@ typedef struct {
     int rows_pct;            // chance a rank touches a row
     int max_exp;             // entries up to 2^max_exp in magnitude
     int big;                 // every entry 1.5 x 2^30: any two sum past 2^31
-    int hs;                  // high part size to use; 0: from the bound, as cluster.c does
+    int hs;                  // high part size to use; 0: the narrowest that holds every partial sum
+    int wider;               // hs is too narrow: RING_WIDER, then 8 bytes
     const char *expect_err;  // NULL: must succeed; else a piece of the message every rank must give
 } Case;
 
@@ -62,8 +64,7 @@ static int run_case(const Case *c, int cidx, int rank, int N) {
     gradsum_alloc(&other, (D + 1) * H);
     uint8_t own[D], any[D] = {0}, oth[D];
     int64_t extra[64], xo[64];
-    i128 *ref = calloc((D + 1) * H, sizeof(i128)), refx[64] = {0};
-    int most = 0;
+    i128 *ref = calloc((D + 1) * H, sizeof(i128)), *mag = calloc((D + 1) * H, sizeof(i128)), refx[64] = {0};
     for (int q = 0; q < N; q++) {
         GradSum *s = q == rank ? &mine : &other;
         uint8_t *o = q == rank ? own : oth;
@@ -72,9 +73,11 @@ static int run_case(const Case *c, int cidx, int rank, int N) {
         for (size_t r = 0; r <= D; r++) {
             if (r < D && !o[r]) continue;
             if (r < D) any[r] = 1;
-            int b = gradsum_bound_range(s, r * H, H);
-            most = b > most ? b : most;
-            for (size_t j = 0; j < H; j++) ref[r * H + j] += (i128)s->hi[r * H + j] * ((i128)1 << 32) + s->lo[r * H + j];
+            for (size_t j = 0; j < H; j++) {
+                i128 v = (i128)s->hi[r * H + j] * ((i128)1 << 32) + s->lo[r * H + j];
+                ref[r * H + j] += v;
+                mag[r * H + j] += v < 0 ? -v : v;           // bounds every partial sum
+            }
         }
         for (size_t e = 0; e < nextra; e++) refx[e] += x[e];
     }
@@ -82,9 +85,9 @@ static int run_case(const Case *c, int cidx, int rank, int N) {
     size_t nrows = 0;
     for (size_t r = 0; r < D; r++)
         if (any[r]) rows[nrows++] = (uint16_t)r;
-    int shift = 0;
-    while ((1 << shift) < N) shift++;
-    int hs = c->hs ? c->hs : most + shift > RING_BITS_2 ? 8 : most + shift > RING_BITS_1 ? 2 : 1;
+    i128 most = 0;
+    for (size_t i = 0; i < (D + 1) * H; i++) most = mag[i] > most ? mag[i] : most;
+    int hs = c->hs ? c->hs : most < ((i128)1 << 71) ? 1 : most < ((i128)1 << 79) ? 2 : 8;
     int64_t zeros[MAXH] = {0};
     RingEntries x = { &mine, rows, nrows, H, D, nextra, extra, own, zeros };
     RingBuffers b;
@@ -93,6 +96,14 @@ static int run_case(const Case *c, int cidx, int rank, int N) {
     char err[256] = "";
     int rc = ring_allreduce(&x, hs, rank, N, &b, g, err, sizeof(err));
     int bad = 0;
+    if (c->wider) {
+        if (rc != RING_WIDER) {
+            fprintf(stderr, "rank %d case %d: %d-byte high parts cannot hold the sums, yet rc %d '%s'\n", rank, cidx, hs, rc, err);
+            bad = 1;
+        }
+        hs = 8;
+        rc = ring_allreduce(&x, hs, rank, N, &b, g, err, sizeof(err));
+    }
     if (c->expect_err) {
         if (rc == 0 || !strstr(err, c->expect_err)) {
             fprintf(stderr, "rank %d case %d: wanted an error with '%s', got rc %d '%s'\n", rank, cidx, c->expect_err, rc, err);
@@ -124,10 +135,12 @@ static int run_case(const Case *c, int cidx, int rank, int N) {
     }
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("%s: %d ranks, H %zu, %zu rows, %d-byte high parts, %s\n", bad ? "FAIL" : "ok", N, H, nrows, hs,
+        printf("%s: %d ranks, H %zu, %zu rows, %s%d-byte high parts, %s\n", bad ? "FAIL" : "ok", N, H, nrows,
+               c->wider ? "1-byte high parts too narrow, then " : "", hs,
                c->expect_err ? c->expect_err : "the exact sum, rounded once, everywhere");
     free(g);
     free(ref);
+    free(mag);
     ring_buffers_free(&b);
     gradsum_free(&mine);
     gradsum_free(&other);
@@ -145,15 +158,15 @@ int main(int argc, char **argv) {
         return 2;
     }
     const Case cases[] = {
-        { 13, 50, 4, 0, 0, NULL },          // gradient-like magnitudes, rows cut across chunks
-        { 7, 90, 10, 0, 0, NULL },           // past 2^7: the bound picks 2-byte high parts
-        { 200, 30, 2, 0, 0, NULL },          // the real hidden size
-        { 5, 0, 3, 0, 0, NULL },             // no row touched: W2 and extras only, empty parts
-        { 7, 50, 20, 0, 0, NULL },           // past 2^15: 8-byte high parts, the exact conversion
-        { 13, 50, 4, 0, 2, NULL },           // 2- and 8-byte high parts where 1 would do
-        { 13, 50, 4, 0, 8, NULL },
-        { 7, 50, 29, 0, 1, "internal error" },          // a partial sum that does not fit 1 byte
-        { 7, 50, 30, 1, 8, "beyond 2^31" },             // a total of 2^31 or more
+        { 13, 50, 4, 0, 0, 0, NULL },       // gradient-like magnitudes, rows cut across chunks
+        { 7, 90, 10, 0, 0, 0, NULL },        // past 2^7: 2-byte high parts
+        { 200, 30, 2, 0, 0, 0, NULL },       // the real hidden size
+        { 5, 0, 3, 0, 0, 0, NULL },          // no row touched: W2 and extras only, empty parts
+        { 7, 50, 20, 0, 0, 0, NULL },        // past 2^15: 8-byte high parts, the exact conversion
+        { 13, 50, 4, 0, 2, 0, NULL },        // 2- and 8-byte high parts where 1 would do
+        { 13, 50, 4, 0, 8, 0, NULL },
+        { 7, 50, 29, 0, 1, 1, NULL },        // partial sums that do not fit 1 byte: RING_WIDER
+        { 7, 50, 30, 1, 8, 0, "beyond 2^31" },          // a total of 2^31 or more
     };
     int bad = 0;
     for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) bad |= run_case(&cases[i], i, rank, N);

@@ -37,8 +37,9 @@ out=$(timeout 60 mpirun -np 2 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --workers 2 
 got=$(crc "$out")
 echo "2 ranks x 2 threads: weights crc32 ${got:-none}"
 [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 2 ranks x 2 threads differ"; exit 1; }
-# 1 rank under mpirun; and 3 ranks with the entries' high parts in the 2- and 8-byte forms that
-# larger sums fall back to (PONGRL_WIRE_HIGH; these small runs need 1 byte)
+# 1 rank under mpirun; 3 ranks with the entries' high parts in the 2- and 8-byte forms that
+# larger sums fall back to (PONGRL_WIRE_HIGH; these small runs need 1 byte); and 3 ranks whose
+# second all-reduce is done again, wider, as when a sum does not fit (PONGRL_TEST_WIRE_RETRY)
 out=$(timeout 60 mpirun -np 1 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --run-dir "$tmp/np1" 2>&1)
 got=$(crc "$out")
 echo "1 rank under mpirun: weights crc32 ${got:-none}"
@@ -49,6 +50,11 @@ for hs in 2 8; do
     echo "3 ranks, $((8 + hs))-byte entries: weights crc32 ${got:-none}"
     [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 3 ranks with $((8 + hs))-byte entries differ"; exit 1; }
 done
+out=$(timeout 60 mpirun -x PONGRL_TEST_WIRE_RETRY=1 -np 3 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --run-dir "$tmp/retry" 2>&1)
+got=$(crc "$out")
+echo "3 ranks, an all-reduce done again: weights crc32 ${got:-none}"
+[ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 3 ranks with an all-reduce done again differ"; exit 1; }
+grep -q '^all-reduce: done again 1 time with wider entries' <<<"$out" || { echo "$out"; echo "FAIL: no retry reported"; exit 1; }
 # half the run in one process, the rest under mpirun
 timeout 60 "$BIN" train "${ARGS[@]}" --iterations 3 --run-dir "$tmp/half" >/dev/null 2>&1 || { echo "FAIL: first half"; exit 1; }
 out=$(timeout 60 mpirun -np 2 "${TCP[@]}" "$BIN" train --resume "$tmp/half" --iterations 6 --workers 1 2>&1)
@@ -62,4 +68,4 @@ out=$(timeout 60 mpirun -np 1 "${TCP[@]}" "$BIN" train --resume "$tmp/half2" --i
 got=$(crc "$out")
 echo "resumed on 3 ranks, only rank 0 sees the run: weights crc32 ${got:-none}"
 [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: a resume where only rank 0 sees the run differs"; exit 1; }
-echo "PASS: 1 process, 1, 2 and 3 ranks, 2x2, 9/10/16-byte entries and resumes under mpirun give weights crc32 $ref"
+echo "PASS: 1 process, 1, 2 and 3 ranks, 2x2, 9/10/16-byte entries, a retried all-reduce and resumes under mpirun give weights crc32 $ref"
