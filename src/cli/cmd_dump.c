@@ -39,7 +39,18 @@ static int save_params(const Out *o, const char *w1name, const char *w2name, con
     return rc ? -1 : 0;
 }
 
-static int save_episode(const Out *o, int e, const Worker *w, const Policy *p, const double *dlogp_played) {
+// The episode's gradient as a dense array: w->grad holds it on the rows the episode touched and
+// W2 only (its other rows are stale).
+static void episode_gradient(const Worker *w, const Policy *p, double *g) {
+    const size_t H = (size_t)p->H;
+    memset(g, 0, sizeof(double) * p->n);
+    for (int k = 0; k < w->n_touched; k++)
+        memcpy(g + w->touched_list[k] * H, w->grad + w->touched_list[k] * H, sizeof(double) * H);
+    memcpy(g + (size_t)p->D * H, w->grad + (size_t)p->D * H, sizeof(double) * H);
+}
+
+static int save_episode(const Out *o, int e, const Worker *w, const Policy *p, const double *dlogp_played,
+                        const double *grad) {
     const Trajectory *tr = &w->tr;
     int8_t *x = calloc((size_t)tr->T * POLICY_D, 1);
     double *r = malloc(sizeof(double) * tr->T);
@@ -55,7 +66,7 @@ static int save_episode(const Out *o, int e, const Worker *w, const Policy *p, c
     snprintf(n4, 32, "dlogp_%d", e); snprintf(n5, 32, "grad_W1_%d", e); snprintf(n6, 32, "grad_W2_%d", e);
     int rc = save(o, n1, "|i1", 2, (size_t)tr->T, POLICY_D, x) || save(o, n2, "|i1", 1, (size_t)tr->T, 0, a) ||
              save(o, n3, "<f8", 1, (size_t)tr->T, 0, r) || save(o, n4, "<f8", 1, (size_t)tr->T, 0, dlogp_played) ||
-             save_params(o, n5, n6, p, w->grad);
+             save_params(o, n5, n6, p, grad);
     free(x); free(r); free(a);
     return rc ? -1 : 0;
 }
@@ -88,14 +99,16 @@ int cmd_dump(int argc, char **argv) {
     if (train_state_init(&st, &cfg) || worker_alloc(&w, &st.policy) || gradsum_alloc(&sum, st.policy.n)) return 1;
     env_init(&env, cfg.env_id, 0);
     double *g = malloc(sizeof(double) * st.policy.n);
+    if (!g) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
     int rc = save_params(&out, "W1", "W2", &st.policy, st.policy.w);
     for (int e = 0; e < episodes && !rc; e++) {
         EpisodeStats es;
         rc = rollout_play(&w, &st.policy, &env, episode_env_seed(cfg.seed, e), episode_act_seed(cfg.seed, e), &es);
         double *dlogp = malloc(sizeof(double) * (w.tr.T ? w.tr.T : 1));
         memcpy(dlogp, w.tr.dlogp, sizeof(double) * w.tr.T);
-        rc = rc || rollout_gradient(&w, &st.policy, cfg.gamma) ||
-             gradsum_add(&sum, w.grad, 0, st.policy.n) || save_episode(&out, e, &w, &st.policy, dlogp);
+        rc = rc || rollout_gradient(&w, &st.policy, cfg.gamma);
+        if (!rc) episode_gradient(&w, &st.policy, g);
+        rc = rc || gradsum_add(&sum, g, 0, st.policy.n) || save_episode(&out, e, &w, &st.policy, dlogp, g);
         free(dlogp);
     }
     if (!rc) {

@@ -42,6 +42,10 @@ static void row_sub(double *restrict y, const double *restrict x, int n) {
     for (int j = 0; j < n; j++) y[j] -= x[j];
 }
 
+static void row_set(double *restrict y, const double *restrict x, int n, double sign) {
+    for (int j = 0; j < n; j++) y[j] = sign * x[j];
+}
+
 // ----------------------------------------------------------------------------
 // forward: h = relu(W1 x), p = sigmoid(W2 . h)
 
@@ -66,7 +70,7 @@ double policy_forward(const Policy *p, SparseX x, double *h) {
 // backward: per step, so an episode never needs its (T, 6400) input matrix
 
 void policy_backward_step(const Policy *p, SparseX x, const double *h, double dlogp,
-                          double *g, double *dh) {
+                          double *g, double *dh, const uint8_t *fresh) {
     const int H = p->H;
     const double *w2 = policy_w2(p);
     double *g1t = g, *g2 = g + (size_t)p->D * H;
@@ -76,8 +80,9 @@ void policy_backward_step(const Policy *p, SparseX x, const double *h, double dl
     }
     for (int k = 0; k < x.nnz; k++) {               // dW1 = dh.T @ epx, one sparse row at a time
         double *row = g1t + (size_t)x.idx[k] * H;
-        if (x.sign[k] > 0) row_add(row, dh, H);
-        else               row_sub(row, dh, H);
+        if (fresh && fresh[k]) row_set(row, dh, H, x.sign[k] > 0 ? 1.0 : -1.0);
+        else if (x.sign[k] > 0) row_add(row, dh, H);
+        else                    row_sub(row, dh, H);
     }
 }
 

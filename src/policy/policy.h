@@ -43,9 +43,11 @@ double policy_forward(const Policy *p, SparseX x, double *h);
 
 // Backward pass of one step, accumulated into a dense gradient g of the policy's shape:
 //   g_W2 += h * dlogp;  dh = dlogp * W2 masked by h > 0;  g_W1[:, idx] += sign * dh
-// dh: (H,) scratch. dlogp is the advantage-modulated (y - p) of that step.
+// dh: (H,) scratch. dlogp is the advantage-modulated (y - p) of that step. fresh: NULL, or
+// (x.nnz,) with 1 where g's row idx[k] holds nothing yet: that row is written (sign * dh)
+// instead of added to, so it need not be zeroed first (0 + v is v, up to the sign of a zero).
 void policy_backward_step(const Policy *p, SparseX x, const double *h, double dlogp,
-                          double *g, double *dh);
+                          double *g, double *dh, const uint8_t *fresh);
 
 // RMSProp exactly as the seed: cache = decay*cache + (1-decay)*g^2; w += lr*g/(sqrt(cache)+1e-5)
 // (gradient ascent on the raw batch sum; the cache starts at zero).

@@ -5,6 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 // ----------------------------------------------------------------------------
 // trajectory storage (grows geometrically; a worker reuses it for every episode)
@@ -39,25 +42,43 @@ static int trajectory_reserve_nz(Trajectory *tr, size_t nz) {
     return 0;
 }
 
+// A 64-bit mask of the pixels that differ in the block of 64 at b0 (bit k: pixel b0 + k).
+static inline uint64_t diff_mask64(const uint8_t *cur, const uint8_t *prev, int b0) {
+#if defined(__AVX512BW__)
+    return _mm512_cmpneq_epi8_mask(_mm512_loadu_si512(cur + b0), _mm512_loadu_si512(prev + b0));
+#elif defined(__AVX2__)
+    uint32_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+                      _mm256_loadu_si256((const __m256i *)(cur + b0)), _mm256_loadu_si256((const __m256i *)(prev + b0))));
+    uint32_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
+                      _mm256_loadu_si256((const __m256i *)(cur + b0 + 32)), _mm256_loadu_si256((const __m256i *)(prev + b0 + 32))));
+    return ~((uint64_t)hi << 32 | lo);
+#elif defined(__SSE2__)
+    uint64_t m = 0;
+    for (int q = 0; q < 4; q++) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(cur + b0 + 16 * q));
+        __m128i b = _mm_loadu_si128((const __m128i *)(prev + b0 + 16 * q));
+        m |= (uint64_t)(uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) << (16 * q);
+    }
+    return m;
+#else
+    uint64_t m = 0;
+    for (int k = 0; k < 64; k++) m |= (uint64_t)(cur[b0 + k] != prev[b0 + k]) << k;
+    return m;
+#endif
+}
+
 int trajectory_push_diff(Trajectory *tr, const uint8_t *cur, const uint8_t *prev) {
     if (trajectory_reserve_nz(tr, tr->nz + POLICY_D)) return -1;
     size_t nz = tr->nz;
-    // A difference frame is ~99% zeros: skip equal 64-pixel blocks, then visit only the bytes
-    // that differ (pixels are 0/1; byte k of a little-endian word is pixel i + k)
-    for (int b0 = 0; b0 < POLICY_D; b0 += 64) {
-        uint64_t a[8], b[8], any = 0;
-        memcpy(a, cur + b0, 64);
-        memcpy(b, prev + b0, 64);
-        for (int w = 0; w < 8; w++) any |= a[w] ^ b[w];
-        if (!any) continue;
-        for (int w = 0; w < 8; w++)
-            for (uint64_t x = a[w] ^ b[w]; x; x &= x - 1) {
-                int k = b0 + 8 * w + __builtin_ctzll(x) / 8;
-                tr->idx[nz] = (uint16_t)k;
-                tr->sign[nz] = (int8_t)((int)cur[k] - (int)prev[k]);
-                nz++;
-            }
-    }
+    // A difference frame is ~99% zeros: one compare a block of 64 pixels, then a visit to each
+    // pixel that differs, in order
+    for (int b0 = 0; b0 < POLICY_D; b0 += 64)
+        for (uint64_t m = diff_mask64(cur, prev, b0); m; m &= m - 1) {
+            int k = b0 + __builtin_ctzll(m);
+            tr->idx[nz] = (uint16_t)k;
+            tr->sign[nz] = (int8_t)((int)cur[k] - (int)prev[k]);
+            nz++;
+        }
     tr->nz = nz;
     return 0;
 }
@@ -73,7 +94,8 @@ int worker_alloc(Worker *w, const Policy *p) {
     w->dh = calloc((size_t)p->H, sizeof(double));
     w->touched = calloc((size_t)p->D, 1);
     w->touched_list = calloc((size_t)p->D, sizeof(uint16_t));
-    if (!w->grad || !w->dh || !w->touched || !w->touched_list) { worker_free(w); return -1; }
+    w->fresh = calloc((size_t)p->D, 1);
+    if (!w->grad || !w->dh || !w->touched || !w->touched_list || !w->fresh) { worker_free(w); return -1; }
     return 0;
 }
 
@@ -81,7 +103,7 @@ void worker_free(Worker *w) {
     Trajectory *tr = &w->tr;
     free(tr->h); free(tr->dlogp); free(tr->reward); free(tr->action); free(tr->xoff);
     free(tr->idx); free(tr->sign);
-    free(w->grad); free(w->dh); free(w->touched); free(w->touched_list);
+    free(w->grad); free(w->dh); free(w->touched); free(w->touched_list); free(w->fresh);
     memset(w, 0, sizeof(*w));
 }
 
@@ -159,20 +181,18 @@ int rollout_gradient(Worker *w, const Policy *p, double gamma) {
     if (!adv) return -1;
     discount_rewards(tr->reward, adv, T, gamma);
     standardize(adv, T);
-    // clear the rows the previous episode used, then mark this episode's
-    for (int k = 0; k < w->n_touched; k++) {
-        int i = w->touched_list[k];
-        memset(w->grad + (size_t)i * H, 0, sizeof(double) * H);
-        w->touched[i] = 0;
-    }
+    // forget the rows the previous episode used: a row's first step here writes it (fresh)
+    for (int k = 0; k < w->n_touched; k++) w->touched[w->touched_list[k]] = 0;
     w->n_touched = 0;
     memset(w->grad + (size_t)p->D * H, 0, sizeof(double) * H);
     for (int t = 0; t < T; t++) {
         SparseX x = trajectory_x(tr, t);
-        for (int k = 0; k < x.nnz; k++)
-            if (!w->touched[x.idx[k]]) { w->touched[x.idx[k]] = 1; w->touched_list[w->n_touched++] = x.idx[k]; }
+        for (int k = 0; k < x.nnz; k++) {
+            w->fresh[k] = !w->touched[x.idx[k]];
+            if (w->fresh[k]) { w->touched[x.idx[k]] = 1; w->touched_list[w->n_touched++] = x.idx[k]; }
+        }
         tr->dlogp[t] *= adv[t];                  // epdlogp *= discounted_epr
-        policy_backward_step(p, x, tr->h + (size_t)t * H, tr->dlogp[t], w->grad, w->dh);
+        policy_backward_step(p, x, tr->h + (size_t)t * H, tr->dlogp[t], w->grad, w->dh, w->fresh);
     }
     free(adv);
     return 0;

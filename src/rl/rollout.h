@@ -41,6 +41,7 @@ typedef struct {
     uint8_t *touched;           // (D,) input pixels seen this episode (rows of grad in use)
     uint16_t *touched_list;
     int n_touched;
+    uint8_t *fresh;             // (D,) scratch: per non-zero pixel of a step, its row is new
 } Worker;
 
 int worker_alloc(Worker *w, const Policy *p);        // 0 or -1 (out of memory)
@@ -58,7 +59,7 @@ void discount_rewards(const double *r, double *out, int T, double gamma);
 void standardize(double *x, int T);
 
 // Discount, standardise, modulate and backpropagate the episode in w->tr into w->grad
-// (zeroed first, only the rows touched); w->touched_list names those rows.
+// (on the rows touched, which w->touched_list names, and W2; the other rows hold stale values).
 // Returns 0, or -1 if memory ran out.
 int rollout_gradient(Worker *w, const Policy *p, double gamma);
 

@@ -97,7 +97,7 @@ Test(policy, backward_matches_finite_differences) {
     for (int t = 0; t < TT; t++) {
         SparseX x = {e.nnz[t], e.idx[t], e.sign[t]};
         double pr = policy_forward(&p, x, h);
-        policy_backward_step(&p, x, h, e.adv[t] * (e.y[t] - pr), g, dh);
+        policy_backward_step(&p, x, h, e.adv[t] * (e.y[t] - pr), g, dh, NULL);
     }
     double worst = 0, gmax = 0;
     for (size_t k = 0; k < p.n; k++) gmax = fmax(gmax, fabs(g[k]));
@@ -113,6 +113,39 @@ Test(policy, backward_matches_finite_differences) {
     cr_log_info("finite differences: worst error %.3e of the largest gradient, %zu parameters", worst, p.n);
     cr_expect_lt(worst, 1e-6, "worst relative error %g", worst);
     free(g);
+    policy_free(&p);
+}
+
+// A row's first step writes it (fresh) instead of adding to it: on stale memory the gradient
+// must equal the one accumulated from zero (== on every entry: only a zero's sign may differ,
+// which the fixed-point sum does not see).
+Test(policy, fresh_rows_equal_rows_added_from_zero) {
+    Policy p;
+    cr_assert_eq(policy_alloc(&p, TD, TH), 0);
+    policy_init_random(&p, 3);
+    Rng rng;
+    rng_seed(&rng, 8);
+    Episode e;
+    make_episode(&e, &rng);
+    double *a = calloc(p.n, sizeof(double)), *b = malloc(p.n * sizeof(double)), dh[TH], h[TH];
+    for (size_t k = 0; k < p.n; k++) b[k] = rng_normal(&rng);   // stale values
+    memset(b + (size_t)TD * TH, 0, TH * sizeof(double));         // W2 is zeroed as before
+    uint8_t seen[TD] = {0}, fresh[TD];
+    int fresh_rows = 0;
+    for (int t = 0; t < TT; t++) {
+        SparseX x = {e.nnz[t], e.idx[t], e.sign[t]};
+        for (int k = 0; k < x.nnz; k++) { fresh[k] = !seen[x.idx[k]]; seen[x.idx[k]] = 1; fresh_rows += fresh[k]; }
+        double pr = policy_forward(&p, x, h);
+        policy_backward_step(&p, x, h, e.adv[t] * (e.y[t] - pr), a, dh, NULL);
+        policy_backward_step(&p, x, h, e.adv[t] * (e.y[t] - pr), b, dh, fresh);
+    }
+    cr_assert_gt(fresh_rows, 0);
+    for (int i = 0; i <= TD; i++) {
+        if (i < TD && !seen[i]) continue;
+        for (int j = 0; j < TH; j++)
+            cr_expect(a[i * TH + j] == b[i * TH + j], "row %d entry %d: %g, from zero %g", i, j, b[i * TH + j], a[i * TH + j]);
+    }
+    free(a); free(b);
     policy_free(&p);
 }
 
