@@ -69,13 +69,13 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 
 #include "../util/mem.h"
 #include "ring.h"
+#include "wire_size.h"
 
 enum { TAG_REQUEST = 101, TAG_REPLY = 102 };           // ring.c uses 103-105
 #define HOST_MAX 256
 #define CFG_MAX 320
 #define PREFETCH 1            // indices a rank asks for beyond its idle threads: hides the round trip
 #define NAP_NS 50000          // 50 us between polls while a rank only waits for others
-#define WIRE_KEEP 64          // iterations wider high parts are kept after a sum did not fit
 
 // What rank 0 sends at the start of every iteration. The counters make the other ranks'
 // TrainState follow the learner's (a resumed run starts from rank 0's checkpoint alone).
@@ -111,8 +111,7 @@ typedef struct {
     uint8_t *own;             // (D,) 1: this rank's sum holds the row (rows it touched)
     int64_t *zeros;           // (H,) this rank's values on the other rows
     bool synced;              // the weights and cache have been sent out once
-    int min_high;             // PONGRL_WIRE_HIGH=2 or 8: high parts of at least that size (tests)
-    int hs, hs_kept;          // the entries' high parts now (1, 2 or 8 bytes); iterations at that size
+    WireSize wire;            // the entries' high parts, 1, 2 or 8 bytes (wire_size.h)
     int64_t test_retry;       // PONGRL_TEST_WIRE_RETRY=K: iteration K's first all-reduce is done again (tests)
     int diverge_rank;         // PONGRL_TEST_DIVERGE=R: rank R's third update is made wrong (tests)
     int64_t *extra, *extra_out;   // stats and digests in the reduction
@@ -365,24 +364,16 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     m->t.rows += (int64_t)n_rows;
     m->t.entries += (int64_t)ring_entries(&x);
     // The result is packed in the entries' order: the rows' gradient, W2's, then the extras.
-    // The entries' high parts start as narrow as they were last time; a sum that does not fit
-    // makes every rank do the all-reduce again, wider, and the wider size stays for
-    // WIRE_KEEP iterations before a narrower one is tried again. Every rank sees the same
-    // outcome, so every rank keeps the same size.
+    // A sum too large for the high parts makes every rank run it again, wider (wire_size.h).
     for (int attempt = 0;; attempt++) {
-        m->t.wire_bytes += (int64_t)ring_wire_bytes(&x, m->hs, c->size);
-        int rc = ring_allreduce(&x, m->hs, c->rank, c->size, &m->ring, m->g, err, errlen);
+        m->t.wire_bytes += (int64_t)ring_wire_bytes(&x, m->wire.hs, c->size);
+        int rc = ring_allreduce(&x, m->wire.hs, c->rank, c->size, &m->ring, m->g, err, errlen);
         if (rc < 0) return -1;
         if (rc == 0 && !(attempt == 0 && m->iteration == m->test_retry)) break;   // (the retry test)
-        m->hs = m->hs == 1 ? 2 : 8;
-        m->hs_kept = 0;
+        if (!wire_size_failed(&m->wire)) { snprintf(err, errlen, "internal error: a sum does not fit 8-byte high parts"); return -1; }
         m->t.retries++;
     }
-    if (m->hs > m->min_high && ++m->hs_kept >= WIRE_KEEP) {
-        m->hs = m->hs == 8 ? 2 : 1;
-        if (m->hs < m->min_high) m->hs = m->min_high;
-        m->hs_kept = 0;
-    }
+    wire_size_done(&m->wire);
     int64_t *out = m->extra_out;
     memcpy(out, m->g + (n_rows + 1) * H, nextra * sizeof(int64_t));
     if (c->rank == m->diverge_rank && m->iteration == 2) m->g[n_rows * H] += 1e-3;   // the digest test's fault
@@ -535,8 +526,8 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     const char *high = getenv("PONGRL_WIRE_HIGH"), *diverge = getenv("PONGRL_TEST_DIVERGE");
-    m->min_high = high && (atoi(high) == 2 || atoi(high) == 8) ? atoi(high) : 1;
-    m->hs = m->min_high;
+    // PONGRL_WIRE_HIGH=2 or 8: high parts of at least that size (tests)
+    wire_size_init(&m->wire, high && (atoi(high) == 2 || atoi(high) == 8) ? atoi(high) : 1);
     const char *retry = getenv("PONGRL_TEST_WIRE_RETRY");
     m->test_retry = retry ? atoll(retry) : -1;
     m->diverge_rank = diverge ? atoi(diverge) : -1;
