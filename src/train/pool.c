@@ -138,8 +138,8 @@ void pool_destroy(Pool *pool) {
     free(pool);
 }
 
-// A new batch: no row of the accumulator holds anything yet (its old values are overwritten by
-// each row's first add).
+// A new batch: no row of the accumulator holds anything yet (a row's first episode stores
+// over the old values, gradsum_set).
 static void thread_acc_reset(Thread *t) {
     for (int r = 0; r < t->n_used; r++) t->used[t->used_rows[r]] = 0;
     t->n_used = 0;
