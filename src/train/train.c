@@ -119,7 +119,7 @@ typedef struct {
     EpisodeSource src;
     atomic_llong next;
     int64_t end;
-    size_t H;                 // the policy's hidden size, from begin()
+    size_t H;                 // the policy's hidden size
     double *g;                // (n,) the packed gradient
 } LocalSource;
 
@@ -130,11 +130,8 @@ static int64_t local_next(EpisodeSource *src) {
 }
 
 static bool local_begin(Comm *c, Policy *p, bool *stop) {
-    (void)stop;
-    LocalSource *ls = c->ctx;
-    if (!ls->g) ls->g = big_calloc(p->n, sizeof(double));
-    ls->H = (size_t)p->H;
-    return ls->g != NULL;
+    (void)c; (void)p; (void)stop;
+    return true;
 }
 
 static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
@@ -154,10 +151,13 @@ static int local_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *st
     return 0;
 }
 
-Comm *comm_local_create(void) {
+Comm *comm_local_create(const Policy *shape) {
     Comm *c = calloc(1, sizeof(Comm));
     LocalSource *ls = calloc(1, sizeof(LocalSource));
-    if (!c || !ls) { free(c); free(ls); return NULL; }
+    double *g = ls ? big_calloc(shape->n, sizeof(double)) : NULL;
+    if (!c || !ls || !g) { free(c); free(ls); free(g); return NULL; }
+    ls->H = (size_t)shape->H;
+    ls->g = g;
     *c = (Comm){ 0, 1, local_begin, local_source, local_end, ls };
     return c;
 }

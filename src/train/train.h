@@ -144,7 +144,7 @@ typedef struct Comm {
 
 // The single-process transport (episodes from an atomic counter, nothing to send); NULL if
 // out of memory.
-Comm *comm_local_create(void);
+Comm *comm_local_create(const Policy *shape);
 void comm_local_destroy(Comm *c);
 
 // Run the loop until cfg's iteration limit or target, or until train_request_stop().
