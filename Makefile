@@ -69,9 +69,9 @@ $(BUILD)/san/libpongrl.a: $(SAN_LIB_OBJ)
 $(BUILD)/test_unit: $(TEST_SRC) $(BUILD)/san/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(SAN) -Isrc -o $@ $(TEST_SRC) $(BUILD)/san/libpongrl.a $(CRIT) $(LIBS)
 
-# The ring all-reduce on its own against an exact reference, under mpirun (test_mpi_ring.sh).
-$(BUILD)/test_ring: tests/mpi/test_ring.c $(BUILD)/san/src/cluster/ring.o $(BUILD)/san/libpongrl.a $(HDRS)
-	$(CC) $(BASE) $(SAN) $(MPI_CFLAGS) -Isrc -o $@ $< $(BUILD)/san/src/cluster/ring.o $(BUILD)/san/libpongrl.a \
+# The all-reduce on its own against an exact reference, under mpirun (test_mpi_allreduce.sh).
+$(BUILD)/test_allreduce: tests/mpi/test_allreduce.c $(BUILD)/san/src/cluster/allreduce.o $(BUILD)/san/libpongrl.a $(HDRS)
+	$(CC) $(BASE) $(SAN) $(MPI_CFLAGS) -Isrc -o $@ $< $(BUILD)/san/src/cluster/allreduce.o $(BUILD)/san/libpongrl.a \
 	    $(MPI_LIBS) $(LIBS)
 
 debug: $(BUILD)/debug/pongrl
@@ -100,7 +100,7 @@ fuzz-run: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
 	    $(BUILD)/fuzz/corpus $(BUILD)/fuzz/seeds
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(if $(MPI_LIBS),$(BUILD)/test_ring)
+	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(if $(MPI_LIBS),$(BUILD)/test_allreduce)
 	@tests/run.sh
 
 train: setup

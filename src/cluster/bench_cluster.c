@@ -9,13 +9,15 @@
 //   iteration_ms   wall time of an iteration on rank 0 (counters out to update done)
 //   play_ms        the slowest rank's time playing its episodes
 //   bcast_ms       run counters out of rank 0 (slowest rank)
-//   reduce_ms      gradient sum and stats to every rank: the ring all-reduce, the sums'
-//                  rounding to float64 included (slowest rank); the union of the rows goes
-//                  with the end-of-play barrier, counted as waiting, not here
+//   reduce_ms      gradient sum to every rank: the all-reduce, the sums' rounding to float64
+//                  included (slowest rank); the ranks' records (rows touched, episode stats)
+//                  go with the end-of-play barrier, counted as waiting, not here
 //   rows_per_iteration     W1 rows some rank touched: the rows the all-reduce carries
-//   sent_bytes_per_entry   what a rank sends for each entry summed: (N-1)/N x (9 + 8)
+//   sent_bytes_per_entry   what a rank sends for each entry summed, the mean over ranks: its
+//                  values of rows it touched but does not own (9 bytes each), and its share
+//                  of the gather ((N-1)/N x 8 bytes)
 //   sent_bytes_per_iteration   and in all, an iteration
-//   wire_retries   all-reduces done again with wider entries because a sum did not fit
+//   wire_retries   all-reduces done again with wider entries because a value did not fit
 //   comm_share     (bcast + reduce) / iteration: the cost of going distributed
 //   comm_share_median  the same iteration by iteration (the slowest rank's bcast + reduce over
 //                  rank 0's iteration), the median: what a typical iteration costs, where
@@ -118,6 +120,9 @@ static int bench_rank(const BenchArgs *a) {
     comm_mpi_times(comm, &t);
     double mine[4] = { t.play_s, t.bcast_s, t.reduce_s, t.wait_s }, worst[4];
     MPI_Reduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    int64_t bytes = 0;                              // the ranks send different amounts: the mean
+    MPI_Reduce(&t.wire_bytes, &bytes, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    const double sent = (double)bytes / size;
     static double iter_s[COMM_SAMPLES], comm_s[COMM_SAMPLES], comm_worst[COMM_SAMPLES];
     int ns = comm_mpi_samples(comm, iter_s, comm_s, COMM_SAMPLES);      // the same count on every rank
     MPI_Reduce(comm_s, comm_worst, ns, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -133,8 +138,8 @@ static int bench_rank(const BenchArgs *a) {
         printf("bcast_ms: %.3f\n", 1e3 * worst[1] / k);
         printf("reduce_ms: %.3f\n", 1e3 * worst[2] / k);
         printf("rows_per_iteration: %.0f\n", rows);
-        printf("sent_bytes_per_entry: %.2f\n", t.entries ? (double)t.wire_bytes / t.entries : 0.0);
-        printf("sent_bytes_per_iteration: %.0f\n", (double)t.wire_bytes / k);
+        printf("sent_bytes_per_entry: %.2f\n", t.entries ? sent / (double)t.entries : 0.0);
+        printf("sent_bytes_per_iteration: %.0f\n", sent / k);
         printf("wire_retries: %lld\n", (long long)t.retries);
         printf("comm_share: %.2f%%\n", 100.0 * (worst[1] + worst[2]) / wall);
         for (int i = 0; i < ns; i++) comm_worst[i] /= iter_s[i];

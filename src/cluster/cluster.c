@@ -68,10 +68,10 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 #include <zlib.h>
 
 #include "../util/mem.h"
-#include "ring.h"
+#include "allreduce.h"
 #include "wire_size.h"
 
-enum { TAG_REQUEST = 101, TAG_REPLY = 102 };           // ring.c uses 103-105
+enum { TAG_REQUEST = 101, TAG_REPLY = 102 };
 #define HOST_MAX 256
 #define CFG_MAX 320
 #define PREFETCH 1            // indices a rank asks for beyond its idle threads: hides the round trip
@@ -106,17 +106,13 @@ typedef struct {
     // rank 0: the reply in flight to each rank
     int64_t (*replies)[3];
     MPI_Request *reply_reqs;
-    uint8_t *mask;            // (D / 8 + 1,) rows in the reduction, a bit each
-    uint16_t *urows;          // (D,) those rows in order
-    uint8_t *own;             // (D,) 1: this rank's sum holds the row (rows it touched)
-    int64_t *zeros;           // (H,) this rank's values on the other rows
     bool synced;              // the weights and cache have been sent out once
     WireSize wire;            // the entries' high parts, 1, 2 or 8 bytes (wire_size.h)
     int64_t test_retry;       // PONGRL_TEST_WIRE_RETRY=K: iteration K's first all-reduce is done again (tests)
     int diverge_rank;         // PONGRL_TEST_DIVERGE=R: rank R's third update is made wrong (tests)
-    int64_t *extra, *extra_out;   // stats and digests in the reduction
-    double *g;                // ((D + 1) H + extras,) the packed result (Comm.end), then the extras
-    RingBuffers ring;
+    int64_t *rec, *recs;      // this rank's record at the end of play (mpi_end), and every rank's
+    double *g;                // ((D + 1) H,) the packed result (Comm.end)
+    Allreduce ar;
     // accounting
     atomic_llong played, busy_ns;
     CommTimes t;
@@ -331,62 +327,62 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
         *g = m->g;
         return 0;
     }
-    // Which rows travel: those any rank touched. The union is an OR over the ranks, and that
-    // all-reduce is also the end-of-play barrier: every rank has played its last episode once
-    // it completes; rank 0 serves the stragglers' requests meanwhile (each rank's last request
-    // is answered with 0 before it can enter), so no request is ever left unanswered.
-    const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D, mb = (D + 7) / 8;
-    memset(m->mask, 0, mb);
-    for (int r = 0; r < rows->n; r++) m->mask[rows->list[r] >> 3] |= (uint8_t)(1u << (rows->list[r] & 7));
+    // Every rank's record to every rank: the rows it touched (a bit each), the stats of the
+    // episodes it played (zeros for the others), its weights digest. This all-gather is also
+    // the end-of-play barrier: every rank has played its last episode once it completes; rank
+    // 0 serves the stragglers' requests meanwhile (each rank's last request is answered with 0
+    // before it can enter), so no request is ever left unanswered.
+    const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D, mw = (D + 63) / 64;
+    const size_t nrec = mw + 4 * (size_t)count + 1;
+    int64_t *rec = m->rec;
+    uint8_t *mask = (uint8_t *)rec;
+    memset(rec, 0, nrec * sizeof(int64_t));
+    for (int r = 0; r < rows->n; r++) mask[rows->list[r] >> 3] |= (uint8_t)(1u << (rows->list[r] & 7));
+    for (int e = 0; e < count; e++) {
+        int64_t *x = rec + mw + 4 * (size_t)e;
+        x[0] = stats[e].reward_sum; x[1] = stats[e].steps; x[2] = stats[e].frames; x[3] = stats[e].truncated;
+    }
+    rec[nrec - 1] = (int64_t)m->st->digest;
     MPI_Request req;
-    MPI_Iallreduce(MPI_IN_PLACE, m->mask, (int)mb, MPI_UNSIGNED_CHAR, MPI_BOR, MPI_COMM_WORLD, &req);
+    MPI_Iallgather(rec, (int)nrec, MPI_INT64_T, m->recs, (int)nrec, MPI_INT64_T, MPI_COMM_WORLD, &req);
     wait_napping(m, &req);
     double t1 = now_s();
     m->t.wait_s += t1 - t0;
-    // the union, in order, is the gradient's rows on every rank; the sum holds this rank's
-    // values on its own rows only
-    size_t n_rows = 0;
-    memcpy(m->own, rows->in, D);
-    rowset_clear(rows);
-    for (size_t i = 0; i < D; i++)
-        if (m->mask[i >> 3] >> (i & 7) & 1) { m->urows[n_rows++] = (uint16_t)i; rowset_add(rows, (int)i); }
-    // each episode's stats are non-zero on the one rank that played it, so a sum gathers
-    // them; each rank's weights digest goes in its own slot
-    int64_t *extra = m->extra;
-    size_t nextra = 4 * (size_t)count + (size_t)c->size;
+    // each episode's stats are non-zero on the one rank that played it: a sum gathers them
     for (int e = 0; e < count; e++) {
-        extra[4 * e] = stats[e].reward_sum; extra[4 * e + 1] = stats[e].steps;
-        extra[4 * e + 2] = stats[e].frames; extra[4 * e + 3] = stats[e].truncated;
+        int64_t x[4] = {0};
+        for (int r = 0; r < c->size; r++)
+            for (int k = 0; k < 4; k++) x[k] += m->recs[(size_t)r * nrec + mw + 4 * (size_t)e + (size_t)k];
+        stats[e] = (EpisodeStats){ (int)x[0], (int)x[1], x[2], x[3] != 0 };
     }
-    memset(extra + 4 * count, 0, (size_t)c->size * sizeof(int64_t));
-    extra[4 * count + c->rank] = (int64_t)m->st->digest;
-    RingEntries x = { sum, m->urows, n_rows, H, D, nextra, extra, m->own, m->zeros };
-    m->t.rows += (int64_t)n_rows;
-    m->t.entries += (int64_t)ring_entries(&x);
-    // The result is packed in the entries' order: the rows' gradient, W2's, then the extras.
+    for (int r = 1; r < c->size; r++)
+        if (m->recs[(size_t)r * nrec + nrec - 1] != m->recs[nrec - 1]) {
+            snprintf(err, errlen, "the weights of rank %d differ from rank 0's after iteration %lld: its update"
+                     " was not the same computation (a different build, CPU or math library?); stopping",
+                     r, (long long)m->iteration);
+            return -1;
+        }
+    // The gradient's rows, on every rank: those some rank touched, in the plan's order (which
+    // is the packed result's, allreduce.h).
+    Allreduce *ar = &m->ar;
+    allreduce_plan(ar, (const uint8_t *)m->recs, nrec * sizeof(int64_t));
+    rowset_clear(rows);
+    for (size_t k = 0; k < ar->nrows; k++) rowset_add(rows, ar->order[k]);
+    m->t.rows += (int64_t)ar->nrows;
+    m->t.entries += (int64_t)allreduce_entries(ar);
     // A sum too large for the high parts makes every rank run it again, wider (wire_size.h).
     for (int attempt = 0;; attempt++) {
-        m->t.wire_bytes += (int64_t)ring_wire_bytes(&x, m->wire.hs, c->size);
-        int rc = ring_allreduce(&x, m->wire.hs, c->rank, c->size, &m->ring, m->g, err, errlen);
+        int64_t sent = 0;
+        int rc = allreduce_run(ar, sum, m->wire.hs, c->rank, m->g, &sent, err, errlen);
+        m->t.wire_bytes += sent;
         if (rc < 0) return -1;
         if (rc == 0 && !(attempt == 0 && m->iteration == m->test_retry)) break;   // (the retry test)
         if (!wire_size_failed(&m->wire)) { snprintf(err, errlen, "internal error: a sum does not fit 8-byte high parts"); return -1; }
         m->t.retries++;
     }
     wire_size_done(&m->wire);
-    int64_t *out = m->extra_out;
-    memcpy(out, m->g + (n_rows + 1) * H, nextra * sizeof(int64_t));
-    if (c->rank == m->diverge_rank && m->iteration == 2) m->g[n_rows * H] += 1e-3;   // the digest test's fault
+    if (c->rank == m->diverge_rank && m->iteration == 2) m->g[ar->nrows * H] += 1e-3;   // the digest test's fault
     *g = m->g;
-    for (int e = 0; e < count; e++)
-        stats[e] = (EpisodeStats){ (int)out[4 * e], (int)out[4 * e + 1], out[4 * e + 2], out[4 * e + 3] != 0 };
-    for (int r = 1; r < c->size; r++)
-        if (out[4 * count + r] != out[4 * count]) {
-            snprintf(err, errlen, "the weights of rank %d differ from rank 0's after iteration %lld: its update"
-                     " was not the same computation (a different build, CPU or math library?); stopping",
-                     r, (long long)m->iteration);
-            return -1;
-        }
     m->t.reduce_s += now_s() - t1;
     return 0;
 }
@@ -545,16 +541,12 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
     m->queue = calloc((size_t)m->qcap, sizeof(int64_t));
     m->replies = calloc((size_t)m->comm.size, sizeof(*m->replies));
     m->reply_reqs = malloc((size_t)m->comm.size * sizeof(MPI_Request));
-    m->mask = calloc(D / 8 + 1, 1);
-    m->urows = calloc(D, sizeof(uint16_t));
-    m->own = calloc(D, 1);
-    m->zeros = calloc(H, sizeof(int64_t));
-    const size_t nextra = 4 * (size_t)st->cfg.batch_size + (size_t)m->comm.size;
-    m->extra = calloc(nextra, sizeof(int64_t));
-    m->extra_out = calloc(nextra, sizeof(int64_t));
-    m->g = big_calloc((D + 1) * H + nextra, sizeof(double));
-    if (!m->queue || !m->replies || !m->reply_reqs || !m->mask || !m->urows || !m->own || !m->zeros || !m->extra || !m->extra_out || !m->g ||
-        ring_buffers_alloc(&m->ring, D, H, nextra, m->comm.size)) {
+    const size_t nrec = (D + 63) / 64 + 4 * (size_t)st->cfg.batch_size + 1;
+    m->rec = calloc(nrec, sizeof(int64_t));
+    m->recs = calloc(nrec * (size_t)m->comm.size, sizeof(int64_t));
+    m->g = big_calloc((D + 1) * H, sizeof(double));
+    if (!m->queue || !m->replies || !m->reply_reqs || !m->rec || !m->recs || !m->g ||
+        allreduce_init(&m->ar, m->comm.size, D, H)) {
         snprintf(err, errlen, "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -652,8 +644,8 @@ void comm_mpi_destroy(Comm *c) {
     MPI_Finalize();
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
-    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->mask); free(m->urows); free(m->own); free(m->zeros);
-    free(m->extra); free(m->extra_out); free(m->g); ring_buffers_free(&m->ring);
+    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->rec); free(m->recs); free(m->g);
+    allreduce_free(&m->ar);
     free(m);
 }
 

@@ -3,9 +3,11 @@
 // rank 0 included, plays episodes with its own worker threads. Per iteration:
 //   run counters + stop flag: rank 0 -> all (and, once per run, its weights and cache)
 //   episode indices: handed out by rank 0's main thread, a few at a time, as ranks free up
-//   rows touched: an OR over the ranks (MPI_Iallreduce), which is also the end-of-play barrier
-//   gradient sum + per-episode stats: all -> all (a ring all-reduce of exact integer sums over
-//     those rows, ring.h; order-free), rounded to float64 once
+//   each rank's record: the rows it touched, its episodes' stats, its weights digest: all -> all
+//     (MPI_Iallgather), which is also the end-of-play barrier
+//   gradient sum: all -> all, an exact all-reduce of integer sums over the rows some rank
+//     touched (allreduce.h: each row summed by one rank that touched it, then gathered;
+//     order-free), rounded to float64 once
 //   RMSProp: every rank applies the same update to its own copy of the weights
 // so the weights are bit-identical to one process with the same seed, whatever N. The seed's
 // ray.put of the new weights becomes a reduction of the sum to every rank: one message of the
@@ -61,13 +63,14 @@ typedef struct {
     double play_s;       // from source() to end(): this rank's workers playing
     double wait_s;       // waiting for the other ranks: to finish their episodes (end()), and
                          // for rank 0 to log and checkpoint (begin(), ranks > 0)
-    double reduce_s;     // end(): the gradient sum and stats to every rank (the ring all-reduce,
-                         // the rounding of the sums to float64 included); the rows mask rides
-                         // on the end-of-play barrier, in wait_s
+    double reduce_s;     // end(): the gradient sum to every rank (the all-reduce, the rounding of
+                         // the sums to float64 included); the records ride on the end-of-play
+                         // barrier, in wait_s
     double busy_s;       // thread-seconds spent in episodes
     int64_t rows;        // W1 rows (of 6400) in the gradient reductions, summed over iterations
-    int64_t entries;     // entries in them (rows, W2, stats, digests), summed over iterations
-    int64_t wire_bytes;  // bytes a rank sends in the all-reduce, summed over iterations
+    int64_t entries;     // entries in them (rows and W2), summed over iterations
+    int64_t wire_bytes;  // bytes this rank sent in the all-reduce (its share of the gather's,
+                         // allreduce.h), summed over iterations
     int64_t retries;     // all-reduces done again with wider entries (a sum did not fit)
 } CommTimes;
 void comm_mpi_times(const Comm *c, CommTimes *t);

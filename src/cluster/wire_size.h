@@ -1,6 +1,6 @@
-// wire_size.h: how wide the all-reduce's high parts are (ring.h), iteration by iteration.
+// wire_size.h: how wide the all-reduce's high parts are (allreduce.h), iteration by iteration.
 //
-// They start as narrow as allowed (1 byte, or PONGRL_WIRE_HIGH's 2 or 8). A sum that does not
+// They start as narrow as allowed (1 byte, or PONGRL_WIRE_HIGH's 2 or 8). A value that does not
 // fit makes the all-reduce run again one size wider (1 -> 2 -> 8 bytes). The wider size stays
 // for `keep` iterations; then the next narrower one is tried (a probe). A probe that fails
 // doubles `keep` (up to WIRE_KEEP_MAX), so sums that need the wider size for good cost a retry

@@ -81,18 +81,16 @@ void gradsum_to_double(const GradSum *s, double *out) { gradsum_to_double_range(
 
 void gradsum_to_double_range(const GradSum *s, double *restrict out, size_t off, size_t len) {
     const int64_t *restrict hi = s->hi + off, *restrict lo = s->lo + off;
-    // where the value fits int64 (its high word is the low word's sign) one hardware
-    // conversion, else the exact one
-    int big = 0;
+    // in vector operations below 2^7 in magnitude (gradsum_round), else the exact conversion
+    uint64_t far = 0;
     for (size_t k = 0; k < len; k++) {
         int64_t h; uint64_t l;
         gradsum_split(hi[k], lo[k], &h, &l);
-        out[k] = (double)(int64_t)l * 0x1p-64;
-        big |= h != ((int64_t)l >> 63);
+        out[k] = gradsum_round(h, l, &far);
     }
-    for (size_t k = 0; big && k < len; k++) {
+    for (size_t k = 0; far && k < len; k++) {
         int64_t h; uint64_t l;
         gradsum_split(hi[k], lo[k], &h, &l);
-        if (h != ((int64_t)l >> 63)) out[k] = gradsum_value(hi[k], lo[k]);
+        if (gradsum_far(h)) out[k] = gradsum_value(hi[k], lo[k]);
     }
 }

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define GRADSUM_MAX_ABS 2147483648.0   // 2^31: one episode's gradient entries must stay below
 
@@ -45,6 +46,33 @@ static inline void gradsum_split(int64_t hi, int64_t lo, int64_t *h, uint64_t *l
     uint64_t u = (uint64_t)hi << 32;
     *l = u + (uint64_t)lo;
     *h = (hi >> 32) + (*l < u);
+}
+
+// The 128-bit value h * 2^64 + l (units of 2^-64) rounded to the nearest double, in 64-bit
+// operations that vectorise, where |value| < 2^7 (h in [-128, 128)): a hardware conversion of
+// l where the value fits int64; else of its top 64 bits (h's low byte and l's high 56 bits)
+// with l's low byte ORed into the last bit. That is rounding to odd, to at least 55
+// significant bits, and a rounding to odd at p >= 53 + 2 bits followed by one to nearest at 53
+// is the correct rounding to nearest (Boldo and Melquiond). *far gets non-zero bits where h is
+// out of that range; those need the exact conversion (gradsum_value128). No branch and no
+// bool, so that loops of it vectorise.
+static inline double gradsum_round(int64_t h, uint64_t l, uint64_t *far) {
+    const int64_t low = (int64_t)l;
+    const int64_t top = (int64_t)(((uint64_t)h << 56) | (l >> 8) | (((l & 0xff) + 0xff) >> 8));
+    const double a = (double)low * 0x1p-64, b = (double)top * 0x1p-56;
+    *far |= (uint64_t)(h + 128) >> 8;
+    int64_t ua, ub, r;
+    memcpy(&ua, &a, 8);
+    memcpy(&ub, &b, 8);
+    const int64_t m = -(int64_t)(h == (low >> 63));
+    r = (ua & m) | (ub & ~m);
+    double d;
+    memcpy(&d, &r, 8);
+    return d;
+}
+static inline int gradsum_far(int64_t h) { return h < -128 || h > 127; }
+static inline double gradsum_value128(int64_t h, uint64_t l) {
+    return (double)((__int128)h * ((__int128)1 << 64) + (__int128)l) * 0x1p-64;
 }
 
 // The value hi * 2^-32 + lo * 2^-64 rounded to the nearest double (one rounding).

@@ -1,0 +1,319 @@
+// allreduce.c: the exact all-reduce of a batch's gradient sum (allreduce.h).
+#include "allreduce.h"
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HEADER 8              // every message of step 1 starts with its sender's flags
+
+// A message of step 1 with n entries: the header, n low words, n high parts, padded to 8
+// bytes (so that every message's words are aligned).
+static size_t msg_bytes(size_t n, int hs) { return (HEADER + n * (8 + (size_t)hs) + 7) / 8 * 8; }
+enum { FLAG_WIRE = 1, FLAG_RANGE = 2 };
+
+static inline bool touched(const Allreduce *a, int q, size_t row) {
+    return row == a->D || (a->masks[(size_t)q * a->stride + (row >> 3)] >> (row & 7) & 1);
+}
+
+int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H) {
+    memset(a, 0, sizeof(*a));
+    a->ranks = ranks;
+    a->D = D;
+    a->H = H;
+    const size_t R = (size_t)ranks;
+    a->order = calloc(D, sizeof(uint16_t));
+    a->first = calloc(R + 1, sizeof(size_t));
+    a->owner = calloc(D, sizeof(int16_t));
+    a->load = calloc(R, sizeof(size_t));
+    a->nin = calloc(R, sizeof(size_t));
+    int **ints[] = { &a->scount, &a->sdispl, &a->rcount, &a->rdispl, &a->gcount, &a->gdispl };
+    for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) *ints[i] = calloc(R, sizeof(int));
+    a->inL = calloc(R, sizeof(*a->inL));
+    a->inH = calloc(R, sizeof(*a->inH));
+    a->cur = calloc(R, sizeof(size_t));
+    a->accL = calloc(H, sizeof(uint64_t));
+    a->accH = calloc(H, sizeof(int64_t));
+    // a rank sends at most its every row once, in the widest form
+    a->send_cap = (D + 1) * H * 16 + R * (HEADER + 8);
+    a->send = malloc(a->send_cap);
+    if (!a->order || !a->first || !a->owner || !a->load || !a->nin || !a->scount || !a->sdispl || !a->rcount ||
+        !a->rdispl || !a->gcount || !a->gdispl || !a->inL || !a->inH || !a->cur || !a->accL || !a->accH || !a->send || ranks > INT16_MAX) {
+        allreduce_free(a);
+        return -1;
+    }
+    return 0;
+}
+
+void allreduce_free(Allreduce *a) {
+    free(a->order); free(a->first); free(a->owner); free(a->load); free(a->nin);
+    free(a->scount); free(a->sdispl); free(a->rcount); free(a->rdispl); free(a->gcount); free(a->gdispl);
+    free(a->inL); free(a->inH); free(a->cur); free(a->accL); free(a->accH); free(a->send); free(a->recv);
+    memset(a, 0, sizeof(*a));
+}
+
+// ----------------------------------------------------------------------------
+// the plan
+
+void allreduce_plan(Allreduce *a, const uint8_t *masks, size_t stride) {
+    const int R = a->ranks;
+    const size_t D = a->D;
+    a->masks = masks;
+    a->stride = stride;
+    memset(a->load, 0, (size_t)R * sizeof(size_t));
+    a->load[R - 1] = 1;                                   // W2
+    // a row one rank touched is its; the others go to the least-loaded rank that touched
+    // them, looking from a rank that moves with the row, so that ties spread
+    for (size_t i = 0; i < D; i++) {
+        int only = -1, n = 0;
+        for (int q = 0; q < R && n < 2; q++)
+            if (touched(a, q, i)) { only = q; n++; }
+        a->owner[i] = (int16_t)(n == 1 ? only : n == 0 ? -1 : -2);
+        if (n == 1) a->load[only]++;
+    }
+    for (size_t i = 0; i < D; i++) {
+        if (a->owner[i] != -2) continue;
+        int best = -1;
+        for (int t = 0; t < R; t++) {
+            int q = (int)((i + (size_t)t) % (size_t)R);
+            if (touched(a, q, i) && (best < 0 || a->load[q] < a->load[best])) best = q;
+        }
+        a->owner[i] = (int16_t)best;
+        a->load[best]++;
+    }
+    // the rows, owner by owner (a counting sort keeps each owner's in ascending order)
+    memset(a->first, 0, ((size_t)R + 1) * sizeof(size_t));
+    for (size_t i = 0; i < D; i++)
+        if (a->owner[i] >= 0) a->first[a->owner[i] + 1]++;
+    for (int q = 0; q < R; q++) a->first[q + 1] += a->first[q];
+    a->nrows = a->first[R];
+    size_t *next = a->load;                               // (reused: the load is done with)
+    for (int q = 0; q < R; q++) next[q] = a->first[q];
+    for (size_t i = 0; i < D; i++)
+        if (a->owner[i] >= 0) a->order[next[a->owner[i]]++] = (uint16_t)i;
+}
+
+// Owner q's rows, W2 last for the last rank: its k-th row (k < owned(a, q)).
+static size_t owned(const Allreduce *a, int q) { return a->first[q + 1] - a->first[q] + (q == a->ranks - 1); }
+static size_t owned_row(const Allreduce *a, int q, size_t k) {
+    size_t j = a->first[q] + k;
+    return j < a->first[q + 1] ? a->order[j] : a->D;
+}
+
+// ----------------------------------------------------------------------------
+// the loops over a row, written so that they vectorise; one variant per size of high part.
+// On the wire an entry v is v mod 2^64 (n words), then floor(v / 2^64) (n int8, int16 or
+// int64: hs bytes each), for a rank's own value hi * 2^32 + lo split by gradsum_split.
+//   put:    own value to the wire form; 1 if one does not fit
+//   final1: own plus one incoming, to float64 (the common case: two ranks touched the row)
+//   acc0:   own plus one incoming, to a 128-bit accumulator (L, Hh)
+//   accn:   accumulator plus one incoming
+// Conversions to float64 take one rounding (gradsum_round, and the exact conversion beyond
+// 2^7); a total of 2^31 or more (beyond what one process's sum holds, gradsum.h) is reported.
+
+static inline int beyond_2_31(int64_t high) { return high < -(INT64_C(1) << 31) || high >= (INT64_C(1) << 31); }
+
+// The accumulator (L, Hh) rounded into g; 1 if a total is 2^31 or more.
+static int acc_final(const uint64_t *restrict L, const int64_t *restrict Hh, size_t len, double *restrict g) {
+    uint64_t far = 0;
+    for (size_t t = 0; t < len; t++) g[t] = gradsum_round(Hh[t], L[t], &far);
+    int beyond = 0;
+    for (size_t t = 0; far && t < len; t++)
+        if (gradsum_far(Hh[t])) {
+            beyond |= beyond_2_31(Hh[t]);
+            g[t] = gradsum_value128(Hh[t], L[t]);
+        }
+    return beyond;
+}
+
+#define ROW_LOOPS(HT, PUT, FINAL1, ACC0, ACCN)                                                    \
+    static int PUT(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,             \
+                   uint64_t *restrict L, HT *restrict Hh) {                                        \
+        int bad = 0;                                                                               \
+        for (size_t t = 0; t < len; t++) {                                                         \
+            int64_t h; uint64_t l;                                                                 \
+            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
+            L[t] = l; Hh[t] = (HT)h; bad |= h != (HT)h;                                            \
+        }                                                                                          \
+        return bad;                                                                                \
+    }                                                                                              \
+    static int FINAL1(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,          \
+                      const uint64_t *restrict Lin, const HT *restrict Hin, double *restrict g) {  \
+        uint64_t far = 0;                                                                          \
+        for (size_t t = 0; t < len; t++) {                                                         \
+            int64_t h; uint64_t l;                                                                 \
+            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
+            uint64_t l2 = l + Lin[t];                                                              \
+            g[t] = gradsum_round(h + Hin[t] + (l2 < l), l2, &far);                                 \
+        }                                                                                          \
+        int beyond = 0;                                                                            \
+        for (size_t t = 0; far && t < len; t++) {                                                  \
+            int64_t h; uint64_t l;                                                                 \
+            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
+            uint64_t l2 = l + Lin[t];                                                              \
+            int64_t h2 = h + Hin[t] + (l2 < l);                                                    \
+            if (!gradsum_far(h2)) continue;                                                        \
+            beyond |= beyond_2_31(h2);                                                             \
+            g[t] = gradsum_value128(h2, l2);                                                       \
+        }                                                                                          \
+        return beyond;                                                                             \
+    }                                                                                              \
+    static void ACC0(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,           \
+                     const uint64_t *restrict Lin, const HT *restrict Hin, uint64_t *restrict L,   \
+                     int64_t *restrict Hh) {                                                       \
+        for (size_t t = 0; t < len; t++) {                                                         \
+            int64_t h; uint64_t l;                                                                 \
+            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
+            L[t] = l + Lin[t];                                                                     \
+            Hh[t] = h + Hin[t] + (L[t] < l);                                                       \
+        }                                                                                          \
+    }                                                                                              \
+    static void ACCN(uint64_t *restrict L, int64_t *restrict Hh, size_t len,                       \
+                     const uint64_t *restrict Lin, const HT *restrict Hin) {                       \
+        for (size_t t = 0; t < len; t++) {                                                         \
+            uint64_t l = L[t];                                                                     \
+            L[t] = l + Lin[t];                                                                     \
+            Hh[t] += Hin[t] + (L[t] < l);                                                          \
+        }                                                                                          \
+    }
+
+ROW_LOOPS(int8_t, put8, final8, acc0_8, accn_8)
+ROW_LOOPS(int16_t, put16, final16, acc0_16, accn_16)
+ROW_LOOPS(int64_t, put64, final64, acc0_64, accn_64)
+
+static int put_row(const int64_t *hi, const int64_t *lo, size_t len, int hs, uint64_t *L, void *Hh) {
+    if (hs == 8) return put64(hi, lo, len, L, Hh);
+    if (hs == 2) return put16(hi, lo, len, L, Hh);
+    return put8(hi, lo, len, L, Hh);
+}
+
+// Row `row` finished into g: this rank's values plus the n incoming rows (a->inL/inH).
+// Returns 1 if a total is 2^31 or more. L, Hh: scratch of H.
+static int finish_row(const Allreduce *a, const GradSum *sum, size_t row, int n, int hs, double *g,
+                      uint64_t *L, int64_t *Hh) {
+    const size_t H = a->H, off = row * H;
+    const int64_t *hi = sum->hi + off, *lo = sum->lo + off;
+    if (n == 0) {                       // one rank's sum: below 2^31 (gradsum.h)
+        gradsum_to_double_range(sum, g, off, H);
+        return 0;
+    }
+    const uint64_t *L0 = a->inL[0];
+    const void *H0 = a->inH[0];
+    if (n == 1) {
+        if (hs == 8) return final64(hi, lo, H, L0, H0, g);
+        if (hs == 2) return final16(hi, lo, H, L0, H0, g);
+        return final8(hi, lo, H, L0, H0, g);
+    }
+    if (hs == 8) acc0_64(hi, lo, H, L0, H0, L, Hh);
+    else if (hs == 2) acc0_16(hi, lo, H, L0, H0, L, Hh);
+    else acc0_8(hi, lo, H, L0, H0, L, Hh);
+    for (int s = 1; s < n; s++) {
+        if (hs == 8) accn_64(L, Hh, H, a->inL[s], a->inH[s]);
+        else if (hs == 2) accn_16(L, Hh, H, a->inL[s], a->inH[s]);
+        else accn_8(L, Hh, H, a->inL[s], a->inH[s]);
+    }
+    return acc_final(L, Hh, H, g);
+}
+
+// ----------------------------------------------------------------------------
+// the exchange
+
+int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g, int64_t *sent,
+                  char *err, size_t errlen) {
+    const int R = a->ranks;
+    const size_t H = a->H;
+    const MPI_Comm W = MPI_COMM_WORLD;
+    // step 1's messages: to each owner, this rank's values of the owner's rows it touched; from
+    // each rank, its values of this rank's rows it touched; every message has its header
+    size_t soff = 0, roff = 0;
+    for (int q = 0; q < R; q++) {
+        size_t ns = 0, nr = 0;
+        a->nin[q] = 0;
+        if (q != rank) {
+            for (size_t k = 0, m = owned(a, q); k < m; k++) ns += touched(a, rank, owned_row(a, q, k));
+            for (size_t k = 0, m = owned(a, rank); k < m; k++) nr += touched(a, q, owned_row(a, rank, k));
+            a->nin[q] = nr * H;
+            ns = msg_bytes(ns * H, hs);
+            nr = msg_bytes(nr * H, hs);
+        }
+        if (ns > INT32_MAX || nr > INT32_MAX || soff + ns > a->send_cap) {
+            snprintf(err, errlen, "internal error: an all-reduce message of %zu bytes", ns > nr ? ns : nr);
+            return -1;
+        }
+        a->scount[q] = (int)ns; a->sdispl[q] = (int)soff; soff += ns;
+        a->rcount[q] = (int)nr; a->rdispl[q] = (int)roff; roff += nr;
+        size_t gbytes = owned(a, q) * H * 8;
+        a->gcount[q] = (int)gbytes;
+        a->gdispl[q] = (int)(a->first[q] * H * 8);
+    }
+    if (roff > INT32_MAX) { snprintf(err, errlen, "internal error: %zu bytes to receive in the all-reduce", roff); return -1; }
+    if (roff > a->recv_cap) {           // grows with this rank's share of rows several ranks touched
+        free(a->recv);
+        a->recv_cap = 0;
+        a->recv = malloc(roff + roff / 4);
+        if (!a->recv) { snprintf(err, errlen, "out of memory (%zu bytes for the all-reduce)", roff); return -1; }
+        a->recv_cap = roff + roff / 4;
+    }
+    int bad = 0;
+    for (int q = 0; q < R; q++) {
+        if (q == rank) continue;
+        uint8_t *m = a->send + a->sdispl[q];
+        size_t n = 0, e = 0;
+        for (size_t k = 0, mo = owned(a, q); k < mo; k++) n += touched(a, rank, owned_row(a, q, k)) ? H : 0;
+        uint64_t *L = (uint64_t *)(void *)(m + HEADER);
+        uint8_t *Hb = m + HEADER + 8 * n;
+        for (size_t k = 0, mo = owned(a, q); k < mo; k++) {
+            size_t row = owned_row(a, q, k);
+            if (!touched(a, rank, row)) continue;
+            bad |= put_row(sum->hi + row * H, sum->lo + row * H, H, hs, L + e, Hb + e * (size_t)hs);
+            e += H;
+        }
+    }
+    uint64_t flags = bad ? FLAG_WIRE : 0;
+    for (int q = 0; q < R; q++)
+        if (q != rank) memcpy(a->send + a->sdispl[q], &flags, HEADER);
+    MPI_Alltoallv(a->send, a->scount, a->sdispl, MPI_BYTE, a->recv, a->rcount, a->rdispl, MPI_BYTE, W);
+    for (int q = 0; q < R; q++) {
+        if (q == rank) continue;
+        uint64_t f;
+        memcpy(&f, a->recv + a->rdispl[q], HEADER);
+        flags |= f;
+    }
+    if (flags & FLAG_WIRE) {            // every rank has every header: all of them stop here
+        if (hs < 8) return ALLREDUCE_WIDER;
+        snprintf(err, errlen, "internal error: a gradient sum exceeded the transport's range (%d-byte entries)", 8 + hs);
+        return -1;
+    }
+    // this rank's rows, finished: its values plus those of each rank that touched them
+    size_t *cur = a->cur;
+    memset(cur, 0, (size_t)R * sizeof(size_t));
+    int beyond = 0;
+    for (size_t k = 0, mo = owned(a, rank); k < mo; k++) {
+        size_t row = owned_row(a, rank, k);
+        int n = 0;
+        for (int q = 0; q < R; q++) {
+            if (q == rank || !touched(a, q, row)) continue;
+            const uint8_t *m = a->recv + a->rdispl[q] + HEADER;
+            a->inL[n] = (const uint64_t *)(const void *)m + cur[q];
+            a->inH[n++] = m + 8 * a->nin[q] + cur[q] * (size_t)hs;
+            cur[q] += H;
+        }
+        beyond |= finish_row(a, sum, row, n, hs, g + (a->first[rank] + k) * H, a->accL, a->accH);
+    }
+    // step 2: every block to every rank; beside it, whether some total went past 2^31
+    uint8_t flag = beyond ? FLAG_RANGE : 0;
+    MPI_Request req[2];
+    MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, a->gcount, a->gdispl, MPI_BYTE, W, &req[0]);
+    MPI_Iallreduce(MPI_IN_PLACE, &flag, 1, MPI_UNSIGNED_CHAR, MPI_BOR, W, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    int64_t total = 0;
+    for (int q = 0; q < R; q++) total += a->scount[q];
+    *sent = total + (int64_t)(allreduce_entries(a) * 8 * (size_t)(R - 1) / (size_t)R);
+    if (flag & FLAG_RANGE) {
+        snprintf(err, errlen, "the batch's sum of a gradient entry is beyond 2^31 (training diverged; try a smaller --lr)");
+        return -1;
+    }
+    return 0;
+}
