@@ -1,7 +1,7 @@
 // mpi_sendrecv.c: what the MPI transport alone costs here: each of 2 (or more) ranks sends
 // BYTES to its right neighbour and receives as many from its left, 50 times, warm buffers,
 // a barrier before each; prints the best and mean time on rank 0. The floor under one phase
-// of the ring all-reduce (docs/cluster.md).
+// of the all-reduce (docs/cluster.md).
 //   mpicc -O2 tools/mpi_sendrecv.c -o /tmp/mpi_sendrecv
 //   mpirun -np 2 --mca btl vader,self /tmp/mpi_sendrecv 1640000
 //   mpirun -np 2 --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo /tmp/mpi_sendrecv 1640000
