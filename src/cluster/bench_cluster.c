@@ -10,8 +10,8 @@
 //   play_ms        the slowest rank's time playing its episodes
 //   bcast_ms       run counters out of rank 0 (slowest rank)
 //   reduce_ms      gradient sum to every rank: the all-reduce, the sums' rounding to float64
-//                  included (slowest rank); the ranks' records (rows touched, episode stats)
-//                  go with the end-of-play barrier, counted as waiting, not here
+//                  included (slowest rank); the ranks' records (rows touched, digests) and
+//                  the episode stats go with the end-of-play barrier, counted as waiting
 //   rows_per_iteration     W1 rows some rank touched: the rows the all-reduce carries
 //   sent_bytes_per_entry   what a rank sends for each entry summed, the mean over ranks: its
 //                  values of rows it touched but does not own (9 bytes each), and its share

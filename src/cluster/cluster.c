@@ -111,6 +111,7 @@ typedef struct {
     int64_t test_retry;       // PONGRL_TEST_WIRE_RETRY=K: iteration K's first all-reduce is done again (tests)
     int diverge_rank;         // PONGRL_TEST_DIVERGE=R: rank R's third update is made wrong (tests)
     int64_t *rec, *recs;      // this rank's record at the end of play (mpi_end), and every rank's
+    int64_t *stats;           // (4 batch,) the episodes' stats, summed over the ranks
     double *g;                // ((D + 1) H,) the packed result (Comm.end)
     Allreduce ar;
     // accounting
@@ -327,36 +328,35 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
         *g = m->g;
         return 0;
     }
-    // Every rank's record to every rank: the rows it touched (a bit each), the stats of the
-    // episodes it played (zeros for the others), its weights digest. This all-gather is also
-    // the end-of-play barrier: every rank has played its last episode once it completes; rank
-    // 0 serves the stragglers' requests meanwhile (each rank's last request is answered with 0
-    // before it can enter), so no request is ever left unanswered.
+    // Every rank's record to every rank: the rows it touched (a bit each) and its weights
+    // digest; beside it, a sum of the episodes' stats (each episode's are non-zero on the one
+    // rank that played it). These two collectives are also the end-of-play barrier: every
+    // rank has played its last episode once they complete; rank 0 serves the stragglers'
+    // requests meanwhile (each rank's last request is answered with 0 before it can enter), so
+    // no request is ever left unanswered.
     const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D, mw = (D + 63) / 64;
-    const size_t nrec = mw + 4 * (size_t)count + 1;
+    const size_t nrec = mw + 1;
     int64_t *rec = m->rec;
     uint8_t *mask = (uint8_t *)rec;
     memset(rec, 0, nrec * sizeof(int64_t));
     for (int r = 0; r < rows->n; r++) mask[rows->list[r] >> 3] |= (uint8_t)(1u << (rows->list[r] & 7));
+    rec[mw] = (int64_t)m->st->digest;
+    int64_t *x = m->stats;
     for (int e = 0; e < count; e++) {
-        int64_t *x = rec + mw + 4 * (size_t)e;
-        x[0] = stats[e].reward_sum; x[1] = stats[e].steps; x[2] = stats[e].frames; x[3] = stats[e].truncated;
+        x[4 * e] = stats[e].reward_sum; x[4 * e + 1] = stats[e].steps;
+        x[4 * e + 2] = stats[e].frames; x[4 * e + 3] = stats[e].truncated;
     }
-    rec[nrec - 1] = (int64_t)m->st->digest;
-    MPI_Request req;
-    MPI_Iallgather(rec, (int)nrec, MPI_INT64_T, m->recs, (int)nrec, MPI_INT64_T, MPI_COMM_WORLD, &req);
-    wait_napping(m, &req);
+    MPI_Request req[2];
+    MPI_Iallgather(rec, (int)nrec, MPI_INT64_T, m->recs, (int)nrec, MPI_INT64_T, MPI_COMM_WORLD, &req[0]);
+    MPI_Iallreduce(MPI_IN_PLACE, x, 4 * count, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, &req[1]);
+    wait_napping(m, &req[0]);
+    wait_napping(m, &req[1]);
     double t1 = now_s();
     m->t.wait_s += t1 - t0;
-    // each episode's stats are non-zero on the one rank that played it: a sum gathers them
-    for (int e = 0; e < count; e++) {
-        int64_t x[4] = {0};
-        for (int r = 0; r < c->size; r++)
-            for (int k = 0; k < 4; k++) x[k] += m->recs[(size_t)r * nrec + mw + 4 * (size_t)e + (size_t)k];
-        stats[e] = (EpisodeStats){ (int)x[0], (int)x[1], x[2], x[3] != 0 };
-    }
+    for (int e = 0; e < count; e++)
+        stats[e] = (EpisodeStats){ (int)x[4 * e], (int)x[4 * e + 1], x[4 * e + 2], x[4 * e + 3] != 0 };
     for (int r = 1; r < c->size; r++)
-        if (m->recs[(size_t)r * nrec + nrec - 1] != m->recs[nrec - 1]) {
+        if (m->recs[(size_t)r * nrec + mw] != m->recs[mw]) {
             snprintf(err, errlen, "the weights of rank %d differ from rank 0's after iteration %lld: its update"
                      " was not the same computation (a different build, CPU or math library?); stopping",
                      r, (long long)m->iteration);
@@ -541,11 +541,12 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
     m->queue = calloc((size_t)m->qcap, sizeof(int64_t));
     m->replies = calloc((size_t)m->comm.size, sizeof(*m->replies));
     m->reply_reqs = malloc((size_t)m->comm.size * sizeof(MPI_Request));
-    const size_t nrec = (D + 63) / 64 + 4 * (size_t)st->cfg.batch_size + 1;
+    const size_t nrec = (D + 63) / 64 + 1;
     m->rec = calloc(nrec, sizeof(int64_t));
     m->recs = calloc(nrec * (size_t)m->comm.size, sizeof(int64_t));
+    m->stats = calloc(4 * (size_t)st->cfg.batch_size, sizeof(int64_t));
     m->g = big_calloc((D + 1) * H, sizeof(double));
-    if (!m->queue || !m->replies || !m->reply_reqs || !m->rec || !m->recs || !m->g ||
+    if (!m->queue || !m->replies || !m->reply_reqs || !m->rec || !m->recs || !m->stats || !m->g ||
         allreduce_init(&m->ar, m->comm.size, D, H)) {
         snprintf(err, errlen, "out of memory");
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -644,7 +645,7 @@ void comm_mpi_destroy(Comm *c) {
     MPI_Finalize();
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
-    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->rec); free(m->recs); free(m->g);
+    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->rec); free(m->recs); free(m->stats); free(m->g);
     allreduce_free(&m->ar);
     free(m);
 }

@@ -3,8 +3,8 @@
 // rank 0 included, plays episodes with its own worker threads. Per iteration:
 //   run counters + stop flag: rank 0 -> all (and, once per run, its weights and cache)
 //   episode indices: handed out by rank 0's main thread, a few at a time, as ranks free up
-//   each rank's record: the rows it touched, its episodes' stats, its weights digest: all -> all
-//     (MPI_Iallgather), which is also the end-of-play barrier
+//   each rank's record, the rows it touched and its weights digest: all -> all (MPI_Iallgather);
+//     the episodes' stats: summed to all (MPI_Iallreduce); the two are the end-of-play barrier
 //   gradient sum: all -> all, an exact all-reduce of integer sums over the rows some rank
 //     touched (allreduce.h: each row summed by one rank that touched it, then gathered;
 //     order-free), rounded to float64 once

@@ -3,7 +3,8 @@
 # the same weights crc32 as one process started without mpirun, and so must a run resumed
 # under mpirun from a single process's checkpoint (rank 0 sends its weights and cache once;
 # then every rank updates its own copy, and the run checks at the end that they agree), also
-# when only rank 0 can see the run directory.
+# when only rank 0 can see the run directory. The 2- and 3-rank runs also log the same episode
+# statistics (metrics.csv) as the single process.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${PONGRL_BIN:-$PWD/build/pongrl}
@@ -25,6 +26,12 @@ for np in 2 3; do
     got=$(crc "$out")
     echo "$np ranks over TCP:    weights crc32 ${got:-none} (rc $rc)"
     if [ $rc -ne 0 ] || [ "$got" != "$ref" ]; then echo "$out"; echo "FAIL: $np ranks differ from 1 process"; exit 1; fi
+    # the episodes' stats are gathered from the ranks that played them: the same metrics.csv
+    # as one process, but for the wall time (column 4)
+    if ! cmp -s <(cut -d, -f1-3,5- "$tmp/r1/metrics.csv") <(cut -d, -f1-3,5- "$tmp/r$np/metrics.csv"); then
+        diff <(cut -d, -f1-3,5- "$tmp/r1/metrics.csv") <(cut -d, -f1-3,5- "$tmp/r$np/metrics.csv")
+        echo "FAIL: $np ranks log other episode statistics than 1 process"; exit 1
+    fi
     # every rank played: the share table lists one row per rank with episodes > 0
     rows=$(awk '/^ +[0-9]+ +[^ ]+ +[0-9]+ +[0-9]+ +[0-9.]+%/ && $4 > 0' <<<"$out" | wc -l)
     [ "$rows" -eq "$np" ] || { echo "$out"; echo "FAIL: expected $np ranks with episodes in the share table, got $rows"; exit 1; }
