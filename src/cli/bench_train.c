@@ -27,7 +27,7 @@ static double time_update(int batch, int workers, int64_t *steps) {
     TrainState st;
     if (train_state_init(&st, &cfg)) return -1;
     Pool *pool = pool_create(workers, cfg.env_id, &st.policy);
-    Comm *comm = comm_local_create(&st.policy);
+    Comm *comm = comm_local_create();
     char err[256];
     int rc = pool && comm ? train_run(&st, pool, comm, err, sizeof(err)) : -1;   // warm-up
     int64_t steps0 = st.agent_steps;

@@ -205,7 +205,7 @@ int cmd_train(int argc, char **argv) {
     } else if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
     // the ranks check each other before anything is written: a refused launch leaves no run
     char err[1024] = "";
-    Comm *local = mpi ? NULL : comm_local_create(&st.policy), *comm = local;
+    Comm *local = mpi ? NULL : comm_local_create(), *comm = local;
     if (!mpi && !local) { fprintf(stderr, "pongrl: out of memory\n"); train_state_free(&st); return 1; }
     if (mpi && !(comm = comm_mpi_create(&st, cfg.workers, adopt, err, sizeof(err)))) {
         if (root) fprintf(stderr, "pongrl: %s\n", err);

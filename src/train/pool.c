@@ -7,6 +7,7 @@
 #include "train.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,12 @@ struct Pool {
     Thread *th;
     pthread_mutex_t mu;
     pthread_cond_t start_cv, done_cv;
-    uint64_t generation;     // bumped for every batch
-    int running;             // threads still playing the current batch
+    uint64_t generation;     // bumped for every batch, and every job
+    int running;             // threads still playing the current batch (or running the job)
     bool quit;
+    // the current job (pool_for), or NULL: a batch
+    void (*job)(void *ctx, int part, int parts);
+    void *job_ctx;
     // the current batch, read-only for the threads while it runs
     const Policy *p;
     uint64_t run_seed;
@@ -80,9 +84,12 @@ static void *thread_main(void *arg) {
         while (!pool->quit && pool->generation == seen) pthread_cond_wait(&pool->start_cv, &pool->mu);
         if (pool->quit) { pthread_mutex_unlock(&pool->mu); return NULL; }
         seen = pool->generation;
+        void (*job)(void *, int, int) = pool->job;
+        void *job_ctx = pool->job_ctx;
         pthread_mutex_unlock(&pool->mu);
 
-        thread_play_batch(t);
+        if (job) job(job_ctx, (int)(t - pool->th), pool->n);
+        else thread_play_batch(t);
 
         pthread_mutex_lock(&pool->mu);
         if (--pool->running == 0) pthread_cond_signal(&pool->done_cv);
@@ -149,25 +156,61 @@ static void thread_acc_reset(Thread *t) {
 #define DIVERGED "gradient entry, or the batch's sum of one, not finite or beyond 2^31 " \
                  "(training diverged; try a smaller --lr)"
 
-// Thread t's rows into thread 0's accumulator (t0): added where t0 has the row, copied where it
-// has not. 0, or -1 if a sum passed 2^31.
-static int thread_acc_merge_into(Thread *t0, const Thread *t, const Policy *p) {
-    const size_t H = (size_t)p->H, w2 = (size_t)p->D * H;
-    for (int r = 0; r < t->n_used; r++) {
-        const int row = t->used_rows[r];
-        if (!t0->used[row]) {
-            gradsum_copy_range(&t0->acc, &t->acc, (size_t)row * H, H);
-            t0->used[row] = 1;
-            t0->used_rows[t0->n_used++] = (uint16_t)row;
-        } else if (gradsum_merge_range(&t0->acc, &t->acc, (size_t)row * H, H)) {
-            return -1;
+// The other threads' rows into thread 0's accumulator, which becomes the batch sum. First, on
+// the calling thread, thread 0's list of rows grows by the rows only others touched (marked 2
+// in its `used`: their first copy is copied, not added); then the pool's threads share the
+// rows out, each adding (or copying) the others' values into its share.
+typedef struct {
+    Pool *pool;
+    const Policy *p;
+    atomic_int bad;           // a sum passed 2^31 somewhere
+} Merge;
+
+static void merge_part(void *ctx, int part, int parts) {
+    Merge *mg = ctx;
+    Pool *pool = mg->pool;
+    Thread *t0 = &pool->th[0];
+    const size_t H = (size_t)mg->p->H;
+    const int n = t0->n_used;
+    int bad = 0;
+    for (int r = (int)((int64_t)n * part / parts); r < (int)((int64_t)n * (part + 1) / parts); r++) {
+        const int row = t0->used_rows[r];
+        const size_t off = (size_t)row * H;
+        bool have = t0->used[row] == 1;
+        for (int i = 1; i < pool->n; i++) {
+            const Thread *t = &pool->th[i];
+            if (!t->used[row]) continue;
+            if (have) bad |= gradsum_merge_range(&t0->acc, &t->acc, off, H);
+            else gradsum_copy_range(&t0->acc, &t->acc, off, H);
+            have = true;
+        }
+        t0->used[row] = 1;
+    }
+    if (part == parts - 1) {                    // W2
+        const size_t w2 = (size_t)mg->p->D * H;
+        for (int i = 1; i < pool->n; i++) {
+            const Thread *t = &pool->th[i];
+            if (!t->w2_used) continue;
+            if (t0->w2_used) bad |= gradsum_merge_range(&t0->acc, &t->acc, w2, H);
+            else gradsum_copy_range(&t0->acc, &t->acc, w2, H);
+            t0->w2_used = true;
         }
     }
-    if (!t->w2_used) return 0;
-    if (t0->w2_used) return gradsum_merge_range(&t0->acc, &t->acc, w2, H);
-    gradsum_copy_range(&t0->acc, &t->acc, w2, H);
-    t0->w2_used = true;
-    return 0;
+    if (bad) atomic_store(&mg->bad, 1);
+}
+
+static int merge_into_thread0(Pool *pool, const Policy *p) {
+    Thread *t0 = &pool->th[0];
+    for (int i = 1; i < pool->n; i++) {
+        const Thread *t = &pool->th[i];
+        for (int r = 0; r < t->n_used; r++) {
+            const int row = t->used_rows[r];
+            if (!t0->used[row]) { t0->used[row] = 2; t0->used_rows[t0->n_used++] = (uint16_t)row; }
+        }
+    }
+    Merge mg = { pool, p, 0 };
+    pool_for(pool, merge_part, &mg);
+    return atomic_load(&mg.bad) ? -1 : 0;
 }
 
 int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,
@@ -177,6 +220,7 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
     for (int i = 0; i < pool->n; i++) { thread_acc_reset(&pool->th[i]); pool->th[i].error = 0; }
     rowset_clear(rows);
     pthread_mutex_lock(&pool->mu);
+    pool->job = NULL;
     pool->p = p; pool->run_seed = run_seed; pool->gamma = gamma;
     pool->src = src; pool->first = first; pool->stats = stats;
     pool->running = pool->n;
@@ -209,11 +253,10 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
     }
     // thread 0's accumulator becomes the sum
     Thread *t0 = &pool->th[0];
-    for (int i = 1; i < pool->n; i++)
-        if (thread_acc_merge_into(t0, &pool->th[i], p)) {
-            snprintf(err, errlen, "batch from episode %lld: %s", (long long)first, DIVERGED);
-            return -1;
-        }
+    if (pool->n > 1 && merge_into_thread0(pool, p)) {
+        snprintf(err, errlen, "batch from episode %lld: %s", (long long)first, DIVERGED);
+        return -1;
+    }
     for (int r = 0; r < t0->n_used; r++) rowset_add(rows, t0->used_rows[r]);
     if (!t0->w2_used) {                         // no episode played here: a zero sum
         gradsum_zero_range(&t0->acc, (size_t)p->D * p->H, (size_t)p->H);
@@ -221,4 +264,19 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
     }
     *sum = &t0->acc;
     return 0;
+}
+
+int pool_threads(const Pool *pool) { return pool->n; }
+
+void pool_for(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx) {
+    if (pool->n == 1) { fn(ctx, 0, 1); return; }   // no hand-off for one thread
+    pthread_mutex_lock(&pool->mu);
+    pool->job = fn;
+    pool->job_ctx = ctx;
+    pool->running = pool->n;
+    pool->generation++;
+    pthread_cond_broadcast(&pool->start_cv);
+    while (pool->running > 0) pthread_cond_wait(&pool->done_cv, &pool->mu);
+    pool->job = NULL;
+    pthread_mutex_unlock(&pool->mu);
 }

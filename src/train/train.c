@@ -119,8 +119,6 @@ typedef struct {
     EpisodeSource src;
     atomic_llong next;
     int64_t end;
-    size_t H;                 // the policy's hidden size
-    double *g;                // (n,) the packed gradient
 } LocalSource;
 
 static int64_t local_next(EpisodeSource *src) {
@@ -144,26 +142,20 @@ static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
 
 static int local_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
                      const double **g, char *err, size_t errlen) {
-    (void)stats; (void)count; (void)err; (void)errlen;
-    LocalSource *ls = c->ctx;
-    gradsum_rows_to_double(sum, rows, ls->H, ls->g);
-    *g = ls->g;
+    (void)c; (void)sum; (void)rows; (void)stats; (void)count; (void)err; (void)errlen;
+    *g = NULL;                      // the sum is the batch's: the update converts it as it goes
     return 0;
 }
 
-Comm *comm_local_create(const Policy *shape) {
+Comm *comm_local_create(void) {
     Comm *c = calloc(1, sizeof(Comm));
     LocalSource *ls = calloc(1, sizeof(LocalSource));
-    double *g = ls ? big_calloc(shape->n, sizeof(double)) : NULL;
-    if (!c || !ls || !g) { free(c); free(ls); free(g); return NULL; }
-    ls->H = (size_t)shape->H;
-    ls->g = g;
+    if (!c || !ls) { free(c); free(ls); return NULL; }
     *c = (Comm){ 0, 1, local_begin, local_source, local_end, ls };
     return c;
 }
 
 void comm_local_destroy(Comm *c) {
-    if (c && c->ctx) free(((LocalSource *)c->ctx)->g);
     if (c) free(c->ctx);
     free(c);
 }
@@ -265,22 +257,60 @@ static uint64_t digest_range(const double *w, size_t off, size_t len) {
     return d;
 }
 
-void train_apply_update(TrainState *s, const double *g, const RowSet *rows) {
+// The update of W1 rows rows->list[a .. b) and its digest. The gradient is g's packed rows or,
+// where g is NULL, the sum's rows converted here (into scratch, H entries: one pass instead of
+// a conversion pass and an update pass).
+static uint64_t update_rows(TrainState *s, const double *g, const GradSum *sum, const RowSet *rows, int a,
+                            int b, double *scratch) {
     Policy *p = &s->policy;
     const size_t H = (size_t)p->H;
     const double lr = s->cfg.lr, decay = s->cfg.decay;
     uint64_t d = 0;
-    for (int r = 0; r < rows->n; r++) {
+    for (int r = a; r < b; r++) {
         const int i = rows->list[r];
         const size_t off = (size_t)i * H;
+        const double *gr = g ? g + (size_t)r * H : scratch;
+        if (!g) gradsum_to_double_range(sum, scratch, off, H);
         rmsprop_decay(s->cache + off, H, s->iteration - s->cache_at[i], decay);
-        rmsprop_update(p->w + off, s->cache + off, g + (size_t)r * H, H, lr, decay);
+        rmsprop_update(p->w + off, s->cache + off, gr, H, lr, decay);
         s->cache_at[i] = s->iteration + 1;
         d += digest_range(p->w, off, H);
     }
-    const size_t w2 = (size_t)p->D * H;
-    rmsprop_update(p->w + w2, s->cache + w2, g + (size_t)rows->n * H, H, lr, decay);
-    s->digest += d + digest_range(p->w, w2, H);
+    return d;
+}
+
+static uint64_t update_w2(TrainState *s, const double *g, const GradSum *sum, const RowSet *rows, double *scratch) {
+    Policy *p = &s->policy;
+    const size_t H = (size_t)p->H, w2 = (size_t)p->D * H;
+    const double *gr = g ? g + (size_t)rows->n * H : scratch;
+    if (!g) gradsum_to_double_range(sum, scratch, w2, H);
+    rmsprop_update(p->w + w2, s->cache + w2, gr, H, s->cfg.lr, s->cfg.decay);
+    return digest_range(p->w, w2, H);
+}
+
+void train_apply_update(TrainState *s, const double *g, const RowSet *rows) {
+    s->digest += update_rows(s, g, NULL, rows, 0, rows->n, NULL) + update_w2(s, g, NULL, rows, NULL);
+}
+
+// The same on the pool's threads, a share of the rows each (the digest is a sum: the same
+// whatever the split).
+typedef struct {
+    TrainState *s;
+    const double *g;
+    const GradSum *sum;
+    const RowSet *rows;
+    double *scratch;          // (parts x H)
+    uint64_t *digest;         // (parts,)
+} Update;
+
+static void update_part(void *ctx, int part, int parts) {
+    Update *u = ctx;
+    const int n = u->rows->n;
+    double *scratch = u->scratch + (size_t)part * (size_t)u->s->policy.H;
+    uint64_t d = update_rows(u->s, u->g, u->sum, u->rows, (int)((int64_t)n * part / parts),
+                             (int)((int64_t)n * (part + 1) / parts), scratch);
+    if (part == parts - 1) d += update_w2(u->s, u->g, u->sum, u->rows, scratch);
+    u->digest[part] = d;
 }
 
 int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
@@ -288,8 +318,11 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
     const bool learner = comm->rank == 0;
     EpisodeStats *stats = calloc((size_t)B, sizeof(EpisodeStats));
     RowSet rows = {0};
+    const int parts = pool_threads(pool);
+    Update up = { s, NULL, NULL, &rows, calloc((size_t)parts * (size_t)s->policy.H, sizeof(double)),
+                  calloc((size_t)parts, sizeof(uint64_t)) };
     int rc = -1;
-    if (!stats || train_state_defer(s) || rowset_alloc(&rows, s->policy.D)) {
+    if (!stats || !up.scratch || !up.digest || train_state_defer(s) || rowset_alloc(&rows, s->policy.D)) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
@@ -310,7 +343,9 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
         if (comm->end(comm, sum, &rows, stats, B, &g, err, errlen)) goto out;
         BatchSummary b;
         account_batch(s, stats, B, &b);
-        train_apply_update(s, g, &rows);
+        up.g = g; up.sum = sum;
+        pool_for(pool, update_part, &up);
+        for (int k = 0; k < parts; k++) s->digest += up.digest[k];
         s->iteration++;
         b.secs = now_s() - t0;
         s->wall_s += b.secs;
@@ -325,6 +360,8 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
     rc = 0;
 out:
     free(stats);
+    free(up.scratch);
+    free(up.digest);
     rowset_free(&rows);
     return rc;
 }

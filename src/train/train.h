@@ -123,6 +123,11 @@ void pool_destroy(Pool *pool);
 int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,
               int64_t first, int count, EpisodeStats *stats, const GradSum **sum, RowSet *rows,
               char *err, size_t errlen);
+// Run fn(ctx, part, parts) for every part in [0, parts) at once, one on each of the pool's
+// threads (parts = pool_threads()), and wait for all: the learner's passes over the rows,
+// between batches. With one thread it runs inline. Not while pool_play() runs.
+void pool_for(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx);
+int pool_threads(const Pool *pool);
 
 // ----------------------------------------------------------------------------
 // How a process takes part in an iteration. A single process uses comm_local_create();
@@ -136,7 +141,9 @@ typedef struct Comm {
     // In: this process's exact sum (valid on its W1 rows in `rows` and W2) and stats. Out, on every
     // rank: in `rows`, every W1 row the batch touched; at *g, the batch's gradient on those
     // rows and W2, converted to float64 once and packed as gradsum_rows_to_double() writes it
-    // (the Comm's memory, valid until its next call); and every episode's stats.
+    // (the Comm's memory, valid until its next call), or NULL where this process's sum is
+    // already the batch's (one process: the update converts it row by row as it goes); and
+    // every episode's stats.
     int (*end)(struct Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
                const double **g, char *err, size_t errlen);
     void *ctx;
@@ -144,7 +151,7 @@ typedef struct Comm {
 
 // The single-process transport (episodes from an atomic counter, nothing to send); NULL if
 // out of memory.
-Comm *comm_local_create(const Policy *shape);
+Comm *comm_local_create(void);
 void comm_local_destroy(Comm *c);
 
 // Run the loop until cfg's iteration limit or target, or until train_request_stop().

@@ -1,6 +1,7 @@
 // test_policy.c: the network, the returns and the exact gradient sum.
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -374,4 +375,32 @@ Test(gradsum, round_to_odd_is_one_rounding_of_the_exact_value) {
     far = 0;
     gradsum_round(-129, ~0ull, &far);
     cr_expect_neq(far, 0);
+}
+
+// pool_for: every part runs once, all at the same time (each waits until all have started, so
+// running them one after the other would never finish), with parts = the pool's threads.
+typedef struct { atomic_int started, ran[4], bad; } ForProbe;
+static void for_probe(void *ctx, int part, int parts) {
+    ForProbe *fp = ctx;
+    if (parts != 3 || part < 0 || part >= 3) { atomic_store(&fp->bad, 1); return; }
+    atomic_fetch_add(&fp->ran[part], 1);
+    atomic_fetch_add(&fp->started, 1);
+    for (long spin = 0; atomic_load(&fp->started) < 3 && spin < 2000000000L; spin++) {}
+    if (atomic_load(&fp->started) < 3) atomic_store(&fp->bad, 2);
+}
+
+Test(pool, for_runs_each_part_once_on_its_own_thread) {
+    Policy shape;
+    cr_assert_eq(policy_alloc(&shape, POLICY_D, 5), 0);
+    Pool *pool = pool_create(3, "ALE/Pong-v5", &shape);
+    cr_assert_not_null(pool);
+    cr_assert_eq(pool_threads(pool), 3);
+    for (int round = 0; round < 3; round++) {            // again: the threads go back to waiting
+        ForProbe fp = {0};
+        pool_for(pool, for_probe, &fp);
+        cr_expect_eq(atomic_load(&fp.bad), 0, "round %d", round);
+        for (int k = 0; k < 3; k++) cr_expect_eq(atomic_load(&fp.ran[k]), 1, "round %d part %d", round, k);
+    }
+    pool_destroy(pool);
+    policy_free(&shape);
 }
