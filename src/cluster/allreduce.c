@@ -12,6 +12,7 @@
 // A message of step 1 with n entries: the header, n low words, n high parts, padded to 8
 // bytes (so that every message's words are aligned).
 static size_t msg_bytes(size_t n, int hs) { return (HEADER + n * (8 + (size_t)hs) + 7) / 8 * 8; }
+
 enum { FLAG_WIRE = 1, FLAG_RANGE = 2 };
 
 static inline bool touched(const Allreduce *a, int q, size_t row) {
@@ -29,6 +30,7 @@ int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H) {
     a->owner = calloc(D, sizeof(int16_t));
     a->load = calloc(R, sizeof(size_t));
     a->nin = calloc(R, sizeof(size_t));
+    a->nout = calloc(R, sizeof(size_t));
     int **ints[] = { &a->scount, &a->sdispl, &a->rcount, &a->rdispl, &a->gcount, &a->gdispl };
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) *ints[i] = calloc(R, sizeof(int));
     a->inL = calloc(R, sizeof(*a->inL));
@@ -39,7 +41,7 @@ int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H) {
     // a rank sends at most its every row once, in the widest form
     a->send_cap = (D + 1) * H * 16 + R * (HEADER + 8);
     a->send = malloc(a->send_cap);
-    if (!a->order || !a->first || !a->owner || !a->load || !a->nin || !a->scount || !a->sdispl || !a->rcount ||
+    if (!a->order || !a->first || !a->owner || !a->load || !a->nin || !a->nout || !a->scount || !a->sdispl || !a->rcount ||
         !a->rdispl || !a->gcount || !a->gdispl || !a->inL || !a->inH || !a->cur || !a->accL || !a->accH || !a->send || ranks > INT16_MAX) {
         allreduce_free(a);
         return -1;
@@ -48,7 +50,7 @@ int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H) {
 }
 
 void allreduce_free(Allreduce *a) {
-    free(a->order); free(a->first); free(a->owner); free(a->load); free(a->nin);
+    free(a->order); free(a->first); free(a->owner); free(a->load); free(a->nin); free(a->nout);
     free(a->scount); free(a->sdispl); free(a->rcount); free(a->rdispl); free(a->gcount); free(a->gdispl);
     free(a->inL); free(a->inH); free(a->cur); free(a->accL); free(a->accH); free(a->send); free(a->recv);
     memset(a, 0, sizeof(*a));
@@ -230,10 +232,11 @@ int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g,
     size_t soff = 0, roff = 0;
     for (int q = 0; q < R; q++) {
         size_t ns = 0, nr = 0;
-        a->nin[q] = 0;
+        a->nin[q] = a->nout[q] = 0;
         if (q != rank) {
             for (size_t k = 0, m = owned(a, q); k < m; k++) ns += touched(a, rank, owned_row(a, q, k));
             for (size_t k = 0, m = owned(a, rank); k < m; k++) nr += touched(a, q, owned_row(a, rank, k));
+            a->nout[q] = ns * H;
             a->nin[q] = nr * H;
             ns = msg_bytes(ns * H, hs);
             nr = msg_bytes(nr * H, hs);
@@ -260,8 +263,8 @@ int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g,
     for (int q = 0; q < R; q++) {
         if (q == rank) continue;
         uint8_t *m = a->send + a->sdispl[q];
-        size_t n = 0, e = 0;
-        for (size_t k = 0, mo = owned(a, q); k < mo; k++) n += touched(a, rank, owned_row(a, q, k)) ? H : 0;
+        const size_t n = a->nout[q];
+        size_t e = 0;
         uint64_t *L = (uint64_t *)(void *)(m + HEADER);
         uint8_t *Hb = m + HEADER + 8 * n;
         for (size_t k = 0, mo = owned(a, q); k < mo; k++) {
@@ -275,6 +278,9 @@ int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g,
     for (int q = 0; q < R; q++)
         if (q != rank) memcpy(a->send + a->sdispl[q], &flags, HEADER);
     MPI_Alltoallv(a->send, a->scount, a->sdispl, MPI_BYTE, a->recv, a->rcount, a->rdispl, MPI_BYTE, W);
+    int64_t total = 0;
+    for (int q = 0; q < R; q++) total += a->scount[q];
+    *sent = total;
     for (int q = 0; q < R; q++) {
         if (q == rank) continue;
         uint64_t f;
@@ -308,9 +314,7 @@ int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g,
     MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, a->gcount, a->gdispl, MPI_BYTE, W, &req[0]);
     MPI_Iallreduce(MPI_IN_PLACE, &flag, 1, MPI_UNSIGNED_CHAR, MPI_BOR, W, &req[1]);
     MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
-    int64_t total = 0;
-    for (int q = 0; q < R; q++) total += a->scount[q];
-    *sent = total + (int64_t)(allreduce_entries(a) * 8 * (size_t)(R - 1) / (size_t)R);
+    *sent += (int64_t)(allreduce_entries(a) * 8 * (size_t)(R - 1) / (size_t)R);
     if (flag & FLAG_RANGE) {
         snprintf(err, errlen, "the batch's sum of a gradient entry is beyond 2^31 (training diverged; try a smaller --lr)");
         return -1;

@@ -45,7 +45,7 @@ typedef struct {
     uint8_t *send, *recv;
     size_t send_cap, recv_cap;
     int *scount, *sdispl, *rcount, *rdispl, *gcount, *gdispl;   // (ranks,) each, bytes
-    size_t *nin, *cur;        // (ranks,) entries coming from each rank; those read so far
+    size_t *nin, *nout, *cur; // (ranks,) entries coming from, going to, each rank; those read so far
     const uint64_t **inL;     // (ranks,) per row: where each incoming rank's values are
     const void **inH;
     uint64_t *accL;           // (H,) a row's sum, as 128-bit integers
