@@ -96,11 +96,6 @@ void rowset_clear(RowSet *r) {
     r->n = 0;
 }
 
-void gradsum_rows_to_double(const GradSum *sum, const RowSet *rows, size_t H, double *g) {
-    for (int r = 0; r < rows->n; r++)
-        gradsum_to_double_range(sum, g + (size_t)r * H, (size_t)rows->list[r] * H, H);
-    gradsum_to_double_range(sum, g + (size_t)rows->n * H, (size_t)rows->D * H, H);
-}
 
 uint64_t episode_env_seed(uint64_t run_seed, int64_t k) { return rng_key(run_seed, 1, (uint64_t)k, 0x656e76); }
 uint64_t episode_act_seed(uint64_t run_seed, int64_t k) { return rng_key(run_seed, 2, (uint64_t)k, 0x616374); }

@@ -56,9 +56,6 @@ static inline void rowset_add(RowSet *r, int row) {
     if (!r->in[row]) { r->in[row] = 1; r->list[r->n++] = (uint16_t)row; }
 }
 void rowset_clear(RowSet *r);
-// The sum's rows in `rows` and W2, converted once to float64, packed into g: row rows->list[k]
-// at g[k H], W2 at g[rows->n H] ((rows->n + 1) H entries).
-void gradsum_rows_to_double(const GradSum *sum, const RowSet *rows, size_t H, double *g);
 
 typedef struct TrainState {
     TrainConfig cfg;
@@ -92,9 +89,9 @@ bool train_state_settled(const TrainState *s);
 // Start deferring (allocates cache_at; train_run does it). 0 or -1 (out of memory).
 int train_state_defer(TrainState *s);
 // The seed's RMSProp step for the batch gradient, which is zero outside the W1 rows in `rows`
-// and W2, given packed as gradsum_rows_to_double() writes it: those rows and W2 are updated,
-// the other rows' cache decays are deferred. Needs train_state_defer(). The caller then counts
-// the iteration (s->iteration++).
+// and W2, given packed (row rows->list[k] at g[k H], W2 at g[rows->n H]): those rows and W2 are
+// updated, the other rows' cache decays are deferred. Needs train_state_defer(). The caller
+// then counts the iteration (s->iteration++). (train_run does the same on the pool's threads.)
 void train_apply_update(TrainState *s, const double *g, const RowSet *rows);
 
 // The random streams of episode k (global index) of a run.
@@ -138,9 +135,9 @@ typedef struct Comm {
     // weights and the RMSProp cache and applies the same update to the same batch sum.
     bool (*begin)(struct Comm *c, Policy *p, bool *stop);      // counters and stop flag out
     EpisodeSource *(*source)(struct Comm *c, int64_t first, int count);
-    // In: this process's exact sum (valid on its W1 rows in `rows` and W2) and stats. Out, on every
-    // rank: in `rows`, every W1 row the batch touched; at *g, the batch's gradient on those
-    // rows and W2, converted to float64 once and packed as gradsum_rows_to_double() writes it
+    // In: this process's exact sum (valid on its W1 rows in `rows` and W2) and stats. Out, on
+    // every rank: in `rows`, every W1 row the batch touched; at *g, the batch's gradient on
+    // those rows and W2, converted to float64 once and packed as train_apply_update() takes it
     // (the Comm's memory, valid until its next call), or NULL where this process's sum is
     // already the batch's (one process: the update converts it row by row as it goes); and
     // every episode's stats.
