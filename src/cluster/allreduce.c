@@ -6,6 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// Adds the time since *t to phase p, and moves *t on.
+static void lap(Allreduce *a, int p, double *t) {
+    double now = now_s();
+    a->phase_s[p] += now - *t;
+    *t = now;
+}
 
 #define HEADER 8              // every message of step 1 starts with its sender's flags
 
@@ -259,6 +273,7 @@ int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g,
         if (!a->recv) { snprintf(err, errlen, "out of memory (%zu bytes for the all-reduce)", roff); return -1; }
         a->recv_cap = roff + roff / 4;
     }
+    double t = now_s();
     int bad = 0;
     for (int q = 0; q < R; q++) {
         if (q == rank) continue;
@@ -277,7 +292,9 @@ int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g,
     uint64_t flags = bad ? FLAG_WIRE : 0;
     for (int q = 0; q < R; q++)
         if (q != rank) memcpy(a->send + a->sdispl[q], &flags, HEADER);
+    lap(a, ALLREDUCE_PACK, &t);
     MPI_Alltoallv(a->send, a->scount, a->sdispl, MPI_BYTE, a->recv, a->rcount, a->rdispl, MPI_BYTE, W);
+    lap(a, ALLREDUCE_STEP1, &t);
     int64_t total = 0;
     for (int q = 0; q < R; q++) total += a->scount[q];
     *sent = total;
@@ -308,12 +325,14 @@ int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g,
         }
         beyond |= finish_row(a, sum, row, n, hs, g + (a->first[rank] + k) * H, a->accL, a->accH);
     }
+    lap(a, ALLREDUCE_FINISH, &t);
     // step 2: every block to every rank; beside it, whether some total went past 2^31
     uint8_t flag = beyond ? FLAG_RANGE : 0;
     MPI_Request req[2];
     MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, g, a->gcount, a->gdispl, MPI_BYTE, W, &req[0]);
     MPI_Iallreduce(MPI_IN_PLACE, &flag, 1, MPI_UNSIGNED_CHAR, MPI_BOR, W, &req[1]);
     MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    lap(a, ALLREDUCE_STEP2, &t);
     *sent += (int64_t)(allreduce_entries(a) * 8 * (size_t)(R - 1) / (size_t)R);
     if (flag & FLAG_RANGE) {
         snprintf(err, errlen, "the batch's sum of a gradient entry is beyond 2^31 (training diverged; try a smaller --lr)");

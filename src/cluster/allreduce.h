@@ -30,6 +30,8 @@
 
 #include "../train/gradsum.h"
 
+enum { ALLREDUCE_PACK, ALLREDUCE_STEP1, ALLREDUCE_FINISH, ALLREDUCE_STEP2, ALLREDUCE_PHASES };
+
 typedef struct {
     int ranks;
     size_t D, H;
@@ -50,6 +52,9 @@ typedef struct {
     const void **inH;
     uint64_t *accL;           // (H,) a row's sum, as 128-bit integers
     int64_t *accH;
+    // seconds spent in each phase, summed over calls: putting values in wire form, step 1's
+    // exchange, finishing this rank's rows, step 2's exchange (benchmarks; the caller clears it)
+    double phase_s[ALLREDUCE_PHASES];
 } Allreduce;
 
 int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H);   // 0 or -1 (out of memory)

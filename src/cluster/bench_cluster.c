@@ -12,6 +12,10 @@
 //   reduce_ms      gradient sum to every rank: the all-reduce, the sums' rounding to float64
 //                  included (slowest rank); the ranks' records (rows touched, digests) and
 //                  the episode stats go with the end-of-play barrier, counted as waiting
+//   reduce_pack_ms, reduce_exchange1_ms, reduce_finish_ms, reduce_exchange2_ms
+//                  its phases (allreduce.h), each the slowest rank's: this rank's values of
+//                  rows others own put in wire form; the first exchange (MPI_Alltoallv); its
+//                  own rows finished and rounded; the second exchange (MPI_Allgatherv)
 //   rows_per_iteration     W1 rows some rank touched: the rows the all-reduce carries
 //   sent_bytes_per_entry   what a rank sends for each entry summed, the mean over ranks: its
 //                  values of rows it touched but does not own (9 bytes each), and its share
@@ -118,8 +122,9 @@ static int bench_rank(const BenchArgs *a) {
     double wall = now_s() - t0;
     CommTimes t;
     comm_mpi_times(comm, &t);
-    double mine[4] = { t.play_s, t.bcast_s, t.reduce_s, t.wait_s }, worst[4];
-    MPI_Reduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    double mine[8] = { t.play_s, t.bcast_s, t.reduce_s, t.wait_s, t.reduce_phase_s[0], t.reduce_phase_s[1],
+                       t.reduce_phase_s[2], t.reduce_phase_s[3] }, worst[8];
+    MPI_Reduce(mine, worst, 8, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     int64_t bytes = 0;                              // the ranks send different amounts: the mean
     MPI_Reduce(&t.wire_bytes, &bytes, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     const double sent = (double)bytes / size;
@@ -137,6 +142,8 @@ static int bench_rank(const BenchArgs *a) {
         printf("play_ms: %.2f\n", 1e3 * worst[0] / k);
         printf("bcast_ms: %.3f\n", 1e3 * worst[1] / k);
         printf("reduce_ms: %.3f\n", 1e3 * worst[2] / k);
+        static const char *phase[4] = { "pack", "exchange1", "finish", "exchange2" };
+        for (int p = 0; p < 4; p++) printf("reduce_%s_ms: %.3f\n", phase[p], 1e3 * worst[4 + p] / k);
         printf("rows_per_iteration: %.0f\n", rows);
         printf("sent_bytes_per_entry: %.2f\n", t.entries ? sent / (double)t.entries : 0.0);
         printf("sent_bytes_per_iteration: %.0f\n", sent / k);

@@ -561,6 +561,7 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
 void comm_mpi_times(const Comm *c, CommTimes *t) {
     const MpiComm *m = (const MpiComm *)c;
     *t = m->t;
+    for (int p = 0; p < ALLREDUCE_PHASES; p++) t->reduce_phase_s[p] = m->ar.phase_s[p];
     t->episodes = atomic_load(&((MpiComm *)m)->played);
     t->busy_s = atomic_load(&((MpiComm *)m)->busy_ns) * 1e-9;
 }
@@ -576,6 +577,7 @@ int comm_mpi_samples(const Comm *c, double *iter_s, double *comm_s, int max) {
 void comm_mpi_reset_times(Comm *c) {
     MpiComm *m = (MpiComm *)c;
     memset(&m->t, 0, sizeof(m->t));
+    memset(m->ar.phase_s, 0, sizeof(m->ar.phase_s));
     m->nsamp = 0;
     m->last_begin = m->last_comm = 0;
     atomic_store(&m->played, 0);

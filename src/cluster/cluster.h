@@ -66,6 +66,8 @@ typedef struct {
     double reduce_s;     // end(): the gradient sum to every rank (the all-reduce, the rounding of
                          // the sums to float64 included); the records ride on the end-of-play
                          // barrier, in wait_s
+    double reduce_phase_s[4];   // of reduce_s: putting values in wire form, the first exchange,
+                         // finishing this rank's rows, the second exchange (allreduce.h)
     double busy_s;       // thread-seconds spent in episodes
     int64_t rows;        // W1 rows (of 6400) in the gradient reductions, summed over iterations
     int64_t entries;     // entries in them (rows and W2), summed over iterations
