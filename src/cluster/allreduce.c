@@ -29,6 +29,23 @@ static size_t msg_bytes(size_t n, int hs) { return (HEADER + n * (8 + (size_t)hs
 
 enum { FLAG_WIRE = 1, FLAG_RANGE = 2 };
 
+// A row this rank sends: to whom, and where in that message (entry e).
+struct AllreduceOut {
+    uint16_t row;             // D: W2
+    int32_t q;
+    size_t e;
+};
+
+// A thread's scratch in the passes.
+struct AllreducePart {
+    size_t *cur;              // (ranks,) entries read so far from each rank's message
+    const uint64_t **inL;     // (ranks,) per row: where each incoming rank's values are
+    const void **inH;
+    uint64_t *accL;           // (H,) a row's sum, as 128-bit integers
+    int64_t *accH;
+    int bad, beyond;          // a value did not fit its high part; a total reached 2^31
+};
+
 static inline bool touched(const Allreduce *a, int q, size_t row) {
     return row == a->D || (a->masks[(size_t)q * a->stride + (row >> 3)] >> (row & 7) & 1);
 }
@@ -45,28 +62,55 @@ int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H) {
     a->load = calloc(R, sizeof(size_t));
     a->nin = calloc(R, sizeof(size_t));
     a->nout = calloc(R, sizeof(size_t));
+    a->out = calloc(D + 1, sizeof(*a->out));
     int **ints[] = { &a->scount, &a->sdispl, &a->rcount, &a->rdispl, &a->gcount, &a->gdispl };
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) *ints[i] = calloc(R, sizeof(int));
-    a->inL = calloc(R, sizeof(*a->inL));
-    a->inH = calloc(R, sizeof(*a->inH));
-    a->cur = calloc(R, sizeof(size_t));
-    a->accL = calloc(H, sizeof(uint64_t));
-    a->accH = calloc(H, sizeof(int64_t));
     // a rank sends at most its every row once, in the widest form
     a->send_cap = (D + 1) * H * 16 + R * (HEADER + 8);
     a->send = malloc(a->send_cap);
-    if (!a->order || !a->first || !a->owner || !a->load || !a->nin || !a->nout || !a->scount || !a->sdispl || !a->rcount ||
-        !a->rdispl || !a->gcount || !a->gdispl || !a->inL || !a->inH || !a->cur || !a->accL || !a->accH || !a->send || ranks > INT16_MAX) {
+    if (!a->order || !a->first || !a->owner || !a->load || !a->nin || !a->nout || !a->out || !a->scount ||
+        !a->sdispl || !a->rcount || !a->rdispl || !a->gcount || !a->gdispl || !a->send || ranks > INT16_MAX) {
         allreduce_free(a);
         return -1;
     }
     return 0;
 }
 
+static void parts_free(Allreduce *a) {
+    for (int p = 0; p < a->nparts; p++) {
+        struct AllreducePart *t = &a->part[p];
+        free(t->cur); free(t->inL); free(t->inH); free(t->accL); free(t->accH);
+    }
+    free(a->part);
+    a->part = NULL;
+    a->nparts = 0;
+}
+
+// Scratch for n threads. 0 or -1 (out of memory).
+static int parts_alloc(Allreduce *a, int n) {
+    if (n <= a->nparts) return 0;
+    parts_free(a);
+    a->part = calloc((size_t)n, sizeof(*a->part));
+    if (!a->part) return -1;
+    a->nparts = n;
+    const size_t R = (size_t)a->ranks;
+    for (int p = 0; p < n; p++) {
+        struct AllreducePart *t = &a->part[p];
+        t->cur = calloc(R, sizeof(size_t));
+        t->inL = calloc(R, sizeof(*t->inL));
+        t->inH = calloc(R, sizeof(*t->inH));
+        t->accL = calloc(a->H, sizeof(uint64_t));
+        t->accH = calloc(a->H, sizeof(int64_t));
+        if (!t->cur || !t->inL || !t->inH || !t->accL || !t->accH) { parts_free(a); return -1; }
+    }
+    return 0;
+}
+
 void allreduce_free(Allreduce *a) {
-    free(a->order); free(a->first); free(a->owner); free(a->load); free(a->nin); free(a->nout);
+    parts_free(a);
+    free(a->order); free(a->first); free(a->owner); free(a->load); free(a->nin); free(a->nout); free(a->out);
     free(a->scount); free(a->sdispl); free(a->rcount); free(a->rdispl); free(a->gcount); free(a->gdispl);
-    free(a->inL); free(a->inH); free(a->cur); free(a->accL); free(a->accH); free(a->send); free(a->recv);
+    free(a->send); free(a->recv);
     memset(a, 0, sizeof(*a));
 }
 
@@ -205,18 +249,20 @@ static int put_row(const int64_t *hi, const int64_t *lo, size_t len, int hs, uin
     return put8(hi, lo, len, L, Hh);
 }
 
-// Row `row` finished into g: this rank's values plus the n incoming rows (a->inL/inH).
-// Returns 1 if a total is 2^31 or more. L, Hh: scratch of H.
-static int finish_row(const Allreduce *a, const GradSum *sum, size_t row, int n, int hs, double *g,
-                      uint64_t *L, int64_t *Hh) {
+// Row `row` finished into g: this rank's values plus the n incoming rows (t->inL/inH).
+// Returns 1 if a total is 2^31 or more.
+static int finish_row(const Allreduce *a, const struct AllreducePart *t, const GradSum *sum, size_t row,
+                      int n, int hs, double *g) {
     const size_t H = a->H, off = row * H;
     const int64_t *hi = sum->hi + off, *lo = sum->lo + off;
     if (n == 0) {                       // one rank's sum: below 2^31 (gradsum.h)
         gradsum_to_double_range(sum, g, off, H);
         return 0;
     }
-    const uint64_t *L0 = a->inL[0];
-    const void *H0 = a->inH[0];
+    const uint64_t *L0 = t->inL[0];
+    const void *H0 = t->inH[0];
+    uint64_t *L = t->accL;
+    int64_t *Hh = t->accH;
     if (n == 1) {
         if (hs == 8) return final64(hi, lo, H, L0, H0, g);
         if (hs == 2) return final16(hi, lo, H, L0, H0, g);
@@ -226,9 +272,9 @@ static int finish_row(const Allreduce *a, const GradSum *sum, size_t row, int n,
     else if (hs == 2) acc0_16(hi, lo, H, L0, H0, L, Hh);
     else acc0_8(hi, lo, H, L0, H0, L, Hh);
     for (int s = 1; s < n; s++) {
-        if (hs == 8) accn_64(L, Hh, H, a->inL[s], a->inH[s]);
-        else if (hs == 2) accn_16(L, Hh, H, a->inL[s], a->inH[s]);
-        else accn_8(L, Hh, H, a->inL[s], a->inH[s]);
+        if (hs == 8) accn_64(L, Hh, H, t->inL[s], t->inH[s]);
+        else if (hs == 2) accn_16(L, Hh, H, t->inL[s], t->inH[s]);
+        else accn_8(L, Hh, H, t->inL[s], t->inH[s]);
     }
     return acc_final(L, Hh, H, g);
 }
@@ -236,19 +282,86 @@ static int finish_row(const Allreduce *a, const GradSum *sum, size_t row, int n,
 // ----------------------------------------------------------------------------
 // the exchange
 
-int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g, int64_t *sent,
-                  char *err, size_t errlen) {
-    const int R = a->ranks;
+// The two passes, each a share of the rows on one thread of the pool.
+typedef struct {
+    Allreduce *a;
+    const GradSum *sum;
+    int hs, rank;
+    double *g;
+} Pass;
+
+// This rank's values of the rows others own, into wire form in their messages.
+static void pack_part(void *ctx, int part, int parts) {
+    const Pass *ps = ctx;
+    const Allreduce *a = ps->a;
+    const size_t H = a->H, n = a->nout_rows;
+    int bad = 0;
+    for (size_t i = n * (size_t)part / (size_t)parts; i < n * (size_t)(part + 1) / (size_t)parts; i++) {
+        const struct AllreduceOut *o = &a->out[i];
+        uint64_t *L = (uint64_t *)(void *)(a->send + a->sdispl[o->q] + HEADER);
+        uint8_t *Hb = (uint8_t *)(L + a->nout[o->q]);
+        bad |= put_row(ps->sum->hi + (size_t)o->row * H, ps->sum->lo + (size_t)o->row * H, H, ps->hs,
+                       L + o->e, Hb + o->e * (size_t)ps->hs);
+    }
+    a->part[part].bad = bad;
+}
+
+// This rank's rows, finished: its values plus those of each rank that touched them.
+static void finish_part(void *ctx, int part, int parts) {
+    const Pass *ps = ctx;
+    const Allreduce *a = ps->a;
+    struct AllreducePart *t = &a->part[part];
+    const int R = a->ranks, rank = ps->rank, hs = ps->hs;
+    const size_t H = a->H, mo = owned(a, rank);
+    const size_t k0 = mo * (size_t)part / (size_t)parts, k1 = mo * (size_t)(part + 1) / (size_t)parts;
+    // where this share starts in each rank's message: its values of the rows before it
+    memset(t->cur, 0, (size_t)R * sizeof(size_t));
+    for (size_t k = 0; k < k0; k++) {
+        const size_t row = owned_row(a, rank, k);
+        for (int q = 0; q < R; q++)
+            if (q != rank && touched(a, q, row)) t->cur[q] += H;
+    }
+    int beyond = 0;
+    for (size_t k = k0; k < k1; k++) {
+        const size_t row = owned_row(a, rank, k);
+        int n = 0;
+        for (int q = 0; q < R; q++) {
+            if (q == rank || !touched(a, q, row)) continue;
+            const uint8_t *m = a->recv + a->rdispl[q] + HEADER;
+            t->inL[n] = (const uint64_t *)(const void *)m + t->cur[q];
+            t->inH[n++] = m + 8 * a->nin[q] + t->cur[q] * (size_t)hs;
+            t->cur[q] += H;
+        }
+        beyond |= finish_row(a, t, ps->sum, row, n, hs, ps->g + (a->first[rank] + k) * H);
+    }
+    t->beyond = beyond;
+}
+
+static void run_parts(Pool *pool, void (*fn)(void *, int, int), void *ctx) {
+    if (pool) pool_for(pool, fn, ctx);
+    else fn(ctx, 0, 1);
+}
+
+int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank, double *g,
+                  int64_t *sent, char *err, size_t errlen) {
+    const int R = a->ranks, parts = pool ? pool_threads(pool) : 1;
     const size_t H = a->H;
     const MPI_Comm W = MPI_COMM_WORLD;
+    if (parts_alloc(a, parts)) { snprintf(err, errlen, "out of memory (the all-reduce's scratch)"); return -1; }
     // step 1's messages: to each owner, this rank's values of the owner's rows it touched; from
     // each rank, its values of this rank's rows it touched; every message has its header
     size_t soff = 0, roff = 0;
+    a->nout_rows = 0;
     for (int q = 0; q < R; q++) {
         size_t ns = 0, nr = 0;
         a->nin[q] = a->nout[q] = 0;
         if (q != rank) {
-            for (size_t k = 0, m = owned(a, q); k < m; k++) ns += touched(a, rank, owned_row(a, q, k));
+            for (size_t k = 0, m = owned(a, q); k < m; k++) {
+                const size_t row = owned_row(a, q, k);
+                if (!touched(a, rank, row)) continue;
+                a->out[a->nout_rows++] = (struct AllreduceOut){ (uint16_t)row, q, ns * H };
+                ns++;
+            }
             for (size_t k = 0, m = owned(a, rank); k < m; k++) nr += touched(a, q, owned_row(a, rank, k));
             a->nout[q] = ns * H;
             a->nin[q] = nr * H;
@@ -274,21 +387,10 @@ int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g,
         a->recv_cap = roff + roff / 4;
     }
     double t = now_s();
+    Pass ps = { a, sum, hs, rank, g };
+    run_parts(pool, pack_part, &ps);
     int bad = 0;
-    for (int q = 0; q < R; q++) {
-        if (q == rank) continue;
-        uint8_t *m = a->send + a->sdispl[q];
-        const size_t n = a->nout[q];
-        size_t e = 0;
-        uint64_t *L = (uint64_t *)(void *)(m + HEADER);
-        uint8_t *Hb = m + HEADER + 8 * n;
-        for (size_t k = 0, mo = owned(a, q); k < mo; k++) {
-            size_t row = owned_row(a, q, k);
-            if (!touched(a, rank, row)) continue;
-            bad |= put_row(sum->hi + row * H, sum->lo + row * H, H, hs, L + e, Hb + e * (size_t)hs);
-            e += H;
-        }
-    }
+    for (int p = 0; p < parts; p++) bad |= a->part[p].bad;
     uint64_t flags = bad ? FLAG_WIRE : 0;
     for (int q = 0; q < R; q++)
         if (q != rank) memcpy(a->send + a->sdispl[q], &flags, HEADER);
@@ -309,22 +411,9 @@ int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g,
         snprintf(err, errlen, "internal error: a gradient sum exceeded the transport's range (%d-byte entries)", 8 + hs);
         return -1;
     }
-    // this rank's rows, finished: its values plus those of each rank that touched them
-    size_t *cur = a->cur;
-    memset(cur, 0, (size_t)R * sizeof(size_t));
+    run_parts(pool, finish_part, &ps);
     int beyond = 0;
-    for (size_t k = 0, mo = owned(a, rank); k < mo; k++) {
-        size_t row = owned_row(a, rank, k);
-        int n = 0;
-        for (int q = 0; q < R; q++) {
-            if (q == rank || !touched(a, q, row)) continue;
-            const uint8_t *m = a->recv + a->rdispl[q] + HEADER;
-            a->inL[n] = (const uint64_t *)(const void *)m + cur[q];
-            a->inH[n++] = m + 8 * a->nin[q] + cur[q] * (size_t)hs;
-            cur[q] += H;
-        }
-        beyond |= finish_row(a, sum, row, n, hs, g + (a->first[rank] + k) * H, a->accL, a->accH);
-    }
+    for (int p = 0; p < parts; p++) beyond |= a->part[p].beyond;
     lap(a, ALLREDUCE_FINISH, &t);
     // step 2: every block to every rank; beside it, whether some total went past 2^31
     uint8_t flag = beyond ? FLAG_RANGE : 0;

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "../train/gradsum.h"
+#include "../train/train.h"
 
 enum { ALLREDUCE_PACK, ALLREDUCE_STEP1, ALLREDUCE_FINISH, ALLREDUCE_STEP2, ALLREDUCE_PHASES };
 
@@ -47,11 +48,11 @@ typedef struct {
     uint8_t *send, *recv;
     size_t send_cap, recv_cap;
     int *scount, *sdispl, *rcount, *rdispl, *gcount, *gdispl;   // (ranks,) each, bytes
-    size_t *nin, *nout, *cur; // (ranks,) entries coming from, going to, each rank; those read so far
-    const uint64_t **inL;     // (ranks,) per row: where each incoming rank's values are
-    const void **inH;
-    uint64_t *accL;           // (H,) a row's sum, as 128-bit integers
-    int64_t *accH;
+    size_t *nin, *nout;       // (ranks,) entries coming from, going to, each rank
+    struct AllreduceOut *out; // (D + 1,) the rows this rank sends, where each goes
+    size_t nout_rows;
+    struct AllreducePart *part;   // (nparts,) a thread's scratch in the passes
+    int nparts;
     // seconds spent in each phase, summed over calls: putting values in wire form, step 1's
     // exchange, finishing this rank's rows, step 2's exchange (benchmarks; the caller clears it)
     double phase_s[ALLREDUCE_PHASES];
@@ -69,14 +70,15 @@ static inline size_t allreduce_entries(const Allreduce *a) { return (a->nrows + 
 
 // Sum this rank's (`rank`) values with everyone's, with high parts of hs bytes (1, 2 or 8:
 // every rank must pass the same). sum holds this rank's values on the rows it touched, and W2
-// (D rows of H, then H); its other rows are not read. The result lands in g
+// (D rows of H, then H); its other rows are not read. The passes over the rows are shared out
+// to the pool's threads (pool_for; NULL: this thread alone). The result lands in g
 // (allreduce_entries(a) float64s, each the exact sum rounded once). *sent is what this rank
 // sent (bytes; the second exchange counted as its share, (ranks - 1) / ranks of the result).
 // Collective; every rank returns the same: 0; ALLREDUCE_WIDER if a value did not fit hs bytes
 // (do it again with more); or -1 with a message if a total is 2^31 or more (as one process
 // refuses it: gradsum.h) or memory ran out.
 #define ALLREDUCE_WIDER 1
-int allreduce_run(Allreduce *a, const GradSum *sum, int hs, int rank, double *g, int64_t *sent,
-                  char *err, size_t errlen);
+int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank, double *g,
+                  int64_t *sent, char *err, size_t errlen);
 
 #endif

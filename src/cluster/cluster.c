@@ -317,7 +317,7 @@ static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
     return &m->src;
 }
 
-static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
+static int mpi_end(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
                    const double **g, char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
     double t0 = now_s();
@@ -372,7 +372,7 @@ static int mpi_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stat
     // A sum too large for the high parts makes every rank run it again, wider (wire_size.h).
     for (int attempt = 0;; attempt++) {
         int64_t sent = 0;
-        int rc = allreduce_run(ar, sum, m->wire.hs, c->rank, m->g, &sent, err, errlen);
+        int rc = allreduce_run(ar, pool, sum, m->wire.hs, c->rank, m->g, &sent, err, errlen);
         m->t.wire_bytes += sent;
         if (rc < 0) return -1;
         if (rc == 0 && !(attempt == 0 && m->iteration == m->test_retry)) break;   // (the retry test)

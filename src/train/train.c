@@ -135,9 +135,9 @@ static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
     return &ls->src;
 }
 
-static int local_end(Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
+static int local_end(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
                      const double **g, char *err, size_t errlen) {
-    (void)c; (void)sum; (void)rows; (void)stats; (void)count; (void)err; (void)errlen;
+    (void)c; (void)pool; (void)sum; (void)rows; (void)stats; (void)count; (void)err; (void)errlen;
     *g = NULL;                      // the sum is the batch's: the update converts it as it goes
     return 0;
 }
@@ -335,7 +335,7 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
         if (pool_play(pool, &s->policy, s->cfg.seed, s->cfg.gamma, src, first, B, stats, &sum, &rows, err, errlen))
             goto out;
         const double *g;
-        if (comm->end(comm, sum, &rows, stats, B, &g, err, errlen)) goto out;
+        if (comm->end(comm, pool, sum, &rows, stats, B, &g, err, errlen)) goto out;
         BatchSummary b;
         account_batch(s, stats, B, &b);
         up.g = g; up.sum = sum;

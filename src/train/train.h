@@ -141,8 +141,9 @@ typedef struct Comm {
     // (the Comm's memory, valid until its next call), or NULL where this process's sum is
     // already the batch's (one process: the update converts it row by row as it goes); and
     // every episode's stats.
-    int (*end)(struct Comm *c, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
-               const double **g, char *err, size_t errlen);
+    // The pool's threads are idle meanwhile: the transport may share its passes out to them.
+    int (*end)(struct Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, EpisodeStats *stats,
+               int count, const double **g, char *err, size_t errlen);
     void *ctx;
 } Comm;
 

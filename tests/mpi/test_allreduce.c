@@ -10,7 +10,8 @@
 // touched at all; hidden sizes of 5 to 200; high parts of 1, 2 and 8 bytes; a value too large
 // for the high part chosen (every rank must report ALLREDUCE_WIDER, and the same call with
 // 8-byte high parts must then give the exact sum); and a total of 2^31 or more, which it must
-// refuse as one process does. Also: every row of the union appears once in the plan.
+// refuse as one process does. Also: every row of the union appears once in the plan. Every case
+// runs twice: with the passes on one thread, and shared out to a pool of 3 threads.
 // Prints one line per case on rank 0; exits non-zero on any mismatch.
 #include <math.h>
 #include <mpi.h>
@@ -20,6 +21,7 @@
 
 #include "cluster/allreduce.h"
 #include "train/gradsum.h"
+#include "train/train.h"
 #include "util/rng.h"
 
 typedef __int128 i128;
@@ -58,7 +60,7 @@ static void make_sum(const Case *c, int cidx, int q, GradSum *s, uint8_t *own) {
     free(g);
 }
 
-static int run_case(const Case *c, int cidx, int rank, int N) {
+static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
     const size_t H = c->H, mb = (D + 7) / 8;
     GradSum mine, other;
     gradsum_alloc(&mine, (D + 1) * H);
@@ -98,14 +100,14 @@ static int run_case(const Case *c, int cidx, int rank, int N) {
     double *g = calloc((D + 1) * H, sizeof(double));
     char err[256] = "";
     int64_t sent = 0;
-    int rc = bad ? -1 : allreduce_run(&a, &mine, hs, rank, g, &sent, err, sizeof(err));
+    int rc = bad ? -1 : allreduce_run(&a, pool, &mine, hs, rank, g, &sent, err, sizeof(err));
     if (c->wider && !bad) {
         if (rc != ALLREDUCE_WIDER) {
             fprintf(stderr, "rank %d case %d: %d-byte high parts cannot hold the values, yet rc %d '%s'\n", rank, cidx, hs, rc, err);
             bad = 1;
         }
         hs = 8;
-        rc = allreduce_run(&a, &mine, hs, rank, g, &sent, err, sizeof(err));
+        rc = allreduce_run(&a, pool, &mine, hs, rank, g, &sent, err, sizeof(err));
     }
     if (bad) {
     } else if (c->expect_err) {
@@ -131,7 +133,8 @@ static int run_case(const Case *c, int cidx, int rank, int N) {
     }
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("%s: %d ranks, H %zu, %zu rows, %s%s%d-byte high parts, %s\n", bad ? "FAIL" : "ok", N, H, a.nrows,
+        printf("%s: %d ranks, %s, H %zu, %zu rows, %s%s%d-byte high parts, %s\n", bad ? "FAIL" : "ok", N,
+               pool ? "passes on 3 threads" : "passes on 1 thread", H, a.nrows,
                c->idle_rank >= 0 ? "rank 1 touched none, " : "",
                c->wider ? "1-byte high parts too narrow, then " : "", hs,
                c->expect_err ? c->expect_err : "the exact sum, rounded once, everywhere");
@@ -167,8 +170,17 @@ int main(int argc, char **argv) {
         { 7, 50, -1, 29, 0, 1, 1, NULL },      // values that do not fit 1 byte: ALLREDUCE_WIDER
         { 7, 50, -1, 30, 1, 8, 0, "beyond 2^31" },          // a total of 2^31 or more
     };
+    // each case with the passes on this thread alone, then shared out to a pool of 3 threads
+    Policy shape;
+    Pool *pool = policy_alloc(&shape, POLICY_D, 5) ? NULL : pool_create(3, "ALE/Pong-v5", &shape);
+    if (!pool) { fprintf(stderr, "cannot start a pool of 3 threads\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
     int bad = 0;
-    for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) bad |= run_case(&cases[i], i, rank, N);
+    for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+        bad |= run_case(&cases[i], i, rank, N, NULL);
+        bad |= run_case(&cases[i], i, rank, N, pool);
+    }
+    pool_destroy(pool);
+    policy_free(&shape);
     MPI_Finalize();
     return bad;
 }
