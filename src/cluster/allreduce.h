@@ -15,6 +15,8 @@
 //      (MPI_Alltoallv), and each owner adds what came in to its own values and rounds the
 //      finished rows to float64, into its block of the result;
 //   2. the blocks go to every rank (MPI_Allgatherv, 8 bytes an entry).
+// The two passes (this rank's values into wire form; its rows finished) are shared out, by
+// rows, to the rank's worker threads, idle at that point.
 // A rank thus sends only values someone else needs: against a ring over all rows, nothing for
 // a row only it touched, and nothing at all for the rows it owns in step 1. On the wire, step
 // 1's entries are their low 64 bits and a high part of 1 byte (9 bytes instead of 16), which
