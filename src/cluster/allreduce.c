@@ -167,9 +167,10 @@ static size_t owned_row(const Allreduce *a, int q, size_t k) {
 // On the wire an entry v is v mod 2^64 (n words), then floor(v / 2^64) (n int8, int16 or
 // int64: hs bytes each), for a rank's own value hi * 2^32 + lo split by gradsum_split.
 //   put:    own value to the wire form; 1 if one does not fit
-//   final1: own plus one incoming, to float64 (the common case: two ranks touched the row)
 //   acc0:   own plus one incoming, to a 128-bit accumulator (L, Hh)
 //   accn:   accumulator plus one incoming
+// then acc_final rounds the accumulator (a fused own-plus-one-to-float64 loop for the common
+// case of two ranks was no faster: the accumulator is a row, in L1).
 // Conversions to float64 take one rounding (gradsum_round, and the exact conversion beyond
 // 2^7); a total of 2^31 or more (beyond what one process's sum holds, gradsum.h) is reported.
 
@@ -188,7 +189,7 @@ static int acc_final(const uint64_t *restrict L, const int64_t *restrict Hh, siz
     return beyond;
 }
 
-#define ROW_LOOPS(HT, PUT, FINAL1, ACC0, ACCN)                                                    \
+#define ROW_LOOPS(HT, PUT, ACC0, ACCN)                                                    \
     static int PUT(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,             \
                    uint64_t *restrict L, HT *restrict Hh) {                                        \
         int bad = 0;                                                                               \
@@ -198,27 +199,6 @@ static int acc_final(const uint64_t *restrict L, const int64_t *restrict Hh, siz
             L[t] = l; Hh[t] = (HT)h; bad |= h != (HT)h;                                            \
         }                                                                                          \
         return bad;                                                                                \
-    }                                                                                              \
-    static int FINAL1(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,          \
-                      const uint64_t *restrict Lin, const HT *restrict Hin, double *restrict g) {  \
-        uint64_t far = 0;                                                                          \
-        for (size_t t = 0; t < len; t++) {                                                         \
-            int64_t h; uint64_t l;                                                                 \
-            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
-            uint64_t l2 = l + Lin[t];                                                              \
-            g[t] = gradsum_round(h + Hin[t] + (l2 < l), l2, &far);                                 \
-        }                                                                                          \
-        int beyond = 0;                                                                            \
-        for (size_t t = 0; far && t < len; t++) {                                                  \
-            int64_t h; uint64_t l;                                                                 \
-            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
-            uint64_t l2 = l + Lin[t];                                                              \
-            int64_t h2 = h + Hin[t] + (l2 < l);                                                    \
-            if (!gradsum_far(h2)) continue;                                                        \
-            beyond |= beyond_2_31(h2);                                                             \
-            g[t] = gradsum_value128(h2, l2);                                                       \
-        }                                                                                          \
-        return beyond;                                                                             \
     }                                                                                              \
     static void ACC0(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,           \
                      const uint64_t *restrict Lin, const HT *restrict Hin, uint64_t *restrict L,   \
@@ -239,9 +219,9 @@ static int acc_final(const uint64_t *restrict L, const int64_t *restrict Hh, siz
         }                                                                                          \
     }
 
-ROW_LOOPS(int8_t, put8, final8, acc0_8, accn_8)
-ROW_LOOPS(int16_t, put16, final16, acc0_16, accn_16)
-ROW_LOOPS(int64_t, put64, final64, acc0_64, accn_64)
+ROW_LOOPS(int8_t, put8, acc0_8, accn_8)
+ROW_LOOPS(int16_t, put16, acc0_16, accn_16)
+ROW_LOOPS(int64_t, put64, acc0_64, accn_64)
 
 static int put_row(const int64_t *hi, const int64_t *lo, size_t len, int hs, uint64_t *L, void *Hh) {
     if (hs == 8) return put64(hi, lo, len, L, Hh);
@@ -263,11 +243,6 @@ static int finish_row(const Allreduce *a, const struct AllreducePart *t, const G
     const void *H0 = t->inH[0];
     uint64_t *L = t->accL;
     int64_t *Hh = t->accH;
-    if (n == 1) {
-        if (hs == 8) return final64(hi, lo, H, L0, H0, g);
-        if (hs == 2) return final16(hi, lo, H, L0, H0, g);
-        return final8(hi, lo, H, L0, H0, g);
-    }
     if (hs == 8) acc0_64(hi, lo, H, L0, H0, L, Hh);
     else if (hs == 2) acc0_16(hi, lo, H, L0, H0, L, Hh);
     else acc0_8(hi, lo, H, L0, H0, L, Hh);
