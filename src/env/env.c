@@ -133,6 +133,7 @@ int env_step(Env *env, int action, EnvStep *out) {
 
 void env_render_rgb(const Env *env, uint8_t *rgb) { pong_render_rgb(&env->game, rgb); }
 void env_render_obs80(const Env *env, uint8_t *obs) { pong_render_obs80(&env->game, obs); }
+void env_ram(const Env *env, uint8_t *ram) { pong_ram(&env->game, ram); }
 
 // ----------------------------------------------------------------------------
 // opaque-handle API for bindings (in the spirit of ALE's old ale_c_wrapper.h)

@@ -61,6 +61,7 @@ int env_step(Env *env, int action, EnvStep *out);
 // The observation of the last emulated frame.
 void env_render_rgb(const Env *env, uint8_t *rgb);     // (210, 160, 3)
 void env_render_obs80(const Env *env, uint8_t *obs);   // (80, 80) in {0, 1}
+void env_ram(const Env *env, uint8_t *ram);            // (128,): ALE getRAM()
 
 // ----------------------------------------------------------------------------
 // Opaque-handle API for bindings (ctypes, other languages), in the spirit of ALE's old C

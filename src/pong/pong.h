@@ -17,6 +17,7 @@
 #define PONG_SCREEN_W 160
 #define PONG_OBS80 80              // the seed's preprocessed grid is 80x80
 #define PONG_WIN_SCORE 21
+#define PONG_RAM_SIZE 128          // the console RAM, $80..$FF, as ALEInterface::getRAM() returns it
 
 // ALE paddle controller (ale_state.hpp): resistance range and per-frame step.
 #define PADDLE_RESISTANCE_MIN 27450
@@ -49,6 +50,9 @@ void pong_reset(Pong *g);
 // caller to [PADDLE_RESISTANCE_MIN, PADDLE_RESISTANCE_MAX]); fire: the paddle button.
 // Returns the reward of this frame: +1 agent scored, -1 CPU scored, 0 otherwise.
 int pong_frame(Pong *g, int resistance, bool fire);
+
+// The 128 bytes of RAM as ALE's getRAM() returns them after the last frame.
+void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]);
 
 // True once either side has PONG_WIN_SCORE points.
 bool pong_game_over(const Pong *g);
