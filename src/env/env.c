@@ -151,17 +151,18 @@ void env_free(Env *env) { free(env); }
 size_t env_sizeof(void) { return sizeof(Env); }
 
 void env_state(const Env *env, EnvState *s) {
-    const Pong *g = &env->game;
-    s->ball_x = g->ball_x;
-    s->ball_y = g->ball_y;
-    s->ball_vx = g->ball_vx;
-    s->ball_vy = g->ball_vy;
-    s->ball_visible = g->ball_visible;
-    s->cpu_y = g->cpu_y;
-    s->agent_y = g->agent_y;
-    s->score_cpu = g->score_cpu;
-    s->score_agent = g->score_agent;
-    s->game_frame = g->frame;
+    PongObjects o;
+    pong_objects(&env->game, &o);
+    s->ball_x = o.ball_x;
+    s->ball_y = o.ball_y;
+    s->ball_vx = o.ball_vx;
+    s->ball_vy = o.ball_vy;
+    s->ball_visible = o.ball_visible;
+    s->cpu_y = o.cpu_y;
+    s->agent_y = o.agent_y;
+    s->score_cpu = pong_score_cpu(&env->game);
+    s->score_agent = pong_score_agent(&env->game);
+    s->game_frame = o.frame;
     s->resistance = env->resistance;
     s->last_action = env->last_action;
     s->steps = env->steps;

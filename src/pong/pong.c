@@ -1,311 +1,627 @@
-// pong.c: Atari 2600 Video Olympics (game 1, one player against the CPU) as ALE shows it.
+// pong.c: Video Olympics game 1 (Pong against the computer), re-created from the cartridge.
 //
-// No disassembly of the cartridge is public, so the rules are empirical. Every constant
-// names the evidence it was fitted to (docs/fidelity.md has the measurements):
-//   xitari   bit-exact RAM trace and screen dump of the first 60 frames after reset
-//   gif      ALE's documentation animation of ALE/Pong-v5: 286 agent steps, frameskip 4
-//   ALE      the Arcade Learning Environment / Stella sources
-//   inferred our own choice where the evidence is silent
+// Evidence. The rules below are the cartridge's own program (CX2621 Video Olympics, md5
+// 60e0ea3cbe0913d39803477945e9e5ec, disassembled with cc65's da65; $Fxxx names the routine),
+// specialised to game 1 with ALE's default switches; the drawing follows the kernel's
+// writes to the TIA line by line. docs/pong-spec.md describes the game in words.
+// tests/unit/test_pong_real.c replays real ALE episodes (tests/data/ale-real/) and
+// checks every frame's RGB crc32, RAM and reward.
 //
-// Positions are screen pixels. The game itself keeps the CPU bat and the ball in RAM
-// units (ram[50] = top + 15, ram[54] = top + 14: OCAtari); the CPU compares those.
+// A frame, as ALE cuts them (a frame ends when the program turns VSYNC off):
+//   1. game logic ($F0CE..$F21F): serve, scoring, wall and bat contacts, ball motion, the
+//      CPU bat, object positions. Reads the collision latches of the previous frame.
+//   2. kernel ($F5B8, $F585 score, $F5D0 field): draws the picture, reads the paddle
+//      (the line on which its capacitor charges) and latches the collisions.
+//   3. end of frame ($F00C..$F0C9): score digit pointers, sound timer, colours for the next
+//      frame ($F23A), frame counters, paddle buttons.
 #include "pong.h"
 
 #include <string.h>
 
 // ----------------------------------------------------------------------------
-// Screen layout (xitari screen dump; rows and columns inclusive)
+// RAM map ($80..$FF). Names are ours; the addresses and uses are the cartridge's.
 
-#define WALL_TOP_Y0 24            // top wall rows 24..33
-#define FIELD_Y0 34               // playfield rows 34..193
-#define FIELD_Y1 193
-#define WALL_BOTTOM_Y0 194        // bottom wall rows 194..209
-#define COMB_W 8                  // row 0, columns 0..7 black: the HMOVE comb
+#define RAM(g, addr) ((g)->ram[(addr) - 0x80])
 
-#define PADDLE_W 4
-#define PADDLE_H 16
-#define CPU_X 16                  // columns 16..19 (gif)
-#define AGENT_X 140               // columns 140..143 (xitari)
-#define BALL_W 2
-#define BALL_H 4
-#define PARKED_BALL_X 2           // reset observation only: ball sprite parked at
-#define PARKED_BALL_Y 45          // columns 2..3, rows 45..48 (gif frame 0)
-
-#define DIGIT_Y0 1                // score glyphs occupy rows 1..20 (xitari)
-#define DIGIT_CELL 4              // one font cell is 4x4 px
-#define CPU_UNITS_X 36            // units digit columns 36..47 (xitari)
-#define AGENT_UNITS_X 116         // units digit columns 116..127 (xitari)
-#define TENS_OFFSET_X 16          // tens digit: the next PF1 nibble to the left (inferred)
-
-// ----------------------------------------------------------------------------
-// Agent bat: ALE resistance -> TIA pot charge time -> the kernel's 2-line counter
-
-#define POT_CYCLES_PER_MOHM 19040     // charge cycles = floor(0.019040 r): Stella TIA.cxx
-#define POT_CYCLES_PER_COUNT 146      // one count of 2 lines every 146 cycles: 6.0 lines per
-                                      // 23000-ohm step fits the gif (TIA's 76/line gives 5.76)
-#define POT_OFFSET_CYCLES 319         // raw 110 at the default, 104 after one RIGHT (xitari,
-                                      // jaxtari test): midpoint of the fitting range [246, 392)
-#define PADDLE_RAW_RESET 110          // $84 after reset (xitari)
-#define PADDLE_FILT_RESET 109         // $BC after reset (xitari)
-#define AGENT_RAM_OFFSET 13           // screen top = ram[51] - 13 (OCAtari)
-#define AGENT_Y_MIN 24                // top row limits (gif)
-#define AGENT_Y_MAX 190
-#define AGENT_FAST_PX 4               // a bat moving >= 4 px/frame adds speed (gif, 2 hits)
-
-// ----------------------------------------------------------------------------
-// CPU player, in RAM units
-
-#define CPU_RAM_OFFSET 15             // screen top = ram[50] - 15 (OCAtari)
-#define BALL_RAM_OFFSET 14            // screen top = ram[54] - 14 (OCAtari)
-#define CPU_STEP 2                    // drift 6,6,4,2,0 (xitari); tops always odd (gif)
-#define CPU_SKIP_PHASE 2              // no move on frames with (frame & 7) == 2 (xitari)
-#define CPU_RAM_RESET 8               // ram[50] = 6 after frame 1 (xitari)
-
-// ----------------------------------------------------------------------------
-// Ball, serves, scoring
-
-#define SERVE_X 79                    // the serve places the ball at (79,114) and moves it
-#define SERVE_Y 114                   // once: (78,115) at the first serve (xitari)
-#define FIRST_SERVE_FRAMES 59         // ram[11] = 58 after frame 1, ball after frame 59 (xitari)
-#define SERVE_DELAY_FRAMES 63         // point -> serve: within the gif's bounds for 5 of 5
-#define BALL_Y_MIN 32                 // the ball bounces 2 rows inside each wall, giving
-#define BALL_Y_MAX 191                // back one row: 5 wall bounces (gif)
-#define OUT_LEFT_X 1                  // gone at x <= 1 or x >= 157 (gif: 156 still drawn,
-#define OUT_RIGHT_X 157               // 158 gone; the left side mirrored)
-#define BALL_VX_MAX 3                 // |vx| in {1,2,3} (gif)
-
-// ----------------------------------------------------------------------------
-// Colours: ALE NTSC palette entries (Palettes.hpp)
-
-typedef struct { uint8_t r, g, b; } Rgb;
-
-typedef struct { Rgb background, wall, agent, cpu; } Palette;
-
-static const Palette PALETTE_NORMAL = {
-    {144, 72, 17}, {236, 236, 236}, {92, 186, 92}, {213, 130, 74},    // 0x22 0x0E 0xC8 0x38
+enum {
+    TMP0 = 0x80,          // scratch; the kernel reads it as the paddle pair (frame & 1)
+    TMP1 = 0x81,          // scratch; the kernel saves the stack pointer here
+    HIT_FLAGS = 0x82,     // wall contact flags of the last contact ($F404)
+    PADDLE_RAW = 0x84,    // line counter when the paddle's capacitor charged (this frame)
+    PADDLE_RAW2 = 0x85,   // same for the right jack's pair (nothing plugged: stays $26)
+    FRAME = 0x88,         // frame counter, low byte
+    FRAME_HI = 0x89,      // frames / 256 since the game began; 0 ends the game ($F12B)
+    ATTRACT = 0x8A,       // colour shift of the attract mode, 0 while a game runs
+    SERVE_TIMER = 0x8B,   // frames until the serve; 0 while the ball is in play
+    SOUND = 0x8C,         // sound effect and its timer
+    SCORE_CPU = 0x8D,     // ALE: readRam(13)
+    SCORE_AGENT = 0x8E,   // ALE: readRam(14)
+    SWITCHES = 0x8F,      // console switches (SWCHB) of the last frame
+    RUNNING = 0x90,       // $FF while a game runs
+    HITS = 0x91,          // bat contacts since the serve
+    LAST_SCORER = 0x92,   // 0 CPU, 1 agent; $FF before the first point
+    OTHER = 0x93,         // LAST_SCORER ^ 2
+    HOLD = 0x94,          // bit 6: the ball is held (other games); bit 7: wall contact
+    CPU_TARGET = 0x95,    // the CPU bat's vertical counter
+    GAME = 0x96,          // game number - 1 (0: game 1)
+    BALL_X = 0xB1,        // ball horizontal counter: column = BALL_X - 49
+    BAT_V = 0xB2,         // $B2 CPU bat, $B3 agent bat, $B4/$B5 missiles (unused here)
+    BALL_V = 0xB6,        // ball vertical counter
+    BALL_V_FRAC = 0xB7,   // ball vertical fraction
+    BALL_DV = 0xB8,       // ball vertical speed, signed, -4..4
+    BALL_DV_FRAC = 0xB9,  // its fraction (0 in game 1)
+    BALL_DX = 0xBA,       // ball horizontal speed, signed: BALL_X -= BALL_DX each frame
+    PADDLES = 0xBB,       // $BB..$BE filtered paddle readings (0 and 1: left jack)
+    BUTTONS = 0xBF,       // $BF..$C2: paddle buttons, 0 pressed, $C0 released
+    SCORER_BUTTON = 0xC3, // the button of LAST_SCORER
+    OTHER_BUTTON = 0xC4,  // the button of OTHER
+    DIGIT_PTRS = 0xC5,    // $C5,$C7 units glyphs (CPU, agent), $C9,$CB tens; high bytes $F7
+    STACK_F9 = 0xF9,      // stack: the status byte pushed by the BRK in $F445 under $F554
+    STACK_FA = 0xFA,      // stack: that BRK's return address, low byte
 };
-static const Palette PALETTE_RESET = {                                 // xitari, gif
-    {109, 118, 43}, {53, 95, 24}, {101, 111, 228}, {210, 182, 86},    // 0xE4 0xD2 0x8A 0xFA
-};
-static const Rgb BLACK = {0, 0, 0};
 
-// 3x5 glyphs, one row per byte, bit 2 = left cell (JAXAtari crops of ALE; gif for 0..4)
-static const uint8_t DIGIT_GLYPHS[10][5] = {
-    {7, 5, 5, 5, 7}, {2, 2, 2, 2, 2}, {7, 1, 7, 4, 7}, {7, 1, 3, 1, 7}, {5, 5, 7, 1, 1},
-    {7, 4, 7, 1, 7}, {4, 4, 7, 5, 7}, {7, 1, 1, 1, 1}, {7, 5, 7, 5, 7}, {7, 5, 7, 1, 1},
+// The kernel counts lines in pairs from $26 to $DC; row = counter - 15 (see the kernel).
+#define KERNEL_FIRST 0x26
+#define KERNEL_LAST 0xDC
+
+// ----------------------------------------------------------------------------
+// Constants of game 1 (tables at $F659..$F7FF)
+
+// Digit glyphs ($F7CA): five rows a digit, both nibbles drawn (the tens digit uses the high
+// nibble, so a leading 0 is blank).
+static const uint8_t DIGIT_FONT[50] = {
+    0x07, 0x05, 0x05, 0x05, 0x07, 0x22, 0x22, 0x22, 0x22, 0x22, 0x77, 0x11, 0x77, 0x44, 0x77,
+    0x77, 0x11, 0x33, 0x11, 0x77, 0x55, 0x55, 0x77, 0x11, 0x11, 0x77, 0x44, 0x77, 0x11, 0x77,
+    0x44, 0x44, 0x77, 0x55, 0x77, 0x77, 0x11, 0x11, 0x11, 0x11, 0x77, 0x55, 0x77, 0x55, 0x77,
+    0x77, 0x55, 0x77, 0x11, 0x11,
 };
+#define DIGIT_FONT_LO 0xCA      // $F7CA: pointer low byte of the glyph of 0
+
+// Colours of game 1 ($F659 row 0: $9C, $9E, $A0, $A2), before the attract shift.
+static const uint8_t GAME_COLORS[4] = {0x38, 0xC8, 0x0F, 0x22};   // CPU, agent, walls, field
+
+// Wall rows of the playfield ($F756 indexed by (counter + 1) / 8: $FF at 4, 5 and 26, 27).
+#define WALL_TOP_ROW0 24
+#define WALL_TOP_ROW1 33
+#define WALL_BOTTOM_ROW0 194
+
+// Objects' columns. The cartridge positions a counter h with $F445; the object's left
+// column is h - 48 for the players and h - 49 for the ball (measured on every frame of
+// the real traces; the difference is the TIA's one-clock later start of player graphics).
+#define CPU_BAT_X 16              // $AD = $40
+#define AGENT_BAT_X 140           // $AE = $BC
+#define BAT_W 4                   // GRP = $F0, single width
+#define BAT_LINES_MASK 0xF0       // $A5/$A6: 16 counter values, difficulty B
+#define BALL_W 2                  // CTRLPF $15: ball size 2
+#define BALL_X_OFFSET 49
+
+// Cycle timing of the kernel's loop (counted from the start of the line of the paddle
+// read at counter c, the WSYNC before it): the bottom half takes 38 cycles, 40 when the
+// read finds the capacitor uncharged (bmi not taken, stx $84); each bat test takes 3
+// cycles when the bat is on (beq taken), 4 when off. GRP1 (and the VDELBL copy of the
+// ball) is written at cycle bottom + 30 + bat1; ENABL (php) at bottom + 96 + bat1 + bat0,
+// i.e. on the next line. A write at cycle T shows from colour clock 3T on, column
+// 3T - 68 + TIA_WRITE_DELAY (measured on the real traces: the first column of a ball
+// straddling the write that shows the new value).
+#ifndef TIA_WRITE_DELAY
+#define TIA_WRITE_DELAY 3
+#endif
+#ifndef TIA_WRITE_DELAY2
+#define TIA_WRITE_DELAY2 4
+#endif
+
+// ALE NTSC palette (ALE common/Palettes.hpp) for the colours game 1 shows.
+typedef struct { uint8_t index, r, g, b; } PaletteEntry;
+static const PaletteEntry PALETTE[] = {
+    {0x00, 0, 0, 0},       {0x22, 144, 72, 17},  {0x0E, 236, 236, 236}, {0xC8, 92, 186, 92},
+    {0x38, 213, 130, 74},  {0xE4, 109, 118, 43}, {0xD2, 53, 95, 24},    {0x8A, 101, 111, 228},
+    {0xFA, 210, 182, 86},
+};
+
+// ----------------------------------------------------------------------------
+// The state ALE's reset leaves, recorded from the real game (tests/data/ale-real: frame 0
+// of every trace is this RAM and this picture).
+
+static const uint8_t RESET_RAM[PONG_RAM_SIZE] = {
+    0xc0, 0x00, 0x00, 0x00, 0x6e, 0x26, 0x00, 0x07, 0x47, 0x01, 0x3c, 0x3b, 0x00, 0x00, 0x00, 0x3e,
+    0xff, 0x00, 0xff, 0xfd, 0x00, 0x16, 0x00, 0x18, 0x80, 0x20, 0x01, 0x56, 0xf7, 0x56, 0xf7, 0x56,
+    0xf7, 0x86, 0xf3, 0xf5, 0xf3, 0xf0, 0xf0, 0xf2, 0xf2, 0x20, 0x20, 0x40, 0x40, 0x40, 0xbc, 0x41,
+    0xbd, 0x00, 0x16, 0x6d, 0x25, 0x25, 0x3c, 0x00, 0x00, 0x00, 0x00, 0x6d, 0x6d, 0x25, 0x25, 0xc0,
+    0xc0, 0xc0, 0xc0, 0x01, 0xc0, 0xca, 0xf7, 0xca, 0xf7, 0xca, 0xf7, 0xca, 0xf7, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x36, 0xec, 0xf2, 0x79, 0xf0,
+};
+// The first observation: the ball where the reset sequence left it (rows 45..48, columns
+// 2..3), the CPU bat above the field, the reset sequence's colours.
+#define RESET_BALL_X 2
+#define RESET_BALL_V 59
+
+// ----------------------------------------------------------------------------
+// 6502 arithmetic, where the carry or the flags reach the RAM
+
+static uint8_t sbc(uint8_t a, uint8_t m, int *carry) {
+    int r = (int)a - (int)m - (1 - *carry);
+    *carry = r >= 0;
+    return (uint8_t)r;
+}
+
+static uint8_t adc(uint8_t a, uint8_t m, int *carry) {
+    int r = (int)a + (int)m + *carry;
+    *carry = r > 0xFF;
+    return (uint8_t)r;
+}
+
+static uint8_t negate(uint8_t a) { return (uint8_t)(0u - a); }   // $F432
+
+static uint8_t swap_nibbles(uint8_t a) { return (uint8_t)((a << 4) | (a >> 4)); }   // BRK: $F438
 
 // ----------------------------------------------------------------------------
 // Reset
 
-void pong_reset(Pong *g) {
-    memset(g, 0, sizeof(*g));
-    g->cpu_y = CPU_RAM_RESET - CPU_RAM_OFFSET;
-    g->paddle_raw = PADDLE_RAW_RESET;
-    g->paddle_filtered = PADDLE_FILT_RESET;
-    g->agent_y = PADDLE_FILT_RESET - AGENT_RAM_OFFSET;
-    g->serve_timer = FIRST_SERVE_FRAMES;
-    g->serve_dir = -1;                      // the first serve goes to the CPU (xitari)
-    g->alt_colors = true;
-}
+static void colors_for_next_frame(Pong *g);
 
-// Interim: the exact game keeps its state as this RAM (issue 12, in progress).
-void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]) {
-    (void)g;
-    memset(ram, 0, PONG_RAM_SIZE);
+void pong_reset(Pong *g) {
+    memset(g, 0, sizeof *g);
+    memcpy(g->ram, RESET_RAM, sizeof g->ram);
+    colors_for_next_frame(g);
+    g->ball_x = RESET_BALL_X;
+    g->vdel = 0;
+    g->collisions = 0;
+    PongPicture *p = &g->pic;
+    p->cpu_v = RAM(g, BAT_V);
+    p->agent_v = RAM(g, BAT_V + 1);
+    p->ball_v = RESET_BALL_V;
+    p->ball_x = RESET_BALL_X;
+    p->vdel = 0;
+    p->paddle_line = RAM(g, PADDLE_RAW);
+    for (int i = 0; i < 4; i++) p->digits[i] = RAM(g, DIGIT_PTRS + 2 * i);
+    memcpy(p->colors, g->colors, sizeof p->colors);
 }
 
 bool pong_game_over(const Pong *g) {
-    return g->score_cpu >= PONG_WIN_SCORE || g->score_agent >= PONG_WIN_SCORE;
+    return RAM(g, SCORE_CPU) == PONG_WIN_SCORE || RAM(g, SCORE_AGENT) == PONG_WIN_SCORE;
+}
+
+void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]) { memcpy(ram, g->ram, PONG_RAM_SIZE); }
+int pong_score_cpu(const Pong *g) { return RAM(g, SCORE_CPU); }
+int pong_score_agent(const Pong *g) { return RAM(g, SCORE_AGENT); }
+
+
+
+void pong_objects(const Pong *g, PongObjects *o) {
+    const PongPicture *p = &g->pic;
+    o->ball_x = p->ball_x;
+    o->ball_y = (int)p->ball_v - 14;
+    o->ball_vx = -(int8_t)RAM(g, BALL_DX);
+    o->ball_vy = (int8_t)RAM(g, BALL_DV);
+    o->ball_visible = p->ball_v >= 24 + 14 - 3 && p->ball_v <= 193 + 14;
+    o->cpu_y = (int)p->cpu_v - 15;
+    o->agent_y = (int)(p->agent_v + 1) / 2 * 2 - 14;
+    o->frame = RAM(g, FRAME_HI) << 8 | RAM(g, FRAME);
+
 }
 
 // ----------------------------------------------------------------------------
-// One frame
+// 1. Game logic
 
-static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+enum { CX_P0_BALL = 1, CX_P1_BALL = 2, CX_BALL_PF = 4 };
 
-// The kernel counts pairs of lines until the pot has charged; the game averages the new
-// reading with the old one (PORTING.md 3.3) and draws the bat on even rows only (gif:
-// every agent top and every move is even).
-static void paddle_update(Pong *g, int resistance) {
-    int64_t cycles = (int64_t)resistance * POT_CYCLES_PER_MOHM / 1000000;
-    g->paddle_raw = 2 * (int)((cycles + POT_OFFSET_CYCLES) / POT_CYCLES_PER_COUNT);
-    g->paddle_filtered = (g->paddle_raw + g->paddle_filtered) >> 1;
-    int y = clampi((g->paddle_filtered - AGENT_RAM_OFFSET) & ~1, AGENT_Y_MIN, AGENT_Y_MAX);
-    g->agent_dy = y - g->agent_y;
-    g->agent_y = y;
+// $F445: position object `obj` at counter h. The picture needs only the ball's column
+// (h - 49); the RAM keeps the status byte that the BRK inside pushes, when the call is
+// three levels deep (from $F554): $F9 = flags, $FA = $55 (return address $F455).
+static void position_ball(Pong *g, uint8_t h) {
+    int c = 1;
+    uint8_t a = sbc(h, 0x2F, &c);
+    do a = sbc(a, 0x0F, &c); while (c);
+    a ^= 0xFF;
+    uint8_t before = a;
+    a = sbc(a, 0x06, &c);
+    int v = ((before ^ 0x06) & (before ^ a) & 0x80) != 0;
+    RAM(g, STACK_FA) = 0x55;
+    RAM(g, STACK_F9) = (uint8_t)((a & 0x80) | (v << 6) | 0x34 | ((a == 0) << 1) | c);
+    g->ball_x = (uint8_t)(h - BALL_X_OFFSET);
 }
 
-// Two RAM units a frame towards the ball, one frame in eight resting, never stopping in
-// between: the bat stays on even RAM values and dithers around an odd ball (gif). With
-// no ball in play the target is 0, above the screen (xitari).
-static void cpu_move(Pong *g) {
-    if ((g->frame & 7) == CPU_SKIP_PHASE) return;
-    int cpu = g->cpu_y + CPU_RAM_OFFSET;
-    int ball = g->ball_visible ? g->ball_y + BALL_RAM_OFFSET : 0;
-    if (cpu < ball) g->cpu_y += CPU_STEP;
-    else if (cpu > ball) g->cpu_y -= CPU_STEP;
-}
-
-// vy is +1 on odd frames and -1 on even ones: 6 of 6 serves (xitari, gif).
-static void ball_serve(Pong *g) {
-    g->ball_visible = true;
-    g->ball_vx = g->serve_dir;
-    g->ball_vy = (g->frame & 1) ? 1 : -1;
-    g->ball_x = SERVE_X + g->ball_vx;
-    g->ball_y = SERVE_Y + g->ball_vy;
-    g->cpu_y = ((g->ball_y + BALL_RAM_OFFSET + 1) & ~1) - CPU_RAM_OFFSET;   // 129 -> 130 (xitari)
-}
-
-// Where the ball meets the bat sets the new vertical speed. offset = ball top - bat top,
-// -3..15. Fitted to the gif's five returns (+1 -> -2 twice, +2 -> -1, +4 -> 0, +12..14 -> +2),
-// the rest mirrored about the bat's centre (inferred).
-static int bounce_vy(int offset) {
-    static const int VY_BY_OFFSET[19] = {
-        -2, -2, -2, -2, -2, -1, -1, 0, 0, 0, 0, 0, 1, 1, 2, 2, 2, 2, 2,
-    };
-    return VY_BY_OFFSET[clampi(offset + BALL_H - 1, 0, 18)];
-}
-
-static bool ball_touches(const Pong *g, int bat_x, int bat_y) {
-    return g->ball_x + BALL_W > bat_x && g->ball_x < bat_x + PADDLE_W &&
-           g->ball_y + BALL_H > bat_y && g->ball_y < bat_y + PADDLE_H;
-}
-
-// CPU returns keep |vx|; agent returns add 1, or 2 from a fast-moving bat (gif: 1 -> 2 from
-// a bat moving 2 px/frame, 1 -> 3 from one at full speed), up to 3.
-static void ball_bounce_bats(Pong *g) {
-    if (g->ball_vx < 0 && ball_touches(g, CPU_X, g->cpu_y)) {
-        g->ball_vx = -g->ball_vx;
-        g->ball_vy = bounce_vy(g->ball_y - g->cpu_y);
-    } else if (g->ball_vx > 0 && ball_touches(g, AGENT_X, g->agent_y)) {
-        int fast = g->agent_dy >= AGENT_FAST_PX || g->agent_dy <= -AGENT_FAST_PX;
-        g->ball_vx = -clampi(g->ball_vx + 1 + fast, 1, BALL_VX_MAX);
-        g->ball_vy = bounce_vy(g->ball_y - g->agent_y);
+// $F554: move the ball by its speed and position it.
+static void ball_move(Pong *g) {
+    uint8_t h = RAM(g, BALL_X);
+    if (!(RAM(g, HOLD) & 0x40)) {
+        int c = 0;
+        RAM(g, BALL_V_FRAC) = adc(RAM(g, BALL_DV_FRAC), RAM(g, BALL_V_FRAC), &c);
+        uint8_t a = adc(0, RAM(g, BALL_DV), &c);
+        c = 0;
+        a = adc(a, RAM(g, BALL_V), &c);
+        RAM(g, BALL_V) = a;
+        g->vdel = (a ^ 1) & 1;
+        h = (uint8_t)(RAM(g, BALL_X) - RAM(g, BALL_DX));
+        RAM(g, BALL_X) = h;
     }
+    position_ball(g, h);
 }
 
-static void ball_bounce_walls(Pong *g) {
-    if (g->ball_y < BALL_Y_MIN) {
-        g->ball_y += 1;
-        g->ball_vy = -g->ball_vy;
-    } else if (g->ball_y > BALL_Y_MAX) {
-        g->ball_y -= 1;
-        g->ball_vy = -g->ball_vy;
+// $F422: reverse the vertical speed (16-bit negation of BALL_DV:BALL_DV_FRAC).
+static void reverse_vertical(Pong *g) {
+    uint8_t frac = RAM(g, BALL_DV_FRAC);
+    int c = frac == 0;
+    RAM(g, BALL_DV_FRAC) = negate(frac);
+    RAM(g, BALL_DV) = adc((uint8_t)~RAM(g, BALL_DV), 0, &c);
+}
+
+// $F510: one step more speed, away from zero, |speed| <= 4.
+static uint8_t speed_up(uint8_t v) {
+    if (v & 0x80) return (uint8_t)(v - 1) >= 0xFC ? (uint8_t)(v - 1) : 0xFC;
+    v++;
+    return (int8_t)(v - 5) < 0 ? v : 4;
+}
+
+// $F45F: the ball met a bat (collision latch of the last frame). Bat x: 0 CPU, 1 agent.
+static void bat_contact(Pong *g) {
+    int x;
+    if (g->collisions & CX_P1_BALL) x = 1;
+    else if (g->collisions & CX_P0_BALL) x = 0;
+    else { RAM(g, HOLD) = 0; return; }
+    // $F4A2: sound, count, who touched last
+    RAM(g, SOUND) = 0xC4;
+    RAM(g, HITS)++;
+    RAM(g, LAST_SCORER) = (uint8_t)x;
+    // $F4BE: a bat whose button is held speeds the ball up
+    if (RAM(g, BUTTONS + x) == 0) {
+        RAM(g, BALL_DX) = speed_up(RAM(g, BALL_DX));
+        RAM(g, BALL_DV) = speed_up(RAM(g, BALL_DV));
     }
+    // $F4D0: the new vertical speed from where the ball met the bat
+    int c = 0;
+    uint8_t a = adc(7, RAM(g, BAT_V + x), &c);
+    a = sbc(a, RAM(g, BALL_V), &c);
+    a = (uint8_t)((a & 0x3F) >> 1);
+    if (a >= 0x10) a |= 0xE0;
+    a = negate(a);
+    a = (uint8_t)((a >> 1) | (a & 0x80));      // cmp #$80; ror: halve, keep the sign
+    RAM(g, BALL_DV) = a;
+    // $F4F6: send the ball back if it moves towards the bat
+    uint8_t dx = RAM(g, BALL_DX);
+    if ((x & 1) ? (dx & 0x80) : !(dx & 0x80)) RAM(g, BALL_DX) = negate(dx);
 }
 
-// The point ends the frame the ball leaves; the serve goes to whoever lost it (gif, 5 of 5).
-static int ball_score(Pong *g) {
-    int reward = g->ball_x <= OUT_LEFT_X ? 1 : g->ball_x >= OUT_RIGHT_X ? -1 : 0;
-    if (reward == 0) return 0;
-    if (reward > 0) g->score_agent++;
-    else g->score_cpu++;
-    g->ball_visible = false;
-    g->serve_timer = SERVE_DELAY_FRAMES;
-    g->serve_dir = reward > 0 ? -1 : 1;
-    return reward;
-}
+// $F0CE..$F21F
+static void game_logic(Pong *g) {
+    // $F0CE: console switches. ALE holds SWCHB at $3F (no reset or select, colour,
+    // difficulty B for both players); a changed select would restart the frame count.
+    const uint8_t swchb = 0x3F;
+    uint8_t changed = swchb ^ RAM(g, SWITCHES);
+    RAM(g, SWITCHES) = swchb;
+    if (changed & 0x02) RAM(g, FRAME) = 0;
 
-static int ball_step(Pong *g) {
-    g->ball_x += g->ball_vx;
-    g->ball_y += g->ball_vy;
-    ball_bounce_walls(g);
-    ball_bounce_bats(g);
-    return ball_score(g);
-}
-
-// fire: unused. The serve is automatic (xitari) and no FIRE effect shows in the evidence.
-int pong_frame(Pong *g, int resistance, bool fire) {
-    (void)fire;
-    g->frame++;
-    g->alt_colors = g->frame < 2;           // frame 1 still uses the reset colours (xitari)
-    paddle_update(g, resistance);
-    if (pong_game_over(g)) return 0;
-    if (!g->ball_visible) {
-        if (--g->serve_timer == 0) {
-            ball_serve(g);
-            return 0;                       // the CPU rests on the serve frame (xitari)
+    if (!(RAM(g, RUNNING) & 0x80) || RAM(g, FRAME_HI) == 0) {
+        // $F0F8 / $F109: no game running (after 65536 frames the game stops itself)
+        if (!(RAM(g, RUNNING) & 0x80)) { RAM(g, SOUND) = 0; RAM(g, BALL_V) = 0; }
+        RAM(g, RUNNING) = 0;
+        RAM(g, SCORE_CPU) = (uint8_t)(RAM(g, GAME) + 1);
+    } else if ((int8_t)(0x14 - RAM(g, SCORE_CPU)) >= 0 && (int8_t)(0x14 - RAM(g, SCORE_AGENT)) >= 0) {
+        RAM(g, ATTRACT) = 0;
+        if (RAM(g, SERVE_TIMER) != 0) {
+            RAM(g, BALL_V) = 0;
+            if (--RAM(g, SERVE_TIMER) == 0) {
+                // $F153: serve from the centre, towards the side that lost the point
+                RAM(g, HITS) = 0;
+                RAM(g, BALL_DV_FRAC) = 0;
+                RAM(g, SOUND) = 0x48;
+                RAM(g, BALL_X) = 0x80;
+                RAM(g, CPU_TARGET) = 0x80;
+                RAM(g, BALL_V) = 0x80;
+                RAM(g, BALL_DV) = (RAM(g, BALL_DV) & 0x80) ? 0xFF : 0x01;
+                RAM(g, BALL_DX) = (RAM(g, LAST_SCORER) & 1) ? 0x01 : 0xFF;
+                ball_move(g);
+            }
+        } else {
+            // $F181: distance of the ball from the goal lines (counter 0) and walls
+            uint8_t a = (uint8_t)(RAM(g, BALL_X) - 1);
+            if (a & 0x80) a ^= 0xFF;
+            uint8_t dist_x = a >> 2;
+            RAM(g, TMP0) = dist_x;
+            a = (uint8_t)(RAM(g, BALL_V) + 2);
+            if (a & 0x80) a ^= 0xFF;
+            uint8_t dist_y = a >> 3;
+            if (dist_x < 13) {
+                // $F38A: a point; the side the ball left on loses it
+                int x = (RAM(g, BALL_X) & 0x80) ? 0 : 1;
+                RAM(g, SCORE_CPU + x)++;
+                RAM(g, LAST_SCORER) = (uint8_t)x;
+                RAM(g, SERVE_TIMER) = 0x3F;
+                RAM(g, SOUND) = 0x0F;
+            } else if ((g->collisions & CX_BALL_PF) && dist_y < 6) {
+                // $F3F5: a wall: one step back into the field, vertical speed reversed
+                uint8_t y = RAM(g, BALL_V);
+                RAM(g, BALL_V) = (y & 0x80) ? (uint8_t)(y - 1) : (uint8_t)(y + 1);
+                RAM(g, HIT_FLAGS) = 0x40;
+                RAM(g, HOLD) = 0x80;
+                reverse_vertical(g);
+                RAM(g, SOUND) = 0x84;
+                ball_move(g);
+            } else {
+                if (g->collisions & CX_BALL_PF) { RAM(g, HIT_FLAGS) = 0; RAM(g, HOLD) = 0; }
+                bat_contact(g);
+                ball_move(g);
+            }
         }
-        cpu_move(g);
-        return 0;
     }
-    int reward = ball_step(g);
-    cpu_move(g);
-    return reward;
+
+    // $F1AD: the bats follow their paddles; the CPU bat ($F1E3) steps 2 towards the ball
+    // on 7 frames of 8.
+    RAM(g, PADDLE_RAW) = 0;                       // $98 << 1: a scratch use of $84
+    for (int x = 3; x >= 0; x--) RAM(g, BAT_V + x) = RAM(g, PADDLES + x);
+    uint8_t frame = RAM(g, FRAME);
+    RAM(g, TMP0) = frame & 1;
+    uint8_t cpu = RAM(g, CPU_TARGET);
+    if ((frame & 7) != 0 && cpu != RAM(g, BALL_V)) {
+        int c = cpu > RAM(g, BALL_V);
+        if (!c) cpu = adc(cpu, 5, &c);
+        cpu = sbc(cpu, 2, &c);
+    }
+    RAM(g, CPU_TARGET) = cpu;
+    RAM(g, BAT_V) = cpu;
+    RAM(g, OTHER) = RAM(g, LAST_SCORER) ^ 2;
 }
 
 // ----------------------------------------------------------------------------
-// RGB observation (210, 160, 3)
+// 2. Kernel: the paddle reading and the collisions
 
-static void rgb_fill(uint8_t *rgb, int y0, int y1, int x0, int x1, Rgb c) {
-    for (int y = y0; y <= y1; y++) {
-        uint8_t *p = rgb + (y * PONG_SCREEN_W + x0) * 3;
-        for (int x = x0; x <= x1; x++, p += 3) { p[0] = c.r; p[1] = c.g; p[2] = c.b; }
+// Stella's TIA (ALE emucore TIA.cxx, INPT0..3): the capacitor has charged once more than
+// `needed` CPU cycles have passed since VBLANK released the dump transistors.
+static uint32_t pot_cycles(int resistance) {
+    double t = 1.6 * resistance * 0.01E-6;
+    return (uint32_t)(t * 1.19E6);
+}
+
+// The kernel reads INPT1 on the line of counter x (40, 42, ..., 220) at cycle 23; VBLANK
+// was released on the line 32 lines above counter 40's, at cycle 6. It stores the counter
+// of every read that finds the capacitor uncharged.
+#define POT_FIRST_READ_CYCLES (32 * 76 + 23 - 6)
+#define POT_CYCLES_PER_READ (2 * 76)
+
+static uint8_t paddle_line(int resistance) {
+    uint32_t needed = pot_cycles(resistance);
+    if (needed < POT_FIRST_READ_CYCLES) return KERNEL_FIRST;
+    uint32_t reads = (needed - POT_FIRST_READ_CYCLES) / POT_CYCLES_PER_READ + 1;
+    uint32_t max_reads = (KERNEL_LAST - KERNEL_FIRST) / 2;
+    if (reads > max_reads) reads = max_reads;
+    return (uint8_t)(KERNEL_FIRST + 2 * reads);
+}
+
+// Which counter value each object shows on row r (rows 24..209). The kernel's loop spans
+// two lines: GRP1 (agent bat) and the VDELBL copy change at the end of line c-15, GRP0
+// (CPU bat) at the start of line c-15, the playfield before line c-14, ENABL at cycle 68
+// of line c-16. Past the kernel's end the last values stay.
+static int row_counter_p0(int r) { int c = (r + 15) & ~1; return c > KERNEL_LAST ? KERNEL_LAST : c; }
+static int row_counter_p1(int r) { int c = (r + 14) & ~1; return c > KERNEL_LAST - 2 ? KERNEL_LAST - 2 : c; }
+
+static bool bat_on(uint8_t v, int c, int first) {
+    return c >= first && ((c - v) & BAT_LINES_MASK) == 0;
+}
+static bool ball_counter_on(uint8_t v, int c, int first) {
+    return c >= first && ((c - v) & 0xFC) == 0;
+}
+
+// Cycles of the loop's bottom half on the line of the read at counter c.
+static int bottom_cycles(const PongPicture *p, int c) {
+    return (p->paddle_line >= KERNEL_FIRST + 2 && c <= p->paddle_line) ? 40 : 38;
+}
+static int bat_test_cycles(uint8_t v, int c) { return ((c - v) & BAT_LINES_MASK) == 0 ? 3 : 4; }
+
+// The first column showing the VDELBL copy taken at the end of line c-15.
+static int vdel_split_x(const PongPicture *p, int c) {
+    int t = bottom_cycles(p, c) + 30 + bat_test_cycles(p->agent_v, c);
+    return 3 * t - 68 + TIA_WRITE_DELAY2;
+}
+// The first column showing ENABL(c+2), written during line c-14.
+static int enabl_split_x(const PongPicture *p, int c) {
+    int t = bottom_cycles(p, c) + 96 + bat_test_cycles(p->agent_v, c) +
+            bat_test_cycles(p->cpu_v, c + 2) - 76;
+    return 3 * t - 68 + TIA_WRITE_DELAY;
+}
+
+// Is the ball drawn at row r, column x? (its enable, not its horizontal extent)
+static bool ball_on(const PongPicture *p, int r, int x) {
+    int c;
+    if (p->vdel) {
+        c = (r + 14) & ~1;
+        if ((r & 1) && c + 2 <= KERNEL_LAST - 2 && x >= vdel_split_x(p, c + 2)) c += 2;
+        if (c > KERNEL_LAST - 2) c = KERNEL_LAST - 2;
+        return ball_counter_on(p->ball_v, c, KERNEL_FIRST + 2);
+    }
+    if (r & 1) c = r + 15;
+    else {
+        c = r + 14;
+        if (c <= KERNEL_LAST - 2 && x >= enabl_split_x(p, c)) c += 2;
+    }
+    if (c > KERNEL_LAST) c = KERNEL_LAST;
+    return ball_counter_on(p->ball_v, c, KERNEL_FIRST + 2);
+}
+
+static bool row_is_wall(int r) {
+    return (r >= WALL_TOP_ROW0 && r <= WALL_TOP_ROW1) || r >= WALL_BOTTOM_ROW0;
+}
+
+// The collisions the ball makes while this picture is drawn (CXP0FB, CXP1FB, CXBLPF).
+// Rows past 209 repeat row 209 until VBLANK, so they add nothing.
+static uint8_t picture_collisions(const PongPicture *p) {
+    uint8_t cx = 0;
+    int bx = p->ball_x;
+    // the rows the ball can occupy: its counter +-16 lines
+    int r0 = (int)p->ball_v - 18, r1 = (int)p->ball_v - 9;
+    if (r0 < WALL_TOP_ROW0) r0 = WALL_TOP_ROW0;
+    if (r1 > PONG_SCREEN_H - 1) r1 = PONG_SCREEN_H - 1;
+    if (p->ball_v >= KERNEL_LAST - 4) r1 = PONG_SCREEN_H - 1;
+    for (int r = r0; r <= r1; r++) {
+        for (int x = bx; x < bx + BALL_W && x < PONG_SCREEN_W; x++) {
+            if (!ball_on(p, r, x)) continue;
+            if (row_is_wall(r)) cx |= CX_BALL_PF;
+            if (x >= CPU_BAT_X && x < CPU_BAT_X + BAT_W &&
+                bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2))
+                cx |= CX_P0_BALL;
+            if (x >= AGENT_BAT_X && x < AGENT_BAT_X + BAT_W &&
+                bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST))
+                cx |= CX_P1_BALL;
+        }
+    }
+    return cx;
+}
+
+static void kernel(Pong *g, int resistance) {
+    PongPicture *p = &g->pic;
+    p->cpu_v = RAM(g, BAT_V);
+    p->agent_v = RAM(g, BAT_V + 1);
+    p->ball_v = RAM(g, BALL_V);
+    p->ball_x = g->ball_x;
+    p->vdel = g->vdel;
+    for (int i = 0; i < 4; i++) p->digits[i] = RAM(g, DIGIT_PTRS + 2 * i);
+    memcpy(p->colors, g->colors, sizeof p->colors);
+
+    // $F5D0: paddle 0 (player B, ALE's default resistance) on even frames, paddle 1 (the
+    // agent) on odd ones; the right jack reads as charged at once. Each filtered reading
+    // is the mean of the new and the old one.
+    int pair = RAM(g, TMP0) & 1;
+    uint8_t raw = paddle_line(pair ? resistance : PADDLE_RESISTANCE_DEFAULT);
+    p->paddle_line = raw;
+    g->collisions = picture_collisions(p);
+    RAM(g, PADDLE_RAW) = raw;
+    RAM(g, PADDLE_RAW2) = KERNEL_FIRST;
+    uint8_t *f = &RAM(g, PADDLES + pair);
+    *f = (uint8_t)((raw + *f) >> 1);
+    f = &RAM(g, PADDLES + 2 + pair);
+    *f = (uint8_t)((KERNEL_FIRST + *f) >> 1);
+    RAM(g, TMP1) = 0xFD;                          // tsx; stx $81 inside the kernel
+    // $F585 leaves in $87 the low nibble of the agent's last units glyph row
+    RAM(g, 0x87) = DIGIT_FONT[(uint8_t)(p->digits[1] - DIGIT_FONT_LO) + 4] & 0x0F;
+}
+
+// ----------------------------------------------------------------------------
+// 3. End of frame
+
+// $F23A: the colours of the next frame, shifted by the attract counter.
+static void colors_for_next_frame(Pong *g) {
+    uint8_t shift = swap_nibbles(RAM(g, ATTRACT));
+    for (int i = 0; i < 4; i++) g->colors[i] = (uint8_t)((GAME_COLORS[i] + shift) & 0xFE);
+}
+
+static void end_of_frame(Pong *g, bool fire) {
+    // $F00C: digit pointers, units and tens of each score
+    for (int x = 1; x >= 0; x--) {
+        uint8_t s = RAM(g, SCORE_CPU + x);
+        uint8_t tens = 0;
+        while ((int8_t)(s - 10) >= 0) { s = (uint8_t)(s - 10); tens++; }
+        RAM(g, DIGIT_PTRS + 2 * x) = (uint8_t)(5 * s + DIGIT_FONT_LO);
+        RAM(g, DIGIT_PTRS + 4 + 2 * x) = (uint8_t)(5 * tens + DIGIT_FONT_LO);
+        RAM(g, TMP0) = tens;
+    }
+    // sound timer
+    if (RAM(g, SOUND) & 0x3F) RAM(g, SOUND)--;
+    // $F23A: game constants (already in RAM), colours, scratch bytes
+    colors_for_next_frame(g);
+    RAM(g, TMP0) = 0xC0;
+    RAM(g, TMP1) = 0x00;
+    // $F07A: frame counters
+    if (++RAM(g, FRAME) == 0) { RAM(g, FRAME_HI)++; RAM(g, ATTRACT)++; }
+    // $F0A1: paddle buttons (SWCHA bits 7, 6, 3, 2): only the agent's can be pressed
+    for (int x = 3; x >= 0; x--) {
+        uint8_t b = (x == 1 && fire) ? 0x00 : 0xC0;
+        RAM(g, BUTTONS + x) = b;
+        if (x == RAM(g, LAST_SCORER)) RAM(g, SCORER_BUTTON) = b;
+        if (x == RAM(g, OTHER)) RAM(g, OTHER_BUTTON) = b;
     }
 }
 
-// Bats and ball are drawn inside the playfield only (OCAtari; in the walls the ball would
-// be the wall's colour anyway).
-static void rgb_object(uint8_t *rgb, int x, int y, int w, int h, Rgb c) {
-    int y0 = y < FIELD_Y0 ? FIELD_Y0 : y;
-    int y1 = y + h - 1 > FIELD_Y1 ? FIELD_Y1 : y + h - 1;
-    if (y0 <= y1) rgb_fill(rgb, y0, y1, x, x + w - 1, c);
+int pong_frame(Pong *g, int resistance, bool fire) {
+    int before = RAM(g, SCORE_AGENT) - RAM(g, SCORE_CPU);
+    game_logic(g);
+    kernel(g, resistance);
+    end_of_frame(g, fire);
+    return (RAM(g, SCORE_AGENT) - RAM(g, SCORE_CPU)) - before;
 }
 
-static void rgb_digit(uint8_t *rgb, int digit, int x, Rgb c) {
-    for (int row = 0; row < 5; row++) {
-        int y = DIGIT_Y0 + row * DIGIT_CELL;
-        for (int col = 0; col < 3; col++)
-            if (DIGIT_GLYPHS[digit][row] & (4 >> col))
-                rgb_fill(rgb, y, y + DIGIT_CELL - 1, x + col * DIGIT_CELL,
-                         x + (col + 1) * DIGIT_CELL - 1, c);
+// ----------------------------------------------------------------------------
+// The picture: NTSC palette indices, RGB, and the seed's 80x80 grid
+
+static void palette_rgb(uint8_t index, uint8_t rgb[3]) {
+    for (size_t i = 0; i < sizeof PALETTE / sizeof PALETTE[0]; i++)
+        if (PALETTE[i].index == index) {
+            rgb[0] = PALETTE[i].r; rgb[1] = PALETTE[i].g; rgb[2] = PALETTE[i].b;
+            return;
+        }
+    rgb[0] = rgb[1] = rgb[2] = 0;
+}
+
+// Score rows 1..20: five glyph rows of four lines; PF1 in score mode: the left half in
+// the CPU's colour (tens at columns 16..31, units 32..47), the right half in the agent's
+// (96..111, 112..127). Each PF1 bit is 4 columns, bit 7 leftmost.
+static uint8_t score_pf1(const PongPicture *p, int side, int glyph_row) {
+    uint8_t units = DIGIT_FONT[(uint8_t)(p->digits[side] - DIGIT_FONT_LO) + glyph_row];
+    uint8_t tens = DIGIT_FONT[(uint8_t)(p->digits[2 + side] - DIGIT_FONT_LO) + glyph_row];
+    return (uint8_t)((units & 0x0F) | (tens & 0xF0));
+}
+
+void pong_render_indices(const Pong *g, uint8_t *screen) {
+    const PongPicture *p = &g->pic;
+    const uint8_t c_cpu = p->colors[0], c_agent = p->colors[1], c_pf = p->colors[2],
+                  c_bg = p->colors[3];
+    memset(screen, c_bg, PONG_SCREEN_H * PONG_SCREEN_W);
+    memset(screen, 0x00, 8);                       // row 0: the HMOVE blank
+    for (int r = 1; r <= 20; r++) {
+        int glyph_row = (r - 1) / 4;
+        for (int side = 0; side < 2; side++) {
+            uint8_t pf1 = score_pf1(p, side, glyph_row);
+            uint8_t *row = screen + r * PONG_SCREEN_W + 16 + 80 * side;
+            for (int bit = 0; bit < 8; bit++)
+                if (pf1 & (0x80 >> bit)) memset(row + 4 * bit, side ? c_agent : c_cpu, 4);
+        }
     }
-}
-
-static void rgb_score(uint8_t *rgb, int score, int units_x, Rgb c) {
-    rgb_digit(rgb, score % 10, units_x, c);
-    if (score >= 10) rgb_digit(rgb, score / 10 % 10, units_x - TENS_OFFSET_X, c);
+    for (int r = WALL_TOP_ROW0; r < PONG_SCREEN_H; r++) {
+        uint8_t *row = screen + r * PONG_SCREEN_W;
+        if (row_is_wall(r)) { memset(row, c_pf, PONG_SCREEN_W); continue; }
+        if (bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2))
+            memset(row + CPU_BAT_X, c_cpu, BAT_W);
+        if (bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST))
+            memset(row + AGENT_BAT_X, c_agent, BAT_W);
+        for (int x = p->ball_x; x < p->ball_x + BALL_W && x < PONG_SCREEN_W; x++)
+            if (ball_on(p, r, x)) row[x] = c_pf;
+    }
 }
 
 void pong_render_rgb(const Pong *g, uint8_t *rgb) {
-    const Palette *pal = g->alt_colors ? &PALETTE_RESET : &PALETTE_NORMAL;
-    rgb_fill(rgb, 0, PONG_SCREEN_H - 1, 0, PONG_SCREEN_W - 1, pal->background);
-    rgb_fill(rgb, 0, 0, 0, COMB_W - 1, BLACK);
-    rgb_fill(rgb, WALL_TOP_Y0, FIELD_Y0 - 1, 0, PONG_SCREEN_W - 1, pal->wall);
-    rgb_fill(rgb, WALL_BOTTOM_Y0, PONG_SCREEN_H - 1, 0, PONG_SCREEN_W - 1, pal->wall);
-    rgb_score(rgb, g->score_cpu, CPU_UNITS_X, pal->cpu);
-    rgb_score(rgb, g->score_agent, AGENT_UNITS_X, pal->agent);
-    rgb_object(rgb, CPU_X, g->cpu_y, PADDLE_W, PADDLE_H, pal->cpu);
-    rgb_object(rgb, AGENT_X, g->agent_y, PADDLE_W, PADDLE_H, pal->agent);
-    if (g->ball_visible)
-        rgb_object(rgb, g->ball_x, g->ball_y, BALL_W, BALL_H, pal->wall);
-    if (g->frame == 0)
-        rgb_object(rgb, PARKED_BALL_X, PARKED_BALL_Y, BALL_W, BALL_H, pal->wall);
+    static const int N = PONG_SCREEN_H * PONG_SCREEN_W;
+    uint8_t screen[PONG_SCREEN_H * PONG_SCREEN_W];
+    pong_render_indices(g, screen);
+    uint8_t lut[256][3];
+    const uint8_t *c = g->pic.colors;
+    uint8_t used[5] = {c[0], c[1], c[2], c[3], 0x00};
+    for (int i = 0; i < 5; i++) palette_rgb(used[i], lut[used[i]]);
+    for (int i = 0; i < N; i++) memcpy(rgb + 3 * i, lut[screen[i]], 3);
 }
 
-// ----------------------------------------------------------------------------
-// The seed's 80x80 observation, drawn directly
-//
 // prepro keeps rows 35, 37, ..., 193 and columns 0, 2, ..., 158 of the red channel and
-// zeroes both background reds (144, 109). Walls and scores lie outside those rows, so only
-// the bats and the ball remain, each a rectangle of ones.
-
-#define OBS_Y0 35
-
-static void obs_fill(uint8_t *obs, int x, int y, int w, int h) {
-    int y0 = y < OBS_Y0 ? OBS_Y0 : y;
-    int y1 = y + h - 1 > FIELD_Y1 ? FIELD_Y1 : y + h - 1;
-    int r0 = (y0 - OBS_Y0 + 1) >> 1, r1 = (y1 - OBS_Y0) >> 1;   // kept rows 35 + 2r
-    int c0 = (x + 1) >> 1, c1 = (x + w - 1) >> 1;              // kept columns 2c
-    if (y0 > y1 || c0 > c1) return;
-    for (int r = r0; r <= r1; r++) memset(obs + r * PONG_OBS80 + c0, 1, (size_t)(c1 - c0 + 1));
-}
+// zeroes the reds 144 and 109 (the two backgrounds). In those rows only the bats and the
+// ball remain (the walls and the score lie outside), each a 1 in the grid.
+#define OBS_ROW0 35
 
 void pong_render_obs80(const Pong *g, uint8_t *obs) {
+    const PongPicture *p = &g->pic;
     memset(obs, 0, PONG_OBS80 * PONG_OBS80);
-    obs_fill(obs, CPU_X, g->cpu_y, PADDLE_W, PADDLE_H);
-    obs_fill(obs, AGENT_X, g->agent_y, PADDLE_W, PADDLE_H);
-    if (g->ball_visible) obs_fill(obs, g->ball_x, g->ball_y, BALL_W, BALL_H);
-    if (g->frame == 0) obs_fill(obs, PARKED_BALL_X, PARKED_BALL_Y, BALL_W, BALL_H);
+    uint8_t red[5];
+    for (int i = 0; i < 4; i++) { uint8_t rgb[3]; palette_rgb(p->colors[i], rgb); red[i] = rgb[0]; }
+    bool cpu_shows = red[0] != 144 && red[0] != 109 && red[0] != 0;
+    bool agent_shows = red[1] != 144 && red[1] != 109 && red[1] != 0;
+    bool ball_shows = red[2] != 144 && red[2] != 109 && red[2] != 0;
+    (void)red[3];
+    for (int i = 0; i < PONG_OBS80; i++) {
+        int r = OBS_ROW0 + 2 * i;
+        uint8_t *row = obs + i * PONG_OBS80;
+        if (cpu_shows && bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2))
+            memset(row + CPU_BAT_X / 2, 1, BAT_W / 2);
+        if (agent_shows && bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST))
+            memset(row + AGENT_BAT_X / 2, 1, BAT_W / 2);
+        if (ball_shows)
+            for (int x = p->ball_x; x < p->ball_x + BALL_W && x < PONG_SCREEN_W; x++)
+                if (!(x & 1) && ball_on(p, r, x)) row[x / 2] = 1;
+    }
 }

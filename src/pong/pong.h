@@ -1,12 +1,17 @@
-// pong.h: Atari 2600 Video Olympics (Pong, game 1) as ALE presents it, re-created in C.
+// pong.h: Atari 2600 Video Olympics (game 1: one player against the computer) as ALE
+// presents it, re-created in C from the cartridge's own program.
 //
-// The game is pure: a deterministic function of its inputs, with no random number
-// generator (the real cartridge has none). One call of pong_frame() is one emulated
-// 60 Hz frame. The caller (env/) owns everything ALE adds on top: actions, paddle
-// resistance, frameskip, sticky actions, seeding.
+// The state is the console's 128 bytes of RAM, byte for byte what ALE's getRAM() returns,
+// plus the few TIA registers that outlive a frame. One call of pong_frame() is one 60 Hz
+// frame, as ALE cuts them (from the end of one VSYNC to the end of the next): the game
+// logic, the picture the kernel draws (and the collisions and paddle reading it makes
+// while drawing), then the bookkeeping of the frame's end. The game is pure: a
+// deterministic function of the paddle's resistance and button, with no random number
+// generator (the cartridge has none). The caller (env/) owns everything ALE adds on top:
+// actions, paddle resistance, frameskip, sticky actions, seeding.
 //
-// Coordinates are screen pixels of the 210x160 observation: x is the column (0..159),
-// y is the row (0..209); positions name an object's top-left pixel.
+// Screen coordinates: x is the column (0..159), y the row (0..209) of the 210x160
+// observation.
 #ifndef PONGRL_PONG_H
 #define PONGRL_PONG_H
 
@@ -19,46 +24,66 @@
 #define PONG_WIN_SCORE 21
 #define PONG_RAM_SIZE 128          // the console RAM, $80..$FF, as ALEInterface::getRAM() returns it
 
-// ALE paddle controller (ale_state.hpp): resistance range and per-frame step.
+// ALE's paddle controller (ale_state.hpp): resistance range and per-frame step.
 #define PADDLE_RESISTANCE_MIN 27450
 #define PADDLE_RESISTANCE_MAX 790196
-#define PADDLE_RESISTANCE_DEFAULT 408823   // (MIN+MAX)/2, ALE's reset value
+#define PADDLE_RESISTANCE_DEFAULT 408823   // (MAX-MIN)/2 + MIN, ALE's reset value
 #define PADDLE_RESISTANCE_STEP 23000
 
+// What the kernel drew in the last frame: enough to redraw the picture exactly.
 typedef struct {
-    // ball: top-left corner on screen, velocity in px/frame; visible=false between points
-    int ball_x, ball_y, ball_vx, ball_vy;
-    bool ball_visible;
-    // paddles: top row on screen (may lie outside the playfield, drawing is clipped)
-    int cpu_y, agent_y;
-    // agent paddle internals: the game's raw pot reading and its 2-tap filtered value
-    int paddle_raw, paddle_filtered;
-    int score_cpu, score_agent;
-    int serve_timer;        // frames until the next serve while the ball is out
-    int serve_dir;          // -1 towards the CPU (left), +1 towards the agent (right)
-    uint32_t frame;         // game frame counter (paces the CPU skip and serves)
-    bool alt_colors;        // reset colour set: the reset observation and frame 1 (xitari)
-    // private state; treat the struct as read-only outside pong/
-    int agent_dy;           // agent paddle movement this frame, px (fast bats hit harder)
+    uint8_t cpu_v, agent_v;    // the bats' vertical counters (RAM $B2, $B3)
+    uint8_t ball_v;            // the ball's vertical counter (RAM $B6)
+    uint8_t ball_x;            // the ball's column (TIA position of the ball)
+    uint8_t vdel;              // TIA VDELBL: the ball drawn through the delay register
+    uint8_t paddle_line;       // the paddle reading of this frame (it sets the loop's timing)
+    uint8_t digits[4];         // glyph offsets: CPU units, agent units, CPU tens, agent tens
+    uint8_t colors[4];         // NTSC colours: CPU (COLUP0), agent (COLUP1), walls and ball
+                               // (COLUPF), background (COLUBK)
+} PongPicture;
+
+typedef struct {
+    uint8_t ram[PONG_RAM_SIZE];   // RAM $80..$FF
+    // TIA registers that outlive a frame
+    uint8_t colors[4];            // set at the end of a frame for the next frame's kernel
+    uint8_t collisions;           // latched while drawing, read by the next frame's logic
+    uint8_t ball_x;               // the ball keeps its position when not repositioned
+    uint8_t vdel;                 // VDELBL, written only when the ball moves
+    PongPicture pic;              // the picture of the last frame
 } Pong;
 
-// State of the game as ALE's reset() leaves it (60 NOOP frames, soft resets done):
-// the next pong_frame() is frame 1 of xitari's pong_noop_10 trace.
+// The state ALE's reset() leaves (power-on, 60 NOOP frames, the soft resets): the RAM and
+// the picture of the real game's first observation.
 void pong_reset(Pong *g);
 
-// One emulated frame. resistance: the agent paddle's pot value (ALE units, clamped by the
-// caller to [PADDLE_RESISTANCE_MIN, PADDLE_RESISTANCE_MAX]); fire: the paddle button.
-// Returns the reward of this frame: +1 agent scored, -1 CPU scored, 0 otherwise.
+// One frame. resistance: the agent paddle's resistance (ALE units, clamped by the caller to
+// [PADDLE_RESISTANCE_MIN, PADDLE_RESISTANCE_MAX]); fire: the paddle's button.
+// Returns the reward of this frame as ALE computes it: the change of (agent - CPU) score.
 int pong_frame(Pong *g, int resistance, bool fire);
+
+// True once either side has PONG_WIN_SCORE points (ALE's PongSettings::isTerminal).
+bool pong_game_over(const Pong *g);
 
 // The 128 bytes of RAM as ALE's getRAM() returns them after the last frame.
 void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]);
 
-// True once either side has PONG_WIN_SCORE points.
-bool pong_game_over(const Pong *g);
+// Scores, and where the last picture shows the objects, for tools and bindings.
+int pong_score_cpu(const Pong *g);
+int pong_score_agent(const Pong *g);
+typedef struct {
+    int ball_x, ball_y;        // the ball's top-left pixel (when visible)
+    int ball_vx, ball_vy;      // its speed in counter units a frame (+x right, +y down)
+    bool ball_visible;         // drawn in the field
+    int cpu_y, agent_y;        // the bats' top rows (may lie under the walls)
+    int frame;                 // the game's frame counter (16 bits)
+} PongObjects;
+void pong_objects(const Pong *g, PongObjects *o);
 
 // Full RGB observation, (210, 160, 3) row-major uint8, exactly what ALE's getScreenRGB gives.
 void pong_render_rgb(const Pong *g, uint8_t *rgb);
+
+// NTSC palette indices, (210, 160), as ALE's getScreen() gives them.
+void pong_render_indices(const Pong *g, uint8_t *screen);
 
 // The seed's preprocessing of that frame, drawn directly: (80, 80) uint8 in {0, 1},
 // bit-identical to prepro(pong_render_rgb(g)) with prepro = crop 35:195, [::2, ::2, 0],
