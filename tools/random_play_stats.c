@@ -1,52 +1,75 @@
-// random_play_stats.c: how a uniformly random agent fares against the CPU, and why.
-// Plays N games of PongNoFrameskip-v4 with a random action held for 4 frames (ALE/Pong-v5's
-// frameskip without its sticky actions, so every frame can be watched), then prints the mean
-// score and, for each velocity the agent's returns leave with, how often the CPU missed.
-//   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc tools/random_play_stats.c build/libpongrl.a -lm -o /tmp/rps
-//   /tmp/rps [games] [frames per action]   (4: ALE/Pong-v5's frameskip; 6: the DQN paper's
-//                                          random agent, which acted at 10 Hz)
+// random_play_stats.c: a uniformly random agent on every preset, against the real game.
+//
+// Plays N whole episodes of each preset with a uniformly random action every agent step
+// (the env's own frameskip and sticky actions, as the presets set them) and prints the
+// mean score, its standard deviation and standard error, and the mean episode length,
+// beside the figures measured with ALE 0.12.1 and the real ROM
+// (shared/reference/ale-real/README.md). The last column says whether the two means agree
+// within two standard errors of their difference.
+//   make tools/random_play_stats   or   make bench (runs it with the real table's episode counts)
+//   build/random_play_stats [episodes]   (default: 1000 for each preset)
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "env/env.h"
 
+typedef struct {
+    const char *id;
+    int episodes;               // the real table's count
+    double mean, sd, len;       // the real game: mean score, sd, mean length in agent steps
+} RealRow;
+
+// shared/reference/ale-real/README.md, "Random agents, whole episodes"
+static const RealRow REAL[] = {
+    {"ALE/Pong-v5", 1000, -20.319, 0.859, 926.0},
+    {"Pong-v4", 500, -20.286, 0.837, 1235.6},
+    {"Pong-v0", 500, -20.300, 0.861, 1231.6},
+    {"PongNoFrameskip-v4", 200, -20.385, 0.841, 3575.6},
+};
+
 int main(int argc, char **argv) {
-    int games = argc > 1 ? atoi(argv[1]) : 1000;
-    int hold = argc > 2 ? atoi(argv[2]) : 4;
-    if (games < 1 || hold < 1) { fprintf(stderr, "usage: rps [games >= 1] [frames per action >= 1]\n"); return 2; }
-    Env env;
-    env_init(&env, "PongNoFrameskip-v4", 0);
-    Rng rng;
-    rng_seed(&rng, 5);
-    long returns[4][5] = {{0}}, missed[4][5] = {{0}}, score = 0;
-    for (int g = 0; g < games; g++) {
-        env_reset(&env, (uint64_t)g + 1);
-        int prev_vx = 0, vx = 0, vy = 0, action = 0;
-        bool in_flight = false;                    // an agent return the CPU has not met yet
-        for (long f = 0;; f++) {
-            if (f % hold == 0) action = (int)rng_below(&rng, ACTION_COUNT);
-            EnvStep s;
-            if (env_step(&env, action, &s)) break;
-            const Pong *p = &env.game;
-            if (p->ball_visible && p->ball_vx < 0 && prev_vx > 0) {
-                vx = -p->ball_vx; vy = p->ball_vy; returns[vx][vy + 2]++; in_flight = true;
-            }
-            if (p->ball_visible && p->ball_vx > 0 && prev_vx < 0) in_flight = false;
-            if (s.reward > 0 && in_flight) { missed[vx][vy + 2]++; in_flight = false; }
-            score += s.reward;
-            prev_vx = p->ball_visible ? p->ball_vx : 0;
-            if (s.terminated || s.truncated) break;
+    int episodes = 0;
+    if (argc > 1) {
+        char *end;
+        long n = strtol(argv[1], &end, 10);
+        if (*end != '\0' || n < 2 || n > 1000000) {
+            fprintf(stderr, "usage: random_play_stats [episodes, 2..1000000]\n");
+            return 2;
         }
+        episodes = (int)n;
     }
-    long total = 0;
-    for (int x = 1; x < 4; x++) for (int y = 0; y < 5; y++) total += returns[x][y];
-    printf("%d games, a random action every %d frames: mean score %.2f, %.2f agent returns per game\n",
-           games, hold, (double)score / games, (double)total / games);
-    printf("return velocity   share of returns   CPU missed\n");
-    for (int x = 1; x < 4; x++)
-        for (int y = 0; y < 5; y++)
-            if (returns[x][y])
-                printf("vx %d, vy %+d      %5.1f%%             %5.1f%%\n", x, y - 2,
-                       100.0 * returns[x][y] / total, 100.0 * missed[x][y] / returns[x][y]);
-    return 0;
+    printf("%-20s %9s %9s %7s %7s %10s | %9s %7s %10s | %s\n", "preset", "episodes", "mean", "sd",
+           "se", "length", "real mean", "real se", "real len", "agree (2 se)");
+    int disagree = 0;
+    for (size_t k = 0; k < sizeof REAL / sizeof REAL[0]; k++) {
+        const RealRow *real = &REAL[k];
+        int n = episodes ? episodes : real->episodes;
+        Env env;
+        env_init(&env, real->id, 0);
+        double sum = 0, sum2 = 0, len_sum = 0;
+        for (int e = 0; e < n; e++) {
+            env_reset(&env, rng_key(77, (uint64_t)e, 0, 0));
+            Rng actions;
+            rng_seed(&actions, rng_key(77, (uint64_t)e, 1, 0));
+            int score = 0;
+            long steps = 0;
+            EnvStep s = {0};
+            while (!s.terminated && !s.truncated) {
+                env_step(&env, (int)rng_below(&actions, ACTION_COUNT), &s);
+                score += s.reward;
+                steps++;
+            }
+            sum += score;
+            sum2 += (double)score * score;
+            len_sum += (double)steps;
+        }
+        double mean = sum / n, sd = sqrt((sum2 - n * mean * mean) / (n - 1)), se = sd / sqrt(n);
+        double real_se = real->sd / sqrt(real->episodes);
+        bool agree = fabs(mean - real->mean) <= 2.0 * sqrt(se * se + real_se * real_se);
+        disagree += !agree;
+        printf("%-20s %9d %9.3f %7.3f %7.3f %10.1f | %9.3f %7.3f %10.1f | %s\n", real->id, n, mean,
+               sd, se, len_sum / n, real->mean, real_se, real->len, agree ? "yes" : "NO");
+    }
+    return disagree ? 1 : 0;
 }
