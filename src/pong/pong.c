@@ -160,11 +160,15 @@ static uint8_t swap_nibbles(uint8_t a) { return (uint8_t)((a << 4) | (a >> 4)); 
 // Reset
 
 static void colors_for_next_frame(Pong *g);
+static uint8_t paddle_line_uncached(int resistance);
 
 void pong_reset(Pong *g) {
     memset(g, 0, sizeof *g);
     memcpy(g->ram, RESET_RAM, sizeof g->ram);
     colors_for_next_frame(g);
+    g->default_line = paddle_line_uncached(PADDLE_RESISTANCE_DEFAULT);
+    g->pot_resistance = PADDLE_RESISTANCE_DEFAULT;
+    g->pot_line = g->default_line;
     g->ball_x = RESET_BALL_X;
     g->vdel = 0;
     g->collisions = 0;
@@ -210,16 +214,14 @@ enum { CX_P0_BALL = 1, CX_P1_BALL = 2, CX_BALL_PF = 4 };
 // $F445: position object `obj` at counter h. The picture needs only the ball's column
 // (h - 49); the RAM keeps the status byte that the BRK inside pushes, when the call is
 // three levels deep (from $F554): $F9 = flags, $FA = $55 (return address $F455).
+// The routine subtracts $2F, then 15 until it borrows, then computes 7 - (remainder mod
+// 15) with sbc #$06: in closed form, with m that remainder, N = m > 7, Z = m == 7,
+// C = m <= 7 and V = 0 (the operands are both below $80).
 static void position_ball(Pong *g, uint8_t h) {
-    int c = 1;
-    uint8_t a = sbc(h, 0x2F, &c);
-    do a = sbc(a, 0x0F, &c); while (c);
-    a ^= 0xFF;
-    uint8_t before = a;
-    a = sbc(a, 0x06, &c);
-    int v = ((before ^ 0x06) & (before ^ a) & 0x80) != 0;
+    unsigned a = h >= 0x2F ? h - 0x2Fu : h + 0x100u - 0x2Fu - 0x10u;   // the first borrow
+    unsigned m = a % 15;
     RAM(g, STACK_FA) = 0x55;
-    RAM(g, STACK_F9) = (uint8_t)((a & 0x80) | (v << 6) | 0x34 | ((a == 0) << 1) | c);
+    RAM(g, STACK_F9) = (uint8_t)(((m > 7) << 7) | 0x34 | ((m == 7) << 1) | (m <= 7));
     g->ball_x = (uint8_t)(h - BALL_X_OFFSET);
 }
 
@@ -380,13 +382,23 @@ static uint32_t pot_cycles(int resistance) {
 #define POT_FIRST_READ_CYCLES (32 * 76 + 23 - 6)
 #define POT_CYCLES_PER_READ (2 * 76)
 
-static uint8_t paddle_line(int resistance) {
+static uint8_t paddle_line_uncached(int resistance) {
     uint32_t needed = pot_cycles(resistance);
     if (needed < POT_FIRST_READ_CYCLES) return KERNEL_FIRST;
     uint32_t reads = (needed - POT_FIRST_READ_CYCLES) / POT_CYCLES_PER_READ + 1;
     uint32_t max_reads = (KERNEL_LAST - KERNEL_FIRST) / 2;
     if (reads > max_reads) reads = max_reads;
     return (uint8_t)(KERNEL_FIRST + 2 * reads);
+}
+
+// The reading depends on the resistance alone; ALE moves it in steps of 23,000, so the
+// last one is kept.
+static uint8_t paddle_line(Pong *g, int resistance) {
+    if (resistance != g->pot_resistance) {
+        g->pot_resistance = resistance;
+        g->pot_line = paddle_line_uncached(resistance);
+    }
+    return g->pot_line;
 }
 
 // Which counter value each object shows on row r (rows 24..209). The kernel's loop spans
@@ -448,6 +460,11 @@ static bool row_is_wall(int r) {
 static uint8_t picture_collisions(const PongPicture *p) {
     uint8_t cx = 0;
     int bx = p->ball_x;
+    // Most frames the ball is in mid-field, far from the walls' rows and the bats' columns.
+    bool near_wall = p->ball_v <= WALL_TOP_ROW1 + 16 || p->ball_v >= WALL_BOTTOM_ROW0 + 11;
+    bool near_bat = (bx + BALL_W > CPU_BAT_X && bx < CPU_BAT_X + BAT_W) ||
+                    (bx + BALL_W > AGENT_BAT_X && bx < AGENT_BAT_X + BAT_W);
+    if (!near_wall && !near_bat) return 0;
     // the rows the ball can occupy: its counter +-16 lines
     int r0 = (int)p->ball_v - 18, r1 = (int)p->ball_v - 9;
     if (r0 < WALL_TOP_ROW0) r0 = WALL_TOP_ROW0;
@@ -482,7 +499,7 @@ static void kernel(Pong *g, int resistance) {
     // agent) on odd ones; the right jack reads as charged at once. Each filtered reading
     // is the mean of the new and the old one.
     int pair = RAM(g, TMP0) & 1;
-    uint8_t raw = paddle_line(pair ? resistance : PADDLE_RESISTANCE_DEFAULT);
+    uint8_t raw = pair ? paddle_line(g, resistance) : g->default_line;
     p->paddle_line = raw;
     g->collisions = picture_collisions(p);
     RAM(g, PADDLE_RAW) = raw;
@@ -561,42 +578,106 @@ static uint8_t score_pf1(const PongPicture *p, int side, int glyph_row) {
     return (uint8_t)((units & 0x0F) | (tens & 0xF0));
 }
 
+// The rows each object can show on, from its vertical counter (see the kernel above).
+static int clamp_row(int r, int lo, int hi) { return r < lo ? lo : r > hi ? hi : r; }
+
+// Draws the picture with `put(ctx, row, x0, n, colour_slot)` for runs of one colour over
+// the background: slots 0 CPU, 1 agent, 2 walls and ball (the order of PongPicture.colors).
+// Rows are visited in order and, within a row, left to right.
+typedef struct { uint8_t *buf; const uint8_t (*rgb)[3]; } RgbTarget;
+
+static void put_rgb(const RgbTarget *t, int row, int x0, int n, int slot) {
+    uint8_t *q = t->buf + 3 * (row * PONG_SCREEN_W + x0);
+    for (int i = 0; i < n; i++, q += 3) memcpy(q, t->rgb[slot], 3);
+}
+
+static void put_index(uint8_t *screen, const uint8_t *colors, int row, int x0, int n, int slot) {
+    memset(screen + row * PONG_SCREEN_W + x0, colors[slot], (size_t)n);
+}
+
+// The objects of the field rows [34, 193]: bats first, then the ball (drawn over them:
+// the playfield priority of CTRLPF $15).
+#define FIELD_ROW0 (WALL_TOP_ROW1 + 1)
+#define FIELD_ROW1 (WALL_BOTTOM_ROW0 - 1)
+
+typedef struct { int row0, row1; } RowRange;
+
+static RowRange cpu_rows(const PongPicture *p) {
+    return (RowRange){clamp_row((int)p->cpu_v - 16, FIELD_ROW0, FIELD_ROW1 + 1),
+                      clamp_row((int)p->cpu_v + 1, FIELD_ROW0 - 1, FIELD_ROW1)};
+}
+static RowRange agent_rows(const PongPicture *p) {
+    return (RowRange){clamp_row((int)p->agent_v - 15, FIELD_ROW0, FIELD_ROW1 + 1),
+                      clamp_row((int)p->agent_v + 2, FIELD_ROW0 - 1, FIELD_ROW1)};
+}
+static RowRange ball_rows(const PongPicture *p) {
+    return (RowRange){clamp_row((int)p->ball_v - 17, FIELD_ROW0, FIELD_ROW1 + 1),
+                      clamp_row((int)p->ball_v - 10, FIELD_ROW0 - 1, FIELD_ROW1)};
+}
+
 void pong_render_indices(const Pong *g, uint8_t *screen) {
     const PongPicture *p = &g->pic;
-    const uint8_t c_cpu = p->colors[0], c_agent = p->colors[1], c_pf = p->colors[2],
-                  c_bg = p->colors[3];
-    memset(screen, c_bg, PONG_SCREEN_H * PONG_SCREEN_W);
+    const uint8_t *c = p->colors;
+    memset(screen, c[3], PONG_SCREEN_H * PONG_SCREEN_W);
     memset(screen, 0x00, 8);                       // row 0: the HMOVE blank
-    for (int r = 1; r <= 20; r++) {
-        int glyph_row = (r - 1) / 4;
+    for (int r = 1; r <= 20; r++)
         for (int side = 0; side < 2; side++) {
-            uint8_t pf1 = score_pf1(p, side, glyph_row);
-            uint8_t *row = screen + r * PONG_SCREEN_W + 16 + 80 * side;
+            uint8_t pf1 = score_pf1(p, side, (r - 1) / 4);
             for (int bit = 0; bit < 8; bit++)
-                if (pf1 & (0x80 >> bit)) memset(row + 4 * bit, side ? c_agent : c_cpu, 4);
+                if (pf1 & (0x80 >> bit)) put_index(screen, c, r, 16 + 80 * side + 4 * bit, 4, side);
         }
-    }
-    for (int r = WALL_TOP_ROW0; r < PONG_SCREEN_H; r++) {
-        uint8_t *row = screen + r * PONG_SCREEN_W;
-        if (row_is_wall(r)) { memset(row, c_pf, PONG_SCREEN_W); continue; }
-        if (bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2))
-            memset(row + CPU_BAT_X, c_cpu, BAT_W);
-        if (bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST))
-            memset(row + AGENT_BAT_X, c_agent, BAT_W);
+    memset(screen + WALL_TOP_ROW0 * PONG_SCREEN_W, c[2], (WALL_TOP_ROW1 - WALL_TOP_ROW0 + 1) * PONG_SCREEN_W);
+    memset(screen + WALL_BOTTOM_ROW0 * PONG_SCREEN_W, c[2], (PONG_SCREEN_H - WALL_BOTTOM_ROW0) * PONG_SCREEN_W);
+    RowRange k = cpu_rows(p);
+    for (int r = k.row0; r <= k.row1; r++)
+        if (bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2)) put_index(screen, c, r, CPU_BAT_X, BAT_W, 0);
+    k = agent_rows(p);
+    for (int r = k.row0; r <= k.row1; r++)
+        if (bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST)) put_index(screen, c, r, AGENT_BAT_X, BAT_W, 1);
+    k = ball_rows(p);
+    for (int r = k.row0; r <= k.row1; r++)
         for (int x = p->ball_x; x < p->ball_x + BALL_W && x < PONG_SCREEN_W; x++)
-            if (ball_on(p, r, x)) row[x] = c_pf;
-    }
+            if (ball_on(p, r, x)) put_index(screen, c, r, x, 1, 2);
+}
+
+static void fill_row_rgb(uint8_t *row, const uint8_t rgb[3]) {
+    for (int x = 0; x < PONG_SCREEN_W; x++) memcpy(row + 3 * x, rgb, 3);
 }
 
 void pong_render_rgb(const Pong *g, uint8_t *rgb) {
-    static const int N = PONG_SCREEN_H * PONG_SCREEN_W;
-    uint8_t screen[PONG_SCREEN_H * PONG_SCREEN_W];
-    pong_render_indices(g, screen);
-    uint8_t lut[256][3];
-    const uint8_t *c = g->pic.colors;
-    uint8_t used[5] = {c[0], c[1], c[2], c[3], 0x00};
-    for (int i = 0; i < 5; i++) palette_rgb(used[i], lut[used[i]]);
-    for (int i = 0; i < N; i++) memcpy(rgb + 3 * i, lut[screen[i]], 3);
+    const PongPicture *p = &g->pic;
+    uint8_t col[4][3];
+    for (int i = 0; i < 4; i++) palette_rgb(p->colors[i], col[i]);
+    RgbTarget t = {rgb, (const uint8_t (*)[3])col};
+    const size_t ROW = 3 * PONG_SCREEN_W;
+    // one background row and one wall row, copied down the screen
+    uint8_t *bg = rgb + ROW * FIELD_ROW0, *wall = rgb + ROW * WALL_TOP_ROW0;
+    fill_row_rgb(bg, col[3]);
+    fill_row_rgb(wall, col[2]);
+    for (int r = 0; r <= 23; r++) memcpy(rgb + ROW * r, bg, ROW);
+    memset(rgb, 0, 3 * 8);                        // row 0: the HMOVE blank
+    for (int r = WALL_TOP_ROW0 + 1; r <= WALL_TOP_ROW1; r++) memcpy(rgb + ROW * r, wall, ROW);
+    for (int r = FIELD_ROW0 + 1; r <= FIELD_ROW1; r++) memcpy(rgb + ROW * r, bg, ROW);
+    for (int r = WALL_BOTTOM_ROW0; r < PONG_SCREEN_H; r++) memcpy(rgb + ROW * r, wall, ROW);
+    for (int gr = 0; gr < 5; gr++) {
+        int r = 1 + 4 * gr;
+        for (int side = 0; side < 2; side++) {
+            uint8_t pf1 = score_pf1(p, side, gr);
+            for (int bit = 0; bit < 8; bit++)
+                if (pf1 & (0x80 >> bit)) put_rgb(&t, r, 16 + 80 * side + 4 * bit, 4, side);
+        }
+        for (int k = 1; k < 4; k++) memcpy(rgb + ROW * (r + k), rgb + ROW * r, ROW);
+    }
+    RowRange k = cpu_rows(p);
+    for (int r = k.row0; r <= k.row1; r++)
+        if (bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2)) put_rgb(&t, r, CPU_BAT_X, BAT_W, 0);
+    k = agent_rows(p);
+    for (int r = k.row0; r <= k.row1; r++)
+        if (bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST)) put_rgb(&t, r, AGENT_BAT_X, BAT_W, 1);
+    k = ball_rows(p);
+    for (int r = k.row0; r <= k.row1; r++)
+        for (int x = p->ball_x; x < p->ball_x + BALL_W && x < PONG_SCREEN_W; x++)
+            if (ball_on(p, r, x)) put_rgb(&t, r, x, 1, 2);
 }
 
 // prepro keeps rows 35, 37, ..., 193 and columns 0, 2, ..., 158 of the red channel and
@@ -604,24 +685,31 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb) {
 // ball remain (the walls and the score lie outside), each a 1 in the grid.
 #define OBS_ROW0 35
 
+static bool red_shows(uint8_t color) {
+    // palette entries whose red prepro erases: 0x00 (0), 0x22 (144), 0xE4 (109)
+    return color != 0x00 && color != 0x22 && color != 0xE4;
+}
+
 void pong_render_obs80(const Pong *g, uint8_t *obs) {
     const PongPicture *p = &g->pic;
     memset(obs, 0, PONG_OBS80 * PONG_OBS80);
-    uint8_t red[5];
-    for (int i = 0; i < 4; i++) { uint8_t rgb[3]; palette_rgb(p->colors[i], rgb); red[i] = rgb[0]; }
-    bool cpu_shows = red[0] != 144 && red[0] != 109 && red[0] != 0;
-    bool agent_shows = red[1] != 144 && red[1] != 109 && red[1] != 0;
-    bool ball_shows = red[2] != 144 && red[2] != 109 && red[2] != 0;
-    (void)red[3];
-    for (int i = 0; i < PONG_OBS80; i++) {
-        int r = OBS_ROW0 + 2 * i;
-        uint8_t *row = obs + i * PONG_OBS80;
-        if (cpu_shows && bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2))
-            memset(row + CPU_BAT_X / 2, 1, BAT_W / 2);
-        if (agent_shows && bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST))
-            memset(row + AGENT_BAT_X / 2, 1, BAT_W / 2);
-        if (ball_shows)
-            for (int x = p->ball_x; x < p->ball_x + BALL_W && x < PONG_SCREEN_W; x++)
-                if (!(x & 1) && ball_on(p, r, x)) row[x / 2] = 1;
+    RowRange k;
+    if (red_shows(p->colors[0])) {
+        k = cpu_rows(p);
+        for (int r = k.row0 | 1; r <= k.row1; r += 2)
+            if (bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2))
+                memset(obs + (r - OBS_ROW0) / 2 * PONG_OBS80 + CPU_BAT_X / 2, 1, BAT_W / 2);
+    }
+    if (red_shows(p->colors[1])) {
+        k = agent_rows(p);
+        for (int r = k.row0 | 1; r <= k.row1; r += 2)
+            if (bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST))
+                memset(obs + (r - OBS_ROW0) / 2 * PONG_OBS80 + AGENT_BAT_X / 2, 1, BAT_W / 2);
+    }
+    if (red_shows(p->colors[2])) {
+        k = ball_rows(p);
+        for (int r = k.row0 | 1; r <= k.row1; r += 2)
+            for (int x = (p->ball_x + 1) & ~1; x < p->ball_x + BALL_W && x < PONG_SCREEN_W; x += 2)
+                if (ball_on(p, r, x)) obs[(r - OBS_ROW0) / 2 * PONG_OBS80 + x / 2] = 1;
     }
 }

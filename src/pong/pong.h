@@ -50,6 +50,9 @@ typedef struct {
     uint8_t ball_x;               // the ball keeps its position when not repositioned
     uint8_t vdel;                 // VDELBL, written only when the ball moves
     PongPicture pic;              // the picture of the last frame
+    // caches of the paddle reading (a function of the resistance alone)
+    int pot_resistance;
+    uint8_t pot_line, default_line;
 } Pong;
 
 // The state ALE's reset() leaves (power-on, 60 NOOP frames, the soft resets): the RAM and
