@@ -451,6 +451,11 @@ static bool ball_on(const PongPicture *p, int r, int x) {
     return ball_counter_on(p->ball_v, c, KERNEL_FIRST + 2);
 }
 
+// The ball's k-th pixel: the TIA's horizontal positions wrap round the 160 columns, so a
+// ball at column 159 shows its second pixel at column 0 (measured: ALE, serve-side frames
+// with the ball counter at 208).
+static int ball_column(int bx, int k) { return (bx + k) % PONG_SCREEN_W; }
+
 static bool row_is_wall(int r) {
     return (r >= WALL_TOP_ROW0 && r <= WALL_TOP_ROW1) || r >= WALL_BOTTOM_ROW0;
 }
@@ -462,7 +467,8 @@ static uint8_t picture_collisions(const PongPicture *p) {
     int bx = p->ball_x;
     // Most frames the ball is in mid-field, far from the walls' rows and the bats' columns.
     bool near_wall = p->ball_v <= WALL_TOP_ROW1 + 16 || p->ball_v >= WALL_BOTTOM_ROW0 + 11;
-    bool near_bat = (bx + BALL_W > CPU_BAT_X && bx < CPU_BAT_X + BAT_W) ||
+    bool near_bat = bx + BALL_W > PONG_SCREEN_W ||
+                    (bx + BALL_W > CPU_BAT_X && bx < CPU_BAT_X + BAT_W) ||
                     (bx + BALL_W > AGENT_BAT_X && bx < AGENT_BAT_X + BAT_W);
     if (!near_wall && !near_bat) return 0;
     // the rows the ball can occupy: its counter +-16 lines
@@ -471,7 +477,8 @@ static uint8_t picture_collisions(const PongPicture *p) {
     if (r1 > PONG_SCREEN_H - 1) r1 = PONG_SCREEN_H - 1;
     if (p->ball_v >= KERNEL_LAST - 4) r1 = PONG_SCREEN_H - 1;
     for (int r = r0; r <= r1; r++) {
-        for (int x = bx; x < bx + BALL_W && x < PONG_SCREEN_W; x++) {
+        for (int k = 0; k < BALL_W; k++) {
+            int x = ball_column(bx, k);
             if (!ball_on(p, r, x)) continue;
             if (row_is_wall(r)) cx |= CX_BALL_PF;
             if (x >= CPU_BAT_X && x < CPU_BAT_X + BAT_W &&
@@ -560,13 +567,14 @@ int pong_frame(Pong *g, int resistance, bool fire) {
 // ----------------------------------------------------------------------------
 // The picture: NTSC palette indices, RGB, and the seed's 80x80 grid
 
-static void palette_rgb(uint8_t index, uint8_t rgb[3]) {
+bool pong_palette_rgb(uint8_t index, uint8_t rgb[3]) {
     for (size_t i = 0; i < sizeof PALETTE / sizeof PALETTE[0]; i++)
         if (PALETTE[i].index == index) {
             rgb[0] = PALETTE[i].r; rgb[1] = PALETTE[i].g; rgb[2] = PALETTE[i].b;
-            return;
+            return true;
         }
     rgb[0] = rgb[1] = rgb[2] = 0;
+    return false;
 }
 
 // Score rows 1..20: five glyph rows of four lines; PF1 in score mode: the left half in
@@ -636,8 +644,10 @@ void pong_render_indices(const Pong *g, uint8_t *screen) {
         if (bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST)) put_index(screen, c, r, AGENT_BAT_X, BAT_W, 1);
     k = ball_rows(p);
     for (int r = k.row0; r <= k.row1; r++)
-        for (int x = p->ball_x; x < p->ball_x + BALL_W && x < PONG_SCREEN_W; x++)
+        for (int k = 0; k < BALL_W; k++) {
+            int x = ball_column(p->ball_x, k);
             if (ball_on(p, r, x)) put_index(screen, c, r, x, 1, 2);
+        }
 }
 
 static void fill_row_rgb(uint8_t *row, const uint8_t rgb[3]) {
@@ -647,7 +657,7 @@ static void fill_row_rgb(uint8_t *row, const uint8_t rgb[3]) {
 void pong_render_rgb(const Pong *g, uint8_t *rgb) {
     const PongPicture *p = &g->pic;
     uint8_t col[4][3];
-    for (int i = 0; i < 4; i++) palette_rgb(p->colors[i], col[i]);
+    for (int i = 0; i < 4; i++) pong_palette_rgb(p->colors[i], col[i]);
     RgbTarget t = {rgb, (const uint8_t (*)[3])col};
     const size_t ROW = 3 * PONG_SCREEN_W;
     // one background row and one wall row, copied down the screen
@@ -676,8 +686,10 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb) {
         if (bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST)) put_rgb(&t, r, AGENT_BAT_X, BAT_W, 1);
     k = ball_rows(p);
     for (int r = k.row0; r <= k.row1; r++)
-        for (int x = p->ball_x; x < p->ball_x + BALL_W && x < PONG_SCREEN_W; x++)
+        for (int k = 0; k < BALL_W; k++) {
+            int x = ball_column(p->ball_x, k);
             if (ball_on(p, r, x)) put_rgb(&t, r, x, 1, 2);
+        }
 }
 
 // prepro keeps rows 35, 37, ..., 193 and columns 0, 2, ..., 158 of the red channel and
@@ -709,7 +721,9 @@ void pong_render_obs80(const Pong *g, uint8_t *obs) {
     if (red_shows(p->colors[2])) {
         k = ball_rows(p);
         for (int r = k.row0 | 1; r <= k.row1; r += 2)
-            for (int x = (p->ball_x + 1) & ~1; x < p->ball_x + BALL_W && x < PONG_SCREEN_W; x += 2)
-                if (ball_on(p, r, x)) obs[(r - OBS_ROW0) / 2 * PONG_OBS80 + x / 2] = 1;
+            for (int k = 0; k < BALL_W; k++) {
+                int x = ball_column(p->ball_x, k);
+                if (!(x & 1) && ball_on(p, r, x)) obs[(r - OBS_ROW0) / 2 * PONG_OBS80 + x / 2] = 1;
+            }
     }
 }

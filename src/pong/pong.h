@@ -87,6 +87,8 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb);
 
 // NTSC palette indices, (210, 160), as ALE's getScreen() gives them.
 void pong_render_indices(const Pong *g, uint8_t *screen);
+// The RGB of an NTSC palette index that the game shows (ALE's palette); false for others.
+bool pong_palette_rgb(uint8_t index, uint8_t rgb[3]);
 
 // The seed's preprocessing of that frame, drawn directly: (80, 80) uint8 in {0, 1},
 // bit-identical to prepro(pong_render_rgb(g)) with prepro = crop 35:195, [::2, ::2, 0],

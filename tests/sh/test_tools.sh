@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The tools that docs/fidelity.md, docs/results.md and docs/cluster.md quote still build and run:
-# the random-play statistics (a few games each), the frame dumper, the milestones of a short real
-# run, and the bare MPI_Sendrecv timer (where MPI is installed).
+# The tools that the docs quote still build and run: the random-agent statistics against the
+# real game (a few episodes), the fidelity picture, the milestones of a short real run, and the
+# bare MPI_Sendrecv timer (where MPI is installed).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -9,20 +9,23 @@ fail() { echo "FAIL: $*"; exit 1; }
 CC=${CC:-cc}
 FLAGS=(-O2 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc)
 $CC "${FLAGS[@]}" tools/random_play_stats.c build/libpongrl.a -lm -o "$tmp/rps" || fail "random_play_stats.c does not build"
-$CC "${FLAGS[@]}" tools/random_play_preset.c build/libpongrl.a -lm -o "$tmp/rpp" || fail "random_play_preset.c does not build"
-$CC "${FLAGS[@]}" tools/pong_dump.c src/pong/pong.c -o "$tmp/dump" || fail "pong_dump.c does not build"
+$CC "${FLAGS[@]}" tools/fidelity_image.c build/libpongrl.a -lz -lm -o "$tmp/fid" || fail "fidelity_image.c does not build"
 
-out=$("$tmp/rps" 20) || fail "rps exited $?"
-echo "$out" | head -1
-grep -qE '^20 games, .*mean score -?[0-9]+\.[0-9]+' <<<"$out" || fail "rps printed no mean score"
-grep -q 'vx 3, vy +2' <<<"$out" || fail "rps printed no return table"
-out=$("$tmp/rpp" 20 Pong-v4) || fail "rpp exited $?"
+# 20 episodes of each preset: one row each, beside the real game's figures
+out=$("$tmp/rps" 20); rc=$?
 echo "$out"
-grep -qE '^Pong-v4, 20 games: mean score -?[0-9.]+ \(sd [0-9.]+\), mean length [0-9]+ agent steps$' <<<"$out" || fail "rpp output"
-"$tmp/rpp" 5 NoSuchPong-v9 >/dev/null 2>&1 && fail "rpp accepted an unknown preset"
+[ $rc -le 1 ] || fail "rps exited $rc"
+for p in ALE/Pong-v5 Pong-v4 Pong-v0 PongNoFrameskip-v4; do
+    grep -qE "^$p +20 +-[0-9]+\.[0-9]+ .*\| +-20\.[0-9]+ .*\| (yes|NO)$" <<<"$out" || fail "rps printed no row for $p"
+done
+"$tmp/rps" 1 >/dev/null 2>&1 && fail "rps accepted 1 episode"
 
-"$tmp/dump" "$tmp/f.raw" 1 15 40 || fail "pong_dump exited $?"
-[ "$(stat -c %s "$tmp/f.raw")" = $((3 * 210 * 160 * 3)) ] || fail "pong_dump wrote $(stat -c %s "$tmp/f.raw") bytes"
+# the side-by-side picture of a real trace's frame and ours: a PNG, identical frames
+out=$("$tmp/fid" tests/data/ale-real random-1 400 "$tmp/f.png") || fail "fidelity_image exited $?: $out"
+echo "$out"
+grep -q 'crc32 .* real .*: identical' <<<"$out" || fail "fidelity_image did not find the frame identical"
+[ "$(head -c 8 "$tmp/f.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] || fail "not a PNG"
+"$tmp/fid" tests/data/ale-real random-1 999999 "$tmp/g.png" >/dev/null 2>&1 && fail "fidelity_image accepted a frame past the end"
 
 build/pongrl train --iterations 3 --batch-size 2 --workers 1 --quiet --run-dir "$tmp/run" >/dev/null || fail "train"
 out=$(tools/milestones.sh "$tmp/run") || fail "milestones.sh exited $?"

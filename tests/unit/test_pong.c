@@ -2,9 +2,10 @@
 //
 // Fixtures: tests/data/ale-real/, whole episodes recorded frame by frame from ALE 0.12.1
 // running the real Video Olympics ROM (copied from shared/reference/ale-real/traces, whose
-// README says how they were recorded): the action of every frame, the reward act()
-// returned, the zlib crc32 of getScreenRGB() and the 128 bytes of getRAM() after every
-// frame. One trace of each recorded policy, 39,837 frames in all.
+// README says how they were recorded) and one more recorded the same way
+// (tests/data/ale-real/README.md): the action of every frame, the reward act() returned,
+// the zlib crc32 of getScreenRGB() and the 128 bytes of getRAM() after every frame. One
+// trace of each recorded policy, 50,942 frames in all.
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 #define DATA "tests/data/ale-real/"
 #define RGB_BYTES (PONG_SCREEN_H * PONG_SCREEN_W * 3)
 
-static const char *const TRACES[] = {"random-1", "hold-2", "v5-1", "track-3", "model-2"};
+static const char *const TRACES[] = {"random-1", "hold-2", "v5-1", "track-3", "model-2", "firetrack-1"};
 #define N_TRACES (sizeof TRACES / sizeof TRACES[0])
 
 typedef struct {
