@@ -226,6 +226,12 @@ int cmd_train(int argc, char **argv) {
         cfg.workers /= cluster_launch_local_size();
         if (cfg.workers < 1) cfg.workers = 1;
     }
+    // From here a stop request is kept: one that comes while the run is loaded or MPI starts
+    // (on any rank) stops it at the first chance.
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     if (!resume && check_memory(&cfg)) return 1;            // before anything is written
     // an orphaned rank must not go on writing the run (nor hold its lock)
     if (mpi) cluster_die_with_launcher();
@@ -295,10 +301,6 @@ int cmd_train(int argc, char **argv) {
         train_state_free(&st);
         return 1;
     }
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
     if (root) {
         printf("pongrl train: %s, batch %d, %d worker%s, seed %llu, run dir %s", cfg.env_id, cfg.batch_size,
                cfg.workers, cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir);

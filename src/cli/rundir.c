@@ -190,7 +190,7 @@ int rundir_sync_metrics(const char *run_dir, const TrainState *s, char *err, siz
         if (lineno == 1 && !strcmp(line, TRAIN_METRICS_HEADER)) { header = true; continue; }
         MetricsRow r;
         const char *wrong = NULL;
-        if (!metrics_row(line, &r)) wrong = "not a metrics row";
+        if (strlen(line) != (size_t)len - 1 || !metrics_row(line, &r)) wrong = "not a metrics row";   // a NUL inside
         else if (r.iteration > N) { dropped++; continue; }       // written after the checkpoint
         else if (r.iteration <= prev) wrong = "out of order";
         else if (r.episodes != r.iteration * B) wrong = "episodes do not match the batch size";
@@ -265,7 +265,7 @@ int rundir_check_metrics(const char *csv, char *err, size_t errlen) {
         MetricsRow r;
         if (lineno == 1) {
             if (strcmp(line, TRAIN_METRICS_HEADER)) { snprintf(err, errlen, "%s line 1: not the metrics.csv header", csv); rc = -1; }
-        } else if (!metrics_row(line, &r)) {
+        } else if (strlen(line) != (size_t)len - 1 || !metrics_row(line, &r)) {
             snprintf(err, errlen, "%s line %ld: not a metrics row ('%s')", csv, lineno, excerpt(line, ex, sizeof(ex)));
             rc = -1;
         } else if (r.iteration <= prev) {
