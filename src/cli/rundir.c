@@ -223,7 +223,8 @@ int rundir_sync_metrics(const char *run_dir, const TrainState *s, char *err, siz
             struct stat st;
             snprintf(damaged, sizeof(damaged), "%s.damaged", path);
             for (int k = 2; k < 1000 && stat(damaged, &st) == 0; k++) snprintf(damaged, sizeof(damaged), "%s.damaged.%d", path, k);
-            if (rename(path, damaged)) {
+            // a hard link: metrics.csv exists at every moment, whenever a kill comes
+            if (link(path, damaged) && rename(path, damaged)) {
                 snprintf(err, errlen, "cannot keep %s as %s: %s", path, damaged, strerror(errno));
                 remove(tmp);
                 return -1;
