@@ -80,13 +80,14 @@ int cmd_dump(int argc, char **argv) {
     const char *dir = NULL;
     int o;
     opterr = 0;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (o) {
         case 's': cfg.seed = arg_u64("--seed", optarg); break;
         case 'H': cfg.hidden = (int)arg_int("--hidden", optarg, 1, 100000); break;
         case 'n': episodes = (int)arg_int("--episodes", optarg, 1, 1000); break;
         case 'e': snprintf(cfg.env_id, sizeof(cfg.env_id), "%s", arg_env("--env", optarg)); break;
         case 'o': dir = optarg; break;
+        case ':': die_usage("%s needs a value", argv[optind - 1]);
         default: die_usage("dump: unknown option '%s' (--seed --hidden --episodes --env --out DIR)", argv[optind - 1]);
         }
     }

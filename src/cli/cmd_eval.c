@@ -96,7 +96,7 @@ int cmd_eval(int argc, char **argv) {
     uint64_t seed = 1;
     opterr = 0;
     int o;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (o) {
         case 'n': episodes = (int)arg_int("--episodes", optarg, 1, 1000000); break;
         case 'e': env_id = arg_env("--env", optarg); break;

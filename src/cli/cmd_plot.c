@@ -6,6 +6,7 @@
 #include "../train/checkpoint.h"
 #include "../train/train.h"
 #include "commands.h"
+#include "rundir.h"
 
 int cmd_plot(int argc, char **argv) {
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -14,11 +15,13 @@ int cmd_plot(int argc, char **argv) {
                "against training wall time (needs gnuplot; training refreshes it at each checkpoint).\n");
         return 0;
     }
-    if (argc != 2 || argv[1][0] == '-') die_usage("usage: pongrl plot RUN_DIR");
+    if (argc != 2 || argv[1][0] == '-' || !argv[1][0]) die_usage("usage: pongrl plot RUN_DIR");
     if (strlen(argv[1]) >= RUN_DIR_MAX) die_usage("plot: path too long");
     char csv[CKPT_PATH_MAX], png[CKPT_PATH_MAX], err[RUN_DIR_MAX + 128];
     snprintf(csv, sizeof(csv), "%s/metrics.csv", argv[1]);
     snprintf(png, sizeof(png), "%s/curve.png", argv[1]);
+    // a damaged file is refused, not drawn (a resume rebuilds it from the rows that agree)
+    if (rundir_check_metrics(csv, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     int rc = plot_curve(csv, png, argv[1], err, sizeof(err));
     if (rc < 0) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (rc == 1) { fprintf(stderr, "pongrl: %s has no rows yet: nothing to plot\n", csv); return 1; }

@@ -1,5 +1,6 @@
 // cmd_record.c: `pongrl record`: one game played by a model, as an animated GIF at real
 // speed, optionally with the network's input beside the screen.
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,7 @@ int cmd_record(int argc, char **argv) {
     int64_t max_steps = 3000;
     opterr = 0;
     int o;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (o) {
         case 'o': out = optarg; break;
         case 'e': env_id = arg_env("--env", optarg); break;
@@ -73,6 +74,10 @@ int cmd_record(int argc, char **argv) {
         }
     }
     if (optind != argc - 1 || !out) die_usage("usage: pongrl record MODEL --out game.gif");
+    if (!out[0]) die_usage("--out needs a file name, got ''");
+    // written as OUT.tmp, renamed when whole: a full disk or a kill never leaves half a GIF
+    char tmp[4096];
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= (int)sizeof(tmp)) die_usage("--out: path too long");
 
     TrainState st;
     char desc[2048], err[2048];
@@ -88,7 +93,7 @@ int cmd_record(int argc, char **argv) {
         free(pl); pl = NULL;
         goto out;
     }
-    if (!(gif = gifrec_open(out, cw, PONG_SCREEN_H, err, sizeof(err)))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    if (!(gif = gifrec_open(tmp, cw, PONG_SCREEN_H, err, sizeof(err)))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
     player_reset(pl, play_env_seed(seed, 0), play_act_seed(seed, 0));
     EnvStep s = {0};
     int64_t steps = 0, frames = 0;
@@ -107,7 +112,8 @@ int cmd_record(int argc, char **argv) {
     double secs = gifrec_duration_cs(gif) / 100.0;
     int crc = gifrec_close(gif, err, sizeof(err));
     gif = NULL;
-    if (crc) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    if (crc) { fprintf(stderr, "pongrl: %s\n", err); remove(tmp); goto out; }
+    if (rename(tmp, out)) { fprintf(stderr, "pongrl: cannot write %s: %s\n", out, strerror(errno)); remove(tmp); goto out; }
     EnvState es;
     env_state(&pl->env, &es);
     struct stat fst;
@@ -120,7 +126,7 @@ int cmd_record(int argc, char **argv) {
            out, cw, PONG_SCREEN_H, written, secs, size / 1024);
     rc = 0;
 out:
-    if (gif) { char e2[256]; gifrec_close(gif, e2, sizeof(e2)); remove(out); }
+    if (gif) { char e2[256]; gifrec_close(gif, e2, sizeof(e2)); remove(tmp); }
     if (pl) player_free(pl);
     free(pl); free(rgb); free(canvas);
     train_state_free(&st);

@@ -52,7 +52,10 @@ static void print_help(const TrainConfig *d) {
 
 static void on_signal(int sig) {
     (void)sig;
-    if (train_stop_requested()) _exit(130);       // a second Ctrl-C: leave at once
+    // a second signal to this process: leave at once (a stop asked by another rank, or by a
+    // closed stdout, is not one)
+    static volatile sig_atomic_t signals;
+    if (signals++) _exit(130);
     static const char msg[] = "\npongrl: stopping after this batch (Ctrl-C again to abort)\n";
     ssize_t r = write(STDERR_FILENO, msg, sizeof(msg) - 1);
     (void)r;
@@ -76,6 +79,11 @@ enum { OPT_BATCH = 256, OPT_ITERS, OPT_TARGET, OPT_WORKERS, OPT_SEED, OPT_ENV, O
        OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR, OPT_QUIET, OPT_HELP, OPT_CKPT_EVERY, OPT_CKPT_SECS, OPT_KEEP,
        OPT_RESUME, OPT_END };
 
+// More worker threads than this only share the same cores (one per core is the design) while
+// each costs memory for its own gradient: refused before anything is allocated.
+#define WORKERS_PER_CORE_MAX 4
+static int workers_max(void) { return WORKERS_PER_CORE_MAX * train_cores_available(); }
+
 // Flags that define the run: a resumed run keeps its own, so these may not be given again.
 static const int RUN_DEFINING[] = { OPT_BATCH, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA, OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR };
 
@@ -91,13 +99,18 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
     TrainConfig d = *c;
     opterr = 0;
     int o;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (o >= OPT_BATCH && o < OPT_END) given[o - OPT_BATCH] = true;
         switch (o) {
         case OPT_BATCH:   c->batch_size = (int)arg_int("--batch-size", optarg, 1, 1000000); break;
         case OPT_ITERS:   c->iterations = arg_int("--iterations", optarg, 0, INT64_MAX); break;
         case OPT_TARGET:  c->target_reward = arg_double("--target-reward", optarg, -21, 21); c->has_target = true; break;
-        case OPT_WORKERS: c->workers = (int)arg_int("--workers", optarg, 1, 1024); break;
+        case OPT_WORKERS:
+            c->workers = (int)arg_int("--workers", optarg, 1, INT32_MAX);
+            if (c->workers > workers_max())
+                die_usage("--workers %d: at most %d here (%d per core this process may use: more threads only share"
+                          " the same cores)", c->workers, workers_max(), WORKERS_PER_CORE_MAX);
+            break;
         case OPT_SEED:    c->seed = arg_u64("--seed", optarg); break;
         case OPT_ENV:     snprintf(c->env_id, sizeof(c->env_id), "%s", arg_env("--env", optarg)); break;
         case OPT_LR:      c->lr = arg_double("--lr", optarg, 0, 1); break;
@@ -105,6 +118,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
         case OPT_DECAY:   c->decay = arg_double("--decay", optarg, 0, 1); break;
         case OPT_HIDDEN:  c->hidden = (int)arg_int("--hidden", optarg, 1, 100000); break;
         case OPT_RUNDIR:
+            if (!optarg[0]) die_usage("--run-dir needs a directory, got ''");
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--run-dir: path too long");
             snprintf(c->run_dir, sizeof(c->run_dir), "%s", optarg);
             break;
@@ -113,6 +127,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
         case OPT_CKPT_SECS:  c->checkpoint_secs = arg_double("--checkpoint-secs", optarg, 0, 1e9); break;
         case OPT_KEEP:       c->keep = (int)arg_int("--keep", optarg, 1, 1000000); break;
         case OPT_RESUME:
+            if (!optarg[0]) die_usage("--resume needs a run directory, got ''");
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--resume: path too long");
             *resume = optarg;
             break;
@@ -122,6 +137,25 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
         }
     }
     if (optind < argc) die_usage("unexpected argument '%s'", argv[optind]);
+}
+
+// Refuses a configuration this machine cannot hold (say, --hidden 100000), before allocating
+// it: the weights and the RMSProp cache, and each worker thread's gradient and exact sum.
+static int check_memory(const TrainConfig *c) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;                             // not Linux: the allocations will tell
+    char line[256];
+    double avail_kb = -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "MemAvailable: %lf kB", &avail_kb) == 1) break;
+    fclose(f);
+    double n = (double)POLICY_D * c->hidden + c->hidden;
+    double need = n * 8 * 3 + (double)c->workers * n * (8 + 16);
+    if (avail_kb < 0 || need <= avail_kb * 1024) return 0;
+    fprintf(stderr, "pongrl: H=%d with %d worker thread%s needs about %.1f GB of memory; this machine has %.1f GB "
+            "available (fewer --workers or a smaller --hidden)\n", c->hidden, c->workers, c->workers == 1 ? "" : "s",
+            need / 1e9, avail_kb * 1024 / 1e9);
+    return -1;
 }
 
 static bool path_exists(const char *dir, const char *name) {
@@ -136,7 +170,12 @@ static bool path_exists(const char *dir, const char *name) {
 static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags, const bool *given, bool root) {
     char err[1024], path[RUN_DIR_MAX + 64];
     if (checkpoint_load_latest(dir, st, path, sizeof(path), root ? stderr : NULL, err, sizeof(err))) {
-        if (root) fprintf(stderr, "pongrl: cannot resume: %s\n", err);
+        int ckpts, tmps;
+        rundir_scan(dir, &ckpts, &tmps);
+        if (root && !ckpts && tmps)
+            fprintf(stderr, "pongrl: cannot resume: %s holds no checkpoint, only the unfinished first one of a run killed"
+                    " as it started: start that run again (its flags and --run-dir %s)\n", dir, dir);
+        else if (root) fprintf(stderr, "pongrl: cannot resume: %s\n", err);
         return -1;
     }
     TrainConfig *c = &st->cfg;
@@ -149,8 +188,9 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
     c->quiet = flags->quiet;
     snprintf(c->run_dir, sizeof(c->run_dir), "%s", root ? dir : "");
     if (!root) return 0;
-    // rows a killed run wrote after its last checkpoint would be written again
-    if (rundir_trim_metrics(dir, st->iteration, err, sizeof(err))) {
+    // rows a killed run wrote after its last checkpoint would be written again; missing or
+    // damaged rows are said
+    if (rundir_sync_metrics(dir, st, err, sizeof(err))) {
         fprintf(stderr, "pongrl: cannot resume: %s\n", err);
         train_state_free(st);
         return -1;
@@ -186,14 +226,38 @@ int cmd_train(int argc, char **argv) {
         cfg.workers /= cluster_launch_local_size();
         if (cfg.workers < 1) cfg.workers = 1;
     }
+    // From here a stop request is kept: one that comes while the run is loaded or MPI starts
+    // (on any rank) stops it at the first chance.
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if (!resume && check_memory(&cfg)) return 1;            // before anything is written
+    // an orphaned rank must not go on writing the run (nor hold its lock)
+    if (mpi) cluster_die_with_launcher();
     if (root && !resume && mkdir_p(cfg.run_dir)) {
         fprintf(stderr, "pongrl: cannot create run directory %s: %s\n", cfg.run_dir, strerror(errno));
         return 1;
     }
-    if (root && !resume && (path_exists(cfg.run_dir, "checkpoints") || path_exists(cfg.run_dir, "metrics.csv"))) {
-        fprintf(stderr, "pongrl: %s already holds a run: continue it with --resume %s, or choose another --run-dir\n",
-                cfg.run_dir, cfg.run_dir);
-        return 1;
+    if (root && resume) {
+        struct stat sb;
+        if (stat(resume, &sb)) { fprintf(stderr, "pongrl: cannot resume: %s: %s\n", resume, strerror(errno)); return 1; }
+        if (!S_ISDIR(sb.st_mode)) { fprintf(stderr, "pongrl: cannot resume: %s is not a run directory\n", resume); return 1; }
+    }
+    // one owner at a time: rank 0 holds the lock for the whole run (released when it exits)
+    char lerr[RUN_DIR_MAX + 256];
+    if (root && rundir_lock(cfg.run_dir, lerr, sizeof(lerr))) { fprintf(stderr, "pongrl: %s\n", lerr); return 1; }
+    if (root && !resume) {
+        int ckpts, tmps;
+        rundir_scan(cfg.run_dir, &ckpts, &tmps);
+        if (ckpts || path_exists(cfg.run_dir, "metrics.csv")) {
+            fprintf(stderr, "pongrl: %s already holds a run: continue it with --resume %s, or choose another --run-dir\n",
+                    cfg.run_dir, cfg.run_dir);
+            return 1;
+        }
+        if (tmps)       // the first checkpoint's write was killed: there is nothing to resume
+            fprintf(stderr, "pongrl: note: %s held only the unfinished first checkpoint of a run killed as it started;"
+                    " starting afresh\n", cfg.run_dir);
     }
     // Resuming under mpirun, only rank 0 reads the run: the others take its configuration and,
     // at the first iteration, its weights and cache (they need not see the run directory).
@@ -202,6 +266,7 @@ int cmd_train(int argc, char **argv) {
     if (resume && !adopt) {
         if (resume_load(&st, resume, &cfg, given, root)) return 1;
         cfg = st.cfg;
+        if (check_memory(&cfg)) { train_state_free(&st); return 1; }
     } else if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
     // the ranks check each other before anything is written: a refused launch leaves no run
     char err[1024] = "";
@@ -236,10 +301,6 @@ int cmd_train(int argc, char **argv) {
         train_state_free(&st);
         return 1;
     }
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
     if (root) {
         printf("pongrl train: %s, batch %d, %d worker%s, seed %llu, run dir %s", cfg.env_id, cfg.batch_size,
                cfg.workers, cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir);
@@ -253,6 +314,15 @@ int cmd_train(int argc, char **argv) {
         comm_mpi_abort(comm);                   // the others are waiting for this rank
     }
     if (rc) fprintf(stderr, "pongrl: %s\n", err);
+    const bool stdout_lost = root && st.stdout_errno;
+    if (stdout_lost) {                          // `pongrl train | head`: stopped, said on stderr
+        if (ck.saves)
+            fprintf(stderr, "pongrl: cannot write to stdout (%s): stopped after iteration %lld, checkpoint "
+                    "%s/checkpoints/ckpt-%08lld.bin; --resume %s continues the run\n", strerror(st.stdout_errno),
+                    (long long)st.iteration, cfg.run_dir, (long long)ck.last_iteration, cfg.run_dir);
+        else fprintf(stderr, "pongrl: cannot write to stdout (%s): stopped after iteration %lld\n",
+                     strerror(st.stdout_errno), (long long)st.iteration);
+    }
     if (root && ck.saves)
         printf("checkpoint %s/checkpoints/ckpt-%08lld.bin (%d saved, %.0f ms each)\n", cfg.run_dir,
                (long long)ck.last_iteration, ck.saves, 1000 * ck.save_s_total / ck.saves);
@@ -266,5 +336,5 @@ int cmd_train(int argc, char **argv) {
     comm_local_destroy(local);
     pool_destroy(pool);
     train_state_free(&st);
-    return rc ? 1 : 0;
+    return rc || stdout_lost ? 1 : 0;
 }

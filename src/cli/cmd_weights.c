@@ -19,7 +19,7 @@ static const char *parse_model_out(int argc, char **argv, const char *cmd, const
     const char *out = NULL;
     opterr = 0;
     int o;
-    while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (o) {
         case 'o': out = optarg; break;
         case 'h': fputs(help, stdout); exit(0);
@@ -28,6 +28,7 @@ static const char *parse_model_out(int argc, char **argv, const char *cmd, const
         }
     }
     if (optind != argc - 1 || !out) die_usage("usage: pongrl %s %s", cmd, usage);
+    if (!out[0]) die_usage("--out needs a path, got ''");
     return out;
 }
 

@@ -1,4 +1,6 @@
 // main.c: build/pongrl, distributed policy-gradient Pong from pixels.
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,20 +37,29 @@ int main(int argc, char **argv) {
         fputs(USAGE, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    // A closed stdout (`pongrl train | head`) is an error to report, not a silent death by
+    // SIGPIPE: train stops after its batch with a checkpoint, the others say it on the way out.
+    signal(SIGPIPE, SIG_IGN);
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "train")) return cmd_train(argc - 1, argv + 1);
-    if (!strcmp(cmd, "dump")) return cmd_dump(argc - 1, argv + 1);
-    if (!strcmp(cmd, "eval")) return cmd_eval(argc - 1, argv + 1);
-    if (!strcmp(cmd, "record")) return cmd_record(argc - 1, argv + 1);
-    if (!strcmp(cmd, "plot")) return cmd_plot(argc - 1, argv + 1);
-    if (!strcmp(cmd, "export")) return cmd_export(argc - 1, argv + 1);
-    if (!strcmp(cmd, "import")) return cmd_import(argc - 1, argv + 1);
-    if (!strcmp(cmd, "bench")) {
+    int rc;
+    if (!strcmp(cmd, "train")) rc = cmd_train(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "dump")) rc = cmd_dump(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "eval")) rc = cmd_eval(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "record")) rc = cmd_record(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "plot")) rc = cmd_plot(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "export")) rc = cmd_export(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "import")) rc = cmd_import(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "bench")) {
         if (argc < 3) die_usage("bench needs a target: env or train");
-        if (!strcmp(argv[2], "env")) return bench_env(argc - 2, argv + 2);
-        if (!strcmp(argv[2], "train")) return bench_train(argc - 2, argv + 2);
-        if (!strcmp(argv[2], "cluster")) return bench_cluster(argc - 2, argv + 2);
-        die_usage("unknown bench target '%s' (env, train, cluster)", argv[2]);
+        if (!strcmp(argv[2], "env")) rc = bench_env(argc - 2, argv + 2);
+        else if (!strcmp(argv[2], "train")) rc = bench_train(argc - 2, argv + 2);
+        else if (!strcmp(argv[2], "cluster")) rc = bench_cluster(argc - 2, argv + 2);
+        else die_usage("unknown bench target '%s' (env, train, cluster)", argv[2]);
+    } else die_usage("unknown command '%s'", cmd);
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {     // a failed command has said why already
+        fprintf(stderr, "pongrl: cannot write to stdout: %s\n", strerror(errno ? errno : EIO));
+        rc = 1;
     }
-    die_usage("unknown command '%s'", cmd);
+    return rc;
 }

@@ -16,9 +16,28 @@
 // Writes RUN_DIR/config.txt atomically from s (config and where the run stands).
 int rundir_write_config(const TrainState *s, char *err, size_t errlen);
 
-// Drops the rows of RUN_DIR/metrics.csv past `iteration` (rows a killed run wrote after
-// its last checkpoint), atomically. A missing file is fine. 0 or -1.
-int rundir_trim_metrics(const char *run_dir, int64_t iteration, char *err, size_t errlen);
+// One process at a time owns a run directory: a write lock (fcntl) on RUN_DIR/.lock, held
+// until the process exits. The kernel drops it whatever the death, so a dead owner never
+// leaves it stuck. An owner that is exiting is waited for, a second at most. 0, or -1 with
+// one line in err (the directory is in use, or cannot be written). A file system without
+// locks is said on stderr and let through.
+int rundir_lock(const char *run_dir, char *err, size_t errlen);
+
+// What RUN_DIR/checkpoints holds: checkpoint files (ckpt-N.bin, loadable or not) and the
+// temporary files of writes that a kill interrupted (ckpt-N.bin.tmp).
+void rundir_scan(const char *run_dir, int *checkpoints, int *temporaries);
+
+// On resume, makes RUN_DIR/metrics.csv agree with the checkpoint s: one row per iteration up
+// to s->iteration, in order, the last one matching the checkpoint's counters. Rows past it (a
+// killed run writes rows after its last checkpoint) and a half-written last line are dropped
+// without a word. Lines that are not such rows are dropped and said, the old file kept as
+// metrics.csv.damaged; missing rows are said. 0, or -1 with one line in err.
+int rundir_sync_metrics(const char *run_dir, const TrainState *s, char *err, size_t errlen);
+
+// Before plotting: every complete line of a metrics.csv is a row, in increasing iteration
+// order (a half-written last line, of a run in progress, is let through). A missing file is
+// left to the plotter. 0, or -1 with one line in err.
+int rundir_check_metrics(const char *csv, char *err, size_t errlen);
 
 // The checkpoint schedule, as TrainState.on_iteration: every cfg.checkpoint_every
 // iterations, every cfg.checkpoint_secs seconds, and at the end; each save also refreshes

@@ -2,8 +2,13 @@
 // rank 0's main thread is also the episode dispatcher, serving requests between its polls.
 #include "cluster.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 static const char *LAUNCHER_VARS[] = {
     "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK",   // Open MPI's mpirun
@@ -35,6 +40,13 @@ int cluster_launch_local_size(void) {
         if (v && atoi(v) > 0) return atoi(v);
     }
     return 1;
+}
+
+void cluster_die_with_launcher(void) {
+#ifdef __linux__
+    pid_t launcher = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != launcher) _exit(1);   // it died just now
+#endif
 }
 
 #ifndef HAVE_MPI
@@ -111,7 +123,7 @@ typedef struct {
     int64_t test_retry;       // PONGRL_TEST_WIRE_RETRY=K: iteration K's first all-reduce is done again (tests)
     int diverge_rank;         // PONGRL_TEST_DIVERGE=R: rank R's third update is made wrong (tests)
     int64_t *rec, *recs;      // this rank's record at the end of play (mpi_end), and every rank's
-    int64_t *stats;           // (4 batch,) the episodes' stats, summed over the ranks
+    int64_t *stats;           // (4 batch + 1,) the episodes' stats and the stop requests, summed over the ranks
     double *g;                // ((D + 1) H,) the packed result (Comm.end)
     Allreduce ar;
     // accounting
@@ -345,15 +357,19 @@ static int mpi_end(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, Episod
         x[4 * e] = stats[e].reward_sum; x[4 * e + 1] = stats[e].steps;
         x[4 * e + 2] = stats[e].frames; x[4 * e + 3] = stats[e].truncated;
     }
+    // A stop request (Ctrl-C, SIGTERM) may reach any rank, not only rank 0 (a scheduler signals
+    // them all, a user may signal one): it rides along, and every rank then stops after this batch.
+    x[4 * count] = train_stop_requested();
     MPI_Request req[2];
     MPI_Iallgather(rec, (int)nrec, MPI_INT64_T, m->recs, (int)nrec, MPI_INT64_T, MPI_COMM_WORLD, &req[0]);
-    MPI_Iallreduce(MPI_IN_PLACE, x, 4 * count, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, &req[1]);
+    MPI_Iallreduce(MPI_IN_PLACE, x, 4 * count + 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, &req[1]);
     wait_napping(m, &req[0]);
     wait_napping(m, &req[1]);
     double t1 = now_s();
     m->t.wait_s += t1 - t0;
     for (int e = 0; e < count; e++)
         stats[e] = (EpisodeStats){ (int)x[4 * e], (int)x[4 * e + 1], x[4 * e + 2], x[4 * e + 3] != 0 };
+    if (x[4 * count] && !train_stop_requested()) train_request_stop();   // rank 0 acts on it in begin()
     for (int r = 1; r < c->size; r++)
         if (m->recs[(size_t)r * nrec + mw] != m->recs[mw]) {
             snprintf(err, errlen, "the weights of rank %d differ from rank 0's after iteration %lld: its update"
@@ -543,7 +559,7 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
     const size_t nrec = (D + 63) / 64 + 1;
     m->rec = calloc(nrec, sizeof(int64_t));
     m->recs = calloc(nrec * (size_t)m->comm.size, sizeof(int64_t));
-    m->stats = calloc(4 * (size_t)st->cfg.batch_size, sizeof(int64_t));
+    m->stats = calloc(4 * (size_t)st->cfg.batch_size + 1, sizeof(int64_t));   // + the stop flag
     m->g = big_calloc((D + 1) * H, sizeof(double));
     if (!m->queue || !m->replies || !m->reply_reqs || !m->rec || !m->recs || !m->stats || !m->g ||
         allreduce_init(&m->ar, m->comm.size, D, H)) {

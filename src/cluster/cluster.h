@@ -31,6 +31,11 @@ int cluster_launch_rank(void);
 // How many ranks the launcher started on this machine (1 when unknown).
 int cluster_launch_local_size(void);
 
+// Ties this rank's life to its launcher's (mpirun, orted, slurmstepd: the parent process): when
+// it dies (kill -9, a double Ctrl-C), the kernel kills this rank at once, so that no orphan
+// goes on writing the run directory. Call before anything is written. Needs no MPI.
+void cluster_die_with_launcher(void);
+
 // Start MPI, check that every rank runs the same binary with the same reproducibility-
 // relevant configuration (env, batch, hidden, lr, gamma, decay, seed) as rank 0, and return
 // the transport. st must outlive the Comm: its run counters are synced from rank 0 every

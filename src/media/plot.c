@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,9 +63,14 @@ int plot_curve(const char *metrics_csv, const char *png, const char *title, char
     if (!gnuplot_found()) { snprintf(err, errlen, "gnuplot not found: no curve drawn (install gnuplot-nox)"); return -1; }
     char tmp[4096];
     snprintf(tmp, sizeof(tmp), "%s.tmp", png);
-    // stderr of gnuplot goes to a pipe we ignore: its own messages are not one clear line
-    FILE *g = popen("gnuplot 2>/dev/null", "w");
-    if (!g) { snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno)); return -1; }
+    // gnuplot draws to stdout when it cannot open its output: make sure it can, first
+    FILE *probe = fopen(tmp, "wb");
+    if (!probe) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); return -1; }
+    fclose(probe);
+    // stderr of gnuplot goes to a pipe we ignore: its own messages are not one clear line; its
+    // stdout too, so that no picture ever lands on ours
+    FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
+    if (!g) { snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno)); remove(tmp); return -1; }
     fprintf(g,
         "set terminal pngcairo size 1200,500 noenhanced font 'sans,10'\n"
         "set output '%s'\n"
@@ -86,7 +92,8 @@ int plot_curve(const char *metrics_csv, const char *png, const char *title, char
         "set output\n",
         tmp, title, metrics_csv, unit, metrics_csv, div, div);
     int st = pclose(g);
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    struct stat drawn;
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || stat(tmp, &drawn) || drawn.st_size == 0) {
         remove(tmp);
         if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
             snprintf(err, errlen, "gnuplot not found: no curve drawn (install gnuplot-nox)");

@@ -75,6 +75,17 @@ static uLong crc_of(const uint8_t *buf, size_t len) {
 
 size_t checkpoint_size(size_t n) { return CKPT_HEADER_BYTES + 2 * n * sizeof(double) + 4; }
 
+// One rule for weights however they come in or go out (checkpoint read and write, .npy import
+// and export): finite weights and a finite, non-negative RMSProp cache (cache may be NULL).
+// NULL when usable, else what is wrong.
+static const char *weights_unusable(const double *w, const double *cache, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(w[i])) return "weights contain NaN or infinity";
+    for (size_t i = 0; cache && i < n; i++)
+        if (!(cache[i] >= 0) || !isfinite(cache[i])) return "RMSProp cache contains NaN, infinity or a negative value";
+    return NULL;
+}
+
 // ----------------------------------------------------------------------------
 // serialise
 
@@ -138,6 +149,11 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
     if (strlen(path) + 8 > CKPT_PATH_MAX) { snprintf(err, errlen, "cannot write checkpoint: path too long"); return -1; }
     if (!train_state_settled(s)) {      // a caller's bug: the deferred cache decays would be lost
         snprintf(err, errlen, "cannot write checkpoint %s: the RMSProp cache is not settled (train_state_settle)", path);
+        return -1;
+    }
+    const char *bad = weights_unusable(s->policy.w, s->cache, s->policy.n);
+    if (bad) {          // it could not be read back: a run that diverged stops here
+        snprintf(err, errlen, "cannot write checkpoint %s: %s", path, bad);
         return -1;
     }
     size_t len;
@@ -271,6 +287,8 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     if (!s->cache) { train_state_free(s); snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
     for (size_t i = 0; i < n; i++) s->policy.w[i] = get_f64(&r);
     for (size_t i = 0; i < n; i++) s->cache[i] = get_f64(&r);
+    const char *bad = weights_unusable(s->policy.w, s->cache, (size_t)n);
+    if (bad) { train_state_free(s); snprintf(err, errlen, "%s", bad); return -1; }
     s->iteration = iteration; s->episodes = episodes; s->agent_steps = agent_steps; s->frames = frames;
     s->running_reward = running; s->wall_s = wall;
     if (flags_out) *flags_out = flags;
@@ -425,23 +443,36 @@ int checkpoint_load_latest(const char *dir, TrainState *s, char *path_out, size_
 // ----------------------------------------------------------------------------
 // .npy interchange
 
+// W1.npy and W2.npy are written as .tmp files, synced, then renamed, as checkpoints are: a
+// full disk or a kill leaves the previous pair (or none), never a partial file.
 int weights_export_npy(const Policy *p, const char *dir, char *err, size_t errlen) {
+    const char *bad = weights_unusable(p->w, NULL, p->n);
+    if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
     const int D = p->D, H = p->H;
     double *w1 = malloc(sizeof(double) * (size_t)D * H);
     if (!w1) { snprintf(err, errlen, "out of memory"); return -1; }
     const double *w1t = policy_w1t(p);
     for (int j = 0; j < H; j++)                   // ours is (D, H); the seed's W1 is (H, D)
         for (int i = 0; i < D; i++) w1[(size_t)j * D + i] = w1t[(size_t)i * H + j];
-    char path[CKPT_PATH_MAX];
+    char path[2][CKPT_PATH_MAX], tmp[2][CKPT_PATH_MAX + 8];
     size_t s1[2] = { (size_t)H, (size_t)D }, s2[1] = { (size_t)H };
-    int rc = 0;
-    snprintf(path, sizeof(path), "%s/W1.npy", dir);
-    if (npy_write(path, "<f8", 2, s1, w1)) rc = -1;
-    else {
-        snprintf(path, sizeof(path), "%s/W2.npy", dir);
-        if (npy_write(path, "<f8", 1, s2, policy_w2(p))) rc = -1;
+    for (int k = 0; k < 2; k++) {
+        snprintf(path[k], sizeof(path[k]), "%s/W%d.npy", dir, k + 1);
+        snprintf(tmp[k], sizeof(tmp[k]), "%s.tmp", path[k]);
     }
-    if (rc) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    int rc = 0, k = 0;
+    if (npy_write(tmp[0], "<f8", 2, s1, w1) || (k = 1, npy_write(tmp[1], "<f8", 1, s2, policy_w2(p)))) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp[k], strerror(errno));
+        rc = -1;
+    } else {
+        for (k = 0; k < 2 && rc == 0; k++)
+            if (rename(tmp[k], path[k])) { snprintf(err, errlen, "cannot write %s: %s", path[k], strerror(errno)); rc = -1; }
+        if (rc == 0 && fsync_dir_of(path[0])) {
+            snprintf(err, errlen, "cannot sync the directory of %s: %s", path[0], strerror(errno));
+            rc = -1;
+        }
+    }
+    if (rc) { unlink(tmp[0]); unlink(tmp[1]); }
     free(w1);
     return rc;
 }
@@ -468,8 +499,9 @@ int weights_import_npy(const char *dir, Policy *p, char *err, size_t errlen) {
     for (int j = 0; j < H; j++)
         for (int i = 0; i < D; i++) w1t[(size_t)i * H + j] = w1[(size_t)j * D + i];
     memcpy(policy_w2(p), w2, sizeof(double) * H);
-    for (size_t i = 0; i < p->n; i++)
-        if (!isfinite(p->w[i])) { snprintf(err, errlen, "%s: weights contain NaN or infinity", i < (size_t)D * H ? p1 : p2); policy_free(p); goto out; }
+    const char *bad = weights_unusable(policy_w1t(p), NULL, (size_t)D * H) ? p1
+                      : weights_unusable(policy_w2(p), NULL, (size_t)H) ? p2 : NULL;
+    if (bad) { snprintf(err, errlen, "%s: weights contain NaN or infinity", bad); policy_free(p); goto out; }
     rc = 0;
 out:
     free(w1);

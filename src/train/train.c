@@ -176,7 +176,8 @@ typedef struct {
     int64_t steps;
 } BatchSummary;
 
-static void print_batch_line(const TrainState *s, const BatchSummary *b, double session_rate_it) {
+// 0, or the errno of a failed write (a closed pipe: SIGPIPE is ignored, main.c).
+static int print_batch_line(const TrainState *s, const BatchSummary *b, double session_rate_it) {
     char eta[32] = "";
     const TrainConfig *c = &s->cfg;
     if (c->iterations > 0 && session_rate_it > 0) {
@@ -188,7 +189,9 @@ static void print_batch_line(const TrainState *s, const BatchSummary *b, double 
            " | %.0f steps/s | mean length %.0f%s\n",
            (long long)s->iteration, c->batch_size, b->secs, s->running_reward,
            b->secs > 0 ? b->steps / b->secs : 0.0, b->mean_len, eta);
-    fflush(stdout);
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    return errno ? errno : EIO;
 }
 
 static int metrics_append(const TrainState *s, const BatchSummary *b, char *err, size_t errlen) {
@@ -198,7 +201,7 @@ static int metrics_append(const TrainState *s, const BatchSummary *b, char *err,
     FILE *f = fopen(path, "a");
     if (!f) { snprintf(err, errlen, "cannot append to %s: %s", path, strerror(errno)); return -1; }
     if (ftell(f) == 0)
-        fprintf(f, "iteration,episodes,agent_steps,wall_s,batch_mean_reward,running_mean,mean_episode_length\n");
+        fprintf(f, TRAIN_METRICS_HEADER "\n");
     fprintf(f, "%lld,%lld,%lld,%.3f,%.4f,%.6f,%.1f\n", (long long)s->iteration, (long long)s->episodes,
             (long long)s->agent_steps, s->wall_s, b->batch_mean, s->running_reward, b->mean_len);
     if (fclose(f) != 0) { snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno)); return -1; }
@@ -346,7 +349,8 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, char *err, size_t errlen) {
         s->wall_s += b.secs;
         if (learner) {
             double rate = (s->iteration - session_it0) / (now_s() - session_t0);
-            if (!s->cfg.quiet) print_batch_line(s, &b, rate);
+            if (!s->cfg.quiet && !s->stdout_errno && (s->stdout_errno = print_batch_line(s, &b, rate)))
+                train_request_stop();           // nobody reads the log: stop after this batch
             if (metrics_append(s, &b, err, errlen)) goto out;
             if (s->on_iteration && s->on_iteration(s, false, s->on_iteration_ctx, err, errlen)) goto out;
         }

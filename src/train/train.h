@@ -21,6 +21,9 @@
 
 #define TRAIN_RUNNING_DECAY 0.99      // the seed: running = 0.99 * running + 0.01 * episode reward
 #define RUN_DIR_MAX 1024
+// metrics.csv's first line; each row after it: iteration,episodes,agent_steps,wall_s,batch_mean_reward,
+// running_mean,mean_episode_length (%lld,%lld,%lld,%.3f,%.4f,%.6f,%.1f)
+#define TRAIN_METRICS_HEADER "iteration,episodes,agent_steps,wall_s,batch_mean_reward,running_mean,mean_episode_length"
 
 typedef struct {
     char env_id[64];          // preset id, default "ALE/Pong-v5" (the newest seed)
@@ -77,6 +80,9 @@ typedef struct TrainState {
     // files. NULL: nothing. Returns 0, or -1 with a message in err to end the run.
     int (*on_iteration)(struct TrainState *s, bool final, void *ctx, char *err, size_t errlen);
     void *on_iteration_ctx;
+    // Set when the learner's per-batch line could not be written (stdout closed: `train | head`);
+    // the run then stops after the batch, as on Ctrl-C, and the CLI says why.
+    int stdout_errno;
 } TrainState;
 
 // A fresh run: weights from the seed, cache zero, counters zero. 0 or -1 (out of memory).
