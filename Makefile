@@ -4,7 +4,7 @@
 #   make train      install what is missing, build, train with the seed's recipe until the
 #                   running mean reaches 0 (ARGS="..." adds or overrides flags)
 #   make test       install what is missing, build, run every test
-#   make bench      speed measurements (name: value lines)
+#   make bench      the random agent against the real game; speed measurements (name: value lines)
 #   make debug      build/debug/pongrl with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz       fuzz the checkpoint loader for a bounded time (libFuzzer)
 #   PORTABLE=1      build without -march=native (for clusters of mixed CPUs)
@@ -107,8 +107,15 @@ train: setup
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/pongrl train --target-reward 0 $(ARGS)
 
+# Tools the docs quote: the random agent against the real game's table, the fidelity picture.
+$(BUILD)/random_play_stats: tools/random_play_stats.c $(BUILD)/libpongrl.a $(HDRS)
+	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+$(BUILD)/fidelity_image: tools/fidelity_image.c $(BUILD)/libpongrl.a $(HDRS)
+	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+
 bench: setup
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats
+	$(BUILD)/random_play_stats
 	$(BUILD)/pongrl bench env
 	$(BUILD)/pongrl bench train
 	$(BUILD)/pongrl bench cluster

@@ -5,7 +5,7 @@
 // frame with the real one. Where the trace has its screens (NAME.screens.u8.gz, palette
 // indices: shared/reference/ale-real/traces), the PNG shows the real frame, ours, and their
 // difference (black where equal, red where not); otherwise ours alone.
-//   cc -O2 -std=c11 -D_GNU_SOURCE -Isrc tools/fidelity_image.c build/libpongrl.a -lz -lm -o build/fidelity_image
+//   make build/fidelity_image
 //   build/fidelity_image DIR NAME FRAME OUT.png
 #include <stdio.h>
 #include <stdlib.h>

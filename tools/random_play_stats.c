@@ -6,7 +6,7 @@
 // beside the figures measured with ALE 0.12.1 and the real ROM
 // (shared/reference/ale-real/README.md). The last column says whether the two means agree
 // within two standard errors of their difference.
-//   make tools/random_play_stats   or   make bench (runs it with the real table's episode counts)
+//   make build/random_play_stats   (make bench runs it with the real table's episode counts)
 //   build/random_play_stats [episodes]   (default: 1000 for each preset)
 #include <math.h>
 #include <stdio.h>
