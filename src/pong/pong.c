@@ -29,6 +29,7 @@ enum {
     HIT_FLAGS = 0x82,     // wall contact flags of the last contact ($F404)
     PADDLE_RAW = 0x84,    // line counter when the paddle's capacitor charged (this frame)
     PADDLE_RAW2 = 0x85,   // same for the right jack's pair (nothing plugged: stays $26)
+    SCORE_ROW = 0x87,     // scratch of the score kernel ($F585)
     FRAME = 0x88,         // frame counter, low byte
     FRAME_HI = 0x89,      // frames / 256 since the game began; 0 ends the game ($F12B)
     ATTRACT = 0x8A,       // colour shift of the attract mode, 0 while a game runs
@@ -515,9 +516,8 @@ static void kernel(Pong *g, int resistance) {
     *f = (uint8_t)((raw + *f) >> 1);
     f = &RAM(g, PADDLES + 2 + pair);
     *f = (uint8_t)((KERNEL_FIRST + *f) >> 1);
-    RAM(g, TMP1) = 0xFD;                          // tsx; stx $81 inside the kernel
     // $F585 leaves in $87 the low nibble of the agent's last units glyph row
-    RAM(g, 0x87) = DIGIT_FONT[(uint8_t)(p->digits[1] - DIGIT_FONT_LO) + 4] & 0x0F;
+    RAM(g, SCORE_ROW) = DIGIT_FONT[(uint8_t)(p->digits[1] - DIGIT_FONT_LO) + 4] & 0x0F;
 }
 
 // ----------------------------------------------------------------------------
@@ -537,11 +537,11 @@ static void end_of_frame(Pong *g, bool fire) {
         while ((int8_t)(s - 10) >= 0) { s = (uint8_t)(s - 10); tens++; }
         RAM(g, DIGIT_PTRS + 2 * x) = (uint8_t)(5 * s + DIGIT_FONT_LO);
         RAM(g, DIGIT_PTRS + 4 + 2 * x) = (uint8_t)(5 * tens + DIGIT_FONT_LO);
-        RAM(g, TMP0) = tens;
     }
     // sound timer
     if (RAM(g, SOUND) & 0x3F) RAM(g, SOUND)--;
-    // $F23A: game constants (already in RAM), colours, scratch bytes
+    // $F23A: game constants (already in RAM), colours; the scratch bytes $80/$81 (used by
+    // the digit loop and the kernel too) end every frame as $C0/$00
     colors_for_next_frame(g);
     RAM(g, TMP0) = 0xC0;
     RAM(g, TMP1) = 0x00;
