@@ -4,7 +4,7 @@
 // 60e0ea3cbe0913d39803477945e9e5ec, disassembled with cc65's da65; $Fxxx names the routine),
 // specialised to game 1 with ALE's default switches; the drawing follows the kernel's
 // writes to the TIA line by line. docs/pong-spec.md describes the game in words.
-// tests/unit/test_pong_real.c replays real ALE episodes (tests/data/ale-real/) and
+// tests/unit/test_pong.c replays real ALE episodes (tests/data/ale-real/) and
 // checks every frame's RGB crc32, RAM and reward.
 //
 // A frame, as ALE cuts them (a frame ends when the program turns VSYNC off):
@@ -111,12 +111,27 @@ static const uint8_t GAME_COLORS[4] = {0x38, 0xC8, 0x0F, 0x22};   // CPU, agent,
 #define TIA_WRITE_DELAY2 4
 #endif
 
-// ALE NTSC palette (ALE common/Palettes.hpp) for the colours game 1 shows.
-typedef struct { uint8_t index, r, g, b; } PaletteEntry;
-static const PaletteEntry PALETTE[] = {
-    {0x00, 0, 0, 0},       {0x22, 144, 72, 17},  {0x0E, 236, 236, 236}, {0xC8, 92, 186, 92},
-    {0x38, 213, 130, 74},  {0xE4, 109, 118, 43}, {0xD2, 53, 95, 24},    {0x8A, 101, 111, 228},
-    {0xFA, 210, 182, 86},
+// The NTSC palette ALE uses (ALE common/Palettes.hpp, Stella's NTSC palette): the RGB of
+// TIA colour 2k. Game 1 shows 9 of them while it runs; the attract mode after a game
+// stops cycles through the others.
+static const uint32_t NTSC_PALETTE[128] = {
+    // index 2k (TIA colour with bit 0 clear): 0xRRGGBB
+    0x000000, 0x4a4a4a, 0x6f6f6f, 0x8e8e8e, 0xaaaaaa, 0xc0c0c0, 0xd6d6d6, 0xececec,
+    0x484800, 0x69690f, 0x86861d, 0xa2a22a, 0xbbbb35, 0xd2d240, 0xe8e84a, 0xfcfc54,
+    0x7c2c00, 0x904811, 0xa26221, 0xb47a30, 0xc3903d, 0xd2a44a, 0xdfb755, 0xecc860,
+    0x901c00, 0xa33915, 0xb55328, 0xc66c3a, 0xd5824a, 0xe39759, 0xf0aa67, 0xfcbc74,
+    0x940000, 0xa71a1a, 0xb83232, 0xc84848, 0xd65c5c, 0xe46f6f, 0xf08080, 0xfc9090,
+    0x840064, 0x97197a, 0xa8308f, 0xb846a2, 0xc659b3, 0xd46cc3, 0xe07cd2, 0xec8ce0,
+    0x500084, 0x68199a, 0x7d30ad, 0x9246c0, 0xa459d0, 0xb56ce0, 0xc57cee, 0xd48cfc,
+    0x140090, 0x331aa3, 0x4e32b5, 0x6848c6, 0x7f5cd5, 0x956fe3, 0xa980f0, 0xbc90fc,
+    0x000094, 0x181aa7, 0x2d32b8, 0x4248c8, 0x545cd6, 0x656fe4, 0x7580f0, 0x8490fc,
+    0x001c88, 0x183b9d, 0x2d57b0, 0x4272c2, 0x548ad2, 0x65a0e1, 0x75b5ef, 0x84c8fc,
+    0x003064, 0x185080, 0x2d6d98, 0x4288b0, 0x54a0c5, 0x65b7d9, 0x75cceb, 0x84e0fc,
+    0x004030, 0x18624e, 0x2d8169, 0x429e82, 0x54b899, 0x65d1ae, 0x75e7c2, 0x84fcd4,
+    0x004400, 0x1a661a, 0x328432, 0x48a048, 0x5cba5c, 0x6fd26f, 0x80e880, 0x90fc90,
+    0x143c00, 0x355f18, 0x527e2d, 0x6e9c42, 0x87b754, 0x9ed065, 0xb4e775, 0xc8fc84,
+    0x303800, 0x505916, 0x6d762b, 0x88923e, 0xa0ab4f, 0xb7c25f, 0xccd86e, 0xe0ec7c,
+    0x482c00, 0x694d14, 0x866a26, 0xa28638, 0xbb9f47, 0xd2b656, 0xe8cc63, 0xfce070,
 };
 
 // ----------------------------------------------------------------------------
@@ -180,6 +195,7 @@ void pong_reset(Pong *g) {
     p->ball_x = RESET_BALL_X;
     p->vdel = 0;
     p->paddle_line = RAM(g, PADDLE_RAW);
+    p->agent_digits_mask = RAM(g, RUNNING);
     for (int i = 0; i < 4; i++) p->digits[i] = RAM(g, DIGIT_PTRS + 2 * i);
     memcpy(p->colors, g->colors, sizeof p->colors);
 }
@@ -501,6 +517,7 @@ static void kernel(Pong *g, int resistance) {
     p->ball_x = g->ball_x;
     p->vdel = g->vdel;
     for (int i = 0; i < 4; i++) p->digits[i] = RAM(g, DIGIT_PTRS + 2 * i);
+    p->agent_digits_mask = RAM(g, RUNNING);
     memcpy(p->colors, g->colors, sizeof p->colors);
 
     // $F5D0: paddle 0 (player B, ALE's default resistance) on even frames, paddle 1 (the
@@ -567,14 +584,9 @@ int pong_frame(Pong *g, int resistance, bool fire) {
 // ----------------------------------------------------------------------------
 // The picture: NTSC palette indices, RGB, and the seed's 80x80 grid
 
-bool pong_palette_rgb(uint8_t index, uint8_t rgb[3]) {
-    for (size_t i = 0; i < sizeof PALETTE / sizeof PALETTE[0]; i++)
-        if (PALETTE[i].index == index) {
-            rgb[0] = PALETTE[i].r; rgb[1] = PALETTE[i].g; rgb[2] = PALETTE[i].b;
-            return true;
-        }
-    rgb[0] = rgb[1] = rgb[2] = 0;
-    return false;
+void pong_palette_rgb(uint8_t index, uint8_t rgb[3]) {
+    uint32_t c = NTSC_PALETTE[index >> 1];
+    rgb[0] = (uint8_t)(c >> 16); rgb[1] = (uint8_t)(c >> 8); rgb[2] = (uint8_t)c;
 }
 
 // Score rows 1..20: five glyph rows of four lines; PF1 in score mode: the left half in
@@ -583,7 +595,8 @@ bool pong_palette_rgb(uint8_t index, uint8_t rgb[3]) {
 static uint8_t score_pf1(const PongPicture *p, int side, int glyph_row) {
     uint8_t units = DIGIT_FONT[(uint8_t)(p->digits[side] - DIGIT_FONT_LO) + glyph_row];
     uint8_t tens = DIGIT_FONT[(uint8_t)(p->digits[2 + side] - DIGIT_FONT_LO) + glyph_row];
-    return (uint8_t)((units & 0x0F) | (tens & 0xF0));
+    uint8_t pf1 = (uint8_t)((units & 0x0F) | (tens & 0xF0));
+    return side ? pf1 & p->agent_digits_mask : pf1;     // and $90: blank once the game stops
 }
 
 // The rows each object can show on, from its vertical counter (see the kernel above).
@@ -698,8 +711,8 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb) {
 #define OBS_ROW0 35
 
 static bool red_shows(uint8_t color) {
-    // palette entries whose red prepro erases: 0x00 (0), 0x22 (144), 0xE4 (109)
-    return color != 0x00 && color != 0x22 && color != 0xE4;
+    uint8_t red = (uint8_t)(NTSC_PALETTE[color >> 1] >> 16);
+    return red != 0 && red != 144 && red != 109;
 }
 
 void pong_render_obs80(const Pong *g, uint8_t *obs) {

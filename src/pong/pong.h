@@ -38,6 +38,7 @@ typedef struct {
     uint8_t vdel;              // TIA VDELBL: the ball drawn through the delay register
     uint8_t paddle_line;       // the paddle reading of this frame (it sets the loop's timing)
     uint8_t digits[4];         // glyph offsets: CPU units, agent units, CPU tens, agent tens
+    uint8_t agent_digits_mask; // RAM $90: $FF while a game runs, 0 blanks the agent's score
     uint8_t colors[4];         // NTSC colours: CPU (COLUP0), agent (COLUP1), walls and ball
                                // (COLUPF), background (COLUBK)
 } PongPicture;
@@ -87,8 +88,8 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb);
 
 // NTSC palette indices, (210, 160), as ALE's getScreen() gives them.
 void pong_render_indices(const Pong *g, uint8_t *screen);
-// The RGB of an NTSC palette index that the game shows (ALE's palette); false for others.
-bool pong_palette_rgb(uint8_t index, uint8_t rgb[3]);
+// The RGB of an NTSC palette index (ALE's palette; the TIA ignores bit 0).
+void pong_palette_rgb(uint8_t index, uint8_t rgb[3]);
 
 // The seed's preprocessing of that frame, drawn directly: (80, 80) uint8 in {0, 1},
 // bit-identical to prepro(pong_render_rgb(g)) with prepro = crop 35:195, [::2, ::2, 0],

@@ -150,6 +150,35 @@ Test(pong, replay_sees_one_pixel_and_one_byte) {
     trace_free(&t);
 }
 
+// The cartridge stops a game by itself when its 16-bit frame count wraps (65,210 frames
+// after ALE's reset): the CPU's score becomes 1, the agent's digits go blank, the attract
+// colours start. No whole trace gets there, so wrap-1 was recorded from ALE's reset with
+// the count moved on to $FFC0 (setRAM), then 400 frames; the same two bytes are set here.
+Test(pong, the_frame_count_wrap_stops_the_game_as_the_real_one_does) {
+    Trace t = trace_load("wrap-1");
+    static uint8_t rgb[RGB_BYTES];
+    uint8_t ram[PONG_RAM_SIZE];
+    Env env;
+    env_init(&env, "PongNoFrameskip-v4", 0);
+    env.game.ram[0x89 - 0x80] = 0xFF;
+    env.game.ram[0x88 - 0x80] = 0xC0;
+    size_t same = 0;
+    int rewards = 0;
+    for (size_t i = 1; i <= t.frames; i++) {
+        EnvStep st;
+        cr_assert_eq(env_step(&env, t.actions[i - 1], &st), ENV_OK);
+        rewards += st.reward == t.rewards[i - 1];
+        env_render_rgb(&env, rgb);
+        env_ram(&env, ram);
+        same += (uint32_t)crc32(0, rgb, RGB_BYTES) == t.crc[i] &&
+                memcmp(ram, t.ram + PONG_RAM_SIZE * i, PONG_RAM_SIZE) == 0;
+    }
+    cr_assert_eq(same, t.frames, "%zu of %zu frames identical", same, t.frames);
+    cr_assert_eq(rewards, (int)t.frames);
+    cr_assert_eq(pong_score_cpu(&env.game), 1);
+    trace_free(&t);
+}
+
 // ----------------------------------------------------------------------------
 // The reset state is the real one, and the game is a pure function of its inputs.
 
