@@ -2,7 +2,7 @@
 // frameskip or randomness; this file turns an agent's action into per-frame paddle resistance
 // and button presses the way ALE's StellaEnvironment::act and ale_py's AtariEnv.step do.
 //
-// Evidence: pong-spec.md §2.1 (act/reset loop), §2.2 (paddle controller), §3.1 (presets).
+// Evidence: docs/pong-spec.md §1.2 (reset), §1.3 (paddle controller), §5 (presets).
 #include "env.h"
 
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 // ----------------------------------------------------------------------------
 // presets
 
-// pong-spec.md §3.1. v0/v4/Deterministic/NoFrameskip caps are old gym's TimeLimit
+// docs/pong-spec.md §5. v0/v4/Deterministic/NoFrameskip caps are old gym's TimeLimit
 // (max_episode_steps) in agent steps; ALE/Pong-v5 caps emulated frames
 // (max_num_frames_per_episode = 108000, ale_py registration.py). Random frameskip is
 // ale_py's np_random.integers(2, 5), i.e. uniform on {2, 3, 4}, drawn every step.
