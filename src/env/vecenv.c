@@ -122,9 +122,11 @@ struct VecEnv {
 
 typedef struct { VecEnv *v; int part; } WorkerArg;
 
-static uint64_t episode_seed(const VecEnv *v, int i) {
-    return rng_key(v->seed, (uint64_t)i, (uint64_t)v->episode[i], VECENV_SEED_PURPOSE);
+uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode) {
+    return rng_key(seed, (uint64_t)env_index, (uint64_t)episode, VECENV_SEED_PURPOSE);
 }
+
+static uint64_t episode_seed(const VecEnv *v, int i) { return vecenv_episode_seed(v->seed, i, v->episode[i]); }
 
 static void slot_reset(VecEnv *v, int i, const VecOut *out) {
     v->episode[i] = 0;
@@ -285,7 +287,7 @@ VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_ty
         vecenv_free(v);
         return NULL;
     }
-    for (int i = 0; i < num_envs; i++) env_init_preset(&v->envs[i], p, rng_key(0, (uint64_t)i, 0, VECENV_SEED_PURPOSE));
+    for (int i = 0; i < num_envs; i++) env_init_preset(&v->envs[i], p, vecenv_episode_seed(0, i, 0));
     for (int k = 1; k < num_threads; k++) {
         WorkerArg *wa = malloc(sizeof *wa);
         if (wa == NULL) { vecenv_free(v); return NULL; }

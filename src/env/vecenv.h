@@ -68,6 +68,8 @@ int vecenv_reset(VecEnv *v, uint64_t seed, const VecOut *out);
 // One step of every env. actions: (N,) in [0, ACTION_COUNT). ENV_ERR_ACTION (nothing
 // stepped) when one is out of range; its index goes to *bad_index when that is not NULL.
 int vecenv_step(VecEnv *v, const int32_t *actions, const VecOut *out, int *bad_index);
+// The seed of env i's episode j after vecenv_reset(v, seed): rng_key(seed, i, j, "venv").
+uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode);
 // Env i itself (read-only), for rendering and state; NULL out of range.
 const Env *vecenv_env(const VecEnv *v, int i);
 
