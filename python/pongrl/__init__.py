@@ -63,7 +63,7 @@ def _register():
     for id in ENV_IDS:
         gid = gymnasium_id(id)
         if gid not in registry:
-            gymnasium.register(id=gid, entry_point="pongrl:Env", kwargs={"id": id},
+            gymnasium.register(id=gid, entry_point="pongrl:Env", kwargs={"preset": id},
                                vector_entry_point="pongrl:VecEnv")
 
 

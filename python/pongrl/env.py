@@ -139,10 +139,10 @@ def make_spec(id, kwargs, vector=False):
     gid = gymnasium_id(id)
     if gymnasium is not None:
         from gymnasium.envs.registration import EnvSpec
-        return EnvSpec(id=gid, entry_point="pongrl:Env", kwargs=dict(kwargs, id=id),
+        return EnvSpec(id=gid, entry_point="pongrl:Env", kwargs=dict(kwargs, preset=id),
                        vector_entry_point="pongrl:VecEnv", nondeterministic=False,
                        max_episode_steps=None, order_enforce=False, disable_env_checker=True)
-    return _Spec(gid, "pongrl:Env", dict(kwargs, id=id))
+    return _Spec(gid, "pongrl:Env", dict(kwargs, preset=id))
 
 
 class _Spec:
@@ -183,6 +183,7 @@ def as_action(action, n=len(ACTION_MEANINGS)):
 class Env(_EnvBase):
     """One Pong environment. Use pongrl.make() (or gymnasium.make("pongrl/Pong-v5")).
 
+    preset: an id of pongrl.ENV_IDS ("ALE/Pong-v5", ...) or its pongrl/ name.
     Keyword arguments as ale-py's AtariEnv: obs_type ("rgb", "grayscale", "ram", or "obs80",
     the seed's 80x80 grid), frameskip (int or (lo, hi)), repeat_action_probability,
     max_num_frames_per_episode, render_mode (None or "rgb_array"); and seed, and
@@ -191,7 +192,7 @@ class Env(_EnvBase):
 
     metadata = {"render_modes": ["rgb_array"], "obs_types": list(OBS_SHAPES), "render_fps": 60}
 
-    def __init__(self, id="ALE/Pong-v5", seed=None, render_mode=None, obs_type=None,
+    def __init__(self, preset="ALE/Pong-v5", seed=None, render_mode=None, obs_type=None,
                  frameskip=None, repeat_action_probability=None, max_num_frames_per_episode=None,
                  max_episode_steps=None, full_action_space=False, mode=None, difficulty=None):
         kwargs = dict(obs_type=obs_type, frameskip=frameskip,
@@ -199,7 +200,7 @@ class Env(_EnvBase):
                       max_num_frames_per_episode=max_num_frames_per_episode,
                       max_episode_steps=max_episode_steps, full_action_space=full_action_space,
                       mode=mode, difficulty=difficulty, render_mode=render_mode)
-        id, obs_type, preset = resolve(id, **kwargs)
+        id, obs_type, preset = resolve(preset, **kwargs)
         self._handle = None
         self.spec_id = id
         self.obs_type = obs_type
@@ -241,7 +242,8 @@ class Env(_EnvBase):
             self._np_random_seed = s.seed(seed)
             self._np_random = s.np_random
         if seed is not None:
-            self._seed, self._episode = seed, 0
+            # ale-py reloads the ROM when seeded, which restarts ALE's frame_number too
+            self._seed, self._episode, self._total_frames = seed, 0, 0
         # the first episode after make(seed=s) or reset(seed=s) uses s itself, as env_new does
         episode_seed = self._seed if self._episode == 0 else _mix64(self._seed ^ _mix64(self._episode))
         self._episode += 1

@@ -4,9 +4,9 @@ like gymnasium.vector.VectorEnv (and one, when gymnasium is importable).
 Autoreset is Gymnasium's AutoresetMode.SAME_STEP: an env whose episode ends is reset inside
 the same step(); `obs` holds the new episode's first observation and info["final_obs"] (an
 object array, None for the others, with the mask info["_final_obs"]) the last one. The
-ended episodes' return, length and frames are in info["episode"] = {"r", "l", "f"} with the
-mask info["_episode"] (as gymnasium's RecordEpisodeStatistics reports them), also under
-info["final_info"].
+ended episodes' return, length and frames are in info["final_info"]["episode"] = {"r", "l", "f"} with the
+mask info["final_info"]["_episode"] (the names gymnasium's RecordEpisodeStatistics uses; that
+wrapper, which adds info["episode"] itself, works on this env too).
 
 Env i's episode j is seeded from (seed, i, j) alone: results do not depend on num_threads.
 """
@@ -37,7 +37,7 @@ class VecEnv(_VecBase):
 
     metadata = {"autoreset_mode": _SAME_STEP, "render_modes": ["rgb_array"]}
 
-    def __init__(self, id="ALE/Pong-v5", num_envs=8, num_threads=None, seed=None, copy=True,
+    def __init__(self, preset="ALE/Pong-v5", num_envs=8, num_threads=None, seed=None, copy=True,
                  render_mode=None, obs_type=None, frameskip=None, repeat_action_probability=None,
                  max_num_frames_per_episode=None, max_episode_steps=None,
                  full_action_space=False, mode=None, difficulty=None):
@@ -47,7 +47,7 @@ class VecEnv(_VecBase):
                       max_num_frames_per_episode=max_num_frames_per_episode,
                       max_episode_steps=max_episode_steps, full_action_space=full_action_space,
                       mode=mode, difficulty=difficulty, render_mode=render_mode)
-        id, obs_type, preset = resolve(id, **kwargs)
+        id, obs_type, preset = resolve(preset, **kwargs)
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError("pongrl: num_envs must be an integer >= 1, got %r" % (num_envs,))
         if num_threads is None:
@@ -225,5 +225,4 @@ class VecEnv(_VecBase):
                    "f": np.where(done, self._ep_frames, 0),
                    "_r": done, "_l": done, "_f": done}
         return {"final_obs": final_obs, "_final_obs": done,
-                "final_info": {"episode": episode, "_episode": done}, "_final_info": done,
-                "episode": episode, "_episode": done}
+                "final_info": {"episode": episode, "_episode": done}, "_final_info": done}
