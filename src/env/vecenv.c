@@ -124,7 +124,7 @@ struct VecEnv {
     JobKind job;
     const int32_t *actions;
     const VecOut *out;
-    // the pool: workers 1..n_threads-1 (the caller is part 0)
+    // the pool: n_threads - 1 workers (tids[1..]); the caller claims chunks too
     pthread_t *tids;
     int n_started;
     pthread_mutex_t mu;
@@ -195,7 +195,7 @@ static void run_chunk(VecEnv *v, int c) {
 // thread finished the generation's last chunk.
 static bool claim_and_run(VecEnv *v, uint64_t gen) {
     bool last = false;
-    uint64_t c = atomic_load_explicit(&v->claim, memory_order_acquire);
+    uint_fast64_t c = atomic_load_explicit(&v->claim, memory_order_acquire);
     while ((c >> 32) == (gen & 0xffffffffu) && (int)(c & 0xffffffffu) < v->n_chunks) {
         if (!atomic_compare_exchange_weak_explicit(&v->claim, &c, c + 1, memory_order_acq_rel,
                                                    memory_order_acquire))
