@@ -10,6 +10,15 @@ from .spaces import Box, Discrete, gymnasium
 
 # ALE's minimal action set for Pong (PongSettings::isMinimal), Gym indices 0..5
 ACTION_MEANINGS = ("NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE")
+# ALE's full action set (its Action enum order) and what each does to a paddle (ale_state.cpp
+# ALEState::applyActionPaddles: the RIGHT/LEFT part moves it, any FIRE presses the button, UP
+# and DOWN do nothing): full_action_space=True maps these onto the minimal set.
+FULL_ACTION_MEANINGS = ("NOOP", "FIRE", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT",
+                        "DOWNRIGHT", "DOWNLEFT", "UPFIRE", "RIGHTFIRE", "LEFTFIRE", "DOWNFIRE",
+                        "UPRIGHTFIRE", "UPLEFTFIRE", "DOWNRIGHTFIRE", "DOWNLEFTFIRE")
+FULL_TO_MINIMAL = tuple(
+    (4 if "RIGHT" in m else 5 if "LEFT" in m else 1) if "FIRE" in m else
+    (2 if "RIGHT" in m else 3 if "LEFT" in m else 0) for m in FULL_ACTION_MEANINGS)
 SCREEN_SHAPE = (210, 160, 3)
 OBS80_SHAPE = (80, 80)
 OBS_SHAPES = {"rgb": (210, 160, 3), "grayscale": (210, 160), "ram": (128,), "obs80": (80, 80)}
@@ -92,9 +101,8 @@ def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
                          "or `build/pongrl record` for a GIF")
     if render_mode not in (None, "rgb_array"):
         raise ValueError("pongrl: render_mode must be None or 'rgb_array', got %r" % (render_mode,))
-    if full_action_space:
-        raise ValueError("pongrl: full_action_space=True is not supported; Pong's minimal action "
-                         "set (%s) is used" % ", ".join(ACTION_MEANINGS))
+    if full_action_space not in (False, True):
+        raise ValueError("pongrl: full_action_space must be True or False")
     for name, v in (("mode", mode), ("difficulty", difficulty)):
         if v not in (None, 0):
             raise ValueError("pongrl: %s=%r is not supported (only the default, 0)" % (name, v))
@@ -164,8 +172,9 @@ class _Spec:
 _EnvBase = gymnasium.Env if gymnasium is not None else object
 
 
-def as_action(action, n=len(ACTION_MEANINGS)):
+def as_action(action, meanings=ACTION_MEANINGS):
     """An int in [0, n) from an int, a NumPy integer or a 0-d integer array; else ValueError."""
+    n = len(meanings)
     if isinstance(action, (bool, np.bool_)):
         a = None
     elif isinstance(action, (int, np.integer)):
@@ -176,7 +185,7 @@ def as_action(action, n=len(ACTION_MEANINGS)):
         a = None
     if a is None or not 0 <= a < n:
         raise ValueError("pongrl: action must be an integer in [0, %d) (%s), got %r"
-                         % (n, ", ".join(ACTION_MEANINGS), action))
+                         % (n, ", ".join(meanings), action))
     return a
 
 
@@ -186,8 +195,9 @@ class Env(_EnvBase):
     preset: an id of pongrl.ENV_IDS ("ALE/Pong-v5", ...) or its pongrl/ name.
     Keyword arguments as ale-py's AtariEnv: obs_type ("rgb", "grayscale", "ram", or "obs80",
     the seed's 80x80 grid), frameskip (int or (lo, hi)), repeat_action_probability,
-    max_num_frames_per_episode, render_mode (None or "rgb_array"); and seed, and
-    max_episode_steps (a cap in agent steps, 0 for none).
+    max_num_frames_per_episode, render_mode (None or "rgb_array"), full_action_space (ALE's 18
+    actions, mapped onto what a paddle obeys); and seed, and max_episode_steps (a cap in agent
+    steps, 0 for none).
     """
 
     metadata = {"render_modes": ["rgb_array"], "obs_types": list(OBS_SHAPES), "render_fps": 60}
@@ -222,7 +232,9 @@ class Env(_EnvBase):
         self._state = _lib.EnvState()
         self._obs_size = int(lib.env_obs_size(_lib.OBS_TYPES[obs_type]))
         self._obs_code = _lib.OBS_TYPES[obs_type]
-        self.action_space = Discrete(len(ACTION_MEANINGS), seed=self._seed)
+        self.full_action_space = bool(full_action_space)
+        self._meanings = FULL_ACTION_MEANINGS if full_action_space else ACTION_MEANINGS
+        self.action_space = Discrete(len(self._meanings), seed=self._seed)
         self.observation_space = observation_space(obs_type)
 
     # -- Gymnasium API
@@ -253,7 +265,9 @@ class Env(_EnvBase):
     def step(self, action):
         """One agent step -> (obs, reward, terminated, truncated, info)."""
         self._check_open()
-        a = as_action(action)
+        a = as_action(action, self._meanings)
+        if self.full_action_space:
+            a = FULL_TO_MINIMAL[a]
         rc = lib.env_step(self._handle, a, ctypes.byref(self._step))
         if rc == _lib.ENV_ERR_DONE:
             raise RuntimeError("pongrl: step() after the episode ended; call reset()")
@@ -296,7 +310,7 @@ class Env(_EnvBase):
         return {name: int(getattr(self._state, name)) for name in _lib.STATE_FIELDS}
 
     def get_action_meanings(self):
-        return list(ACTION_MEANINGS)
+        return list(self._meanings)
 
     if gymnasium is None:
         @property

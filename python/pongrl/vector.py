@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from .env import (ACTION_MEANINGS, OBS_SHAPES, SCREEN_SHAPE, _mix64, as_seed, entropy_seed,
+from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SHAPES, SCREEN_SHAPE, _mix64, as_seed, entropy_seed,
                   make_spec, observation_space, resolve)
 from .spaces import Box, Discrete, MultiDiscrete, gymnasium
 
@@ -67,10 +67,13 @@ class VecEnv(_VecBase):
             raise MemoryError("pongrl: vecenv_new(%r, %d) failed" % (id, self.num_envs))
         self.num_threads = lib.vecenv_num_threads(self._handle)
         self.single_observation_space = observation_space(obs_type)
-        self.single_action_space = Discrete(len(ACTION_MEANINGS))
+        self.full_action_space = bool(full_action_space)
+        self._meanings = FULL_ACTION_MEANINGS if full_action_space else ACTION_MEANINGS
+        self._full_to_minimal = np.array(FULL_TO_MINIMAL, dtype=np.int32)
+        self.single_action_space = Discrete(len(self._meanings))
         shape = (self.num_envs,) + OBS_SHAPES[obs_type]
         self.observation_space = Box(0, 1 if obs_type == "obs80" else 255, shape, np.uint8)
-        self.action_space = MultiDiscrete(np.full(self.num_envs, len(ACTION_MEANINGS)))
+        self.action_space = MultiDiscrete(np.full(self.num_envs, len(self._meanings)))
         self.closed = False
         self._np_random = None
         self._np_random_seed = None
@@ -122,21 +125,28 @@ class VecEnv(_VecBase):
         if self._needs_reset:
             raise RuntimeError("pongrl: call reset() before step()")
         a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+        n_act = len(self._meanings)
         if a.dtype != np.int32 or not a.flags.c_contiguous:
             if a.dtype.kind not in "iu" or a.dtype == np.bool_:
                 raise ValueError("pongrl: actions must be integers in [0, %d), got dtype %s"
-                                 % (len(ACTION_MEANINGS), a.dtype))
+                                 % (n_act, a.dtype))
             b = np.ascontiguousarray(a, dtype=np.int32)
             if not np.array_equal(b, a):
-                raise ValueError("pongrl: actions must be integers in [0, %d)" % len(ACTION_MEANINGS))
+                raise ValueError("pongrl: actions must be integers in [0, %d)" % n_act)
             a = b
         if a.shape != (self.num_envs,):
             raise ValueError("pongrl: actions must have shape (%d,), got %s" % (self.num_envs, a.shape))
+        if self.full_action_space:
+            bad = np.flatnonzero((a < 0) | (a >= n_act))
+            if bad.size:
+                raise ValueError("pongrl: actions must be integers in [0, %d); env %d got %r"
+                                 % (n_act, bad[0], a[bad[0]]))
+            a = self._full_to_minimal[a]
         rc = lib.vecenv_step(self._handle, a.ctypes.data, self._out_ref, self._bad_ref)
         if rc != _lib.ENV_OK:
             i = self._bad.value
             raise ValueError("pongrl: actions must be integers in [0, %d) (%s); env %d got %r"
-                             % (len(ACTION_MEANINGS), ", ".join(ACTION_MEANINGS), i, a[i]))
+                             % (n_act, ", ".join(self._meanings), i, a[i]))
         np.logical_or(self._terminated, self._truncated, out=self._done)
         info = self._end_info() if self._done.any() else {}
         return self._ret(self._obs), self._ret(self._rewards), self._ret(self._terminated), \

@@ -150,10 +150,36 @@ def test_keyword_arguments():
     out = play(e, 0, [0] * 100)
     assert len(out) == 11 and out[-1][3]
     for bad in (dict(frameskip=0), dict(frameskip=(3, 3)), dict(repeat_action_probability=1.5),
-                dict(max_num_frames_per_episode=-1), dict(full_action_space=True), dict(mode=1),
+                dict(max_num_frames_per_episode=-1), dict(full_action_space="yes"), dict(mode=1),
                 dict(max_episode_steps=2.5)):
         raises(ValueError, pongrl.make, "ALE/Pong-v5", **bad)
     raises(TypeError, pongrl.make, "ALE/Pong-v5", frameskip=2.0)
+
+
+def test_full_action_space():
+    # ALE's 18 actions, each doing what a paddle obeys of it (ALEState::applyActionPaddles)
+    full = pongrl.make("ALE/Pong-v5", full_action_space=True, obs_type="obs80")
+    assert full.action_space.n == 18 and len(full.get_action_meanings()) == 18
+    assert full.get_action_meanings()[11] == "RIGHTFIRE"
+    minimal = pongrl.make("ALE/Pong-v5", obs_type="obs80")
+    names = minimal.get_action_meanings()
+    want = {"NOOP": "NOOP", "UP": "NOOP", "DOWN": "NOOP", "FIRE": "FIRE", "UPFIRE": "FIRE",
+            "DOWNFIRE": "FIRE", "RIGHT": "RIGHT", "UPRIGHT": "RIGHT", "DOWNRIGHT": "RIGHT",
+            "LEFT": "LEFT", "UPLEFT": "LEFT", "DOWNLEFT": "LEFT", "RIGHTFIRE": "RIGHTFIRE",
+            "UPRIGHTFIRE": "RIGHTFIRE", "DOWNRIGHTFIRE": "RIGHTFIRE", "LEFTFIRE": "LEFTFIRE",
+            "UPLEFTFIRE": "LEFTFIRE", "DOWNLEFTFIRE": "LEFTFIRE"}
+    rng = np.random.default_rng(1)
+    acts = [int(a) for a in rng.integers(0, 18, 300)]
+    a = play(full, 3, acts)
+    b = play(minimal, 3, [names.index(want[full.get_action_meanings()[x]]) for x in acts])
+    assert same(a, b)
+    raises(ValueError, full.step, 18)
+    v = pongrl.make_vec("ALE/Pong-v5", 2, full_action_space=True, obs_type="obs80")
+    assert list(v.action_space.nvec) == [18, 18] and v.single_action_space.n == 18
+    v.reset(seed=0)
+    v.step([17, 2])
+    raises(ValueError, v.step, [18, 0])
+    v.close()
 
 
 def test_ids_and_spec():
@@ -243,7 +269,8 @@ def test_with_gymnasium():
 
 
 def main():
-    tests = [test_spaces, test_obs_types_and_render, test_keyword_arguments, test_ids_and_spec,
+    tests = [test_spaces, test_obs_types_and_render, test_keyword_arguments, test_full_action_space,
+             test_ids_and_spec,
              test_seeding_like_check_env, test_actions, test_with_gymnasium]
     for t in tests:
         t()
