@@ -3,7 +3,8 @@
 # when nothing is missing. `scripts/setup.sh fuzz` adds clang and libFuzzer for `make fuzz`.
 set -euo pipefail
 PKGS=(gcc make pkg-config zlib1g-dev libgif-dev libcriterion-dev libopenmpi-dev openmpi-bin
-      gnuplot-nox python3-numpy libopenblas0-pthread iproute2)
+      gnuplot-nox python3-numpy libopenblas0-pthread iproute2
+      python3-venv python3-pip python3-setuptools python3-wheel)   # the last four: pip install ./python
 [ "${1:-}" = fuzz ] && PKGS+=(clang libclang-rt-14-dev)
 missing=()
 for p in "${PKGS[@]}"; do

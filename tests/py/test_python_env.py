@@ -66,7 +66,7 @@ def test_seed_rollout():
 
 
 def test_shapes_and_obs80():
-    env = pongrl.make("ALE/Pong-v5", seed=3)
+    env = pongrl.make("ALE/Pong-v5", seed=3, render_mode="rgb_array")
     obs, info = env.reset()
     assert obs.shape == (210, 160, 3) and obs.dtype == np.uint8
     assert info["lives"] == 0 and info["episode_frame_number"] == 0 and info["steps"] == 0

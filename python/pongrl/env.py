@@ -1,0 +1,370 @@
+"""pongrl.Env: one environment with Gymnasium's API (a gymnasium.Env when gymnasium is
+importable) and ale-py's keyword arguments."""
+import ctypes
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib
+from .spaces import Box, Discrete, gymnasium
+
+# ALE's minimal action set for Pong (PongSettings::isMinimal), Gym indices 0..5
+ACTION_MEANINGS = ("NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE")
+# ALE's full action set (its Action enum order) and what each does to a paddle (ale_state.cpp
+# ALEState::applyActionPaddles: the RIGHT/LEFT part moves it, any FIRE presses the button, UP
+# and DOWN do nothing): full_action_space=True maps these onto the minimal set.
+FULL_ACTION_MEANINGS = ("NOOP", "FIRE", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT",
+                        "DOWNRIGHT", "DOWNLEFT", "UPFIRE", "RIGHTFIRE", "LEFTFIRE", "DOWNFIRE",
+                        "UPRIGHTFIRE", "UPLEFTFIRE", "DOWNRIGHTFIRE", "DOWNLEFTFIRE")
+FULL_TO_MINIMAL = tuple(
+    (4 if "RIGHT" in m else 5 if "LEFT" in m else 1) if "FIRE" in m else
+    (2 if "RIGHT" in m else 3 if "LEFT" in m else 0) for m in FULL_ACTION_MEANINGS)
+SCREEN_SHAPE = (210, 160, 3)
+OBS80_SHAPE = (80, 80)
+OBS_SHAPES = {"rgb": (210, 160, 3), "grayscale": (210, 160), "ram": (128,), "obs80": (80, 80)}
+_U64 = (1 << 64) - 1
+
+
+def _preset_ids():
+    ids, i = [], 0
+    while True:
+        p = lib.env_preset_id(i)
+        if p is None:
+            return tuple(ids)
+        ids.append(p.decode())
+        i += 1
+
+
+PRESETS = _preset_ids()          # the C presets (pixel observations by default)
+# Gym's RAM ids: the same dynamics with obs_type "ram"
+RAM_IDS = {"Pong-ram-v0": "Pong-v0", "Pong-ram-v4": "Pong-v4",
+           "Pong-ramDeterministic-v0": "PongDeterministic-v0",
+           "Pong-ramDeterministic-v4": "PongDeterministic-v4",
+           "Pong-ramNoFrameskip-v0": "PongNoFrameskip-v0",
+           "Pong-ramNoFrameskip-v4": "PongNoFrameskip-v4",
+           "ALE/Pong-ram-v5": "ALE/Pong-v5"}
+ENV_IDS = PRESETS + tuple(RAM_IDS)
+
+
+def gymnasium_id(id):
+    """The id under the pongrl/ namespace: ALE/Pong-v5 -> pongrl/Pong-v5."""
+    return "pongrl/" + id.split("/")[-1]
+
+
+_FROM_GYMNASIUM_ID = {gymnasium_id(i): i for i in ENV_IDS}
+
+
+def _mix64(x):
+    """splitmix64's finaliser: episode seeds that share no stream with each other."""
+    x = (x + 0x9E3779B97F4A7C15) & _U64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _U64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _U64
+    return x ^ (x >> 31)
+
+
+def as_seed(seed):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError("seed must be a non-negative integer, got %r" % (seed,))
+    seed = int(seed)
+    if seed < 0 or seed > _U64:
+        raise ValueError("seed must be in [0, 2**64), got %d" % seed)
+    return seed
+
+
+def entropy_seed():
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+
+
+def _is_int(x):
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
+            max_num_frames_per_episode=None, max_episode_steps=None, full_action_space=False,
+            mode=None, difficulty=None, render_mode=None):
+    """ale-py's keyword arguments -> (canonical id, obs_type, EnvPreset) or a clear error."""
+    if not isinstance(id, str):
+        raise TypeError("pongrl: the environment id must be a string, got %r" % (id,))
+    id = _FROM_GYMNASIUM_ID.get(id, id)
+    if id not in ENV_IDS:
+        raise ValueError("pongrl: unknown environment id %r; valid ids: %s (or pongrl/<name>)"
+                         % (id, ", ".join(ENV_IDS)))
+    base = RAM_IDS.get(id, id)
+    if obs_type is None:
+        obs_type = "ram" if id in RAM_IDS else "rgb"
+    if obs_type not in OBS_SHAPES:
+        raise ValueError("pongrl: obs_type must be one of %s, got %r"
+                         % (", ".join(OBS_SHAPES), obs_type))
+    if render_mode == "human":
+        raise ValueError("pongrl: render_mode='human' is not supported (no window); use "
+                         "render_mode='rgb_array' and save frames (gymnasium.wrappers.RecordVideo), "
+                         "or `build/pongrl record` for a GIF")
+    if render_mode not in (None, "rgb_array"):
+        raise ValueError("pongrl: render_mode must be None or 'rgb_array', got %r" % (render_mode,))
+    if full_action_space not in (False, True):
+        raise ValueError("pongrl: full_action_space must be True or False")
+    for name, v in (("mode", mode), ("difficulty", difficulty)):
+        if v not in (None, 0):
+            raise ValueError("pongrl: %s=%r is not supported (only the default, 0)" % (name, v))
+    found = lib.env_preset_find(base.encode())
+    preset = _lib.EnvPreset.from_buffer_copy(found.contents)
+    if frameskip is not None:
+        if _is_int(frameskip):
+            if frameskip < 1:
+                raise ValueError("pongrl: frameskip must be >= 1, got %d" % frameskip)
+            preset.frameskip_min = preset.frameskip_max = int(frameskip)
+        elif isinstance(frameskip, tuple) and len(frameskip) == 2 and all(map(_is_int, frameskip)):
+            lo, hi = frameskip           # ale-py: np_random.integers(lo, hi), hi excluded
+            if not 1 <= lo < hi:
+                raise ValueError("pongrl: frameskip (lo, hi) needs 1 <= lo < hi, got %r" % (frameskip,))
+            preset.frameskip_min, preset.frameskip_max = int(lo), int(hi) - 1
+        else:
+            raise TypeError("pongrl: frameskip must be an int or a (lo, hi) tuple, got %r"
+                            % (frameskip,))
+    if repeat_action_probability is not None:
+        p = float(repeat_action_probability)
+        if not 0.0 <= p <= 1.0:
+            raise ValueError("pongrl: repeat_action_probability must be in [0, 1], got %r" % p)
+        preset.repeat_prob = p
+    if max_num_frames_per_episode is not None:
+        if not _is_int(max_num_frames_per_episode) or max_num_frames_per_episode < 0:
+            raise ValueError("pongrl: max_num_frames_per_episode must be an int >= 0 (0: none)")
+        preset.max_frames = int(max_num_frames_per_episode)
+    if max_episode_steps is not None:
+        if not _is_int(max_episode_steps) or max_episode_steps < 0:
+            raise ValueError("pongrl: max_episode_steps must be an int >= 0 (0: none)")
+        preset.max_steps = int(max_episode_steps)
+    return id, obs_type, preset
+
+
+def observation_space(obs_type):
+    shape = OBS_SHAPES[obs_type]
+    return Box(0, 1 if obs_type == "obs80" else 255, shape, np.uint8)
+
+
+def make_spec(id, kwargs, vector=False):
+    """An EnvSpec (gymnasium's class when available) for pongrl.make / make_vec."""
+    gid = gymnasium_id(id)
+    if gymnasium is not None:
+        from gymnasium.envs.registration import EnvSpec
+        return EnvSpec(id=gid, entry_point="pongrl:Env", kwargs=dict(kwargs, preset=id),
+                       vector_entry_point="pongrl:VecEnv", nondeterministic=False,
+                       max_episode_steps=None, order_enforce=False, disable_env_checker=True)
+    return _Spec(gid, "pongrl:Env", dict(kwargs, preset=id))
+
+
+class _Spec:
+    """gymnasium.envs.registration.EnvSpec's fields that pongrl sets (without gymnasium)."""
+
+    def __init__(self, id, entry_point, kwargs):
+        self.id, self.entry_point, self.kwargs = id, entry_point, kwargs
+        self.vector_entry_point = "pongrl:VecEnv"
+        self.max_episode_steps = None
+        self.reward_threshold = None
+        self.nondeterministic = False
+        self.namespace, rest = id.split("/")
+        self.name, self.version = rest.rsplit("-v", 1)[0], int(rest.rsplit("-v", 1)[1])
+
+    def __repr__(self):
+        return "EnvSpec(id=%r, entry_point=%r, kwargs=%r)" % (self.id, self.entry_point, self.kwargs)
+
+
+_EnvBase = gymnasium.Env if gymnasium is not None else object
+
+
+def as_action(action, meanings=ACTION_MEANINGS):
+    """An int in [0, n) from an int, a NumPy integer or a 0-d integer array; else ValueError."""
+    n = len(meanings)
+    if isinstance(action, (bool, np.bool_)):
+        a = None
+    elif isinstance(action, (int, np.integer)):
+        a = int(action)
+    elif isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        a = int(action)
+    else:
+        a = None
+    if a is None or not 0 <= a < n:
+        raise ValueError("pongrl: action must be an integer in [0, %d) (%s), got %r"
+                         % (n, ", ".join(meanings), action))
+    return a
+
+
+class Env(_EnvBase):
+    """One Pong environment. Use pongrl.make() (or gymnasium.make("pongrl/Pong-v5")).
+
+    preset: an id of pongrl.ENV_IDS ("ALE/Pong-v5", ...) or its pongrl/ name.
+    Keyword arguments as ale-py's AtariEnv: obs_type ("rgb", "grayscale", "ram", or "obs80",
+    the seed's 80x80 grid), frameskip (int or (lo, hi)), repeat_action_probability,
+    max_num_frames_per_episode, render_mode (None or "rgb_array"), full_action_space (ALE's 18
+    actions, mapped onto what a paddle obeys); and seed, and max_episode_steps (a cap in agent
+    steps, 0 for none).
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "obs_types": list(OBS_SHAPES), "render_fps": 60}
+
+    def __init__(self, preset="ALE/Pong-v5", seed=None, render_mode=None, obs_type=None,
+                 frameskip=None, repeat_action_probability=None, max_num_frames_per_episode=None,
+                 max_episode_steps=None, full_action_space=False, mode=None, difficulty=None):
+        kwargs = dict(obs_type=obs_type, frameskip=frameskip,
+                      repeat_action_probability=repeat_action_probability,
+                      max_num_frames_per_episode=max_num_frames_per_episode,
+                      max_episode_steps=max_episode_steps, full_action_space=full_action_space,
+                      mode=mode, difficulty=difficulty, render_mode=render_mode)
+        id, obs_type, preset = resolve(preset, **kwargs)
+        self._handle = None
+        self.spec_id = id
+        self.obs_type = obs_type
+        self.render_mode = render_mode
+        self.spec = make_spec(id, {k: v for k, v in kwargs.items() if v is not None and v is not False})
+        self.metadata = dict(self.metadata,
+                             render_fps=60 // max(1, (preset.frameskip_min + preset.frameskip_max) // 2))
+        self._np_random = None
+        self._np_random_seed = None
+        self._seeded = seed is not None
+        self._seed = as_seed(seed) if seed is not None else entropy_seed()
+        self._episode = 0             # episodes since the last explicit seed
+        self._total_frames = 0        # ALE's frame_number: frames since creation
+        self._preset = preset
+        self._handle = lib.env_new_preset(ctypes.byref(preset), self._seed)
+        if not self._handle:
+            raise MemoryError("pongrl: env_new_preset(%r) failed" % id)
+        self._step = _lib.EnvStep()
+        self._state = _lib.EnvState()
+        self._obs_size = int(lib.env_obs_size(_lib.OBS_TYPES[obs_type]))
+        self._obs_code = _lib.OBS_TYPES[obs_type]
+        self.full_action_space = bool(full_action_space)
+        self._meanings = FULL_ACTION_MEANINGS if full_action_space else ACTION_MEANINGS
+        self.action_space = Discrete(len(self._meanings), seed=self._seed)
+        self.observation_space = observation_space(obs_type)
+
+    # -- Gymnasium API
+
+    def reset(self, *, seed=None, options=None):
+        """Start an episode -> (obs, info). With a seed the episode is a function of
+        (id, seed, actions); without one, the next seed in a stream derived from the last."""
+        self._check_open()
+        if seed is not None:
+            seed = as_seed(seed)
+        if gymnasium is not None:
+            super().reset(seed=seed)
+        elif seed is not None:
+            from .spaces import Space
+            self._np_random, self._np_random_seed = None, None
+            s = Space((), np.int64)
+            self._np_random_seed = s.seed(seed)
+            self._np_random = s.np_random
+        if seed is not None:
+            # ale-py reloads the ROM when seeded, which restarts ALE's frame_number too
+            self._seed, self._episode, self._total_frames = seed, 0, 0
+        # the first episode after make(seed=s) or reset(seed=s) uses s itself, as env_new does
+        episode_seed = self._seed if self._episode == 0 else _mix64(self._seed ^ _mix64(self._episode))
+        self._episode += 1
+        lib.env_reset(self._handle, episode_seed)
+        return self._obs(), self._info()
+
+    def step(self, action):
+        """One agent step -> (obs, reward, terminated, truncated, info)."""
+        self._check_open()
+        a = as_action(action, self._meanings)
+        if self.full_action_space:
+            a = FULL_TO_MINIMAL[a]
+        rc = lib.env_step(self._handle, a, ctypes.byref(self._step))
+        if rc == _lib.ENV_ERR_DONE:
+            raise RuntimeError("pongrl: step() after the episode ended; call reset()")
+        if rc != _lib.ENV_OK:
+            raise ValueError("pongrl: env_step failed (code %d)" % rc)
+        st = self._step
+        self._total_frames += st.frames
+        return self._obs(), float(st.reward), bool(st.terminated), bool(st.truncated), \
+            self._info()
+
+    def render(self):
+        """The current frame, uint8 (210, 160, 3), as ALE's getScreenRGB (render_mode
+        "rgb_array"); None with render_mode None, as Gymnasium's envs do."""
+        self._check_open()
+        if self.render_mode is None:
+            if gymnasium is not None:
+                gymnasium.logger.warn("pongrl: render() with render_mode=None returns None; "
+                                      "make the env with render_mode='rgb_array'")
+            return None
+        return self.frame()
+
+    def frame(self):
+        """The current RGB frame, uint8 (210, 160, 3), whatever the render mode."""
+        self._check_open()
+        rgb = np.empty(SCREEN_SHAPE, dtype=np.uint8)
+        lib.env_render_rgb(self._handle, rgb.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
+        return rgb
+
+    def obs80(self):
+        """The seed's preprocessing of the current frame, uint8 (80, 80) in {0, 1}."""
+        self._check_open()
+        obs = np.empty(OBS80_SHAPE, dtype=np.uint8)
+        lib.env_render_obs80(self._handle, obs.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
+        return obs
+
+    def state(self):
+        """The game state as a dict (positions in screen pixels, scores, counters)."""
+        self._check_open()
+        lib.env_state(self._handle, ctypes.byref(self._state))
+        return {name: int(getattr(self._state, name)) for name in _lib.STATE_FIELDS}
+
+    def get_action_meanings(self):
+        return list(self._meanings)
+
+    if gymnasium is None:
+        @property
+        def unwrapped(self):
+            return self
+
+        @property
+        def np_random(self):
+            if self._np_random is None:
+                from .spaces import Space
+                s = Space((), np.int64)
+                self._np_random_seed = s.seed()
+                self._np_random = s.np_random
+            return self._np_random
+
+        @property
+        def np_random_seed(self):
+            self.np_random
+            return self._np_random_seed
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.close()
+            return False
+
+    def close(self):
+        if getattr(self, "_handle", None) and lib is not None:
+            lib.env_free(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        self.close()
+
+    def __repr__(self):
+        return "<pongrl.Env %s obs_type=%s>" % (self.spec_id, self.obs_type)
+
+    def __str__(self):
+        return self.__repr__()
+
+    # -- internals
+
+    def _check_open(self):
+        if not getattr(self, "_handle", None):
+            raise RuntimeError("pongrl: the environment is closed")
+
+    def _obs(self):
+        obs = np.empty(self.observation_space.shape, dtype=np.uint8)
+        lib.env_render_obs(self._handle, self._obs_code, obs.ctypes.data)
+        return obs
+
+    def _info(self):
+        s = self.state()
+        return {"lives": 0, "episode_frame_number": s["frames"],
+                "frame_number": self._total_frames, "steps": s["steps"],
+                "score_agent": s["score_agent"], "score_cpu": s["score_cpu"]}

@@ -1,0 +1,238 @@
+"""pongrl.VecEnv: N environments stepped in C by a pool of threads (src/env/vecenv.h), shaped
+like gymnasium.vector.VectorEnv (and one, when gymnasium is importable).
+
+Autoreset is Gymnasium's AutoresetMode.SAME_STEP: an env whose episode ends is reset inside
+the same step(); `obs` holds the new episode's first observation and info["final_obs"] (an
+object array, None for the others, with the mask info["_final_obs"]) the last one. The
+ended episodes' return, length and frames are in info["final_info"]["episode"] = {"r", "l", "f"} with the
+mask info["final_info"]["_episode"] (the names gymnasium's RecordEpisodeStatistics uses; that
+wrapper, which adds info["episode"] itself, works on this env too).
+
+Env i's episode j is seeded from (seed, i, j) alone: results do not depend on num_threads.
+"""
+import ctypes
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib
+from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SHAPES, SCREEN_SHAPE, _mix64, as_seed, entropy_seed,
+                  make_spec, observation_space, resolve)
+from .spaces import Box, Discrete, MultiDiscrete, gymnasium
+
+if gymnasium is not None:
+    from gymnasium.vector import AutoresetMode, VectorEnv as _VecBase
+    _SAME_STEP = AutoresetMode.SAME_STEP
+else:
+    _VecBase = object
+    _SAME_STEP = "SameStep"
+
+
+class VecEnv(_VecBase):
+    """num_envs Pong environments stepped together; use pongrl.make_vec().
+
+    copy=True (Gymnasium's default) returns fresh arrays from every step; copy=False returns
+    the same arrays each time, overwritten by the next step (EnvPool/PufferLib-style, fastest).
+    """
+
+    metadata = {"autoreset_mode": _SAME_STEP, "render_modes": ["rgb_array"]}
+
+    def __init__(self, preset="ALE/Pong-v5", num_envs=8, num_threads=None, seed=None, copy=True,
+                 render_mode=None, obs_type=None, frameskip=None, repeat_action_probability=None,
+                 max_num_frames_per_episode=None, max_episode_steps=None,
+                 full_action_space=False, mode=None, difficulty=None):
+        self._handle = None
+        kwargs = dict(obs_type=obs_type, frameskip=frameskip,
+                      repeat_action_probability=repeat_action_probability,
+                      max_num_frames_per_episode=max_num_frames_per_episode,
+                      max_episode_steps=max_episode_steps, full_action_space=full_action_space,
+                      mode=mode, difficulty=difficulty, render_mode=render_mode)
+        id, obs_type, preset = resolve(preset, **kwargs)
+        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError("pongrl: num_envs must be an integer >= 1, got %r" % (num_envs,))
+        if num_threads is None:
+            num_threads = 0                      # one per online core
+        if not isinstance(num_threads, (int, np.integer)) or num_threads < 0:
+            raise ValueError("pongrl: num_threads must be an integer >= 0 (0: one per core)")
+        self.num_envs = int(num_envs)
+        self.spec_id = id
+        self.obs_type = obs_type
+        self.render_mode = render_mode
+        self.copy = bool(copy)
+        self.spec = make_spec(id, {k: v for k, v in kwargs.items() if v is not None and v is not False},
+                              vector=True)
+        self._handle = lib.vecenv_new(ctypes.byref(preset), self.num_envs, int(num_threads),
+                                      _lib.OBS_TYPES[obs_type])
+        if not self._handle:
+            raise MemoryError("pongrl: vecenv_new(%r, %d) failed" % (id, self.num_envs))
+        self.num_threads = lib.vecenv_num_threads(self._handle)
+        self.single_observation_space = observation_space(obs_type)
+        self.full_action_space = bool(full_action_space)
+        self._meanings = FULL_ACTION_MEANINGS if full_action_space else ACTION_MEANINGS
+        self._full_to_minimal = np.array(FULL_TO_MINIMAL, dtype=np.int32)
+        self.single_action_space = Discrete(len(self._meanings))
+        shape = (self.num_envs,) + OBS_SHAPES[obs_type]
+        self.observation_space = Box(0, 1 if obs_type == "obs80" else 255, shape, np.uint8)
+        self.action_space = MultiDiscrete(np.full(self.num_envs, len(self._meanings)))
+        self.closed = False
+        self._np_random = None
+        self._np_random_seed = None
+        n = self.num_envs
+        # the C side writes into these (caller-owned) arrays
+        self._obs = np.zeros(shape, dtype=np.uint8)
+        self._final_obs = np.zeros(shape, dtype=np.uint8)
+        self._rewards = np.zeros(n, dtype=np.float64)
+        self._terminated = np.zeros(n, dtype=np.bool_)
+        self._truncated = np.zeros(n, dtype=np.bool_)
+        self._done = np.zeros(n, dtype=np.bool_)
+        self._ep_return = np.zeros(n, dtype=np.float64)
+        self._ep_length = np.zeros(n, dtype=np.int64)
+        self._ep_frames = np.zeros(n, dtype=np.int64)
+        self._out = _lib.VecOut(*(a.ctypes.data for a in (
+            self._obs, self._rewards, self._terminated, self._truncated, self._final_obs,
+            self._ep_return, self._ep_length, self._ep_frames)))
+        self._out_ref = ctypes.byref(self._out)
+        self._bad = ctypes.c_int(-1)
+        self._bad_ref = ctypes.byref(self._bad)
+        self._seed = as_seed(seed) if seed is not None else None
+        self._resets = 0
+        self._needs_reset = True
+
+    # -- Gymnasium's VectorEnv API
+
+    def reset(self, *, seed=None, options=None):
+        """Every env starts a new episode -> (obs (N, ...), info {}). seed: an int (env i's
+        episodes then come from (seed, i)); without one, the next in a stream from the last."""
+        self._check_open()
+        if isinstance(seed, (list, tuple)):
+            raise ValueError("pongrl: VecEnv.reset takes one integer seed (env i's randomness "
+                             "comes from (seed, i)), not a list")
+        if seed is not None:
+            seed = as_seed(seed)
+            self._seed, self._resets = seed, 0
+            self._set_np_random(seed)
+        if self._seed is None:
+            self._seed = entropy_seed()
+        s = self._seed if self._resets == 0 else _mix64(self._seed ^ _mix64(self._resets))
+        self._resets += 1
+        lib.vecenv_reset(self._handle, s, self._out_ref)
+        self._needs_reset = False
+        return self._ret(self._obs), {}
+
+    def step(self, actions):
+        """One step of every env -> (obs, rewards, terminated, truncated, info)."""
+        self._check_open()
+        if self._needs_reset:
+            raise RuntimeError("pongrl: call reset() before step()")
+        a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+        n_act = len(self._meanings)
+        if a.dtype != np.int32 or not a.flags.c_contiguous:
+            if a.dtype.kind not in "iu" or a.dtype == np.bool_:
+                raise ValueError("pongrl: actions must be integers in [0, %d), got dtype %s"
+                                 % (n_act, a.dtype))
+            b = np.ascontiguousarray(a, dtype=np.int32)
+            if not np.array_equal(b, a):
+                raise ValueError("pongrl: actions must be integers in [0, %d)" % n_act)
+            a = b
+        if a.shape != (self.num_envs,):
+            raise ValueError("pongrl: actions must have shape (%d,), got %s" % (self.num_envs, a.shape))
+        if self.full_action_space:
+            bad = np.flatnonzero((a < 0) | (a >= n_act))
+            if bad.size:
+                raise ValueError("pongrl: actions must be integers in [0, %d); env %d got %r"
+                                 % (n_act, bad[0], a[bad[0]]))
+            a = self._full_to_minimal[a]
+        rc = lib.vecenv_step(self._handle, a.ctypes.data, self._out_ref, self._bad_ref)
+        if rc != _lib.ENV_OK:
+            i = self._bad.value
+            raise ValueError("pongrl: actions must be integers in [0, %d) (%s); env %d got %r"
+                             % (n_act, ", ".join(self._meanings), i, a[i]))
+        np.logical_or(self._terminated, self._truncated, out=self._done)
+        info = self._end_info() if self._done.any() else {}
+        return self._ret(self._obs), self._ret(self._rewards), self._ret(self._terminated), \
+            self._ret(self._truncated), info
+
+    def render(self):
+        """Every env's current RGB frame (a tuple of (210, 160, 3) arrays), with render_mode
+        "rgb_array"; None otherwise."""
+        self._check_open()
+        if self.render_mode is None:
+            return None
+        return tuple(self.frame(i) for i in range(self.num_envs))
+
+    def frame(self, i):
+        """Env i's current RGB frame, uint8 (210, 160, 3)."""
+        self._check_open()
+        e = lib.vecenv_env(self._handle, int(i))
+        if not e:
+            raise IndexError("pongrl: env index %r out of range" % (i,))
+        rgb = np.empty(SCREEN_SHAPE, dtype=np.uint8)
+        lib.env_render_rgb(e, rgb.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
+        return rgb
+
+    def close(self, **kwargs):
+        if getattr(self, "_handle", None) and lib is not None:
+            lib.vecenv_free(self._handle)
+            self._handle = None
+        self.closed = True
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    if gymnasium is None:
+        @property
+        def unwrapped(self):
+            return self
+
+        @property
+        def np_random(self):
+            if self._np_random is None:
+                self._set_np_random(None)
+            return self._np_random
+
+        @property
+        def np_random_seed(self):
+            self.np_random
+            return self._np_random_seed
+
+    def __repr__(self):
+        return "pongrl.VecEnv(%s, num_envs=%d, num_threads=%d, obs_type=%s)" % (
+            self.spec_id, self.num_envs, getattr(self, "num_threads", 0), self.obs_type)
+
+    # -- internals
+
+    def _check_open(self):
+        if not getattr(self, "_handle", None):
+            raise RuntimeError("pongrl: the vector environment is closed")
+
+    def _ret(self, a):
+        return a.copy() if self.copy else a
+
+    def _set_np_random(self, seed):
+        from .spaces import Space
+        if gymnasium is not None:
+            from gymnasium.utils import seeding
+            self._np_random, self._np_random_seed = seeding.np_random(seed)
+        else:
+            s = Space((), np.int64)
+            self._np_random_seed = s.seed(seed)
+            self._np_random = s.np_random
+
+    def _end_info(self):
+        done = self._done.copy()
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(done):
+            final_obs[i] = self._final_obs[i].copy()
+        episode = {"r": np.where(done, self._ep_return, 0.0),
+                   "l": np.where(done, self._ep_length, 0),
+                   "f": np.where(done, self._ep_frames, 0),
+                   "_r": done, "_l": done, "_f": done}
+        return {"final_obs": final_obs, "_final_obs": done,
+                "final_info": {"episode": episode, "_episode": done}, "_final_info": done}

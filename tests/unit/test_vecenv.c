@@ -1,0 +1,306 @@
+// test_vecenv.c: the vector env: bit-identical results for 1, 2 and 3 threads, SAME_STEP
+// autoreset against single envs replayed by hand, every observation type, the ale-py
+// overrides and the errors.
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env/vecenv.h"
+
+// ----------------------------------------------------------------------------
+// helpers
+
+typedef struct {
+    int n;
+    size_t obs_size;
+    uint8_t *obs, *final_obs;
+    double *rewards, *ep_return;
+    bool *terminated, *truncated;
+    int64_t *ep_length, *ep_frames;
+    VecOut out;
+} Bufs;
+
+static void bufs_alloc(Bufs *b, int n, int obs_type) {
+    b->n = n;
+    b->obs_size = env_obs_size(obs_type);
+    b->obs = calloc((size_t)n, b->obs_size);
+    b->final_obs = calloc((size_t)n, b->obs_size);
+    b->rewards = calloc((size_t)n, sizeof(double));
+    b->ep_return = calloc((size_t)n, sizeof(double));
+    b->terminated = calloc((size_t)n, sizeof(bool));
+    b->truncated = calloc((size_t)n, sizeof(bool));
+    b->ep_length = calloc((size_t)n, sizeof(int64_t));
+    b->ep_frames = calloc((size_t)n, sizeof(int64_t));
+    b->out = (VecOut){b->obs, b->rewards, b->terminated, b->truncated, b->final_obs,
+                      b->ep_return, b->ep_length, b->ep_frames};
+}
+
+static void bufs_free(Bufs *b) {
+    free(b->obs); free(b->final_obs); free(b->rewards); free(b->ep_return);
+    free(b->terminated); free(b->truncated); free(b->ep_length); free(b->ep_frames);
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static EnvPreset preset_of(const char *id) {
+    const EnvPreset *p = env_preset_find(id);
+    cr_assert_not_null(p, "%s", id);
+    return *p;
+}
+
+// Runs `steps` steps of random actions (own stream) and hashes everything a step writes,
+// final observations and episode statistics included; counts the ended episodes.
+static uint64_t run_hash(const EnvPreset *p, int n, int threads, int obs_type, int steps,
+                         int *episodes) {
+    VecEnv *v = vecenv_new(p, n, threads, obs_type);
+    cr_assert_not_null(v);
+    cr_assert_eq(vecenv_num_threads(v), threads < n ? threads : n);
+    Bufs b;
+    bufs_alloc(&b, n, obs_type);
+    cr_assert_eq(vecenv_reset(v, 12345, &b.out), ENV_OK);
+    uint64_t h = fnv1a(0xcbf29ce484222325ULL, b.obs, (size_t)n * b.obs_size);
+    Rng ar;
+    rng_seed(&ar, 99);
+    int32_t *actions = malloc(sizeof(int32_t) * (size_t)n);
+    int ended = 0;
+    for (int t = 0; t < steps; t++) {
+        for (int i = 0; i < n; i++) actions[i] = (int32_t)rng_below(&ar, ACTION_COUNT);
+        cr_assert_eq(vecenv_step(v, actions, &b.out, NULL), ENV_OK);
+        h = fnv1a(h, b.obs, (size_t)n * b.obs_size);
+        h = fnv1a(h, b.rewards, sizeof(double) * (size_t)n);
+        h = fnv1a(h, b.terminated, (size_t)n);
+        h = fnv1a(h, b.truncated, (size_t)n);
+        for (int i = 0; i < n; i++) {
+            if (!b.terminated[i] && !b.truncated[i]) continue;
+            ended++;
+            h = fnv1a(h, b.final_obs + (size_t)i * b.obs_size, b.obs_size);
+            h = fnv1a(h, &b.ep_return[i], sizeof(double));
+            h = fnv1a(h, &b.ep_length[i], sizeof(int64_t));
+            h = fnv1a(h, &b.ep_frames[i], sizeof(int64_t));
+        }
+    }
+    free(actions);
+    bufs_free(&b);
+    vecenv_free(v);
+    if (episodes) *episodes = ended;
+    return h;
+}
+
+// ----------------------------------------------------------------------------
+// determinism
+
+Test(vecenv, same_bits_for_1_2_3_threads) {
+    // short episodes (a 300-frame cap) so that many autoresets happen, plus real game ends
+    EnvPreset capped = preset_of("ALE/Pong-v5");
+    capped.max_frames = 300;
+    EnvPreset full = preset_of("Pong-v0");
+    const EnvPreset *ps[] = {&capped, &full};
+    const int steps[] = {400, 2500};
+    for (int k = 0; k < 2; k++) {
+        int e1, e2, e3;
+        uint64_t h1 = run_hash(ps[k], 7, 1, OBS_OBS80, steps[k], &e1);
+        uint64_t h2 = run_hash(ps[k], 7, 2, OBS_OBS80, steps[k], &e2);
+        uint64_t h3 = run_hash(ps[k], 7, 3, OBS_OBS80, steps[k], &e3);
+        cr_assert_eq(h1, h2, "preset %d: 1 vs 2 threads", k);
+        cr_assert_eq(h1, h3, "preset %d: 1 vs 3 threads", k);
+        cr_assert_eq(e1, e2);
+        cr_assert(e1 >= (k == 0 ? 7 : 3), "preset %d: only %d episodes ended", k, e1);
+    }
+    // the other observation types, and more threads than envs
+    for (int ot = 0; ot < OBS_TYPE_COUNT; ot++) {
+        uint64_t a = run_hash(&capped, 3, 1, ot, 120, NULL);
+        uint64_t b = run_hash(&capped, 3, 2, ot, 120, NULL);
+        uint64_t c = run_hash(&capped, 3, 8, ot, 120, NULL);
+        cr_assert_eq(a, b, "obs type %d", ot);
+        cr_assert_eq(a, c, "obs type %d", ot);
+    }
+}
+
+// ----------------------------------------------------------------------------
+// autoreset: each slot replays exactly as a single env reset with vecenv_episode_seed
+
+Test(vecenv, same_step_autoreset_matches_single_envs) {
+    EnvPreset p = preset_of("ALE/Pong-v5");
+    p.max_frames = 200;                         // an end every 50 steps
+    const int n = 4, threads = 2;
+    const uint64_t seed = 777;
+    VecEnv *v = vecenv_new(&p, n, threads, OBS_OBS80);
+    cr_assert_not_null(v);
+    Bufs b;
+    bufs_alloc(&b, n, OBS_OBS80);
+    vecenv_reset(v, seed, &b.out);
+    Env *ref = calloc((size_t)n, sizeof(Env));
+    int64_t *episode = calloc((size_t)n, sizeof(int64_t));
+    double *ret = calloc((size_t)n, sizeof(double));
+    uint8_t obs[PONG_OBS80 * PONG_OBS80];
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(env_init(&ref[i], "ALE/Pong-v5", vecenv_episode_seed(seed, i, 0)), ENV_OK);
+        ref[i].preset.max_frames = 200;
+        env_render_obs80(&ref[i], obs);
+        cr_assert_eq(memcmp(obs, b.obs + (size_t)i * sizeof obs, sizeof obs), 0, "reset obs, env %d", i);
+    }
+    Rng ar;
+    rng_seed(&ar, 5);
+    int32_t actions[4];
+    int ends = 0;
+    for (int t = 0; t < 260; t++) {
+        for (int i = 0; i < n; i++) actions[i] = (int32_t)rng_below(&ar, ACTION_COUNT);
+        cr_assert_eq(vecenv_step(v, actions, &b.out, NULL), ENV_OK);
+        for (int i = 0; i < n; i++) {
+            EnvStep st;
+            cr_assert_eq(env_step(&ref[i], actions[i], &st), ENV_OK);
+            ret[i] += st.reward;
+            cr_assert_eq(b.rewards[i], (double)st.reward);
+            cr_assert_eq(b.terminated[i], st.terminated);
+            cr_assert_eq(b.truncated[i], st.truncated);
+            env_render_obs80(&ref[i], obs);
+            if (st.terminated || st.truncated) {
+                ends++;
+                cr_assert_eq(memcmp(obs, b.final_obs + (size_t)i * sizeof obs, sizeof obs), 0,
+                             "final obs, env %d step %d", i, t);
+                cr_assert_eq(b.ep_return[i], ret[i]);
+                cr_assert_eq(b.ep_length[i], ref[i].steps);
+                cr_assert_eq(b.ep_frames[i], ref[i].frames);
+                env_reset(&ref[i], vecenv_episode_seed(seed, i, ++episode[i]));
+                ret[i] = 0;
+                env_render_obs80(&ref[i], obs);
+            }
+            cr_assert_eq(memcmp(obs, b.obs + (size_t)i * sizeof obs, sizeof obs), 0,
+                         "obs, env %d step %d", i, t);
+        }
+    }
+    cr_assert_eq(ends, 5 * n, "%d episode ends", ends);   // 200 frames = 50 steps: 5 each
+    // a new reset with the same seed starts the same episodes again
+    uint8_t *first = malloc((size_t)n * sizeof obs);
+    vecenv_reset(v, seed, &b.out);
+    memcpy(first, b.obs, (size_t)n * sizeof obs);
+    for (int i = 0; i < n; i++) {
+        env_reset(&ref[i], vecenv_episode_seed(seed, i, 0));
+        env_render_obs80(&ref[i], obs);
+        cr_assert_eq(memcmp(obs, first + (size_t)i * sizeof obs, sizeof obs), 0);
+    }
+    free(first);
+    free(ref);
+    free(episode);
+    free(ret);
+    bufs_free(&b);
+    vecenv_free(v);
+}
+
+// ----------------------------------------------------------------------------
+// observations
+
+Test(vecenv, observation_types) {
+    cr_assert_eq(env_obs_size(OBS_RGB), 210u * 160u * 3u);
+    cr_assert_eq(env_obs_size(OBS_GRAYSCALE), 210u * 160u);
+    cr_assert_eq(env_obs_size(OBS_RAM), 128u);
+    cr_assert_eq(env_obs_size(OBS_OBS80), 6400u);
+    cr_assert_eq(env_obs_size(OBS_TYPE_COUNT), 0u);
+    Env env;
+    env_init(&env, "ALE/Pong-v5", 3);
+    for (int t = 0; t < 100; t++) env_step(&env, t % ACTION_COUNT, NULL);
+    static uint8_t rgb[210 * 160 * 3], out[210 * 160 * 3], gray[210 * 160];
+    env_render_rgb(&env, rgb);
+    env_render_obs(&env, OBS_RGB, out);
+    cr_assert_eq(memcmp(rgb, out, sizeof rgb), 0);
+    env_render_grayscale(&env, gray);
+    int distinct = 0;
+    uint8_t seen[256] = {0};
+    for (int i = 0; i < 210 * 160; i++) {
+        // ALE ColourPalette.cpp convertGrayscale
+        double lum = rgb[3 * i] * 0.2989 + rgb[3 * i + 1] * 0.5870 + rgb[3 * i + 2] * 0.1140;
+        cr_assert_eq(gray[i], (uint8_t)round(lum), "pixel %d", i);
+        if (!seen[gray[i]]++) distinct++;
+    }
+    cr_assert(distinct >= 3, "%d grey levels", distinct);
+    uint8_t obs80[6400], obs80b[6400], ram[128], ramb[128];
+    env_render_obs80(&env, obs80);
+    env_render_obs(&env, OBS_OBS80, obs80b);
+    cr_assert_eq(memcmp(obs80, obs80b, sizeof obs80), 0);
+    env_ram(&env, ram);
+    env_render_obs(&env, OBS_RAM, ramb);
+    cr_assert_eq(memcmp(ram, ramb, sizeof ram), 0);
+}
+
+// ----------------------------------------------------------------------------
+// ale-py overrides: frameskip, sticky actions, frame cap
+
+Test(vecenv, preset_overrides) {
+    EnvPreset p = preset_of("ALE/Pong-v5");
+    p.frameskip_min = p.frameskip_max = 2;
+    p.repeat_prob = 0.0;
+    p.max_frames = 0;
+    p.max_steps = 10;
+    Env *a = env_new_preset(&p, 1), *b = env_new_preset(&p, 2);
+    cr_assert_not_null(a);
+    cr_assert_str_eq(a->preset.id, "ALE/Pong-v5");
+    EnvStep sa, sb;
+    uint8_t oa[6400], ob[6400];
+    for (int t = 0; t < 10; t++) {
+        env_step(a, ACTION_RIGHT, &sa);
+        env_step(b, ACTION_RIGHT, &sb);
+        cr_assert_eq(sa.frames, 2);
+        env_render_obs80(a, oa);
+        env_render_obs80(b, ob);
+        cr_assert_eq(memcmp(oa, ob, sizeof oa), 0, "no sticky actions: the seed changes nothing");
+    }
+    cr_assert(sa.truncated && !sa.terminated, "max_steps 10");
+    env_free(a);
+    env_free(b);
+
+    EnvPreset bad[6];
+    for (int i = 0; i < 6; i++) bad[i] = preset_of("Pong-v4");
+    bad[0].frameskip_min = 0;
+    bad[1].frameskip_max = 1;            // max < min (2)
+    bad[2].repeat_prob = 1.5;
+    bad[3].repeat_prob = NAN;
+    bad[4].max_frames = -1;
+    bad[5].id = "Breakout-v4";
+    for (int i = 0; i < 6; i++) {
+        cr_assert_eq(env_preset_check(&bad[i]), VECENV_ERR_ARG, "bad preset %d", i);
+        cr_assert_null(env_new_preset(&bad[i], 0), "bad preset %d", i);
+        cr_assert_null(vecenv_new(&bad[i], 2, 1, OBS_OBS80), "bad preset %d", i);
+    }
+    EnvPreset good = preset_of("Pong-v4");
+    cr_assert_eq(env_preset_check(&good), ENV_OK);
+    cr_assert_null(vecenv_new(&good, 0, 1, OBS_OBS80));
+    cr_assert_null(vecenv_new(&good, 2, 1, 7));
+    cr_assert_null(vecenv_new(NULL, 2, 1, OBS_OBS80));
+}
+
+// ----------------------------------------------------------------------------
+// errors
+
+Test(vecenv, bad_action_steps_nothing) {
+    EnvPreset p = preset_of("ALE/Pong-v5");
+    VecEnv *v = vecenv_new(&p, 3, 2, OBS_RAM);
+    cr_assert_not_null(v);
+    Bufs b;
+    bufs_alloc(&b, 3, OBS_RAM);
+    vecenv_reset(v, 1, &b.out);
+    int32_t ok[3] = {2, 2, 2}, bad[3] = {0, 6, -1};
+    cr_assert_eq(vecenv_step(v, ok, &b.out, NULL), ENV_OK);
+    int64_t steps0 = vecenv_env(v, 0)->steps;
+    int bi = -1;
+    cr_assert_eq(vecenv_step(v, bad, &b.out, &bi), ENV_ERR_ACTION);
+    cr_assert_eq(bi, 1);
+    cr_assert_eq(vecenv_env(v, 0)->steps, steps0, "env 0 was stepped");
+    cr_assert_eq(vecenv_step(v, NULL, &b.out, NULL), VECENV_ERR_ARG);
+    VecOut missing = b.out;
+    missing.rewards = NULL;
+    cr_assert_eq(vecenv_step(v, ok, &missing, NULL), VECENV_ERR_ARG);
+    cr_assert_eq(vecenv_reset(v, 0, NULL), VECENV_ERR_ARG);
+    cr_assert_null(vecenv_env(v, 3));
+    cr_assert_null(vecenv_env(v, -1));
+    // optional outputs may be NULL
+    VecOut minimal = {b.obs, b.rewards, b.terminated, b.truncated, NULL, NULL, NULL, NULL};
+    for (int t = 0; t < 50; t++) cr_assert_eq(vecenv_step(v, ok, &minimal, NULL), ENV_OK);
+    bufs_free(&b);
+    vecenv_free(v);
+    vecenv_free(NULL);
+}
