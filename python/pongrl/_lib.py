@@ -68,6 +68,7 @@ def _load():
         "env_step": (ctypes.c_int, [vp, ctypes.c_int, ctypes.POINTER(EnvStep)]),
         "env_render_rgb": (None, [vp, u8p]),
         "env_render_obs80": (None, [vp, u8p]),
+        "env_ram": (None, [vp, u8p]),
         "env_render_obs": (None, [vp, ctypes.c_int, vp]),
         "env_obs_size": (ctypes.c_size_t, [ctypes.c_int]),
         "env_state": (None, [vp, ctypes.POINTER(EnvState)]),

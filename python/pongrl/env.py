@@ -303,6 +303,13 @@ class Env(_EnvBase):
         lib.env_render_obs80(self._handle, obs.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
         return obs
 
+    def ram(self):
+        """The console's 128 bytes of RAM, uint8 (128,), as ALE's getRAM() returns them."""
+        self._check_open()
+        ram = np.empty((128,), dtype=np.uint8)
+        lib.env_ram(self._handle, ram.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
+        return ram
+
     def state(self):
         """The game state as a dict (positions in screen pixels, scores, counters)."""
         self._check_open()

@@ -197,9 +197,34 @@ def test_seeding():
     assert np.array_equal(g1, g2)        # nothing random in Deterministic-v4
 
 
+def test_real_trace_through_python():
+    """A real ALE episode (tests/data/ale-real/v5-1, the real ROM) replayed through the Python
+    API: every observation's crc32 and env.ram() equal the real getScreenRGB() and getRAM()."""
+    import gzip
+    import zlib
+    data = os.path.join(ROOT, "tests", "data", "ale-real")
+    actions = np.fromfile(os.path.join(data, "v5-1.actions.u8"), np.uint8)
+    crc = np.fromfile(os.path.join(data, "v5-1.crc.u32"), "<u4")
+    with gzip.open(os.path.join(data, "v5-1.ram.u8.gz")) as f:
+        ram = np.frombuffer(f.read(), np.uint8).reshape(-1, 128)
+    env = pongrl.make("PongNoFrameskip-v4", render_mode="rgb_array")
+    obs, _ = env.reset(seed=0)
+    u = env.unwrapped
+    assert zlib.crc32(obs.tobytes()) == crc[0] and np.array_equal(u.ram(), ram[0])
+    same = 0
+    for t, a in enumerate(actions):
+        obs, _, terminated, _, _ = env.step(int(a))
+        same += zlib.crc32(obs.tobytes()) == crc[t + 1] and np.array_equal(u.ram(), ram[t + 1])
+    assert same == len(actions), "%d of %d frames identical" % (same, len(actions))
+    assert terminated
+    ram_env = pongrl.make("ALE/Pong-ram-v5")
+    obs, _ = ram_env.reset(seed=1)
+    assert obs.shape == (128,) and obs.dtype == np.uint8 and np.array_equal(obs, ram[0])
+
+
 def main():
     tests = [test_seed_rollout, test_shapes_and_obs80, test_all_presets, test_errors,
-             test_seeding]
+             test_seeding, test_real_trace_through_python]
     for t in tests:
         t()
         print("ok", t.__name__)
