@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../train/train.h"
+#include "../train/episode_seed.h"
+#include "../train/gradsum.h"
+#include "../train/state.h"
+#include "../rl/rollout.h"
 #include "../util/npy.h"
 #include "args.h"
 #include "commands.h"
@@ -44,8 +47,8 @@ static int save_params(const Out *o, const char *w1name, const char *w2name, con
 static void episode_gradient(const Worker *w, const Policy *p, double *g) {
     const size_t H = (size_t)p->H;
     memset(g, 0, sizeof(double) * p->n);
-    for (int k = 0; k < w->n_touched; k++)
-        memcpy(g + w->touched_list[k] * H, w->grad + w->touched_list[k] * H, sizeof(double) * H);
+    for (int k = 0; k < w->touched.n; k++)
+        memcpy(g + w->touched.list[k] * H, w->grad + w->touched.list[k] * H, sizeof(double) * H);
     memcpy(g + (size_t)p->D * H, w->grad + (size_t)p->D * H, sizeof(double) * H);
 }
 

@@ -79,6 +79,10 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../train/train.h"
+#include "../util/clock.h"
+#include "../util/crc.h"
+#include "../util/fmt.h"
 #include "../util/mem.h"
 #include "allreduce.h"
 #include "wire_size.h"
@@ -134,12 +138,6 @@ typedef struct {
     int nsamp;
 } MpiComm;
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void nap(void) {
     struct timespec ts = { 0, NAP_NS };
     nanosleep(&ts, NULL);
@@ -166,12 +164,12 @@ static void wait_napping(MpiComm *m, MPI_Request *req) {
 static _Thread_local double tl_started = -1;
 
 static void busy_stop(MpiComm *m) {
-    if (tl_started >= 0) atomic_fetch_add(&m->busy_ns, (long long)((now_s() - tl_started) * 1e9));
+    if (tl_started >= 0) atomic_fetch_add(&m->busy_ns, (long long)((clock_now_s() - tl_started) * 1e9));
     tl_started = -1;
 }
 
 static int64_t busy_start(MpiComm *m, int64_t k) {
-    if (k >= 0) { tl_started = now_s(); atomic_fetch_add(&m->played, 1); }
+    if (k >= 0) { tl_started = clock_now_s(); atomic_fetch_add(&m->played, 1); }
     return k;
 }
 
@@ -277,7 +275,7 @@ static void poll_remote(EpisodeSource *src) {
 static bool mpi_begin(Comm *c, Policy *p, bool *stop) {
     MpiComm *m = (MpiComm *)c;
     TrainState *st = m->st;
-    double t0 = now_s(), comm_s = m->t.bcast_s + m->t.reduce_s;
+    double t0 = clock_now_s(), comm_s = m->t.bcast_s + m->t.reduce_s;
     if (m->last_begin > 0 && m->nsamp < COMM_SAMPLES) {
         m->samp_iter[m->nsamp] = t0 - m->last_begin;
         m->samp_comm[m->nsamp++] = comm_s - m->last_comm;
@@ -292,7 +290,7 @@ static bool mpi_begin(Comm *c, Policy *p, bool *stop) {
     MPI_Request req;
     MPI_Ibcast(&h, (int)sizeof(h), MPI_BYTE, 0, MPI_COMM_WORLD, &req);
     wait_napping(NULL, &req);       // ranks > 0 wait here while rank 0 logs and checkpoints
-    double t1 = now_s();
+    double t1 = clock_now_s();
     m->t.wait_s += t1 - t0;
     if (c->rank != 0) {
         st->iteration = h.iteration; st->episodes = h.episodes;
@@ -312,7 +310,7 @@ static bool mpi_begin(Comm *c, Policy *p, bool *stop) {
         for (int i = 0; i < p->D; i++) st->cache_at[i] = st->iteration;
         m->synced = true;
     }
-    m->t.bcast_s += now_s() - t1;
+    m->t.bcast_s += clock_now_s() - t1;
     return true;
 }
 
@@ -325,14 +323,14 @@ static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
     m->done = m->outstanding = false;
     if (c->rank == 0) m->src = (EpisodeSource){ next_root, poll_root, m };
     else m->src = (EpisodeSource){ next_remote, poll_remote, m };
-    m->t_source = now_s();
+    m->t_source = clock_now_s();
     return &m->src;
 }
 
 static int mpi_end(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
                    const double **g, char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
-    double t0 = now_s();
+    double t0 = clock_now_s();
     m->t.play_s += t0 - m->t_source;
     m->t.iterations++;
     if (c->size == 1) {                         // the sum and the stats are all here already
@@ -365,7 +363,7 @@ static int mpi_end(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, Episod
     MPI_Iallreduce(MPI_IN_PLACE, x, 4 * count + 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, &req[1]);
     wait_napping(m, &req[0]);
     wait_napping(m, &req[1]);
-    double t1 = now_s();
+    double t1 = clock_now_s();
     m->t.wait_s += t1 - t0;
     for (int e = 0; e < count; e++)
         stats[e] = (EpisodeStats){ (int)x[4 * e], (int)x[4 * e + 1], x[4 * e + 2], x[4 * e + 3] != 0 };
@@ -398,7 +396,7 @@ static int mpi_end(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, Episod
     wire_size_done(&m->wire);
     if (c->rank == m->diverge_rank && m->iteration == 2) m->g[ar->nrows * H] += 1e-3;   // the digest test's fault
     *g = m->g;
-    m->t.reduce_s += now_s() - t1;
+    m->t.reduce_s += clock_now_s() - t1;
     return 0;
 }
 
@@ -425,21 +423,11 @@ static uint32_t exe_crc32(void) {
     return (uint32_t)crc;
 }
 
-// The shortest %g that reads back as the same double, so messages show 0.0001, not 1.0000000000000000479e-4.
-static void fmt_double(char *out, size_t n, double x) {
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(out, n, "%.*g", prec, x);
-        if (strtod(out, NULL) == x) return;
-    }
-}
-
 static void config_string(const TrainConfig *c, char *out, size_t n) {
     char lr[32], gamma[32], decay[32];
-    fmt_double(lr, sizeof(lr), c->lr);
-    fmt_double(gamma, sizeof(gamma), c->gamma);
-    fmt_double(decay, sizeof(decay), c->decay);
     snprintf(out, n, "env=%s batch=%d hidden=%d lr=%s gamma=%s decay=%s seed=%llu", c->env_id,
-             c->batch_size, c->hidden, lr, gamma, decay, (unsigned long long)c->seed);
+             c->batch_size, c->hidden, fmt_shortest(c->lr, lr, sizeof(lr)), fmt_shortest(c->gamma, gamma, sizeof(gamma)),
+             fmt_shortest(c->decay, decay, sizeof(decay)), (unsigned long long)c->seed);
 }
 
 // "seed=2 (rank 0: seed=1)" for each setting that differs
@@ -613,7 +601,7 @@ int comm_mpi_report(Comm *c, FILE *out) {
     comm_mpi_times(c, &t);
     const Policy *p = &m->st->policy;
     Share me = { m->threads, t.episodes, t.retries, t.busy_s, t.bcast_s + t.reduce_s, t.wait_s,
-                 (uint32_t)crc32(0L, (const Bytef *)p->w, (uInt)(p->n * sizeof(double))), "" };
+                 crc32_of(p->w, p->n * sizeof(double)), "" };
     snprintf(me.host, sizeof(me.host), "%s", m->host);
     Share *all = calloc((size_t)c->size, sizeof(Share));
     if (!all) MPI_Abort(MPI_COMM_WORLD, 1);

@@ -21,7 +21,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../train/train.h"
+#include "../train/comm.h"
+#include "../train/state.h"
 
 // True when a launcher started this process (its environment says so). Needs no MPI.
 bool cluster_launched(void);
