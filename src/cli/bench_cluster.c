@@ -32,11 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cli/args.h"
-#include "../cli/commands.h"
+#include "../cluster/cluster.h"
 #include "../train/train.h"
 #include "../util/clock.h"
-#include "cluster.h"
+#include "args.h"
+#include "commands.h"
 
 typedef struct {
     int batch_per_rank, iterations, workers;
