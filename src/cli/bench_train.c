@@ -82,8 +82,8 @@ int bench_train(int argc, char **argv) {
     fflush(stdout);
     // the seed's code on the same episode
     char cmd[1024];
-    snprintf(cmd, sizeof(cmd), "%s dump --seed 1 --episodes 1 --out %s >/dev/null && "
-             "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py %s", "build/pongrl", dir, dir);
+    snprintf(cmd, sizeof(cmd), "build/dump_episodes --seed 1 --episodes 1 --out %s >/dev/null && "
+             "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py %s", dir, dir);
     FILE *py = popen(cmd, "r");
     double sf = 0, sb = 0;
     char line[256];

@@ -4,7 +4,6 @@
 #define PONGRL_COMMANDS_H
 
 int cmd_train(int argc, char **argv);
-int cmd_dump(int argc, char **argv);     // hidden: test support
 int cmd_eval(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_plot(int argc, char **argv);

@@ -33,7 +33,6 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     int rc;
     if (!strcmp(cmd, "train")) rc = cmd_train(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "dump")) rc = cmd_dump(argc - 1, argv + 1);
     else if (!strcmp(cmd, "eval")) rc = cmd_eval(argc - 1, argv + 1);
     else if (!strcmp(cmd, "record")) rc = cmd_record(argc - 1, argv + 1);
     else if (!strcmp(cmd, "plot")) rc = cmd_plot(argc - 1, argv + 1);
