@@ -79,6 +79,15 @@ $(BUILD)/test_allreduce: tests/mpi/test_allreduce.c $(BUILD)/san/src/cluster/all
 $(BUILD)/dump_episodes: tests/reference/dump_episodes.c $(BUILD)/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
+# The MPI tests' fault injection (src/cluster/test_hooks.h) is compiled only into this copy of
+# the binary: build/pongrl reads no test variable.
+HOOK_OBJ := $(patsubst %.c,$(BUILD)/hooks/%.o,$(filter src/cluster/%,$(BIN_SRC)))
+$(BUILD)/hooks/%.o: %.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(OPT) $(MPI_DEF) -DPONGRL_TEST_HOOKS $(MPI_CFLAGS) -c $< -o $@
+$(BUILD)/pongrl-testhooks: $(filter-out $(BUILD)/obj/src/cluster/%,$(BIN_OBJ)) $(HOOK_OBJ) $(BUILD)/libpongrl.a
+	$(CC) -pthread -o $@ $^ $(MPI_LIBS) $(LIBS)
+
 debug: $(BUILD)/debug/pongrl
 $(BUILD)/debug/pongrl: $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a
 	@mkdir -p $(dir $@)
@@ -106,7 +115,7 @@ fuzz-run: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
 
 test: setup
 	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(BUILD)/dump_episodes \
-	    $(if $(MPI_LIBS),$(BUILD)/test_allreduce)
+	    $(if $(MPI_LIBS),$(BUILD)/test_allreduce $(BUILD)/pongrl-testhooks)
 	@tests/run.sh
 
 train: setup

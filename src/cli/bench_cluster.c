@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../cluster/cluster.h"
+#include "../cluster/launch.h"
 #include "../train/train.h"
 #include "../util/clock.h"
 #include "args.h"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../cluster/cluster.h"
+#include "../cluster/launch.h"
 #include "../train/checkpoint.h"
 #include "../train/train.h"
 #include "../util/crc.h"

@@ -5,6 +5,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${PONGRL_BIN:-$PWD/build/pongrl}
+HOOKS=${PONGRL_HOOKS_BIN:-$PWD/build/pongrl-testhooks}   # the same with test fault injection (test_hooks.h)
 command -v mpirun >/dev/null || { echo "skip: mpirun not installed (apt-get install openmpi-bin)"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d /tmp/pongrl-mpi-XXXXXX); trap 'rm -rf "$tmp"' EXIT
@@ -31,11 +32,12 @@ grep '^pongrl:' <<<"$out"
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || { echo "$out"; echo "FAIL: a different binary was accepted or hung (rc $rc)"; exit 1; }
 grep -q "rank 1 on $(hostname) runs a different pongrl binary" <<<"$out" || { echo "$out"; echo "FAIL: no message about the binary"; exit 1; }
 # a rank whose copy of the weights drifts (PONGRL_TEST_DIVERGE=2 makes rank 2's third update
-# wrong) is caught at the next iteration, before its episodes count; rank 0's newest checkpoint
+# wrong; only the test build reads it) is caught at the next iteration, before its episodes count; rank 0's newest checkpoint
 # stays right: resuming it in one process ends with the weights of a straight run
 D=(train --iterations 6 --batch-size 3 --workers 1 --seed 4 --checkpoint-every 1)
 want=$(timeout 60 "$BIN" "${D[@]}" --run-dir "$tmp/straight" 2>&1 | sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p')
-out=$(timeout 60 mpirun "${MCA[@]}" -x PONGRL_TEST_DIVERGE=2 -np 3 "$BIN" "${D[@]}" --run-dir "$tmp/drift" 2>&1)
+[ -x "$HOOKS" ] || { echo "FAIL: $HOOKS missing (make build/pongrl-testhooks)"; exit 1; }
+out=$(timeout 60 mpirun "${MCA[@]}" -x PONGRL_TEST_DIVERGE=2 -np 3 "$HOOKS" "${D[@]}" --run-dir "$tmp/drift" 2>&1)
 rc=$?
 grep '^pongrl: rank 0:' <<<"$out"
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || { echo "$out"; echo "FAIL: a drifting rank was not stopped (rc $rc)"; exit 1; }
