@@ -38,7 +38,7 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 // ----------------------------------------------------------------------------
 // the Comm
 
-static bool mpi_begin(Comm *c, Policy *p, bool *stop) {
+static int mpi_begin(Comm *c, Policy *p, bool *stop) {
     MpiComm *m = (MpiComm *)c;
     TrainState *st = m->st;
     double t0 = clock_now_s(), comm_s = m->t.bcast_s + m->t.reduce_s;
@@ -65,7 +65,7 @@ static bool mpi_begin(Comm *c, Policy *p, bool *stop) {
         *stop = h.stop != 0;
     }
     m->iteration = h.iteration;
-    if (h.stop || c->size == 1) return true;
+    if (h.stop || c->size == 1) return 0;
     if (h.full) {
         // Once per run: rank 0's weights and cache (a fresh run's are the same everywhere, a
         // resumed one's are rank 0's checkpoint). From then on every rank applies the same
@@ -77,7 +77,7 @@ static bool mpi_begin(Comm *c, Policy *p, bool *stop) {
         m->synced = true;
     }
     m->t.bcast_s += clock_now_s() - t1;
-    return true;
+    return 0;
 }
 
 // who plays which episode: dispatch.c

@@ -17,7 +17,9 @@ typedef struct Comm {
     int rank, size;
     // Rank 0 is the learner (it decides when to stop, logs, checkpoints); every rank holds the
     // weights and the RMSProp cache and applies the same update to the same batch sum.
-    bool (*begin)(struct Comm *c, Policy *p, bool *stop);      // counters and stop flag out
+    // Counters and the stop flag out of rank 0 (and, once, its weights): 0, or -1 when the
+    // other ranks cannot be reached.
+    int (*begin)(struct Comm *c, Policy *p, bool *stop);
     EpisodeSource *(*source)(struct Comm *c, int64_t first, int count);
     // In: this process's exact sum (valid on its W1 rows in `rows` and W2) and stats. Out, on
     // every rank: in `rows`, every W1 row the batch touched; at *g, the batch's gradient on

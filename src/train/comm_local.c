@@ -16,9 +16,9 @@ static int64_t local_next(EpisodeSource *src) {
     return k < ls->end ? k : -1;
 }
 
-static bool local_begin(Comm *c, Policy *p, bool *stop) {
+static int local_begin(Comm *c, Policy *p, bool *stop) {
     (void)c; (void)p; (void)stop;
-    return true;
+    return 0;
 }
 
 static EpisodeSource *local_source(Comm *c, int64_t first, int count) {

@@ -62,7 +62,7 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, const TrainHooks *hooks, ch
     }
     for (;;) {
         bool stop = learner && should_stop(s);
-        if (!comm->begin(comm, &s->policy, &stop)) { snprintf(err, errlen, "lost contact with the other ranks"); goto out; }
+        if (comm->begin(comm, &s->policy, &stop)) { snprintf(err, errlen, "lost contact with the other ranks"); goto out; }
         if (stop) break;
         double t0 = clock_now_s();
         int64_t first = s->episodes;

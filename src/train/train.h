@@ -8,8 +8,8 @@
 // batch's gradient sum is exact fixed point (gradsum.h). So the weights after N iterations do
 // not depend on the number of threads or ranks, on who played which episode, nor on resuming.
 //
-// train/ knows no files and prints nothing: what a batch leaves behind (the log line,
-// metrics.csv, checkpoints) is the caller's, through TrainHooks.
+// The loop writes no file and prints nothing: what a batch leaves behind (the log line,
+// metrics.csv, checkpoints) is the caller's, through TrainHooks (cli/train_progress.c).
 #ifndef PONGRL_TRAIN_H
 #define PONGRL_TRAIN_H
 
