@@ -174,7 +174,7 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
     char err[1024], path[RUN_DIR_MAX + 64];
     if (checkpoint_load_latest(dir, st, path, sizeof(path), root ? stderr : NULL, err, sizeof(err))) {
         int ckpts, tmps;
-        rundir_scan(dir, &ckpts, &tmps);
+        checkpoint_scan(dir, &ckpts, &tmps);
         if (root && !ckpts && tmps)
             fprintf(stderr, "pongrl: cannot resume: %s holds no checkpoint, only the unfinished first one of a run killed"
                     " as it started: start that run again (its flags and --run-dir %s)\n", dir, dir);
@@ -252,7 +252,7 @@ int cmd_train(int argc, char **argv) {
     if (root && rundir_lock(cfg.run_dir, lerr, sizeof(lerr))) { fprintf(stderr, "pongrl: %s\n", lerr); return 1; }
     if (root && !resume) {
         int ckpts, tmps;
-        rundir_scan(cfg.run_dir, &ckpts, &tmps);
+        checkpoint_scan(cfg.run_dir, &ckpts, &tmps);
         if (ckpts || path_exists(cfg.run_dir, "metrics.csv")) {
             fprintf(stderr, "pongrl: %s already holds a run: continue it with --resume %s, or choose another --run-dir\n",
                     cfg.run_dir, cfg.run_dir);

@@ -1,7 +1,6 @@
-// rundir.c: the run directory itself: its lock, config.txt, what its checkpoints/ folder holds.
+// rundir.c: the run directory itself: its lock and config.txt.
 #include "rundir.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -76,21 +75,5 @@ int rundir_lock(const char *run_dir, char *err, size_t errlen) {
              "to end or stop it first", run_dir, pid);
     close(fd);
     return -1;
-}
-
-void rundir_scan(const char *run_dir, int *checkpoints, int *temporaries) {
-    *checkpoints = *temporaries = 0;
-    char cdir[CKPT_PATH_MAX];
-    snprintf(cdir, sizeof(cdir), "%s/checkpoints", run_dir);
-    DIR *d = opendir(cdir);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (strncmp(e->d_name, "ckpt-", 5) || n < 9) continue;
-        if (!strcmp(e->d_name + n - 4, ".tmp")) (*temporaries)++;
-        else if (!strcmp(e->d_name + n - 4, ".bin")) (*checkpoints)++;
-    }
-    closedir(d);
 }
 

@@ -21,8 +21,4 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen);
 // locks is said on stderr and let through.
 int rundir_lock(const char *run_dir, char *err, size_t errlen);
 
-// What RUN_DIR/checkpoints holds: checkpoint files (ckpt-N.bin, loadable or not) and the
-// temporary files of writes that a kill interrupted (ckpt-N.bin.tmp).
-void rundir_scan(const char *run_dir, int *checkpoints, int *temporaries);
-
 #endif

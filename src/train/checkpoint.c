@@ -371,6 +371,23 @@ int checkpoint_save(const char *run_dir, const TrainState *s, int keep, char *pa
     return 0;
 }
 
+void checkpoint_scan(const char *run_dir, int *checkpoints, int *temporaries) {
+    *checkpoints = *temporaries = 0;
+    char cdir[RUN_DIR_MAX + 16];
+    snprintf(cdir, sizeof(cdir), "%s/checkpoints", run_dir);
+    DIR *d = opendir(cdir);
+    if (!d) return;
+    struct dirent *e;
+    const size_t pl = strlen(CKPT_PREFIX), sl = strlen(CKPT_SUFFIX);
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, CKPT_PREFIX, pl) || n < pl + 4) continue;
+        if (is_tmp_name(e->d_name)) (*temporaries)++;
+        else if (!strcmp(e->d_name + n - sl, CKPT_SUFFIX)) (*checkpoints)++;
+    }
+    closedir(d);
+}
+
 int checkpoint_load_latest(const char *dir, TrainState *s, char *path_out, size_t pathlen, FILE *warn,
                            char *err, size_t errlen) {
     memset(s, 0, sizeof(*s));

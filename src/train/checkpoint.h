@@ -61,6 +61,10 @@ void checkpoint_path(const char *run_dir, int64_t iteration, char *out, size_t o
 int checkpoint_save(const char *run_dir, const TrainState *s, int keep, char *path_out, size_t pathlen,
                     char *err, size_t errlen);
 
+// What RUN_DIR/checkpoints holds: checkpoint files (ckpt-*.bin, loadable or not) and the
+// temporary files of writes that a kill interrupted (ckpt-*.tmp).
+void checkpoint_scan(const char *run_dir, int *checkpoints, int *temporaries);
+
 // Loads the newest checkpoint of a run directory (or of its checkpoints/ folder itself) that
 // loads; each newer one that does not is named on `warn` (if not NULL) and skipped.
 // path_out (may be NULL) gets the file used. 0, or -1 with one line in err.
