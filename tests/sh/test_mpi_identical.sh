@@ -6,12 +6,7 @@
 # when only rank 0 can see the run directory. The 2- and 3-rank runs also log the same episode
 # statistics (metrics.csv) as the single process.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-BIN=${PONGRL_BIN:-$PWD/build/pongrl}
-HOOKS=${PONGRL_HOOKS_BIN:-$PWD/build/pongrl-testhooks}   # the same with test fault injection (test_hooks.h)
-command -v mpirun >/dev/null || { echo "skip: mpirun not installed (apt-get install openmpi-bin)"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-TCP=(--oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
+source "$(dirname "$0")/mpi_common.sh"
 ARGS=(--iterations 6 --batch-size 5 --workers 1 --seed 7)
 tmp=$(mktemp -d /tmp/pongrl-mpi-XXXXXX); trap 'rm -rf "$tmp"' EXIT
 

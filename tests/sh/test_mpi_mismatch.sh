@@ -3,13 +3,9 @@
 # a clear message naming the rank and its host, a non-zero exit, no hang. A rank whose weights
 # drift from rank 0's during the run is stopped the same way.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-BIN=${PONGRL_BIN:-$PWD/build/pongrl}
-HOOKS=${PONGRL_HOOKS_BIN:-$PWD/build/pongrl-testhooks}   # the same with test fault injection (test_hooks.h)
-command -v mpirun >/dev/null || { echo "skip: mpirun not installed (apt-get install openmpi-bin)"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/mpi_common.sh"
 tmp=$(mktemp -d /tmp/pongrl-mpi-XXXXXX); trap 'rm -rf "$tmp"' EXIT
-MCA=(--oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
+MCA=("${TCP[@]}")
 A=(train --iterations 2 --batch-size 2 --workers 1)
 out=$(timeout 30 mpirun "${MCA[@]}" -np 1 "$BIN" "${A[@]}" --run-dir "$tmp/r1" --seed 1 : -np 1 "$BIN" "${A[@]}" --run-dir "$tmp/r1" --seed 2 2>&1)
 rc=$?; rc_seed=$rc
