@@ -72,7 +72,7 @@ static void make_episode(Episode *e, Rng *rng) {
     }
 }
 
-// J = sum_t adv_t * log pi(a_t | x_t): its gradient is what policy_backward computes
+// J = sum_t adv_t * log pi(a_t | x_t): its gradient is what policy_backward_step sums, step by step
 static double objective(const Policy *p, const Episode *e) {
     double h[TH], J = 0;
     for (int t = 0; t < TT; t++) {
