@@ -74,6 +74,20 @@ $(BUILD)/test_allreduce: tests/mpi/test_allreduce.c $(BUILD)/san/src/cluster/all
 	$(CC) $(BASE) $(SAN) $(MPI_CFLAGS) -Isrc -o $@ $< $(BUILD)/san/src/cluster/allreduce.o $(BUILD)/san/libpongrl.a \
 	    $(MPI_LIBS) $(LIBS)
 
+# Test support, not in the product binary: episodes and one update exported as .npy for the
+# NumPy reference tests (tests/py) and bench train's comparison with the seed's code.
+$(BUILD)/dump_episodes: tests/reference/dump_episodes.c $(BUILD)/libpongrl.a $(HDRS)
+	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+
+# The MPI tests' fault injection (src/cluster/test_hooks.h) is compiled only into this copy of
+# the binary: build/pongrl reads no test variable.
+HOOK_OBJ := $(patsubst %.c,$(BUILD)/hooks/%.o,$(filter src/cluster/%,$(BIN_SRC)))
+$(BUILD)/hooks/%.o: %.c $(HDRS) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE) $(OPT) $(MPI_DEF) -DPONGRL_TEST_HOOKS $(MPI_CFLAGS) -c $< -o $@
+$(BUILD)/pongrl-testhooks: $(filter-out $(BUILD)/obj/src/cluster/%,$(BIN_OBJ)) $(HOOK_OBJ) $(BUILD)/libpongrl.a
+	$(CC) -pthread -o $@ $^ $(MPI_LIBS) $(LIBS)
+
 debug: $(BUILD)/debug/pongrl
 $(BUILD)/debug/pongrl: $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a
 	@mkdir -p $(dir $@)
@@ -100,7 +114,8 @@ fuzz-run: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
 	    $(BUILD)/fuzz/corpus $(BUILD)/fuzz/seeds
 
 test: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(if $(MPI_LIBS),$(BUILD)/test_allreduce)
+	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(BUILD)/dump_episodes \
+	    $(if $(MPI_LIBS),$(BUILD)/test_allreduce $(BUILD)/pongrl-testhooks)
 	@tests/run.sh
 
 train: setup
@@ -114,7 +129,7 @@ $(BUILD)/fidelity_image: tools/fidelity_image.c $(BUILD)/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
 bench: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats
+	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes
 	$(BUILD)/random_play_stats
 	$(BUILD)/pongrl bench env
 	$(BUILD)/pongrl bench train

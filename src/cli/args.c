@@ -1,14 +1,24 @@
-// args.c: flag value parsing shared by the subcommands.
+// args.c: flag value parsing shared by the subcommands, and the one way they refuse a usage.
 #include "args.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../env/env.h"
-#include "commands.h"
+
+void die_usage(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("pongrl: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see --help)\n", stderr);
+    va_end(ap);
+    exit(2);
+}
 
 long long arg_int(const char *flag, const char *s, long long lo, long long hi) {
     char *end;

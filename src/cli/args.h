@@ -1,9 +1,12 @@
 // args.h: strict parsing of flag values; a bad value ends the program with exit code 2 and
-// one line naming the flag and what it accepts.
+// one line naming the flag and what it accepts (die_usage).
 #ifndef PONGRL_ARGS_H
 #define PONGRL_ARGS_H
 
 #include <stdint.h>
+
+// One line on stderr, "pongrl: ... (see --help)", and exit code 2: every usage error.
+void die_usage(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 long long arg_int(const char *flag, const char *s, long long lo, long long hi);
 double arg_double(const char *flag, const char *s, double lo, double hi);

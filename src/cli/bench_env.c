@@ -4,7 +4,7 @@
 //   env_steps_per_sec       agent steps/s, no rendering
 //   env_steps_per_sec_obs   agent steps/s, rendering the 80x80 training grid every step
 //   env_steps_per_sec_rgb   agent steps/s, rendering the full 210x160x3 frame every step
-#include "bench.h"
+#include "commands.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "../env/env.h"
+#include "../util/clock.h"
 
 #define BENCH_ENV_ID "ALE/Pong-v5"
 #define BENCH_CHUNK_STEPS 4096     // steps between clock reads (~1-4 ms)
@@ -19,12 +20,6 @@
 typedef enum { RENDER_NONE, RENDER_OBS80, RENDER_RGB } RenderKind;
 
 typedef struct { double seconds; int64_t steps, frames; } BenchResult;
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 // xorshift32: the action source must cost next to nothing next to a step
 static uint32_t xorshift32(uint32_t *s) {
@@ -43,7 +38,7 @@ static BenchResult bench_run(RenderKind kind, double min_seconds) {
     uint64_t episode = 1;
     volatile uint8_t sink = 0;   // reads one pixel a step so no render can be optimised away
     BenchResult r = {0};
-    double t0 = now_seconds(), t = t0;
+    double t0 = clock_now_s(), t = t0;
     while (t - t0 < min_seconds) {
         for (int i = 0; i < BENCH_CHUNK_STEPS; i++) {
             EnvStep st;
@@ -54,7 +49,7 @@ static BenchResult bench_run(RenderKind kind, double min_seconds) {
             if (st.terminated || st.truncated) env_reset(&env, ++episode);
         }
         r.steps += BENCH_CHUNK_STEPS;
-        t = now_seconds();
+        t = clock_now_s();
     }
     r.seconds = t - t0;
     (void)sink;

@@ -8,15 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../train/episode_seed.h"
 #include "../train/train.h"
+#include "../util/clock.h"
 #include "args.h"
 #include "commands.h"
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 // One update of `batch` episodes with an untrained policy, in steady state (threads started,
 // buffers warm: the seed's figures do not count creating the actors either); wall seconds.
@@ -29,12 +25,12 @@ static double time_update(int batch, int workers, int64_t *steps) {
     Pool *pool = pool_create(workers, cfg.env_id, &st.policy);
     Comm *comm = comm_local_create();
     char err[256];
-    int rc = pool && comm ? train_run(&st, pool, comm, err, sizeof(err)) : -1;   // warm-up
+    int rc = pool && comm ? train_run(&st, pool, comm, NULL, err, sizeof(err)) : -1;   // warm-up
     int64_t steps0 = st.agent_steps;
     st.cfg.iterations = 2;
-    double t0 = now_s();
-    rc = rc ? rc : train_run(&st, pool, comm, err, sizeof(err));
-    double dt = now_s() - t0;
+    double t0 = clock_now_s();
+    rc = rc ? rc : train_run(&st, pool, comm, NULL, err, sizeof(err));
+    double dt = clock_now_s() - t0;
     *steps = st.agent_steps - steps0;
     comm_local_destroy(comm);
     pool_destroy(pool);
@@ -61,22 +57,22 @@ int bench_train(int argc, char **argv) {
     const Trajectory *tr = &w.tr;
     double *h = malloc(sizeof(double) * st.policy.H);
     int reps = 20;
-    double t0 = now_s(), sink = 0;
+    double t0 = clock_now_s(), sink = 0;
     for (int r = 0; r < reps; r++)
         for (int t = 0; t < tr->T; t++) {
             SparseX x = { (int)(tr->xoff[t + 1] - tr->xoff[t]), tr->idx + tr->xoff[t], tr->sign + tr->xoff[t] };
             sink += policy_forward(&st.policy, x, h);
         }
-    double fwd = (now_s() - t0) / reps / tr->T;
+    double fwd = (clock_now_s() - t0) / reps / tr->T;
     // backward: the whole episode's gradient (rollout_gradient scales dlogp in place, so keep a copy)
     double *dl = malloc(sizeof(double) * tr->T);
     memcpy(dl, tr->dlogp, sizeof(double) * tr->T);
     double bwd_total = 0;
     for (int r = 0; r < reps; r++) {
         memcpy(w.tr.dlogp, dl, sizeof(double) * tr->T);
-        double t1 = now_s();
+        double t1 = clock_now_s();
         rollout_gradient(&w, &st.policy, cfg.gamma);
-        bwd_total += now_s() - t1;
+        bwd_total += clock_now_s() - t1;
     }
     double bwd = bwd_total / reps / tr->T;
     printf("episode_steps: %d\n", tr->T);
@@ -86,8 +82,8 @@ int bench_train(int argc, char **argv) {
     fflush(stdout);
     // the seed's code on the same episode
     char cmd[1024];
-    snprintf(cmd, sizeof(cmd), "%s dump --seed 1 --episodes 1 --out %s >/dev/null && "
-             "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py %s", "build/pongrl", dir, dir);
+    snprintf(cmd, sizeof(cmd), "build/dump_episodes --seed 1 --episodes 1 --out %s >/dev/null && "
+             "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py %s", dir, dir);
     FILE *py = popen(cmd, "r");
     double sf = 0, sb = 0;
     char line[256];

@@ -4,9 +4,9 @@
 
 #include "../media/plot.h"
 #include "../train/checkpoint.h"
-#include "../train/train.h"
+#include "args.h"
 #include "commands.h"
-#include "rundir.h"
+#include "metrics.h"
 
 int cmd_plot(int argc, char **argv) {
     if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -21,7 +21,7 @@ int cmd_plot(int argc, char **argv) {
     snprintf(csv, sizeof(csv), "%s/metrics.csv", argv[1]);
     snprintf(png, sizeof(png), "%s/curve.png", argv[1]);
     // a damaged file is refused, not drawn (a resume rebuilds it from the rows that agree)
-    if (rundir_check_metrics(csv, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (metrics_check(csv, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     int rc = plot_curve(csv, png, argv[1], err, sizeof(err));
     if (rc < 0) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (rc == 1) { fprintf(stderr, "pongrl: %s has no rows yet: nothing to plot\n", csv); return 1; }

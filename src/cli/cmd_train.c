@@ -9,14 +9,17 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "../cluster/cluster.h"
+#include "../cluster/launch.h"
 #include "../train/checkpoint.h"
 #include "../train/train.h"
+#include "../util/crc.h"
 #include "args.h"
 #include "commands.h"
+#include "metrics.h"
 #include "rundir.h"
+#include "train_progress.h"
 
 static void print_help(const TrainConfig *d) {
     printf("usage: pongrl train [options]\n"
@@ -102,9 +105,9 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (o >= OPT_BATCH && o < OPT_END) given[o - OPT_BATCH] = true;
         switch (o) {
-        case OPT_BATCH:   c->batch_size = (int)arg_int("--batch-size", optarg, 1, 1000000); break;
+        case OPT_BATCH:   c->batch_size = (int)arg_int("--batch-size", optarg, 1, TRAIN_BATCH_MAX); break;
         case OPT_ITERS:   c->iterations = arg_int("--iterations", optarg, 0, INT64_MAX); break;
-        case OPT_TARGET:  c->target_reward = arg_double("--target-reward", optarg, -21, 21); c->has_target = true; break;
+        case OPT_TARGET:  c->target_reward = arg_double("--target-reward", optarg, -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX); c->has_target = true; break;
         case OPT_WORKERS:
             c->workers = (int)arg_int("--workers", optarg, 1, INT32_MAX);
             if (c->workers > workers_max())
@@ -116,7 +119,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
         case OPT_LR:      c->lr = arg_double("--lr", optarg, 0, 1); break;
         case OPT_GAMMA:   c->gamma = arg_double("--gamma", optarg, 0, 1); break;
         case OPT_DECAY:   c->decay = arg_double("--decay", optarg, 0, 1); break;
-        case OPT_HIDDEN:  c->hidden = (int)arg_int("--hidden", optarg, 1, 100000); break;
+        case OPT_HIDDEN:  c->hidden = (int)arg_int("--hidden", optarg, 1, TRAIN_H_MAX); break;
         case OPT_RUNDIR:
             if (!optarg[0]) die_usage("--run-dir needs a directory, got ''");
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--run-dir: path too long");
@@ -171,7 +174,7 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
     char err[1024], path[RUN_DIR_MAX + 64];
     if (checkpoint_load_latest(dir, st, path, sizeof(path), root ? stderr : NULL, err, sizeof(err))) {
         int ckpts, tmps;
-        rundir_scan(dir, &ckpts, &tmps);
+        checkpoint_scan(dir, &ckpts, &tmps);
         if (root && !ckpts && tmps)
             fprintf(stderr, "pongrl: cannot resume: %s holds no checkpoint, only the unfinished first one of a run killed"
                     " as it started: start that run again (its flags and --run-dir %s)\n", dir, dir);
@@ -190,7 +193,7 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
     if (!root) return 0;
     // rows a killed run wrote after its last checkpoint would be written again; missing or
     // damaged rows are said
-    if (rundir_sync_metrics(dir, st, err, sizeof(err))) {
+    if (metrics_sync(dir, st, err, sizeof(err))) {
         fprintf(stderr, "pongrl: cannot resume: %s\n", err);
         train_state_free(st);
         return -1;
@@ -249,7 +252,7 @@ int cmd_train(int argc, char **argv) {
     if (root && rundir_lock(cfg.run_dir, lerr, sizeof(lerr))) { fprintf(stderr, "pongrl: %s\n", lerr); return 1; }
     if (root && !resume) {
         int ckpts, tmps;
-        rundir_scan(cfg.run_dir, &ckpts, &tmps);
+        checkpoint_scan(cfg.run_dir, &ckpts, &tmps);
         if (ckpts || path_exists(cfg.run_dir, "metrics.csv")) {
             fprintf(stderr, "pongrl: %s already holds a run: continue it with --resume %s, or choose another --run-dir\n",
                     cfg.run_dir, cfg.run_dir);
@@ -268,38 +271,29 @@ int cmd_train(int argc, char **argv) {
         cfg = st.cfg;
         if (check_memory(&cfg)) { train_state_free(&st); return 1; }
     } else if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
-    // the ranks check each other before anything is written: a refused launch leaves no run
+    // From here every way out goes through `out` (what is not made yet is NULL), and a failure
+    // to start through `fail`: said on stderr first, then, under mpirun, the job ended, as the
+    // other ranks would wait for this one.
+    int rc = 1;
+    Comm *local = NULL, *comm = NULL;
+    Pool *pool = NULL;
     char err[1024] = "";
-    Comm *local = mpi ? NULL : comm_local_create(), *comm = local;
-    if (!mpi && !local) { fprintf(stderr, "pongrl: out of memory\n"); train_state_free(&st); return 1; }
+    // the ranks check each other before anything is written: a refused launch leaves no run
+    if (!mpi && !(comm = local = comm_local_create())) { fprintf(stderr, "pongrl: out of memory\n"); goto fail; }
     if (mpi && !(comm = comm_mpi_create(&st, cfg.workers, adopt, err, sizeof(err)))) {
         if (root) fprintf(stderr, "pongrl: %s\n", err);
-        comm_local_destroy(local);
-        train_state_free(&st);
-        return 1;
+        goto out;                               // MPI is finalized already
     }
     if (adopt) cfg = st.cfg;                    // rank 0's run, this rank's threads
-    Checkpointer ck;
-    checkpointer_init(&ck, st.iteration);
-    if (root) {
-        char cerr[1024];
-        // iteration 0 too: a run killed before its first scheduled checkpoint can still resume
-        if ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, cerr, sizeof(cerr))) ||
-            rundir_write_config(&st, cerr, sizeof(cerr))) {
-            fprintf(stderr, "pongrl: %s\n", cerr);
-            comm_local_destroy(local);
-            train_state_free(&st);
-            return 1;
-        }
-        st.on_iteration = checkpointer_on_iteration;
-        st.on_iteration_ctx = &ck;
+    // iteration 0 too: a run killed before its first scheduled checkpoint can still resume
+    if (root && ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, err, sizeof(err))) ||
+                 rundir_write_config(&st, err, sizeof(err)))) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        goto fail;
     }
-    Pool *pool = pool_create(cfg.workers, cfg.env_id, &st.policy);
-    if (!pool) {
+    if (!(pool = pool_create(cfg.workers, cfg.env_id, &st.policy))) {
         fprintf(stderr, "pongrl: cannot start %d worker threads\n", cfg.workers);
-        comm_local_destroy(local);
-        train_state_free(&st);
-        return 1;
+        goto fail;
     }
     if (root) {
         printf("pongrl train: %s, batch %d, %d worker%s, seed %llu, run dir %s", cfg.env_id, cfg.batch_size,
@@ -308,33 +302,41 @@ int cmd_train(int argc, char **argv) {
         printf("\n");
         fflush(stdout);
     }
-    int rc = train_run(&st, pool, comm, err, sizeof(err));
+    // rank 0 logs, writes metrics.csv and checkpoints after every iteration
+    TrainProgress tp;
+    train_progress_init(&tp, &st);
+    const TrainHooks hooks = { train_progress_on_iteration, &tp };
+    rc = train_run(&st, pool, comm, root ? &hooks : NULL, err, sizeof(err)) ? 1 : 0;
     if (rc && mpi) {
         fprintf(stderr, "pongrl: rank %d: %s\n", comm->rank, err);
         comm_mpi_abort(comm);                   // the others are waiting for this rank
     }
     if (rc) fprintf(stderr, "pongrl: %s\n", err);
-    const bool stdout_lost = root && st.stdout_errno;
+    char last[CKPT_PATH_MAX];
+    checkpoint_path(cfg.run_dir, tp.last_iteration, last, sizeof(last));
+    const bool stdout_lost = root && tp.stdout_errno;
     if (stdout_lost) {                          // `pongrl train | head`: stopped, said on stderr
-        if (ck.saves)
+        if (tp.saves)
             fprintf(stderr, "pongrl: cannot write to stdout (%s): stopped after iteration %lld, checkpoint "
-                    "%s/checkpoints/ckpt-%08lld.bin; --resume %s continues the run\n", strerror(st.stdout_errno),
-                    (long long)st.iteration, cfg.run_dir, (long long)ck.last_iteration, cfg.run_dir);
+                    "%s; --resume %s continues the run\n", strerror(tp.stdout_errno), (long long)st.iteration,
+                    last, cfg.run_dir);
         else fprintf(stderr, "pongrl: cannot write to stdout (%s): stopped after iteration %lld\n",
-                     strerror(st.stdout_errno), (long long)st.iteration);
+                     strerror(tp.stdout_errno), (long long)st.iteration);
     }
-    if (root && ck.saves)
-        printf("checkpoint %s/checkpoints/ckpt-%08lld.bin (%d saved, %.0f ms each)\n", cfg.run_dir,
-               (long long)ck.last_iteration, ck.saves, 1000 * ck.save_s_total / ck.saves);
+    if (root && tp.saves)
+        printf("checkpoint %s (%d saved, %.0f ms each)\n", last, tp.saves, 1000 * tp.save_s_total / tp.saves);
     if (!rc && root) printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
                 (long long)st.iteration, (long long)st.episodes, st.running_reward,
-                crc32(0L, (const Bytef *)st.policy.w, (uInt)(st.policy.n * sizeof(double))));
-    if (mpi) {
-        if (!rc && comm_mpi_report(comm, stdout)) rc = -1;
-        comm_mpi_destroy(comm);
-    }
+                (unsigned long)crc32_of(st.policy.w, st.policy.n * sizeof(double)));
+    if (mpi && !rc && comm_mpi_report(comm, stdout)) rc = 1;     // collective: stdout_lost does not skip it
+    if (stdout_lost) rc = 1;
+    goto out;
+fail:
+    if (mpi) comm_mpi_abort(comm);
+out:
+    if (mpi && comm) comm_mpi_destroy(comm);
     comm_local_destroy(local);
     pool_destroy(pool);
     train_state_free(&st);
-    return rc || stdout_lost ? 1 : 0;
+    return rc;
 }

@@ -11,7 +11,8 @@
 #include "../train/checkpoint.h"
 #include "args.h"
 #include "commands.h"
-#include "rundir.h"
+#include "../train/weights_npy.h"
+#include "model.h"
 
 // MODEL --out PATH, the form both commands take; returns the out path.
 static const char *parse_model_out(int argc, char **argv, const char *cmd, const char *usage, const char *help) {

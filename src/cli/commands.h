@@ -4,17 +4,15 @@
 #define PONGRL_COMMANDS_H
 
 int cmd_train(int argc, char **argv);
-int cmd_dump(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
-int bench_env(int argc, char **argv);
-int bench_train(int argc, char **argv);
-int bench_cluster(int argc, char **argv);   // src/cluster/bench_cluster.c
-
-// One line on stderr, "pongrl: ...", for every error a user can cause.
-void die_usage(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+// `pongrl bench ...`: speed measurements, printed as "name: value" lines. argv holds the
+// words after "bench".
+int bench_env(int argc, char **argv);       // agent steps/s and emulated frames/s on one core
+int bench_train(int argc, char **argv);     // network and training speed, against the seed's NumPy code
+int bench_cluster(int argc, char **argv);   // the MPI transport's share of an iteration
 
 #endif

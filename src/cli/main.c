@@ -1,11 +1,11 @@
 // main.c: build/pongrl, distributed policy-gradient Pong from pixels.
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
 
 static const char *USAGE =
@@ -22,16 +22,6 @@ static const char *USAGE =
     "  bench train  network and training speed, against the seed's NumPy code\n"
     "  bench cluster  MPI transport cost: share of an iteration spent communicating\n";
 
-void die_usage(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("pongrl: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see --help)\n", stderr);
-    va_end(ap);
-    exit(2);
-}
-
 int main(int argc, char **argv) {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         fputs(USAGE, argc < 2 ? stderr : stdout);
@@ -43,7 +33,6 @@ int main(int argc, char **argv) {
     const char *cmd = argv[1];
     int rc;
     if (!strcmp(cmd, "train")) rc = cmd_train(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "dump")) rc = cmd_dump(argc - 1, argv + 1);
     else if (!strcmp(cmd, "eval")) rc = cmd_eval(argc - 1, argv + 1);
     else if (!strcmp(cmd, "record")) rc = cmd_record(argc - 1, argv + 1);
     else if (!strcmp(cmd, "plot")) rc = cmd_plot(argc - 1, argv + 1);

@@ -1,6 +1,8 @@
 // allreduce.c: the exact all-reduce of a batch's gradient sum (allreduce.h).
 #include "allreduce.h"
 
+#include "../util/clock.h"
+
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,15 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 // Adds the time since *t to phase p, and moves *t on.
 static void lap(Allreduce *a, int p, double *t) {
-    double now = now_s();
+    double now = clock_now_s();
     a->phase_s[p] += now - *t;
     *t = now;
 }
@@ -361,7 +357,7 @@ int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank
         if (!a->recv) { snprintf(err, errlen, "out of memory (%zu bytes for the all-reduce)", roff); return -1; }
         a->recv_cap = roff + roff / 4;
     }
-    double t = now_s();
+    double t = clock_now_s();
     Pass ps = { a, sum, hs, rank, g };
     run_parts(pool, pack_part, &ps);
     int bad = 0;

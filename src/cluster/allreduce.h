@@ -31,7 +31,7 @@
 #include <stdint.h>
 
 #include "../train/gradsum.h"
-#include "../train/train.h"
+#include "../train/pool.h"
 
 enum { ALLREDUCE_PACK, ALLREDUCE_STEP1, ALLREDUCE_FINISH, ALLREDUCE_STEP2, ALLREDUCE_PHASES };
 

@@ -14,27 +14,16 @@
 // size of the touched rows instead of a reduce and a broadcast.
 //
 // MPI is touched only from the main thread (MPI_THREAD_FUNNELED), and only when the process
-// was started by a launcher (mpirun, mpiexec, srun): a plain run starts no MPI at all.
+// was started by a launcher (launch.h): a plain run starts no MPI at all. The files:
+// cluster.c (this Comm), dispatch.c, identity.c, report.c (mpi_comm.h), allreduce.c, launch.c.
 #ifndef PONGRL_CLUSTER_H
 #define PONGRL_CLUSTER_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../train/train.h"
-
-// True when a launcher started this process (its environment says so). Needs no MPI.
-bool cluster_launched(void);
-
-// This process's rank as the launcher's environment gives it (0 when not launched).
-int cluster_launch_rank(void);
-// How many ranks the launcher started on this machine (1 when unknown).
-int cluster_launch_local_size(void);
-
-// Ties this rank's life to its launcher's (mpirun, orted, slurmstepd: the parent process): when
-// it dies (kill -9, a double Ctrl-C), the kernel kills this rank at once, so that no orphan
-// goes on writing the run directory. Call before anything is written. Needs no MPI.
-void cluster_die_with_launcher(void);
+#include "../train/comm.h"
+#include "../train/state.h"
 
 // Start MPI, check that every rank runs the same binary with the same reproducibility-
 // relevant configuration (env, batch, hidden, lr, gamma, decay, seed) as rank 0, and return

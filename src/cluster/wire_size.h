@@ -1,10 +1,10 @@
 // wire_size.h: how wide the all-reduce's high parts are (allreduce.h), iteration by iteration.
 //
-// They start as narrow as allowed (1 byte, or PONGRL_WIRE_HIGH's 2 or 8). A value that does not
-// fit makes the all-reduce run again one size wider (1 -> 2 -> 8 bytes). The wider size stays
-// for `keep` iterations; then the next narrower one is tried (a probe). A probe that fails
-// doubles `keep` (up to WIRE_KEEP_MAX), so sums that need the wider size for good cost a retry
-// ever more rarely; a probe that works resets it to WIRE_KEEP. Every rank sees the same
+// They start as narrow as allowed (1 byte; 2 or 8 under the test build's PONGRL_WIRE_HIGH,
+// test_hooks.h). A value that does not fit makes the all-reduce run again one size wider
+// (1 -> 2 -> 8 bytes). The wider size stays for `keep` iterations; then the next narrower one
+// is tried (a probe). A probe that fails doubles `keep` (up to WIRE_KEEP_MAX), so sums that
+// need the wider size for good cost a retry ever more rarely; a probe that works resets it to WIRE_KEEP. Every rank sees the same
 // outcomes, so every rank holds the same state. No MPI here: the unit tests drive it.
 #ifndef PONGRL_WIRE_SIZE_H
 #define PONGRL_WIRE_SIZE_H

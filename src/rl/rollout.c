@@ -92,10 +92,8 @@ int worker_alloc(Worker *w, const Policy *p) {
     w->tr.H = p->H;
     w->grad = big_calloc(p->n, sizeof(double));
     w->dh = calloc((size_t)p->H, sizeof(double));
-    w->touched = calloc((size_t)p->D, 1);
-    w->touched_list = calloc((size_t)p->D, sizeof(uint16_t));
     w->fresh = calloc((size_t)p->D, 1);
-    if (!w->grad || !w->dh || !w->touched || !w->touched_list || !w->fresh) { worker_free(w); return -1; }
+    if (!w->grad || !w->dh || rowset_alloc(&w->touched, p->D) || !w->fresh) { worker_free(w); return -1; }
     return 0;
 }
 
@@ -103,7 +101,7 @@ void worker_free(Worker *w) {
     Trajectory *tr = &w->tr;
     free(tr->h); free(tr->dlogp); free(tr->reward); free(tr->action); free(tr->xoff);
     free(tr->idx); free(tr->sign);
-    free(w->grad); free(w->dh); free(w->touched); free(w->touched_list); free(w->fresh);
+    free(w->grad); free(w->dh); rowset_free(&w->touched); free(w->fresh);
     memset(w, 0, sizeof(*w));
 }
 
@@ -182,15 +180,11 @@ int rollout_gradient(Worker *w, const Policy *p, double gamma) {
     discount_rewards(tr->reward, adv, T, gamma);
     standardize(adv, T);
     // forget the rows the previous episode used: a row's first step here writes it (fresh)
-    for (int k = 0; k < w->n_touched; k++) w->touched[w->touched_list[k]] = 0;
-    w->n_touched = 0;
+    rowset_clear(&w->touched);
     memset(w->grad + (size_t)p->D * H, 0, sizeof(double) * H);
     for (int t = 0; t < T; t++) {
         SparseX x = trajectory_x(tr, t);
-        for (int k = 0; k < x.nnz; k++) {
-            w->fresh[k] = !w->touched[x.idx[k]];
-            if (w->fresh[k]) { w->touched[x.idx[k]] = 1; w->touched_list[w->n_touched++] = x.idx[k]; }
-        }
+        for (int k = 0; k < x.nnz; k++) w->fresh[k] = rowset_add(&w->touched, x.idx[k]);
         tr->dlogp[t] *= adv[t];                  // epdlogp *= discounted_epr
         policy_backward_step(p, x, tr->h + (size_t)t * H, tr->dlogp[t], w->grad, w->dh, w->fresh);
     }

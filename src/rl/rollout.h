@@ -11,6 +11,7 @@
 #include "../env/env.h"
 #include "../policy/policy.h"
 #include "../util/rng.h"
+#include "../util/rowset.h"
 
 // What one episode left behind, step by step (t = 0 .. T-1).
 typedef struct {
@@ -38,9 +39,7 @@ typedef struct {
     uint8_t obs[2][POLICY_D];   // current and previous 80x80 frames
     double *grad;               // (n,) dense gradient of one episode
     double *dh;                 // (H,)
-    uint8_t *touched;           // (D,) input pixels seen this episode (rows of grad in use)
-    uint16_t *touched_list;
-    int n_touched;
+    RowSet touched;             // input pixels seen this episode (the rows of grad in use)
     uint8_t *fresh;             // (D,) scratch: per non-zero pixel of a step, its row is new
 } Worker;
 
@@ -59,7 +58,7 @@ void discount_rewards(const double *r, double *out, int T, double gamma);
 void standardize(double *x, int T);
 
 // Discount, standardise, modulate and backpropagate the episode in w->tr into w->grad
-// (on the rows touched, which w->touched_list names, and W2; the other rows hold stale values).
+// (on the rows in w->touched, and W2; the other rows hold stale values).
 // Returns 0, or -1 if memory ran out.
 int rollout_gradient(Worker *w, const Policy *p, double gamma);
 

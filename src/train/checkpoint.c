@@ -1,20 +1,18 @@
 // checkpoint.c: the checkpoint file (see checkpoint.h for the layout), its atomic write, its
-// strict reader, the run directory's rotation, and .npy interchange of the weights.
+// strict reader, and the run directory's rotation.
 #include "checkpoint.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "../env/env.h"
-#include "../util/npy.h"
+#include "../util/crc.h"
+#include "../util/file.h"
 
 #define CKPT_ENV_ID_BYTES 64
 #define CKPT_PREFIX "ckpt-"
@@ -63,28 +61,7 @@ static void get_bytes(Reader *r, void *out, size_t n) {
     r->pos += n;
 }
 
-// zlib takes uInt lengths: feed it in pieces
-static uLong crc_of(const uint8_t *buf, size_t len) {
-    uLong crc = crc32(0L, Z_NULL, 0);
-    for (size_t off = 0; off < len; off += 1u << 30) {
-        size_t chunk = len - off < (1u << 30) ? len - off : (1u << 30);
-        crc = crc32(crc, buf + off, (uInt)chunk);
-    }
-    return crc;
-}
-
 size_t checkpoint_size(size_t n) { return CKPT_HEADER_BYTES + 2 * n * sizeof(double) + 4; }
-
-// One rule for weights however they come in or go out (checkpoint read and write, .npy import
-// and export): finite weights and a finite, non-negative RMSProp cache (cache may be NULL).
-// NULL when usable, else what is wrong.
-static const char *weights_unusable(const double *w, const double *cache, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(w[i])) return "weights contain NaN or infinity";
-    for (size_t i = 0; cache && i < n; i++)
-        if (!(cache[i] >= 0) || !isfinite(cache[i])) return "RMSProp cache contains NaN, infinity or a negative value";
-    return NULL;
-}
 
 // ----------------------------------------------------------------------------
 // serialise
@@ -119,31 +96,12 @@ static uint8_t *serialize(const TrainState *s, uint32_t flags, size_t *len) {
     if (w.pos != CKPT_HEADER_BYTES) { free(w.p); return NULL; }
     for (size_t i = 0; i < p->n; i++) put_f64(&w, p->w[i]);
     for (size_t i = 0; i < p->n; i++) put_f64(&w, s->cache[i]);
-    put_u32(&w, (uint32_t)crc_of(w.p, w.pos));
+    put_u32(&w, crc32_of(w.p, w.pos));
     return w.p;
 }
 
 // ----------------------------------------------------------------------------
 // atomic write
-
-static int fsync_dir_of(const char *path) {
-    char buf[CKPT_PATH_MAX];
-    snprintf(buf, sizeof(buf), "%s", path);
-    int fd = open(dirname(buf), O_RDONLY | O_DIRECTORY);
-    if (fd < 0) return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
-static int write_all(int fd, const uint8_t *b, size_t n) {
-    while (n > 0) {
-        ssize_t k = write(fd, b, n > (1u << 30) ? (1u << 30) : n);
-        if (k < 0) { if (errno == EINTR) continue; return -1; }
-        b += k; n -= (size_t)k;
-    }
-    return 0;
-}
 
 int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char *err, size_t errlen) {
     if (strlen(path) + 8 > CKPT_PATH_MAX) { snprintf(err, errlen, "cannot write checkpoint: path too long"); return -1; }
@@ -165,7 +123,7 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
     const char *step = "create";
     if (fd < 0) goto fail;
     step = "write";
-    if (write_all(fd, buf, len)) goto fail;
+    if (file_write_all(fd, buf, len)) goto fail;
     step = "sync";
     if (fsync(fd)) goto fail;
     step = "close";
@@ -174,7 +132,7 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
     if (rename(tmp, path)) goto fail;
     free(buf);
     // the rename is durable once the directory is; a failure here loses nothing already on disk
-    if (fsync_dir_of(path)) { snprintf(err, errlen, "cannot sync the directory of %s: %s", path, strerror(errno)); return -1; }
+    if (file_sync_dir(path)) { snprintf(err, errlen, "cannot sync the directory of %s: %s", path, strerror(errno)); return -1; }
     return 0;
 fail:
     snprintf(err, errlen, "cannot %s checkpoint %s: %s", step, tmp, strerror(errno));
@@ -190,11 +148,11 @@ fail:
 static bool config_valid(const TrainConfig *c, char *why, size_t n) {
     if (!memchr(c->env_id, 0, sizeof(c->env_id)) || !env_preset_find(c->env_id))
         { snprintf(why, n, "unknown environment id"); return false; }
-    if (c->batch_size < 1 || c->batch_size > 1000000) { snprintf(why, n, "batch size %d", c->batch_size); return false; }
+    if (c->batch_size < 1 || c->batch_size > TRAIN_BATCH_MAX) { snprintf(why, n, "batch size %d", c->batch_size); return false; }
     if (!(c->lr >= 0 && c->lr <= 1) || !(c->gamma >= 0 && c->gamma <= 1) || !(c->decay >= 0 && c->decay <= 1))
         { snprintf(why, n, "lr, gamma or decay out of [0, 1]"); return false; }
     if (c->iterations < -1) { snprintf(why, n, "iterations %lld", (long long)c->iterations); return false; }
-    if (c->has_target && !(c->target_reward >= -21 && c->target_reward <= 21))
+    if (c->has_target && !(c->target_reward >= -TRAIN_REWARD_MAX && c->target_reward <= TRAIN_REWARD_MAX))
         { snprintf(why, n, "target reward"); return false; }
     if (c->checkpoint_every < 0 || !(c->checkpoint_secs >= 0) || c->keep < 1)
         { snprintf(why, n, "checkpoint settings"); return false; }
@@ -256,7 +214,7 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     if (check_crc) {
         uint32_t stored = (uint32_t)buf[len - 4] | (uint32_t)buf[len - 3] << 8 | (uint32_t)buf[len - 2] << 16 |
                           (uint32_t)buf[len - 1] << 24;
-        if ((uint32_t)crc_of(buf, len - 4) != stored) {
+        if (crc32_of(buf, len - 4) != stored) {
             snprintf(err, errlen, "corrupted (checksum mismatch)");
             return -1;
         }
@@ -278,7 +236,7 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
         return -1;
     }
     if (iteration < 0 || episodes < 0 || agent_steps < 0 || frames < 0 || !(wall >= 0) ||
-        !(running >= -21 && running <= 21) || (flags & ~CKPT_FLAG_IMPORTED)) {
+        !(running >= -TRAIN_REWARD_MAX && running <= TRAIN_REWARD_MAX) || (flags & ~CKPT_FLAG_IMPORTED)) {
         snprintf(err, errlen, "invalid counters or flags");
         return -1;
     }
@@ -393,6 +351,10 @@ static int prune(const char *cdir, int keep) {   // cdir: shorter than RUN_DIR_M
     return 0;
 }
 
+void checkpoint_path(const char *run_dir, int64_t iteration, char *out, size_t outlen) {
+    snprintf(out, outlen, "%s/checkpoints/" CKPT_PREFIX "%0*lld" CKPT_SUFFIX, run_dir, CKPT_DIGITS, (long long)iteration);
+}
+
 int checkpoint_save(const char *run_dir, const TrainState *s, int keep, char *path_out, size_t pathlen,
                     char *err, size_t errlen) {
     if (strlen(run_dir) >= RUN_DIR_MAX) { snprintf(err, errlen, "run directory path too long"); return -1; }
@@ -402,11 +364,28 @@ int checkpoint_save(const char *run_dir, const TrainState *s, int keep, char *pa
         snprintf(err, errlen, "cannot create %s: %s", cdir, strerror(errno));
         return -1;
     }
-    snprintf(path, sizeof(path), "%s/" CKPT_PREFIX "%0*lld" CKPT_SUFFIX, cdir, CKPT_DIGITS, (long long)s->iteration);
+    checkpoint_path(run_dir, s->iteration, path, sizeof(path));
     if (checkpoint_write(path, s, 0, err, errlen)) return -1;
     if (path_out) snprintf(path_out, pathlen, "%s", path);
     prune(cdir, keep < 1 ? 1 : keep);                  // best effort: a stale file costs only disk
     return 0;
+}
+
+void checkpoint_scan(const char *run_dir, int *checkpoints, int *temporaries) {
+    *checkpoints = *temporaries = 0;
+    char cdir[RUN_DIR_MAX + 16];
+    snprintf(cdir, sizeof(cdir), "%s/checkpoints", run_dir);
+    DIR *d = opendir(cdir);
+    if (!d) return;
+    struct dirent *e;
+    const size_t pl = strlen(CKPT_PREFIX), sl = strlen(CKPT_SUFFIX);
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, CKPT_PREFIX, pl) || n < pl + 4) continue;
+        if (is_tmp_name(e->d_name)) (*temporaries)++;
+        else if (!strcmp(e->d_name + n - sl, CKPT_SUFFIX)) (*checkpoints)++;
+    }
+    closedir(d);
 }
 
 int checkpoint_load_latest(const char *dir, TrainState *s, char *path_out, size_t pathlen, FILE *warn,
@@ -437,74 +416,5 @@ int checkpoint_load_latest(const char *dir, TrainState *s, char *path_out, size_
         if (path_out) snprintf(path_out, pathlen, "%s", path);
     }
     free_names(names, count);
-    return rc;
-}
-
-// ----------------------------------------------------------------------------
-// .npy interchange
-
-// W1.npy and W2.npy are written as .tmp files, synced, then renamed, as checkpoints are: a
-// full disk or a kill leaves the previous pair (or none), never a partial file.
-int weights_export_npy(const Policy *p, const char *dir, char *err, size_t errlen) {
-    const char *bad = weights_unusable(p->w, NULL, p->n);
-    if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
-    const int D = p->D, H = p->H;
-    double *w1 = malloc(sizeof(double) * (size_t)D * H);
-    if (!w1) { snprintf(err, errlen, "out of memory"); return -1; }
-    const double *w1t = policy_w1t(p);
-    for (int j = 0; j < H; j++)                   // ours is (D, H); the seed's W1 is (H, D)
-        for (int i = 0; i < D; i++) w1[(size_t)j * D + i] = w1t[(size_t)i * H + j];
-    char path[2][CKPT_PATH_MAX], tmp[2][CKPT_PATH_MAX + 8];
-    size_t s1[2] = { (size_t)H, (size_t)D }, s2[1] = { (size_t)H };
-    for (int k = 0; k < 2; k++) {
-        snprintf(path[k], sizeof(path[k]), "%s/W%d.npy", dir, k + 1);
-        snprintf(tmp[k], sizeof(tmp[k]), "%s.tmp", path[k]);
-    }
-    int rc = 0, k = 0;
-    if (npy_write(tmp[0], "<f8", 2, s1, w1) || (k = 1, npy_write(tmp[1], "<f8", 1, s2, policy_w2(p)))) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp[k], strerror(errno));
-        rc = -1;
-    } else {
-        for (k = 0; k < 2 && rc == 0; k++)
-            if (rename(tmp[k], path[k])) { snprintf(err, errlen, "cannot write %s: %s", path[k], strerror(errno)); rc = -1; }
-        if (rc == 0 && fsync_dir_of(path[0])) {
-            snprintf(err, errlen, "cannot sync the directory of %s: %s", path[0], strerror(errno));
-            rc = -1;
-        }
-    }
-    if (rc) { unlink(tmp[0]); unlink(tmp[1]); }
-    free(w1);
-    return rc;
-}
-
-int weights_import_npy(const char *dir, Policy *p, char *err, size_t errlen) {
-    memset(p, 0, sizeof(*p));
-    char p1[CKPT_PATH_MAX], p2[CKPT_PATH_MAX], why[256];
-    snprintf(p1, sizeof(p1), "%s/W1.npy", dir);
-    snprintf(p2, sizeof(p2), "%s/W2.npy", dir);
-    int nd1, nd2;
-    size_t s1[4], s2[4];
-    double *w1 = NULL, *w2 = NULL;
-    int rc = -1;
-    if (npy_read(p1, "<f8", &nd1, s1, (void **)&w1, why, sizeof(why))) { snprintf(err, errlen, "%s: %s", p1, why); goto out; }
-    if (npy_read(p2, "<f8", &nd2, s2, (void **)&w2, why, sizeof(why))) { snprintf(err, errlen, "%s: %s", p2, why); goto out; }
-    if (nd1 != 2 || s1[1] != POLICY_D || s1[0] < 1 || s1[0] > CKPT_H_MAX) {
-        snprintf(err, errlen, "%s: shape must be (H, %d) with 1 <= H <= %d", p1, POLICY_D, CKPT_H_MAX);
-        goto out;
-    }
-    if (nd2 != 1 || s2[0] != s1[0]) { snprintf(err, errlen, "%s: shape must be (%zu,) to match W1", p2, s1[0]); goto out; }
-    const int H = (int)s1[0], D = POLICY_D;
-    if (policy_alloc(p, D, H)) { snprintf(err, errlen, "out of memory"); goto out; }
-    double *w1t = policy_w1t(p);
-    for (int j = 0; j < H; j++)
-        for (int i = 0; i < D; i++) w1t[(size_t)i * H + j] = w1[(size_t)j * D + i];
-    memcpy(policy_w2(p), w2, sizeof(double) * H);
-    const char *bad = weights_unusable(policy_w1t(p), NULL, (size_t)D * H) ? p1
-                      : weights_unusable(policy_w2(p), NULL, (size_t)H) ? p2 : NULL;
-    if (bad) { snprintf(err, errlen, "%s: weights contain NaN or infinity", bad); policy_free(p); goto out; }
-    rc = 0;
-out:
-    free(w1);
-    free(w2);
     return rc;
 }

@@ -1,4 +1,4 @@
-// checkpoint.h: a training run on disk. One file holds everything needed to continue a run
+// checkpoint.h: a training run on disk (TrainState, state.h). One file holds everything needed to continue a run
 // bit-identically: the configuration, the counters, the weights and the RMSProp cache. There
 // is no random-number state to save: every episode's streams derive from (run seed, global
 // episode index), and the episode count is saved.
@@ -23,12 +23,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "train.h"
+#include "state.h"
 
 #define CKPT_MAGIC "PONGRLCK"
 #define CKPT_VERSION 1u
 #define CKPT_HEADER_BYTES 228u        // everything before the weights
-#define CKPT_H_MAX 100000             // the largest H the CLI accepts
+#define CKPT_H_MAX TRAIN_H_MAX        // the largest H a run may have
 #define CKPT_FLAG_IMPORTED 1u         // weights imported from .npy: no training history
 #define CKPT_PATH_MAX (RUN_DIR_MAX + 512)   // a run dir, a file name, room for ".tmp"
 
@@ -53,23 +53,22 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
 // ----------------------------------------------------------------------------
 // A run directory's checkpoints: RUN_DIR/checkpoints/ckpt-<iteration, 8 digits>.bin
 
+// The path of the checkpoint of `iteration` in run_dir (what checkpoint_save writes).
+void checkpoint_path(const char *run_dir, int64_t iteration, char *out, size_t outlen);
+
 // Saves s as the checkpoint of its iteration, then deletes all but the newest `keep`
 // (and any temporary file a killed run left). path_out (may be NULL) gets the file name.
 int checkpoint_save(const char *run_dir, const TrainState *s, int keep, char *path_out, size_t pathlen,
                     char *err, size_t errlen);
+
+// What RUN_DIR/checkpoints holds: checkpoint files (ckpt-*.bin, loadable or not) and the
+// temporary files of writes that a kill interrupted (ckpt-*.tmp).
+void checkpoint_scan(const char *run_dir, int *checkpoints, int *temporaries);
 
 // Loads the newest checkpoint of a run directory (or of its checkpoints/ folder itself) that
 // loads; each newer one that does not is named on `warn` (if not NULL) and skipped.
 // path_out (may be NULL) gets the file used. 0, or -1 with one line in err.
 int checkpoint_load_latest(const char *dir, TrainState *s, char *path_out, size_t pathlen, FILE *warn,
                            char *err, size_t errlen);
-
-// ----------------------------------------------------------------------------
-// Interchange with the seed's Python code: DIR/W1.npy (H, 6400) and DIR/W2.npy (H,) float64,
-// the seed's model['W1'] and model['W2'].
-
-int weights_export_npy(const Policy *p, const char *dir, char *err, size_t errlen);
-// Allocates p with the H found in the files. 0, or -1 with one line in err.
-int weights_import_npy(const char *dir, Policy *p, char *err, size_t errlen);
 
 #endif

@@ -1,10 +1,9 @@
-// pool.c: persistent worker threads, the seed's RolloutWorker actors. Each owns its Env and
-// scratch for life; episodes are handed out one at a time as workers free up (the seed's
-// ray.wait), so one long game does not hold up the rest. Each thread sums its episodes'
+// pool.c: persistent worker threads (pool.h). Episodes are handed out one at a time as
+// workers free up, so one long game does not hold up the rest. Each thread sums its episodes'
 // gradients in its own exact fixed-point accumulator, valid only on the rows its episodes
 // touched in this batch (a row's first episode stores instead of adding, so nothing is ever
 // cleared); at the end the other threads' rows are merged into thread 0's, which is the sum.
-#include "train.h"
+#include "pool.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,15 +12,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "episode_seed.h"
+
 typedef struct {
     Pool *pool;
     pthread_t tid;
     Env env;
     Worker w;
     GradSum acc;             // this thread's episodes, summed: valid on the rows in `used` and on W2
-    uint8_t *used;           // (D,) input pixels (rows of W1) its episodes touched in this batch
-    uint16_t *used_rows;
-    int n_used;
+    RowSet used;             // input pixels (rows of W1) its episodes touched in this batch
     bool w2_used;            // W2 holds this batch's sum (the thread played an episode)
     int error;               // set when an episode failed (out of memory, gradient overflow)
     int64_t error_episode;
@@ -58,14 +57,10 @@ static void thread_play_batch(Thread *t) {
                          episode_act_seed(pool->run_seed, k), &st) ||
             rollout_gradient(&t->w, p, pool->gamma)) { t->error = 1; t->error_episode = k; continue; }
         int bad = 0;
-        for (int r = 0; r < t->w.n_touched; r++) {     // only the rows this episode used
-            int row = t->w.touched_list[r];
-            if (t->used[row]) bad |= gradsum_add(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
-            else {
-                bad |= gradsum_set(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
-                t->used[row] = 1;
-                t->used_rows[t->n_used++] = (uint16_t)row;
-            }
+        for (int r = 0; r < t->w.touched.n; r++) {     // only the rows this episode used
+            int row = t->w.touched.list[r];
+            if (rowset_add(&t->used, row)) bad |= gradsum_set(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
+            else bad |= gradsum_add(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
         }
         const size_t w2 = (size_t)p->D * p->H;
         bad |= t->w2_used ? gradsum_add(&t->acc, t->w.grad, w2, (size_t)p->H) : gradsum_set(&t->acc, t->w.grad, w2, (size_t)p->H);
@@ -108,14 +103,11 @@ Pool *pool_create(int threads, const char *env_id, const Policy *shape) {
     for (int i = 0; i < threads; i++) {
         Thread *t = &pool->th[i];
         t->pool = pool;
-        t->used = calloc((size_t)shape->D, 1);
-        t->used_rows = calloc((size_t)shape->D, sizeof(uint16_t));
-        if (!t->used || !t->used_rows || env_init(&t->env, env_id, 0) != ENV_OK || worker_alloc(&t->w, shape) ||
+        if (rowset_alloc(&t->used, shape->D) || env_init(&t->env, env_id, 0) != ENV_OK || worker_alloc(&t->w, shape) ||
             gradsum_alloc(&t->acc, shape->n) || pthread_create(&t->tid, NULL, thread_main, t)) {
             worker_free(&t->w);
             gradsum_free(&t->acc);
-            free(t->used);
-            free(t->used_rows);
+            rowset_free(&t->used);
             pool->n = i;
             pool_destroy(pool);
             return NULL;
@@ -135,8 +127,7 @@ void pool_destroy(Pool *pool) {
         pthread_join(pool->th[i].tid, NULL);
         worker_free(&pool->th[i].w);
         gradsum_free(&pool->th[i].acc);
-        free(pool->th[i].used);
-        free(pool->th[i].used_rows);
+        rowset_free(&pool->th[i].used);
     }
     pthread_mutex_destroy(&pool->mu);
     pthread_cond_destroy(&pool->start_cv);
@@ -148,8 +139,7 @@ void pool_destroy(Pool *pool) {
 // A new batch: no row of the accumulator holds anything yet (a row's first episode stores
 // over the old values, gradsum_set).
 static void thread_acc_reset(Thread *t) {
-    for (int r = 0; r < t->n_used; r++) t->used[t->used_rows[r]] = 0;
-    t->n_used = 0;
+    rowset_clear(&t->used);
     t->w2_used = false;
 }
 
@@ -160,6 +150,8 @@ static void thread_acc_reset(Thread *t) {
 // the calling thread, thread 0's list of rows grows by the rows only others touched (marked 2
 // in its `used`: their first copy is copied, not added); then the pool's threads share the
 // rows out, each adding (or copying) the others' values into its share.
+#define MERGE_COPY 2          // a row of thread 0's `used` that only other threads touched
+
 typedef struct {
     Pool *pool;
     const Policy *p;
@@ -171,20 +163,20 @@ static void merge_part(void *ctx, int part, int parts) {
     Pool *pool = mg->pool;
     Thread *t0 = &pool->th[0];
     const size_t H = (size_t)mg->p->H;
-    const int n = t0->n_used;
+    const int n = t0->used.n;
     int bad = 0;
     for (int r = (int)((int64_t)n * part / parts); r < (int)((int64_t)n * (part + 1) / parts); r++) {
-        const int row = t0->used_rows[r];
+        const int row = t0->used.list[r];
         const size_t off = (size_t)row * H;
-        bool have = t0->used[row] == 1;
+        bool have = t0->used.in[row] != MERGE_COPY;
         for (int i = 1; i < pool->n; i++) {
             const Thread *t = &pool->th[i];
-            if (!t->used[row]) continue;
+            if (!rowset_has(&t->used, row)) continue;
             if (have) bad |= gradsum_merge_range(&t0->acc, &t->acc, off, H);
             else gradsum_copy_range(&t0->acc, &t->acc, off, H);
             have = true;
         }
-        t0->used[row] = 1;
+        t0->used.in[row] = 1;
     }
     if (part == parts - 1) {                    // W2
         const size_t w2 = (size_t)mg->p->D * H;
@@ -203,10 +195,7 @@ static int merge_into_thread0(Pool *pool, const Policy *p) {
     Thread *t0 = &pool->th[0];
     for (int i = 1; i < pool->n; i++) {
         const Thread *t = &pool->th[i];
-        for (int r = 0; r < t->n_used; r++) {
-            const int row = t->used_rows[r];
-            if (!t0->used[row]) { t0->used[row] = 2; t0->used_rows[t0->n_used++] = (uint16_t)row; }
-        }
+        for (int r = 0; r < t->used.n; r++) rowset_add_marked(&t0->used, t->used.list[r], MERGE_COPY);
     }
     Merge mg = { pool, p, 0 };
     pool_for(pool, merge_part, &mg);
@@ -257,7 +246,7 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
         snprintf(err, errlen, "batch from episode %lld: %s", (long long)first, DIVERGED);
         return -1;
     }
-    for (int r = 0; r < t0->n_used; r++) rowset_add(rows, t0->used_rows[r]);
+    for (int r = 0; r < t0->used.n; r++) rowset_add(rows, t0->used.list[r]);
     if (!t0->w2_used) {                         // no episode played here: a zero sum
         gradsum_zero_range(&t0->acc, (size_t)p->D * p->H, (size_t)p->H);
         t0->w2_used = true;

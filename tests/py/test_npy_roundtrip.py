@@ -1,5 +1,5 @@
 """Weights in and out of the seed's NumPy layout: `pongrl export` writes W1 (H, 6400) and
-W2 (H,) float64 that numpy.load reads, equal to what `pongrl dump` writes for the same seed;
+W2 (H,) float64 that numpy.load reads, equal to what build/dump_episodes writes for the same seed;
 arrays numpy saves (perturbed here, as a model trained by the seed's Python code would be)
 are accepted by import and eval and exported back bit for bit; files numpy could write but
 that are not the seed's model (float32, Fortran order, wrong shapes) are refused in one line."""
@@ -7,6 +7,7 @@ import os, subprocess, sys, tempfile
 import numpy as np
 
 BIN = os.environ.get("PONGRL_BIN", "build/pongrl")
+DUMP = os.environ.get("PONGRL_DUMP", "build/dump_episodes")
 
 
 def run(*args, ok=True):
@@ -29,7 +30,8 @@ def main():
             "--workers", "1", "--run-dir", j("run"))
         run("export", j("run", "checkpoints", "ckpt-00000000.bin"), "--out", j("exp0"))
         os.mkdir(j("dump"))
-        run("dump", "--seed", "3", "--hidden", str(H), "--episodes", "1", "--out", j("dump"))
+        subprocess.run([DUMP, "--seed", "3", "--hidden", str(H), "--episodes", "1", "--out", j("dump")], check=True,
+                       stdout=subprocess.DEVNULL)
         W1, W2 = load(j("exp0"))
         D1, D2 = load(j("dump"))
         assert W1.shape == (H, 6400) and W2.shape == (H,), (W1.shape, W2.shape)

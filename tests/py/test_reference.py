@@ -1,5 +1,5 @@
 """The C policy gradient and RMSProp step against the seed's NumPy code (tests/reference/),
-on real episodes played and exported by `pongrl dump`. Agreement within 1e-9 relative."""
+on real episodes played and exported by build/dump_episodes (tests/reference/dump_episodes.c). Agreement within 1e-9 relative."""
 import os, subprocess, sys, tempfile
 import numpy as np
 
@@ -22,10 +22,10 @@ def check(name, ours, ref):
 
 
 def main():
-    binary = os.environ.get("PONGRL_BIN", "build/pongrl")
+    dump = os.environ.get("PONGRL_DUMP", "build/dump_episodes")
     with tempfile.TemporaryDirectory() as d:
         n = 3
-        subprocess.run([binary, "dump", "--seed", "7", "--episodes", str(n), "--out", d], check=True)
+        subprocess.run([dump, "--seed", "7", "--episodes", str(n), "--out", d], check=True)
         L = lambda name: np.load(os.path.join(d, name + ".npy"))
         W1, W2 = L("W1"), L("W2")
         assert W1.shape == (sm.H, sm.D) and W2.shape == (sm.H,)

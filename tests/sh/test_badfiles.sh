@@ -4,13 +4,8 @@
 # crash (under ASan+UBSan when build/debug/pongrl exists); a full disk or a read-only run
 # directory ends the run with one clear line and leaves the last good checkpoint as it was.
 set -uo pipefail
-bin=${PONGRL_BIN:-build/pongrl}
-dbg="$(dirname "$bin")/debug/pongrl"
-[ -x "$dbg" ] && bin=$dbg && echo "using $dbg (ASan+UBSan)"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-py=/usr/bin/python3
+source "$(dirname "$0")/debug_bin.sh"
 tmp=$(mktemp -d); trap 'mountpoint -q "$tmp/mnt" && umount "$tmp/mnt"; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 "$bin" train --hidden 4 --batch-size 1 --iterations 2 --quiet --workers 1 --run-dir "$tmp/run" >/dev/null || fail "train"
 good="$tmp/run/checkpoints/ckpt-00000002.bin"

@@ -6,11 +6,7 @@
 # when only rank 0 can see the run directory. The 2- and 3-rank runs also log the same episode
 # statistics (metrics.csv) as the single process.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-BIN=${PONGRL_BIN:-$PWD/build/pongrl}
-command -v mpirun >/dev/null || { echo "skip: mpirun not installed (apt-get install openmpi-bin)"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-TCP=(--oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
+source "$(dirname "$0")/mpi_common.sh"
 ARGS=(--iterations 6 --batch-size 5 --workers 1 --seed 7)
 tmp=$(mktemp -d /tmp/pongrl-mpi-XXXXXX); trap 'rm -rf "$tmp"' EXIT
 
@@ -46,18 +42,20 @@ echo "2 ranks x 2 threads: weights crc32 ${got:-none}"
 [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 2 ranks x 2 threads differ"; exit 1; }
 # 1 rank under mpirun; 3 ranks with the entries' high parts in the 2- and 8-byte forms that
 # larger sums fall back to (PONGRL_WIRE_HIGH; these small runs need 1 byte); and 3 ranks whose
-# second all-reduce is done again, wider, as when a sum does not fit (PONGRL_TEST_WIRE_RETRY)
+# second all-reduce is done again, wider, as when a sum does not fit (PONGRL_TEST_WIRE_RETRY);
+# those two variables are read only by the test build ($HOOKS), whose bits must be the same
+[ -x "$HOOKS" ] || { echo "FAIL: $HOOKS missing (make build/pongrl-testhooks)"; exit 1; }
 out=$(timeout 60 mpirun -np 1 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --run-dir "$tmp/np1" 2>&1)
 got=$(crc "$out")
 echo "1 rank under mpirun: weights crc32 ${got:-none}"
 [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 1 rank under mpirun differs"; exit 1; }
 for hs in 2 8; do
-    out=$(timeout 60 mpirun -x PONGRL_WIRE_HIGH=$hs -np 3 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --run-dir "$tmp/high$hs" 2>&1)
+    out=$(timeout 60 mpirun -x PONGRL_WIRE_HIGH=$hs -np 3 "${TCP[@]}" "$HOOKS" train "${ARGS[@]}" --run-dir "$tmp/high$hs" 2>&1)
     got=$(crc "$out")
     echo "3 ranks, $((8 + hs))-byte entries: weights crc32 ${got:-none}"
     [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 3 ranks with $((8 + hs))-byte entries differ"; exit 1; }
 done
-out=$(timeout 60 mpirun -x PONGRL_TEST_WIRE_RETRY=1 -np 3 "${TCP[@]}" "$BIN" train "${ARGS[@]}" --run-dir "$tmp/retry" 2>&1)
+out=$(timeout 60 mpirun -x PONGRL_TEST_WIRE_RETRY=1 -np 3 "${TCP[@]}" "$HOOKS" train "${ARGS[@]}" --run-dir "$tmp/retry" 2>&1)
 got=$(crc "$out")
 echo "3 ranks, an all-reduce done again: weights crc32 ${got:-none}"
 [ "$got" = "$ref" ] || { echo "$out"; echo "FAIL: 3 ranks with an all-reduce done again differ"; exit 1; }

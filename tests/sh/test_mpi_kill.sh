@@ -3,10 +3,7 @@
 # seconds, with a non-zero exit and a message naming the rank and its host, never a hang:
 # the survivors are blocked in MPI calls or in next() waiting for episodes at that moment.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-BIN=${PONGRL_BIN:-$PWD/build/pongrl}
-command -v mpirun >/dev/null || { echo "skip: mpirun not installed (apt-get install openmpi-bin)"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/mpi_common.sh"
 tmp=$(mktemp -d /tmp/pongrl-mpi-XXXXXX)
 mpid=
 cleanup() { [ -n "$mpid" ] && kill -9 "$mpid" 2>/dev/null; rm -rf "$tmp"; }

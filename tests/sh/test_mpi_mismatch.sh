@@ -3,12 +3,9 @@
 # a clear message naming the rank and its host, a non-zero exit, no hang. A rank whose weights
 # drift from rank 0's during the run is stopped the same way.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-BIN=${PONGRL_BIN:-$PWD/build/pongrl}
-command -v mpirun >/dev/null || { echo "skip: mpirun not installed (apt-get install openmpi-bin)"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+source "$(dirname "$0")/mpi_common.sh"
 tmp=$(mktemp -d /tmp/pongrl-mpi-XXXXXX); trap 'rm -rf "$tmp"' EXIT
-MCA=(--oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
+MCA=("${TCP[@]}")
 A=(train --iterations 2 --batch-size 2 --workers 1)
 out=$(timeout 30 mpirun "${MCA[@]}" -np 1 "$BIN" "${A[@]}" --run-dir "$tmp/r1" --seed 1 : -np 1 "$BIN" "${A[@]}" --run-dir "$tmp/r1" --seed 2 2>&1)
 rc=$?; rc_seed=$rc
@@ -31,11 +28,12 @@ grep '^pongrl:' <<<"$out"
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || { echo "$out"; echo "FAIL: a different binary was accepted or hung (rc $rc)"; exit 1; }
 grep -q "rank 1 on $(hostname) runs a different pongrl binary" <<<"$out" || { echo "$out"; echo "FAIL: no message about the binary"; exit 1; }
 # a rank whose copy of the weights drifts (PONGRL_TEST_DIVERGE=2 makes rank 2's third update
-# wrong) is caught at the next iteration, before its episodes count; rank 0's newest checkpoint
+# wrong; only the test build reads it) is caught at the next iteration, before its episodes count; rank 0's newest checkpoint
 # stays right: resuming it in one process ends with the weights of a straight run
 D=(train --iterations 6 --batch-size 3 --workers 1 --seed 4 --checkpoint-every 1)
 want=$(timeout 60 "$BIN" "${D[@]}" --run-dir "$tmp/straight" 2>&1 | sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p')
-out=$(timeout 60 mpirun "${MCA[@]}" -x PONGRL_TEST_DIVERGE=2 -np 3 "$BIN" "${D[@]}" --run-dir "$tmp/drift" 2>&1)
+[ -x "$HOOKS" ] || { echo "FAIL: $HOOKS missing (make build/pongrl-testhooks)"; exit 1; }
+out=$(timeout 60 mpirun "${MCA[@]}" -x PONGRL_TEST_DIVERGE=2 -np 3 "$HOOKS" "${D[@]}" --run-dir "$tmp/drift" 2>&1)
 rc=$?
 grep '^pongrl: rank 0:' <<<"$out"
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || { echo "$out"; echo "FAIL: a drifting rank was not stopped (rc $rc)"; exit 1; }

@@ -6,11 +6,7 @@
 #    none is left writing the run, and an immediate --resume takes the run over cleanly (one
 #    metrics row per iteration, in order, the weights of a straight run).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-BIN=${PONGRL_BIN:-$PWD/build/pongrl}
-command -v mpirun >/dev/null || { echo "skip: mpirun not installed (apt-get install openmpi-bin)"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-TCP=(--oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo)
+source "$(dirname "$0")/mpi_common.sh"
 T=(--hidden 16 --batch-size 4 --seed 6 --workers 1 --quiet)
 tmp=$(mktemp -d /tmp/pongrl-mpi-XXXXXX)
 mpid= kids=

@@ -4,13 +4,8 @@
 # record, export and --resume as `import` refuses it in a .npy file, with one line and exit 1;
 # so `export` can never write a file that `import` refuses. Under ASan+UBSan where built.
 set -uo pipefail
-bin=${PONGRL_BIN:-build/pongrl}
-dbg="$(dirname "$bin")/debug/pongrl"
-[ -x "$dbg" ] && bin=$dbg && echo "using $dbg (ASan+UBSan)"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-py=/usr/bin/python3
+source "$(dirname "$0")/debug_bin.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 "$bin" train --hidden 4 --batch-size 1 --iterations 1 --quiet --workers 1 --run-dir "$tmp/run" >/dev/null || fail "train"
 good=$tmp/run/checkpoints/ckpt-00000001.bin

@@ -1,5 +1,8 @@
-// cmd_dump.c: `pongrl dump`, exports episodes and one update for the NumPy reference
-// tests (tests/py/test_reference.py) and the speed comparison (bench train).
+// dump_episodes.c: build/dump_episodes, test support (not part of the product binary): plays
+// episodes with the library and exports them and one update for the NumPy reference tests
+// (tests/py/test_reference.py, test_npy_roundtrip.py) and the speed comparison (bench train).
+//
+//   build/dump_episodes [--seed N] [--hidden H] [--episodes N] [--env ID] --out DIR
 //
 // Writes to DIR: W1.npy (H, 6400) and W2.npy (H,) before the update; for each episode e:
 // x_e.npy (T, 6400) int8 difference frames, action_e.npy (T,) int8, reward_e.npy (T,),
@@ -11,10 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../train/train.h"
-#include "../util/npy.h"
-#include "args.h"
-#include "commands.h"
+#include "env/env.h"
+#include "rl/rollout.h"
+#include "train/episode_seed.h"
+#include "train/gradsum.h"
+#include "train/state.h"
+#include "util/npy.h"
+#include "util/transpose.h"
+
+static void usage(const char *why) {
+    fprintf(stderr, "dump_episodes: %s (usage: dump_episodes [--seed N] [--hidden H] [--episodes N] [--env ID] --out DIR)\n", why);
+    exit(2);
+}
 
 typedef struct { const char *dir; int H; } Out;
 
@@ -22,7 +33,7 @@ static int save(const Out *o, const char *name, const char *descr, int ndim, siz
     char path[1024];
     snprintf(path, sizeof(path), "%s/%s.npy", o->dir, name);
     size_t shape[2] = {a, b};
-    if (npy_write(path, descr, ndim, shape, data)) { fprintf(stderr, "pongrl: cannot write %s\n", path); return -1; }
+    if (npy_write(path, descr, ndim, shape, data)) { fprintf(stderr, "dump_episodes: cannot write %s\n", path); return -1; }
     return 0;
 }
 
@@ -31,8 +42,7 @@ static int save_params(const Out *o, const char *w1name, const char *w2name, con
     const int D = shape->D, H = shape->H;
     double *w1 = malloc(sizeof(double) * (size_t)D * H);
     if (!w1) return -1;
-    for (int j = 0; j < H; j++)
-        for (int i = 0; i < D; i++) w1[(size_t)j * D + i] = v[(size_t)i * H + j];
+    transpose_f64(v, (size_t)D, (size_t)H, w1);
     int rc = save(o, w1name, "<f8", 2, (size_t)H, (size_t)D, w1) ||
              save(o, w2name, "<f8", 1, (size_t)H, 0, v + (size_t)D * H);
     free(w1);
@@ -44,8 +54,8 @@ static int save_params(const Out *o, const char *w1name, const char *w2name, con
 static void episode_gradient(const Worker *w, const Policy *p, double *g) {
     const size_t H = (size_t)p->H;
     memset(g, 0, sizeof(double) * p->n);
-    for (int k = 0; k < w->n_touched; k++)
-        memcpy(g + w->touched_list[k] * H, w->grad + w->touched_list[k] * H, sizeof(double) * H);
+    for (int k = 0; k < w->touched.n; k++)
+        memcpy(g + w->touched.list[k] * H, w->grad + w->touched.list[k] * H, sizeof(double) * H);
     memcpy(g + (size_t)p->D * H, w->grad + (size_t)p->D * H, sizeof(double) * H);
 }
 
@@ -71,7 +81,7 @@ static int save_episode(const Out *o, int e, const Worker *w, const Policy *p, c
     return rc ? -1 : 0;
 }
 
-int cmd_dump(int argc, char **argv) {
+int main(int argc, char **argv) {
     static const struct option opts[] = {{"seed", 1, 0, 's'}, {"hidden", 1, 0, 'H'}, {"episodes", 1, 0, 'n'},
                                          {"env", 1, 0, 'e'}, {"out", 1, 0, 'o'}, {0, 0, 0, 0}};
     TrainConfig cfg;
@@ -82,35 +92,41 @@ int cmd_dump(int argc, char **argv) {
     opterr = 0;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (o) {
-        case 's': cfg.seed = arg_u64("--seed", optarg); break;
-        case 'H': cfg.hidden = (int)arg_int("--hidden", optarg, 1, 100000); break;
-        case 'n': episodes = (int)arg_int("--episodes", optarg, 1, 1000); break;
-        case 'e': snprintf(cfg.env_id, sizeof(cfg.env_id), "%s", arg_env("--env", optarg)); break;
+        case 's': cfg.seed = strtoull(optarg, NULL, 10); break;
+        case 'H': cfg.hidden = atoi(optarg); break;
+        case 'n': episodes = atoi(optarg); break;
+        case 'e': snprintf(cfg.env_id, sizeof(cfg.env_id), "%s", optarg); break;
         case 'o': dir = optarg; break;
-        case ':': die_usage("%s needs a value", argv[optind - 1]);
-        default: die_usage("dump: unknown option '%s' (--seed --hidden --episodes --env --out DIR)", argv[optind - 1]);
+        default: usage("bad option");
         }
     }
-    if (!dir) die_usage("dump needs --out DIR");
+    if (!dir) usage("--out DIR is needed");
+    if (cfg.hidden < 1 || cfg.hidden > TRAIN_H_MAX || episodes < 1 || !env_preset_find(cfg.env_id))
+        usage("--hidden, --episodes or --env out of range");
     Out out = {dir, cfg.hidden};
     TrainState st;
     Worker w;
     Env env;
-    GradSum sum;
-    if (train_state_init(&st, &cfg) || worker_alloc(&w, &st.policy) || gradsum_alloc(&sum, st.policy.n)) return 1;
-    env_init(&env, cfg.env_id, 0);
-    double *g = malloc(sizeof(double) * st.policy.n);
-    if (!g) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
-    int rc = save_params(&out, "W1", "W2", &st.policy, st.policy.w);
+    GradSum sum = {0};
+    double *g = NULL, *dlogp = NULL;
+    int rc = -1;
+    memset(&w, 0, sizeof(w));
+    if (train_state_init(&st, &cfg)) { fprintf(stderr, "dump_episodes: out of memory\n"); return 1; }
+    if (worker_alloc(&w, &st.policy) || gradsum_alloc(&sum, st.policy.n) || env_init(&env, cfg.env_id, 0) != ENV_OK ||
+        !(g = malloc(sizeof(double) * st.policy.n))) {
+        fprintf(stderr, "dump_episodes: out of memory\n");
+        goto out;
+    }
+    rc = save_params(&out, "W1", "W2", &st.policy, st.policy.w);
     for (int e = 0; e < episodes && !rc; e++) {
         EpisodeStats es;
         rc = rollout_play(&w, &st.policy, &env, episode_env_seed(cfg.seed, e), episode_act_seed(cfg.seed, e), &es);
-        double *dlogp = malloc(sizeof(double) * (w.tr.T ? w.tr.T : 1));
-        memcpy(dlogp, w.tr.dlogp, sizeof(double) * w.tr.T);
-        rc = rc || rollout_gradient(&w, &st.policy, cfg.gamma);
+        free(dlogp);
+        if (rc || !(dlogp = malloc(sizeof(double) * (w.tr.T ? w.tr.T : 1)))) { rc = -1; break; }
+        memcpy(dlogp, w.tr.dlogp, sizeof(double) * w.tr.T);             // y - p as played
+        rc = rollout_gradient(&w, &st.policy, cfg.gamma);
         if (!rc) episode_gradient(&w, &st.policy, g);
         rc = rc || gradsum_add(&sum, g, 0, st.policy.n) || save_episode(&out, e, &w, &st.policy, dlogp, g);
-        free(dlogp);
     }
     if (!rc) {
         gradsum_to_double(&sum, g);
@@ -119,6 +135,9 @@ int cmd_dump(int argc, char **argv) {
              save_params(&out, "W1_new", "W2_new", &st.policy, st.policy.w) ||
              save_params(&out, "cache_W1", "cache_W2", &st.policy, st.cache);
     }
+    if (rc) fprintf(stderr, "dump_episodes: failed\n");
+out:
+    free(dlogp);
     free(g);
     gradsum_free(&sum);
     worker_free(&w);

@@ -32,9 +32,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../cli/args.h"
-#include "../cli/commands.h"
-#include "cluster.h"
+#include "../cluster/cluster.h"
+#include "../cluster/launch.h"
+#include "../train/train.h"
+#include "../util/clock.h"
+#include "args.h"
+#include "commands.h"
 
 typedef struct {
     int batch_per_rank, iterations, workers;
@@ -83,12 +86,6 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 // ----------------------------------------------------------------------------
 // one launch: every rank runs this
 
@@ -113,13 +110,13 @@ static int bench_rank(const BenchArgs *a) {
         return 1;
     }
     // warm-up: the first iteration sends the weights and cache and touches every page
-    if (train_run(&st, pool, comm, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); comm_mpi_abort(comm); }
+    if (train_run(&st, pool, comm, NULL, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); comm_mpi_abort(comm); }
     comm_mpi_reset_times(comm);
     st.cfg.iterations = 1 + a->iterations;
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = now_s();
-    if (train_run(&st, pool, comm, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); comm_mpi_abort(comm); }
-    double wall = now_s() - t0;
+    double t0 = clock_now_s();
+    if (train_run(&st, pool, comm, NULL, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); comm_mpi_abort(comm); }
+    double wall = clock_now_s() - t0;
     CommTimes t;
     comm_mpi_times(comm, &t);
     double mine[8] = { t.play_s, t.bcast_s, t.reduce_s, t.wait_s, t.reduce_phase_s[0], t.reduce_phase_s[1],

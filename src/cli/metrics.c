@@ -1,0 +1,201 @@
+// metrics.c: RUN_DIR/metrics.csv written row by row, made to agree with the checkpoint on
+// resume, checked before plotting (metrics.h).
+#include "metrics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "../train/checkpoint.h"
+
+// ----------------------------------------------------------------------------
+// one row per iteration
+
+int metrics_append(const char *run_dir, const TrainState *s, const TrainBatch *b, char *err, size_t errlen) {
+    if (!run_dir[0]) return 0;
+    char path[CKPT_PATH_MAX];
+    snprintf(path, sizeof(path), "%s/metrics.csv", run_dir);
+    FILE *f = fopen(path, "a");
+    if (!f) { snprintf(err, errlen, "cannot append to %s: %s", path, strerror(errno)); return -1; }
+    if (ftell(f) == 0)
+        fprintf(f, METRICS_HEADER "\n");
+    fprintf(f, "%lld,%lld,%lld,%.3f,%.4f,%.6f,%.1f\n", (long long)s->iteration, (long long)s->episodes,
+            (long long)s->agent_steps, s->wall_s, b->batch_mean, s->running_reward, b->mean_len);
+    if (fclose(f) != 0) { snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno)); return -1; }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// metrics.csv: the rows must agree with the checkpoint
+
+typedef struct {
+    long long iteration, episodes, agent_steps;
+    double wall_s, batch_mean, running_mean, mean_length;
+} MetricsRow;
+
+static bool field_ll(const char *s, long long *v) {
+    char *end;
+    errno = 0;
+    *v = strtoll(s, &end, 10);
+    return end != s && !*end && !errno && *v >= 0;
+}
+
+static bool field_d(const char *s, double *v) {
+    char *end;
+    *v = strtod(s, &end);
+    return end != s && !*end && isfinite(*v);
+}
+
+// One row, as metrics_append writes it (line without its newline); false for anything else.
+static bool metrics_row(const char *line, MetricsRow *r) {
+    char buf[256], *f[7];
+    if (strlen(line) >= sizeof(buf)) return false;
+    snprintf(buf, sizeof(buf), "%s", line);
+    int n = 0;
+    for (char *p = buf;;) {
+        if (n == 7) return false;
+        f[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma) break;
+        *comma = 0;
+        p = comma + 1;
+    }
+    return n == 7 && field_ll(f[0], &r->iteration) && field_ll(f[1], &r->episodes) &&
+           field_ll(f[2], &r->agent_steps) && field_d(f[3], &r->wall_s) && field_d(f[4], &r->batch_mean) &&
+           field_d(f[5], &r->running_mean) && field_d(f[6], &r->mean_length) && r->iteration >= 1 &&
+           r->wall_s >= 0 && fabs(r->batch_mean) <= TRAIN_REWARD_MAX && fabs(r->running_mean) <= TRAIN_REWARD_MAX && r->mean_length >= 0;
+}
+
+// A short, printable excerpt of a bad line for a message.
+static const char *excerpt(const char *line, char *buf, size_t n) {
+    size_t k = 0;
+    for (; line[k] && k + 4 < n && k < 40; k++) buf[k] = (line[k] >= 32 && line[k] < 127) ? line[k] : '?';
+    snprintf(buf + k, n - k, "%s", line[k] ? "..." : "");
+    return buf;
+}
+
+int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t errlen) {
+    char path[CKPT_PATH_MAX], tmp[CKPT_PATH_MAX + 8];
+    snprintf(path, sizeof(path), "%s/metrics.csv", run_dir);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    const long long N = s->iteration, B = s->cfg.batch_size;
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        if (errno != ENOENT) { snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno)); return -1; }
+        if (N > 0)
+            fprintf(stderr, "pongrl: warning: %s is missing: the rows of iterations 1 to %lld are lost; it starts "
+                    "again at iteration %lld\n", path, N, N + 1);
+        return 0;
+    }
+    FILE *out = fopen(tmp, "w");
+    if (!out) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); fclose(in); return -1; }
+    fputs(METRICS_HEADER "\n", out);
+    char *line = NULL, why[160] = "", ex[48];
+    size_t cap = 0;
+    ssize_t len;
+    long lineno = 0, bad = 0, dropped = 0;
+    long long prev = 0, kept = 0, first_missing = 0;
+    bool header = false;
+    while ((len = getline(&line, &cap, in)) > 0) {
+        lineno++;
+        // a killed run may leave a half-written last line: it has no newline
+        if (line[len - 1] != '\n') { dropped++; continue; }
+        line[len - 1] = 0;
+        if (lineno == 1 && !strcmp(line, METRICS_HEADER)) { header = true; continue; }
+        MetricsRow r;
+        const char *wrong = NULL;
+        if (strlen(line) != (size_t)len - 1 || !metrics_row(line, &r)) wrong = "not a metrics row";   // a NUL inside
+        else if (r.iteration > N) { dropped++; continue; }       // written after the checkpoint
+        else if (r.iteration <= prev) wrong = "out of order";
+        else if (r.episodes != r.iteration * B) wrong = "episodes do not match the batch size";
+        else if (r.iteration == N && (r.episodes != s->episodes || r.agent_steps != s->agent_steps ||
+                                      fabs(r.running_mean - s->running_reward) > 1e-6))
+            wrong = "does not match the checkpoint";
+        if (wrong) {
+            if (bad++ == 0) snprintf(why, sizeof(why), "line %ld, '%s': %s", lineno, excerpt(line, ex, sizeof(ex)), wrong);
+            continue;
+        }
+        if (r.iteration != prev + 1 && !first_missing) first_missing = prev + 1;
+        prev = r.iteration;
+        kept++;
+        fprintf(out, "%s\n", line);
+    }
+    free(line);
+    bool read_error = ferror(in);
+    fclose(in);
+    if (prev < N && !first_missing) first_missing = prev + 1;
+    if (lineno > 0 && !header && bad++ == 0) snprintf(why, sizeof(why), "line 1: not the header");
+    if (fclose(out) != 0 || read_error) {
+        snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    if (!bad && !dropped && header) { remove(tmp); }      // nothing to change
+    else {
+        char damaged[CKPT_PATH_MAX + 32] = "";
+        if (bad) {      // nothing is lost: the old file stays beside the new one
+            struct stat st;
+            snprintf(damaged, sizeof(damaged), "%s.damaged", path);
+            for (int k = 2; k < 1000 && stat(damaged, &st) == 0; k++) snprintf(damaged, sizeof(damaged), "%s.damaged.%d", path, k);
+            // a hard link: metrics.csv exists at every moment, whenever a kill comes
+            if (link(path, damaged) && rename(path, damaged)) {
+                snprintf(err, errlen, "cannot keep %s as %s: %s", path, damaged, strerror(errno));
+                remove(tmp);
+                return -1;
+            }
+        }
+        if (rename(tmp, path)) {
+            snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));
+            remove(tmp);
+            return -1;
+        }
+        if (bad) {
+            char missing[64] = "";
+            if (kept < N) snprintf(missing, sizeof(missing), ", the first missing iteration %lld", first_missing);
+            fprintf(stderr, "pongrl: warning: %s did not agree with the checkpoint at iteration %lld (%ld bad line%s, "
+                    "the first %s): kept its %lld good rows of %lld%s; the old file is %s\n", path, N, bad,
+                    bad > 1 ? "s" : "", why, kept, N, missing, damaged);
+            return 0;
+        }
+    }
+    if (kept < N)
+        fprintf(stderr, "pongrl: warning: %s lacks the rows of %lld of the %lld iterations up to the checkpoint "
+                "(from iteration %lld): they are lost\n", path, N - kept, N, first_missing);
+    return 0;
+}
+
+int metrics_check(const char *csv, char *err, size_t errlen) {
+    FILE *f = fopen(csv, "r");
+    if (!f) return 0;
+    char *line = NULL, ex[48];
+    size_t cap = 0;
+    ssize_t len;
+    long lineno = 0;
+    long long prev = 0;
+    int rc = 0;
+    while (rc == 0 && (len = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        if (line[len - 1] != '\n') break;                 // a row being written
+        line[len - 1] = 0;
+        MetricsRow r;
+        if (lineno == 1) {
+            if (strcmp(line, METRICS_HEADER)) { snprintf(err, errlen, "%s line 1: not the metrics.csv header", csv); rc = -1; }
+        } else if (strlen(line) != (size_t)len - 1 || !metrics_row(line, &r)) {
+            snprintf(err, errlen, "%s line %ld: not a metrics row ('%s')", csv, lineno, excerpt(line, ex, sizeof(ex)));
+            rc = -1;
+        } else if (r.iteration <= prev) {
+            snprintf(err, errlen, "%s line %ld: iteration %lld after %lld (rows out of order)", csv, lineno, r.iteration, prev);
+            rc = -1;
+        } else prev = r.iteration;
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+

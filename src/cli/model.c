@@ -1,0 +1,48 @@
+// model.c: a model loaded from whatever the user points at (model.h).
+#include "model.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../train/checkpoint.h"
+#include "../train/weights_npy.h"
+
+static bool is_dir(const char *p) { struct stat st; return stat(p, &st) == 0 && S_ISDIR(st.st_mode); }
+static bool exists(const char *p) { struct stat st; return stat(p, &st) == 0; }
+
+int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char *err, size_t errlen) {
+    memset(s, 0, sizeof(*s));
+    if (!exists(src)) { snprintf(err, errlen, "%s: %s", src, strerror(errno)); return -1; }
+    char path[CKPT_PATH_MAX];
+    if (!is_dir(src)) {
+        uint32_t flags;
+        if (checkpoint_load(src, s, &flags, err, errlen)) return -1;
+        snprintf(desc, desclen, "%s (%s, H=%d, iteration %lld, %lld episodes)", src,
+                 flags & CKPT_FLAG_IMPORTED ? "imported weights" : "checkpoint", s->policy.H,
+                 (long long)s->iteration, (long long)s->episodes);
+        return 0;
+    }
+    snprintf(path, sizeof(path), "%s/W1.npy", src);
+    if (exists(path)) {
+        train_config_default(&s->cfg);
+        if (weights_import_npy(src, &s->policy, err, errlen)) return -1;
+        s->cfg.hidden = s->policy.H;
+        s->cache = calloc(s->policy.n, sizeof(double));
+        if (!s->cache) { policy_free(&s->policy); snprintf(err, errlen, "out of memory"); return -1; }
+        snprintf(desc, desclen, "%s (W1.npy/W2.npy, H=%d)", src, s->policy.H);
+        return 0;
+    }
+    if (checkpoint_load_latest(src, s, path, sizeof(path), stderr, err, errlen)) {
+        snprintf(path, sizeof(path), "%s/checkpoints", src);
+        if (!is_dir(path) && !strstr(err, "no usable"))
+            snprintf(err, errlen, "%s: not a checkpoint, a run directory, nor a folder with W1.npy and W2.npy", src);
+        return -1;
+    }
+    snprintf(desc, desclen, "%s (checkpoint, H=%d, iteration %lld, %lld episodes)", path, s->policy.H,
+             (long long)s->iteration, (long long)s->episodes);
+    return 0;
+}

@@ -1,0 +1,90 @@
+// train_progress.c: the learner's log line, metrics row and checkpoint schedule (train_progress.h).
+#include "train_progress.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../media/plot.h"
+#include "../train/checkpoint.h"
+#include "../util/clock.h"
+#include "metrics.h"
+#include "rundir.h"
+
+void train_progress_init(TrainProgress *tp, const TrainState *s) {
+    memset(tp, 0, sizeof(*tp));
+    tp->last_iteration = s->iteration;
+    tp->last_time = tp->session_t0 = clock_now_s();
+    tp->session_it0 = s->iteration;
+}
+
+// ----------------------------------------------------------------------------
+// the line on stdout
+
+static void format_duration(double s, char *buf, size_t n) {
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60) snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(buf, n, "%lds", t);
+}
+
+// 0, or the errno of a failed write (a closed pipe: SIGPIPE is ignored, main.c).
+static int print_batch_line(const TrainState *s, const TrainBatch *b, double session_rate_it) {
+    char eta[32] = "";
+    const TrainConfig *c = &s->cfg;
+    if (c->iterations > 0 && session_rate_it > 0) {
+        char d[24];
+        format_duration((double)(c->iterations - s->iteration) / session_rate_it, d, sizeof(d));
+        snprintf(eta, sizeof(eta), " | eta %s", d);
+    }
+    printf("Batch %lld computed %d rollouts in %.3f seconds, running mean is %.4f"
+           " | %.0f steps/s | mean length %.0f%s\n",
+           (long long)s->iteration, c->batch_size, b->secs, s->running_reward,
+           b->secs > 0 ? b->steps / b->secs : 0.0, b->mean_len, eta);
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
+    return errno ? errno : EIO;
+}
+
+// ----------------------------------------------------------------------------
+// the checkpoint schedule
+
+static int checkpoint_if_due(TrainProgress *tp, TrainState *s, bool final, char *err, size_t errlen) {
+    const TrainConfig *c = &s->cfg;
+    if (s->iteration == tp->last_iteration) return 0;        // nothing new since the last save
+    bool due = final || (c->checkpoint_every > 0 && s->iteration - tp->last_iteration >= c->checkpoint_every) ||
+               (c->checkpoint_secs > 0 && clock_now_s() - tp->last_time >= c->checkpoint_secs);
+    if (!due) return 0;
+    double t0 = clock_now_s();
+    train_state_settle(s);      // the cache decays the learner deferred (update.h)
+    if (checkpoint_save(c->run_dir, s, c->keep, NULL, 0, err, errlen)) return -1;
+    double t1 = clock_now_s();
+    tp->save_s_total += t1 - t0;
+    tp->saves++;
+    tp->last_iteration = s->iteration;
+    tp->last_time = t1;
+    char why[512];
+    if (rundir_write_config(s, why, sizeof(why)))
+        fprintf(stderr, "pongrl: warning: %s\n", why);          // the checkpoint is what matters
+    if (!tp->plot_off) {
+        char csv[CKPT_PATH_MAX], png[CKPT_PATH_MAX];
+        snprintf(csv, sizeof(csv), "%s/metrics.csv", c->run_dir);
+        snprintf(png, sizeof(png), "%s/curve.png", c->run_dir);
+        if (plot_curve(csv, png, c->run_dir, why, sizeof(why)) < 0) {
+            fprintf(stderr, "pongrl: warning: %s\n", why);
+            tp->plot_off = true;                                // say it once
+        }
+    }
+    return 0;
+}
+
+int train_progress_on_iteration(TrainState *s, const TrainBatch *b, bool final, void *ctx, char *err, size_t errlen) {
+    TrainProgress *tp = ctx;
+    if (!final) {
+        double rate = (s->iteration - tp->session_it0) / (clock_now_s() - tp->session_t0);
+        if (!s->cfg.quiet && !tp->stdout_errno && (tp->stdout_errno = print_batch_line(s, b, rate)))
+            train_request_stop();           // nobody reads the log: stop after this batch
+        if (metrics_append(s->cfg.run_dir, s, b, err, errlen)) return -1;
+    }
+    return checkpoint_if_due(tp, s, final, err, errlen);
+}

@@ -1,0 +1,82 @@
+// mpi_comm.h: the MPI transport's insides, shared by its files (not for the rest of pongrl):
+//   cluster.c   the Comm itself: start-up, the per-iteration exchange, the end
+//   dispatch.c  episode indices handed out by rank 0's main thread, a few at a time
+//   identity.c  same binary, same run-defining configuration on every rank; adoption on resume
+//   report.c    timings and the share table
+#ifndef PONGRL_MPI_COMM_H
+#define PONGRL_MPI_COMM_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+
+#include "allreduce.h"
+#include "cluster.h"
+#include "test_hooks.h"
+#include "wire_size.h"
+
+enum { TAG_REQUEST = 101, TAG_REPLY = 102 };
+#define HOST_MAX 256
+#define CFG_MAX 320
+#define PREFETCH 1            // indices a rank asks for beyond its idle threads: hides the round trip
+#define NAP_NS 50000          // 50 us between polls while a rank only waits for others
+
+// What rank 0 sends at the start of every iteration. The counters make the other ranks'
+// TrainState follow the learner's (a resumed run starts from rank 0's checkpoint alone).
+typedef struct {
+    int64_t iteration, episodes, agent_steps, frames;
+    double running_reward, wall_s;
+    int64_t stop;
+    int64_t full;             // 1: rank 0's weights and cache follow (once per run)
+} Header;
+
+typedef struct {
+    Comm comm;                // first: the Comm * handed out is a MpiComm *
+    TrainState *st;
+    int threads;
+    char host[HOST_MAX];
+    // the current batch
+    EpisodeSource src;
+    int64_t iteration, first, end;
+    atomic_llong next;        // rank 0: the next index nobody has claimed
+    // rank > 0: indices received from rank 0 and not yet taken by a thread
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int64_t *queue;
+    int qhead, qlen, qcap, waiting;
+    bool done, outstanding;
+    MPI_Request reply_req;
+    int64_t reply[3];         // iteration, first index, count (0: the batch is all handed out)
+    // rank 0: the reply in flight to each rank
+    int64_t (*replies)[3];
+    MPI_Request *reply_reqs;
+    bool synced;              // the weights and cache have been sent out once
+    WireSize wire;            // the entries' high parts, 1, 2 or 8 bytes (wire_size.h)
+    TestHooks hooks;          // fault injection, in the test build only (test_hooks.h)
+    int64_t *rec, *recs;      // this rank's record at the end of play (mpi_end), and every rank's
+    int64_t *stats;           // (4 batch + 1,) the episodes' stats and the stop requests, summed over the ranks
+    double *g;                // ((D + 1) H,) the packed result (Comm.end)
+    Allreduce ar;
+    // accounting
+    atomic_llong played, busy_ns;
+    CommTimes t;
+    double t_source;
+    double samp_iter[COMM_SAMPLES], samp_comm[COMM_SAMPLES], last_begin, last_comm;
+    int nsamp;
+} MpiComm;
+
+// After a failure that leaves the other ranks waiting for this one: the message on stderr
+// ("pongrl: rank R: ..."), then the whole job ends (MPI_Abort).
+void cluster_die(const MpiComm *m, const char *msg) __attribute__((noreturn));
+
+// dispatch.c: the batch's episode source on this rank (rank 0 serves the others' requests
+// from its polls), and a wait that leaves the CPU to the ranks still playing.
+EpisodeSource *dispatch_source(MpiComm *m, int64_t first, int count);
+void dispatch_wait(MpiComm *m, MPI_Request *req);      // m NULL: nothing to serve meanwhile
+
+// identity.c: collective, at start-up. 0, or -1 with one line in err.
+int identity_adopt(MpiComm *m, bool adopt, char *err, size_t errlen);
+int identity_check(MpiComm *m, char *err, size_t errlen);
+
+#endif
