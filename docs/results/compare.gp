@@ -11,7 +11,7 @@ set grid
 set xlabel 'episodes'
 set ylabel 'running mean reward (agent - CPU points)'
 set yrange [-21:21]
-set xrange [0:30000]
+set xrange [0:46000]
 set title 'the seeds recipe on ALE/Pong-v5: pongrl (exact game) and real ALE with the ROM'
 plot 'docs/results/ALE-Pong-v5_seed1.csv' every ::1 u 2:6 w l lw 2 lc rgb '#c0392b' t 'pongrl ALE/Pong-v5, seed 1', \
      'docs/results/ALE-Pong-v5_seed2.csv' every ::1 u 2:6 w l lw 1 lc rgb '#e67e22' t 'pongrl ALE/Pong-v5, seed 2', \

@@ -16,13 +16,8 @@ import warnings
 
 import numpy as np
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-LIB = os.environ.get("PONGRL_LIB") or os.path.join(ROOT, "build", "libpongrl.so")
-if not os.path.exists(LIB):
-    print("skip: %s not built (run make)" % LIB)
-    sys.exit(77)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-import pongrl  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pongrl_under_test import pongrl, run  # noqa: E402
 
 GYM = pongrl.gymnasium is not None
 
@@ -268,15 +263,7 @@ def test_with_gymnasium():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def main():
-    tests = [test_spaces, test_obs_types_and_render, test_keyword_arguments, test_full_action_space,
-             test_ids_and_spec,
-             test_seeding_like_check_env, test_actions, test_with_gymnasium]
-    for t in tests:
-        t()
-        print("ok", t.__name__)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run([test_spaces, test_obs_types_and_render, test_keyword_arguments, test_full_action_space,
+             test_ids_and_spec,
+             test_seeding_like_check_env, test_actions, test_with_gymnasium]))

@@ -12,13 +12,8 @@ import sys
 
 import numpy as np
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-LIB = os.environ.get("PONGRL_LIB") or os.path.join(ROOT, "build", "libpongrl.so")
-if not os.path.exists(LIB):
-    print("skip: %s not built (run make)" % LIB)
-    sys.exit(77)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-import pongrl  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pongrl_under_test import ROOT, pongrl, run  # noqa: E402
 
 # the seed's code (000_*.txt): preprocess, rollout, Model and the actor's compute_gradient
 sys.path.insert(0, os.path.join(ROOT, "tests", "reference"))
@@ -222,14 +217,6 @@ def test_real_trace_through_python():
     assert obs.shape == (128,) and obs.dtype == np.uint8 and np.array_equal(obs, ram[0])
 
 
-def main():
-    tests = [test_seed_rollout, test_shapes_and_obs80, test_all_presets, test_errors,
-             test_seeding, test_real_trace_through_python]
-    for t in tests:
-        t()
-        print("ok", t.__name__)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run([test_seed_rollout, test_shapes_and_obs80, test_all_presets, test_errors,
+             test_seeding, test_real_trace_through_python]))

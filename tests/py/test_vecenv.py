@@ -12,13 +12,8 @@ import time
 
 import numpy as np
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-LIB = os.environ.get("PONGRL_LIB") or os.path.join(ROOT, "build", "libpongrl.so")
-if not os.path.exists(LIB):
-    print("skip: %s not built (run make)" % LIB)
-    sys.exit(77)
-sys.path.insert(0, os.path.join(ROOT, "python"))
-import pongrl  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pongrl_under_test import pongrl, run  # noqa: E402
 
 
 def raises(exc, fn, *args, **kwargs):
@@ -180,14 +175,6 @@ def test_throughput_figure():
     assert best > 250e3, best
 
 
-def main():
-    tests = [test_shapes_and_spaces, test_slots_match_single_envs, test_threads_same_bits,
-             test_seeding_and_copy, test_errors, test_throughput_figure]
-    for t in tests:
-        t()
-        print("ok", t.__name__)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run([test_shapes_and_spaces, test_slots_match_single_envs, test_threads_same_bits,
+             test_seeding_and_copy, test_errors, test_throughput_figure]))
