@@ -51,7 +51,9 @@ typedef struct {
     uint8_t ball_x;               // the ball keeps its position when not repositioned
     uint8_t vdel;                 // VDELBL, written only when the ball moves
     PongPicture pic;              // the picture of the last frame
-    // caches of the paddle reading (a function of the resistance alone)
+    // caches: the scores the digit pointers were made for, the attract shift of the
+    // colours, the paddle reading (a function of the resistance alone)
+    uint8_t digits_of[2], colors_of;
     int pot_resistance;
     uint8_t pot_line, default_line;
 } Pong;
