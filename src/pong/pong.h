@@ -67,8 +67,11 @@ void pong_reset(Pong *g);
 // Returns the reward of this frame as ALE computes it: the change of (agent - CPU) score.
 int pong_frame(Pong *g, int resistance, bool fire);
 
-// True once either side has PONG_WIN_SCORE points (ALE's PongSettings::isTerminal).
-bool pong_game_over(const Pong *g);
+// True once either side has PONG_WIN_SCORE points (ALE's PongSettings::isTerminal: RAM $8D
+// and $8E, the CPU's and the agent's score). Inline: the env asks after every frame.
+static inline bool pong_game_over(const Pong *g) {
+    return g->ram[0x8D - 0x80] == PONG_WIN_SCORE || g->ram[0x8E - 0x80] == PONG_WIN_SCORE;
+}
 
 // The 128 bytes of RAM as ALE's getRAM() returns them after the last frame.
 void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]);
