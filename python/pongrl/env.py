@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from .spaces import Box, Discrete, gymnasium
+from .spaces import Box, Discrete, StandInRandom, gymnasium
 
 # ALE's minimal action set for Pong (PongSettings::isMinimal), Gym indices 0..5
 ACTION_MEANINGS = ("NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE")
@@ -169,7 +169,7 @@ class _Spec:
         return "EnvSpec(id=%r, entry_point=%r, kwargs=%r)" % (self.id, self.entry_point, self.kwargs)
 
 
-_EnvBase = gymnasium.Env if gymnasium is not None else object
+_EnvBase = gymnasium.Env if gymnasium is not None else StandInRandom
 
 
 def as_action(action, meanings=ACTION_MEANINGS):
@@ -248,11 +248,7 @@ class Env(_EnvBase):
         if gymnasium is not None:
             super().reset(seed=seed)
         elif seed is not None:
-            from .spaces import Space
-            self._np_random, self._np_random_seed = None, None
-            s = Space((), np.int64)
-            self._np_random_seed = s.seed(seed)
-            self._np_random = s.np_random
+            self._set_np_random(seed)
         if seed is not None:
             # ale-py reloads the ROM when seeded, which restarts ALE's frame_number too
             self._seed, self._episode, self._total_frames = seed, 0, 0
@@ -320,24 +316,6 @@ class Env(_EnvBase):
         return list(self._meanings)
 
     if gymnasium is None:
-        @property
-        def unwrapped(self):
-            return self
-
-        @property
-        def np_random(self):
-            if self._np_random is None:
-                from .spaces import Space
-                s = Space((), np.int64)
-                self._np_random_seed = s.seed()
-                self._np_random = s.np_random
-            return self._np_random
-
-        @property
-        def np_random_seed(self):
-            self.np_random
-            return self._np_random_seed
-
         def __enter__(self):
             return self
 

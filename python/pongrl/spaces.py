@@ -131,3 +131,28 @@ else:
 
         def __repr__(self):
             return "MultiDiscrete(%s)" % self.nvec
+
+
+class StandInRandom:
+    """What gymnasium.Env gives an env without Gymnasium: unwrapped, np_random and np_random_seed
+    (a NumPy Generator seeded like a space's, drawn fresh on first use)."""
+
+    def _set_np_random(self, seed):
+        s = Space((), np.int64)
+        self._np_random_seed = s.seed(seed)
+        self._np_random = s.np_random
+
+    @property
+    def unwrapped(self):
+        return self
+
+    @property
+    def np_random(self):
+        if self._np_random is None:
+            self._set_np_random(None)
+        return self._np_random
+
+    @property
+    def np_random_seed(self):
+        self.np_random
+        return self._np_random_seed

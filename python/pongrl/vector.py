@@ -18,13 +18,13 @@ from . import _lib
 from ._lib import lib
 from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SHAPES, SCREEN_SHAPE, _mix64, as_seed, entropy_seed,
                   make_spec, observation_space, resolve)
-from .spaces import Box, Discrete, MultiDiscrete, gymnasium
+from .spaces import Box, Discrete, MultiDiscrete, StandInRandom, gymnasium
 
 if gymnasium is not None:
     from gymnasium.vector import AutoresetMode, VectorEnv as _VecBase
     _SAME_STEP = AutoresetMode.SAME_STEP
 else:
-    _VecBase = object
+    _VecBase = StandInRandom
     _SAME_STEP = "SameStep"
 
 
@@ -186,22 +186,6 @@ class VecEnv(_VecBase):
         self.close()
         return False
 
-    if gymnasium is None:
-        @property
-        def unwrapped(self):
-            return self
-
-        @property
-        def np_random(self):
-            if self._np_random is None:
-                self._set_np_random(None)
-            return self._np_random
-
-        @property
-        def np_random_seed(self):
-            self.np_random
-            return self._np_random_seed
-
     def __repr__(self):
         return "pongrl.VecEnv(%s, num_envs=%d, num_threads=%d, obs_type=%s)" % (
             self.spec_id, self.num_envs, getattr(self, "num_threads", 0), self.obs_type)
@@ -216,14 +200,10 @@ class VecEnv(_VecBase):
         return a.copy() if self.copy else a
 
     def _set_np_random(self, seed):
-        from .spaces import Space
-        if gymnasium is not None:
-            from gymnasium.utils import seeding
-            self._np_random, self._np_random_seed = seeding.np_random(seed)
-        else:
-            s = Space((), np.int64)
-            self._np_random_seed = s.seed(seed)
-            self._np_random = s.np_random
+        if gymnasium is None:
+            return StandInRandom._set_np_random(self, seed)
+        from gymnasium.utils import seeding
+        self._np_random, self._np_random_seed = seeding.np_random(seed)
 
     def _end_info(self):
         done = self._done.copy()
