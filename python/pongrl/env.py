@@ -315,14 +315,6 @@ class Env(_EnvBase):
     def get_action_meanings(self):
         return list(self._meanings)
 
-    if gymnasium is None:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.close()
-            return False
-
     def close(self):
         if getattr(self, "_handle", None) and lib is not None:
             lib.env_free(self._handle)

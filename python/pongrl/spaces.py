@@ -133,9 +133,20 @@ else:
             return "MultiDiscrete(%s)" % self.nvec
 
 
-class StandInRandom:
+class Closing:
+    """`with env:` closes the env at the end (gymnasium.Env has this; its VectorEnv does not)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class StandInRandom(Closing):
     """What gymnasium.Env gives an env without Gymnasium: unwrapped, np_random and np_random_seed
-    (a NumPy Generator seeded like a space's, drawn fresh on first use)."""
+    (a NumPy Generator seeded like a space's, drawn fresh on first use), `with`."""
 
     def _set_np_random(self, seed):
         s = Space((), np.int64)

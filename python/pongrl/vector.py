@@ -18,7 +18,7 @@ from . import _lib
 from ._lib import lib
 from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SHAPES, SCREEN_SHAPE, _mix64, as_seed, entropy_seed,
                   make_spec, observation_space, resolve)
-from .spaces import Box, Discrete, MultiDiscrete, StandInRandom, gymnasium
+from .spaces import Box, Closing, Discrete, MultiDiscrete, StandInRandom, gymnasium
 
 if gymnasium is not None:
     from gymnasium.vector import AutoresetMode, VectorEnv as _VecBase
@@ -28,7 +28,7 @@ else:
     _SAME_STEP = "SameStep"
 
 
-class VecEnv(_VecBase):
+class VecEnv(_VecBase, Closing):
     """num_envs Pong environments stepped together; use pongrl.make_vec().
 
     copy=True (Gymnasium's default) returns fresh arrays from every step; copy=False returns
@@ -178,13 +178,6 @@ class VecEnv(_VecBase):
 
     def __del__(self):
         self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
 
     def __repr__(self):
         return "pongrl.VecEnv(%s, num_envs=%d, num_threads=%d, obs_type=%s)" % (
