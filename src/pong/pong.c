@@ -102,14 +102,10 @@ static const uint8_t GAME_COLORS[4] = {0x38, 0xC8, 0x0F, 0x22};   // CPU, agent,
 // cycles when the bat is on (beq taken), 4 when off. GRP1 (and the VDELBL copy of the
 // ball) is written at cycle bottom + 30 + bat1; ENABL (php) at bottom + 96 + bat1 + bat0,
 // i.e. on the next line. A write at cycle T shows from colour clock 3T on, column
-// 3T - 68 + TIA_WRITE_DELAY (measured on the real traces: the first column of a ball
+// 3T - 68 + a delay (measured on the real traces: the first column of a ball
 // straddling the write that shows the new value).
-#ifndef TIA_WRITE_DELAY
-#define TIA_WRITE_DELAY 3
-#endif
-#ifndef TIA_WRITE_DELAY2
-#define TIA_WRITE_DELAY2 4
-#endif
+#define ENABL_WRITE_DELAY 3         // colour clocks, ENABL (php)
+#define GRP1_WRITE_DELAY 4          // colour clocks, GRP1 (the VDELBL copy)
 
 // The NTSC palette ALE uses (ALE common/Palettes.hpp, Stella's NTSC palette): the RGB of
 // TIA colour 2k. Game 1 shows 9 of them while it runs; the attract mode after a game
@@ -215,7 +211,8 @@ void pong_objects(const Pong *g, PongObjects *o) {
     o->ball_y = (int)p->ball_v - 14;
     o->ball_vx = -(int8_t)RAM(g, BALL_DX);
     o->ball_vy = (int8_t)RAM(g, BALL_DV);
-    o->ball_visible = p->ball_v >= 24 + 14 - 3 && p->ball_v <= 193 + 14;
+    // its rows (counter - 14 .. counter - 11) reach the field, rows 34..193
+    o->ball_visible = p->ball_v >= WALL_TOP_ROW1 + 1 + 11 && p->ball_v <= WALL_BOTTOM_ROW0 - 1 + 14;
     o->cpu_y = (int)p->cpu_v - 15;
     o->agent_y = (int)(p->agent_v + 1) / 2 * 2 - 14;
     o->frame = RAM(g, FRAME_HI) << 8 | RAM(g, FRAME);
@@ -440,13 +437,13 @@ static int bat_test_cycles(uint8_t v, int c) { return ((c - v) & BAT_LINES_MASK)
 // The first column showing the VDELBL copy taken at the end of line c-15.
 static int vdel_split_x(const PongPicture *p, int c) {
     int t = bottom_cycles(p, c) + 30 + bat_test_cycles(p->agent_v, c);
-    return 3 * t - 68 + TIA_WRITE_DELAY2;
+    return 3 * t - 68 + GRP1_WRITE_DELAY;
 }
 // The first column showing ENABL(c+2), written during line c-14.
 static int enabl_split_x(const PongPicture *p, int c) {
     int t = bottom_cycles(p, c) + 96 + bat_test_cycles(p->agent_v, c) +
             bat_test_cycles(p->cpu_v, c + 2) - 76;
-    return 3 * t - 68 + TIA_WRITE_DELAY;
+    return 3 * t - 68 + ENABL_WRITE_DELAY;
 }
 
 // Is the ball drawn at row r, column x? (its enable, not its horizontal extent)
