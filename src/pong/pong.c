@@ -174,6 +174,20 @@ static uint8_t swap_nibbles(uint8_t a) { return (uint8_t)((a << 4) | (a >> 4)); 
 static void colors_for_next_frame(Pong *g);
 static uint8_t paddle_line_uncached(int resistance);
 
+// What the kernel is about to draw: the bats' and the ball's counters and positions, the
+// digit pointers, the colours (the end of the frame changes the last two for the next one).
+static void picture_take(Pong *g) {
+    PongPicture *p = &g->pic;
+    p->cpu_v = RAM(g, BAT_V);
+    p->agent_v = RAM(g, BAT_V + 1);
+    p->ball_v = RAM(g, BALL_V);
+    p->ball_x = g->ball_x;
+    p->vdel = g->vdel;
+    for (int i = 0; i < 4; i++) p->digits[i] = RAM(g, DIGIT_PTRS + 2 * i);
+    p->agent_digits_mask = RAM(g, RUNNING);
+    memcpy(p->colors, g->colors, sizeof p->colors);
+}
+
 void pong_reset(Pong *g) {
     memset(g, 0, sizeof *g);
     memcpy(g->ram, RESET_RAM, sizeof g->ram);
@@ -187,23 +201,15 @@ void pong_reset(Pong *g) {
     g->ball_x = RESET_BALL_X;
     g->vdel = 0;
     g->collisions = 0;
-    PongPicture *p = &g->pic;
-    p->cpu_v = RAM(g, BAT_V);
-    p->agent_v = RAM(g, BAT_V + 1);
-    p->ball_v = RESET_BALL_V;
-    p->ball_x = RESET_BALL_X;
-    p->vdel = 0;
-    p->paddle_line = RAM(g, PADDLE_RAW);
-    p->agent_digits_mask = RAM(g, RUNNING);
-    for (int i = 0; i < 4; i++) p->digits[i] = RAM(g, DIGIT_PTRS + 2 * i);
-    memcpy(p->colors, g->colors, sizeof p->colors);
+    picture_take(g);
+    // the ball as ALE's reset sequence left it: rows 45..48, without the delay register
+    g->pic.ball_v = RESET_BALL_V;
+    g->pic.paddle_line = RAM(g, PADDLE_RAW);
 }
 
 void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]) { memcpy(ram, g->ram, PONG_RAM_SIZE); }
 int pong_score_cpu(const Pong *g) { return RAM(g, SCORE_CPU); }
 int pong_score_agent(const Pong *g) { return RAM(g, SCORE_AGENT); }
-
-
 
 void pong_objects(const Pong *g, PongObjects *o) {
     const PongPicture *p = &g->pic;
@@ -216,7 +222,6 @@ void pong_objects(const Pong *g, PongObjects *o) {
     o->cpu_y = (int)p->cpu_v - 15;
     o->agent_y = (int)(p->agent_v + 1) / 2 * 2 - 14;
     o->frame = RAM(g, FRAME_HI) << 8 | RAM(g, FRAME);
-
 }
 
 // ----------------------------------------------------------------------------
@@ -224,7 +229,7 @@ void pong_objects(const Pong *g, PongObjects *o) {
 
 enum { CX_P0_BALL = 1, CX_P1_BALL = 2, CX_BALL_PF = 4 };
 
-// $F445: position object `obj` at counter h. The picture needs only the ball's column
+// $F445, called for the ball: position it at counter h. The picture needs only its column
 // (h - 49); the RAM keeps the status byte that the BRK inside pushes, when the call is
 // three levels deep (from $F554): $F9 = flags, $FA = $55 (return address $F455).
 // The routine subtracts $2F, then 15 until it borrows, then computes 7 - (remainder mod
@@ -507,14 +512,7 @@ static uint8_t picture_collisions(const PongPicture *p) {
 
 static void kernel(Pong *g, int resistance) {
     PongPicture *p = &g->pic;
-    p->cpu_v = RAM(g, BAT_V);
-    p->agent_v = RAM(g, BAT_V + 1);
-    p->ball_v = RAM(g, BALL_V);
-    p->ball_x = g->ball_x;
-    p->vdel = g->vdel;
-    for (int i = 0; i < 4; i++) p->digits[i] = RAM(g, DIGIT_PTRS + 2 * i);
-    p->agent_digits_mask = RAM(g, RUNNING);
-    memcpy(p->colors, g->colors, sizeof p->colors);
+    picture_take(g);
 
     // $F5D0: paddle 0 (player B, ALE's default resistance) on even frames, paddle 1 (the
     // agent) on odd ones; the right jack reads as charged at once. Each filtered reading

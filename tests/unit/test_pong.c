@@ -32,13 +32,12 @@ typedef struct {
 // ----------------------------------------------------------------------------
 // loading
 
-static uint8_t *read_file(const char *path, size_t *n, bool gz) {
+static uint8_t *read_file(const char *path, size_t *n) {
     size_t cap = 1 << 16, len = 0;
     uint8_t *buf = malloc(cap);
     cr_assert_not_null(buf);
-    gzFile f = gzopen(path, "rb");              // reads plain files too
+    gzFile f = gzopen(path, "rb");              // reads plain and gzip files alike
     cr_assert(f, "missing fixture %s (run from the repository root)", path);
-    (void)gz;
     for (;;) {
         if (len == cap) { cap *= 2; buf = realloc(buf, cap); cr_assert_not_null(buf); }
         int r = gzread(f, buf + len, (unsigned)(cap - len));
@@ -56,13 +55,13 @@ static Trace trace_load(const char *name) {
     size_t n_act, n_rew, n_crc, n_ram;
     Trace t;
     snprintf(path, sizeof path, DATA "%s.actions.u8", name);
-    t.actions = read_file(path, &n_act, false);
+    t.actions = read_file(path, &n_act);
     snprintf(path, sizeof path, DATA "%s.rewards.i8", name);
-    t.rewards = (int8_t *)read_file(path, &n_rew, false);
+    t.rewards = (int8_t *)read_file(path, &n_rew);
     snprintf(path, sizeof path, DATA "%s.crc.u32", name);
-    t.crc = (uint32_t *)read_file(path, &n_crc, false);
+    t.crc = (uint32_t *)read_file(path, &n_crc);
     snprintf(path, sizeof path, DATA "%s.ram.u8.gz", name);
-    t.ram = read_file(path, &n_ram, true);
+    t.ram = read_file(path, &n_ram);
     t.frames = n_act;
     cr_assert(n_rew == n_act && n_crc == 4 * (n_act + 1) && n_ram == PONG_RAM_SIZE * (n_act + 1),
               "%s: inconsistent fixture sizes", name);
