@@ -39,7 +39,7 @@ BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 SAN_BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup train test bench debug fuzz fuzz-run clean
+.PHONY: all setup train test test-run bench debug fuzz fuzz-run clean
 all: $(BUILD)/pongrl $(BUILD)/libpongrl.a $(BUILD)/libpongrl.so
 
 setup:
@@ -117,7 +117,11 @@ fuzz-run: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
 	$(BUILD)/fuzz/fuzz_checkpoint -max_total_time=$(FUZZ_SECS) -max_len=110000 -print_final_stats=1 \
 	    $(BUILD)/fuzz/corpus $(BUILD)/fuzz/seeds
 
+# setup may have just installed Open MPI: MPI_LIBS is read afresh by the inner make.
 test: setup
+	@$(MAKE) --no-print-directory test-run
+
+test-run:
 	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(BUILD)/dump_episodes \
 	    $(if $(MPI_LIBS),$(BUILD)/test_allreduce $(BUILD)/pongrl-testhooks)
 	@tests/run.sh
