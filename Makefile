@@ -29,7 +29,7 @@ endif
 LIBS    := -lgif -lz -lm
 CRIT    := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
 
-LIB_SRC := $(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/media/*.c src/util/*.c))
+LIB_SRC := $(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/algo/*.c src/media/*.c src/util/*.c))
 BIN_SRC := $(sort $(wildcard src/cli/*.c src/cluster/*.c))
 TEST_SRC:= $(sort $(wildcard tests/unit/*.c))
 HDRS    := $(wildcard src/*/*.h)
@@ -83,6 +83,10 @@ $(BUILD)/test_allreduce: tests/mpi/test_allreduce.c $(BUILD)/san/src/cluster/all
 $(BUILD)/dump_episodes: tests/reference/dump_episodes.c $(BUILD)/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
+# One PPO batch and minibatch step exported for the NumPy reference (tests/py/test_ppo_reference.py).
+$(BUILD)/ppo_dump: tests/reference/ppo_dump.c $(BUILD)/libpongrl.a $(HDRS)
+	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+
 # The MPI tests' fault injection (src/cluster/test_hooks.h) is compiled only into this copy of
 # the binary: build/pongrl reads no test variable.
 HOOK_OBJ := $(patsubst %.c,$(BUILD)/hooks/%.o,$(filter src/cluster/%,$(BIN_SRC)))
@@ -122,7 +126,7 @@ test: setup
 	@$(MAKE) --no-print-directory test-run
 
 test-run:
-	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(BUILD)/dump_episodes \
+	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(BUILD)/dump_episodes $(BUILD)/ppo_dump \
 	    $(if $(MPI_LIBS),$(BUILD)/test_allreduce $(BUILD)/pongrl-testhooks)
 	@tests/run.sh
 
