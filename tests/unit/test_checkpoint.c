@@ -22,6 +22,7 @@ static void make_state(TrainState *s, int H) {
     for (size_t i = 0; i < s->policy.n; i++) pg_state(s)->cache[i] = (double)i * 1e-7 + 1e-300;
     s->iteration = 12; s->episodes = 36; s->agent_steps = 123456; s->frames = 493824;
     s->running_reward = -20.123456789; s->wall_s = 3.25;
+    train_state_settle(s);      // the learner owes its cache the decays of the iterations set above
 }
 
 static uint8_t *read_all(const char *path, size_t *len) {
