@@ -7,6 +7,9 @@ directory. Offline on Debian 12 (python3-pip, python3-setuptools, python3-venv):
 There is deliberately no pyproject.toml: pip would then build in an isolated environment and
 try to download setuptools, which fails offline. Set PONGRL_MAKE_ARGS (e.g. "PORTABLE=1") to
 pass flags to make.
+
+Gymnasium is optional: tried with 0.29.1, 1.0.0, 1.1.1, 1.2.3, 1.3.0 and 1.4.0 (their tags'
+sources, tests/py/test_gym_api.py with PONGRL_GYMNASIUM_DIRS); without it pongrl uses stand-ins.
 """
 import os
 import shlex
@@ -59,7 +62,7 @@ setup(
     packages=["pongrl"],
     python_requires=">=3.8",
     install_requires=["numpy"],
-    extras_require={"gymnasium": ["gymnasium>=1.0"], "ppo": ["torch"]},
+    extras_require={"gymnasium": ["gymnasium>=0.29.1"], "ppo": ["torch"]},
     cmdclass={"build_py": BuildWithLibrary},
     distclass=BinaryDistribution,
     zip_safe=False,

@@ -15,6 +15,20 @@ if not os.environ.get("PONGRL_NO_GYMNASIUM"):
     except ImportError:
         gymnasium = None
 
+try:
+    # Gymnasium >= 1.1; 0.29 and 1.0 have no such enum (their vector envs autoreset NEXT_STEP)
+    if gymnasium is None:
+        raise ImportError
+    from gymnasium.vector import AutoresetMode  # noqa: F401
+except ImportError:
+    import enum
+
+    class AutoresetMode(enum.Enum):
+        """gymnasium.vector.AutoresetMode (Gymnasium 1.1), same names and values."""
+        NEXT_STEP = "NextStep"
+        SAME_STEP = "SameStep"
+        DISABLED = "Disabled"
+
 if gymnasium is not None:
     from gymnasium.spaces import Box, Discrete, MultiDiscrete, Space  # noqa: F401
 else:

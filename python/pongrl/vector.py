@@ -21,7 +21,8 @@ from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SH
 from .spaces import Box, Closing, Discrete, MultiDiscrete, StandInRandom, gymnasium
 
 if gymnasium is not None:
-    from gymnasium.vector import AutoresetMode, VectorEnv as _VecBase
+    from gymnasium.vector import VectorEnv as _VecBase
+    from .spaces import AutoresetMode    # Gymnasium's, or a stand-in before 1.1
     _SAME_STEP = AutoresetMode.SAME_STEP
 else:
     _VecBase = StandInRandom

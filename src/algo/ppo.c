@@ -199,7 +199,7 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, int threads, char *err
     const size_t B = (size_t)N * T;
     const int M = (int)(B / (size_t)cfg->minibatches);
     const int chunks = (M + cfg->chunk - 1) / cfg->chunk;
-    if (acnet_alloc(&p->net, ACNET_D, cfg->hidden, PPO_ACTIONS)) goto oom;
+    if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) goto oom;
     acnet_init_random(&p->net, rng_key(cfg->seed, 0, 0, KEY_INIT));
     p->adam_m = big_calloc(p->net.n, sizeof(double));
     p->adam_v = big_calloc(p->net.n, sizeof(double));
@@ -220,7 +220,7 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, int threads, char *err
     p->ended_slot = calloc(B, sizeof(PpoEpisode));
     p->perm = calloc(B, sizeof(int32_t));
     p->mb_adv = calloc((size_t)M, sizeof(double));
-    p->rowsq = calloc((size_t)ACNET_D, sizeof(double));
+    p->rowsq = calloc((size_t)p->net.D, sizeof(double));
     p->g = big_calloc(p->net.n, sizeof(double));
     p->row_mark = calloc((size_t)p->net.D, 1);
     p->chunk_stats = calloc((size_t)chunks * N_STATS, sizeof(double));
@@ -256,9 +256,26 @@ SparseX ppo_sample_x(const Ppo *p, int s) {
     return (SparseX){ (int)(off[t + 1] - off[t]), p->xidx[e] + off[t], p->xsign[e] + off[t] };
 }
 
-// The input of a state: the frame's pixels (+1), then at D/2 + k the difference cur - prev.
-// Both scans skip 8 zero bytes at a time: ~99% of the 80x80 grid is zeros.
-static int sparse_input(const uint8_t *cur, const uint8_t *prev, uint16_t *idx, int8_t *sign) {
+// The input of a state (ppo.h): the frame's pixels (+1), then at 6400 + k the difference
+// cur - prev; with coarse views, then the coarse view of the frame (+1) and its difference from
+// the previous frame's. The scans skip 8 zero bytes at a time: ~99% of the 80x80 grid is zeros.
+static void coarse_view(const uint8_t *f, uint8_t *c) {
+    memset(c, 0, PPO_COARSE);
+    for (int b = 0; b < POLICY_D; b += 8) {
+        uint64_t w;
+        memcpy(&w, f + b, 8);
+        if (!w) continue;
+        for (int k = b; k < b + 8; k++) {
+            if (!f[k]) continue;
+            const int y = k / 80, x = k % 80;
+            c[(y / PPO_POOL) * (80 / PPO_POOL) + x / PPO_POOL] = 1;
+            c[PPO_COARSE_ROWS + (x / PPO_BAND) * 80 + y] = 1;
+            c[PPO_COARSE_COLS + (y / PPO_BAND) * 80 + x] = 1;
+        }
+    }
+}
+
+int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign) {
     int n = 0;
     for (int b = 0; b < POLICY_D; b += 8) {
         uint64_t c;
@@ -275,6 +292,14 @@ static int sparse_input(const uint8_t *cur, const uint8_t *prev, uint16_t *idx, 
         for (int k = b; k < b + 8; k++)
             if (cur[k] != prev[k]) { idx[n] = (uint16_t)(POLICY_D + k); sign[n++] = (int8_t)(cur[k] - prev[k]); }
     }
+    if (!coarse) return n;
+    uint8_t cc[PPO_COARSE], pc[PPO_COARSE];
+    coarse_view(cur, cc);
+    coarse_view(prev, pc);
+    for (int k = 0; k < PPO_COARSE; k++)
+        if (cc[k]) { idx[n] = (uint16_t)(2 * POLICY_D + k); sign[n++] = 1; }
+    for (int k = 0; k < PPO_COARSE; k++)
+        if (cc[k] != pc[k]) { idx[n] = (uint16_t)(2 * POLICY_D + PPO_COARSE + k); sign[n++] = (int8_t)(cc[k] - pc[k]); }
     return n;
 }
 
@@ -319,11 +344,11 @@ static void collect_part(void *ctx, int part, int parts) {
         off[0] = 0;
         for (int t = 0; t <= T; t++) {
             // the state's input (at t = T: the state after the rollout, for its value)
-            if (env_reserve(p, e, (size_t)off[t] + ACNET_D)) { atomic_store(&job->bad, 1); return; }
+            if (env_reserve(p, e, (size_t)off[t] + (size_t)p->net.D)) { atomic_store(&job->bad, 1); return; }
             uint16_t *idx = p->xidx[e] + off[t];
             int8_t *sign = p->xsign[e] + off[t];
             env_render_obs80(&v->env, cur);
-            int nnz = sparse_input(cur, v->prev, idx, sign);
+            int nnz = ppo_input(cur, v->prev, p->cfg.coarse, idx, sign);
             if (t == T) {
                 // (the next rollout starts from the same state and recomputes it)
                 p->next_value[e] = acnet_forward(&p->net, (SparseX){ nnz, idx, sign }, th->h, logits);

@@ -40,11 +40,30 @@
 
 extern const int PPO_ACTION_ID[PPO_ACTIONS];   // the env action of each policy output
 
+// The input: the 80x80 binary frame (6400) and its difference from the previous frame (6400,
+// the previous frame is zeros at an episode's start); with coarse views, also a coarse view of
+// the frame (+1 where lit) and its difference from the previous frame's coarse view, each of
+//   20x20 cells of 4x4 pixels (lit when any pixel is)               400
+//   4 bands of 20 columns: which of the 80 rows are lit in the band  320
+//   4 bands of 20 rows: which of the 80 columns are lit in the band  320
+// The coarse inputs are shared by many positions, so what is learnt at one position carries
+// to its neighbours (tile coding): the ball's row, wherever the ball is in its band.
+#define PPO_POOL 4
+#define PPO_BAND 20
+#define PPO_COARSE_ROWS 400
+#define PPO_COARSE_COLS 720
+#define PPO_COARSE 1040
+static inline int ppo_input_size(bool coarse) { return 2 * POLICY_D + (coarse ? 2 * PPO_COARSE : 0); }
+// The sparse input of frame cur after prev (binary 80x80) into idx/sign (room for
+// ppo_input_size entries), ascending; returns the count.
+int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign);
+
 typedef struct {
     int envs, steps;            // N envs x T steps a rollout
     int epochs, minibatches;    // E passes over the batch, M minibatches each
     int chunk;                  // samples a float64 partial sum (fixes the bits)
     int hidden;                 // H
+    bool coarse;                // the input's coarse views (ppo_input)
     double lr;                  // Adam's at the start; falls linearly to 0 over anneal_steps
     int64_t anneal_steps;       // agent steps (0: constant lr)
     double gamma, lambda;       // GAE

@@ -7,6 +7,8 @@ max_episode_steps), the RAM ids and the action types (ints, NumPy integers, 0-d 
 Without gymnasium the stand-in spaces are tested; with gymnasium importable (e.g. a checkout
 on PYTHONPATH) the same checks run on gymnasium's classes, then gymnasium's own check_env,
 and once more with PONGRL_NO_GYMNASIUM=1 in a subprocess for the stand-ins.
+PONGRL_GYMNASIUM_DIRS (colon-separated Gymnasium source trees, each holding gymnasium/, e.g.
+from `git archive v0.29.1 gymnasium` of its repository) runs the whole test once per tree.
 Exit 0 pass, 77 skip (library not built), anything else fail.
 """
 import os
@@ -263,7 +265,22 @@ def test_with_gymnasium():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_gymnasium_versions():
+    """The whole file once more per tree of PONGRL_GYMNASIUM_DIRS (0.29.1 to 1.4 were tried)."""
+    dirs = [d for d in os.environ.get("PONGRL_GYMNASIUM_DIRS", "").split(":") if d]
+    if not dirs or os.environ.get("PONGRL_GYMNASIUM_CHILD"):
+        return
+    for d in dirs:
+        assert os.path.isdir(os.path.join(d, "gymnasium")), "%s holds no gymnasium/" % d
+        path = os.pathsep.join([d] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+        r = subprocess.run([sys.executable, os.path.abspath(__file__)], capture_output=True,
+                           text=True, env=dict(os.environ, PYTHONPATH=path,
+                                               PONGRL_GYMNASIUM_CHILD="1"))
+        assert r.returncode == 0, "with %s:\n%s%s" % (d, r.stdout, r.stderr)
+        print("  " + [x for x in r.stdout.splitlines() if x.startswith("gymnasium ")][0])
+
+
 if __name__ == "__main__":
-    sys.exit(run([test_spaces, test_obs_types_and_render, test_keyword_arguments, test_full_action_space,
+    sys.exit(run([test_gymnasium_versions, test_spaces, test_obs_types_and_render, test_keyword_arguments, test_full_action_space,
              test_ids_and_spec,
              test_seeding_like_check_env, test_actions, test_with_gymnasium]))
