@@ -2,7 +2,6 @@
 #include "ppo.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,87 +53,6 @@ const char *ppo_config_check(const PpoConfig *c) {
 }
 
 // ----------------------------------------------------------------------------
-// the team: threads - 1 helpers and the calling thread run fn(ctx, part, parts) together
-
-struct PpoTeam {
-    int n;
-    pthread_t *tid;
-    pthread_mutex_t mu;
-    pthread_cond_t start_cv, done_cv;
-    uint64_t generation;
-    int running;
-    bool quit;
-    void (*fn)(void *ctx, int part, int parts);
-    void *ctx;
-};
-
-typedef struct { PpoTeam *t; int part; } Helper;
-
-static void *team_main(void *arg) {
-    Helper *h = arg;
-    PpoTeam *t = h->t;
-    uint64_t seen = 0;
-    for (;;) {
-        pthread_mutex_lock(&t->mu);
-        while (!t->quit && t->generation == seen) pthread_cond_wait(&t->start_cv, &t->mu);
-        if (t->quit) { pthread_mutex_unlock(&t->mu); free(h); return NULL; }
-        seen = t->generation;
-        pthread_mutex_unlock(&t->mu);
-        t->fn(t->ctx, h->part, t->n);
-        pthread_mutex_lock(&t->mu);
-        if (--t->running == 0) pthread_cond_signal(&t->done_cv);
-        pthread_mutex_unlock(&t->mu);
-    }
-}
-
-static void team_destroy(PpoTeam *t) {
-    if (!t) return;
-    pthread_mutex_lock(&t->mu);
-    t->quit = true;
-    pthread_cond_broadcast(&t->start_cv);
-    pthread_mutex_unlock(&t->mu);
-    for (int i = 1; i < t->n; i++) pthread_join(t->tid[i], NULL);
-    pthread_mutex_destroy(&t->mu);
-    pthread_cond_destroy(&t->start_cv);
-    pthread_cond_destroy(&t->done_cv);
-    free(t->tid);
-    free(t);
-}
-
-static PpoTeam *team_create(int n) {
-    PpoTeam *t = calloc(1, sizeof(*t));
-    if (!t) return NULL;
-    t->tid = calloc((size_t)n, sizeof(pthread_t));
-    if (!t->tid) { free(t); return NULL; }
-    pthread_mutex_init(&t->mu, NULL);
-    pthread_cond_init(&t->start_cv, NULL);
-    pthread_cond_init(&t->done_cv, NULL);
-    t->n = 1;
-    for (int i = 1; i < n; i++) {
-        Helper *h = malloc(sizeof(*h));
-        if (!h) { team_destroy(t); return NULL; }
-        h->t = t; h->part = i;
-        if (pthread_create(&t->tid[i], NULL, team_main, h)) { free(h); team_destroy(t); return NULL; }
-        t->n = i + 1;
-    }
-    return t;
-}
-
-static void team_run(PpoTeam *t, void (*fn)(void *, int, int), void *ctx) {
-    if (t->n == 1) { fn(ctx, 0, 1); return; }
-    pthread_mutex_lock(&t->mu);
-    t->fn = fn; t->ctx = ctx;
-    t->running = t->n - 1;
-    t->generation++;
-    pthread_cond_broadcast(&t->start_cv);
-    pthread_mutex_unlock(&t->mu);
-    fn(ctx, 0, t->n);
-    pthread_mutex_lock(&t->mu);
-    while (t->running > 0) pthread_cond_wait(&t->done_cv, &t->mu);
-    pthread_mutex_unlock(&t->mu);
-}
-
-// ----------------------------------------------------------------------------
 // per-thread scratch of the update
 
 struct PpoThread {
@@ -172,7 +90,6 @@ static uint64_t env_episode_seed(uint64_t seed, int e, int64_t j) { return rng_k
 
 void ppo_destroy(Ppo *p) {
     if (!p) return;
-    team_destroy(p->team);
     if (p->th) for (int i = 0; i < p->threads; i++) thread_free(&p->th[i]);
     free(p->th);
     if (p->xidx) for (int e = 0; e < p->cfg.envs; e++) { free(p->xidx[e]); free(p->xsign[e]); }
@@ -187,11 +104,10 @@ void ppo_destroy(Ppo *p) {
     free(p);
 }
 
-Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, int threads, char *err, size_t errlen) {
+Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errlen) {
     const char *why = ppo_config_check(cfg);
     if (why) { snprintf(err, errlen, "%s", why); return NULL; }
     if (!env_preset_find(env_id)) { snprintf(err, errlen, "unknown env id '%s'", env_id); return NULL; }
-    if (threads < 1) threads = 1;
     Ppo *p = calloc(1, sizeof(*p));
     if (!p) goto oom;
     p->cfg = *cfg;
@@ -224,27 +140,81 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, int threads, char *err
     p->g = big_calloc(p->net.n, sizeof(double));
     p->row_mark = calloc((size_t)p->net.D, 1);
     p->chunk_stats = calloc((size_t)chunks * N_STATS, sizeof(double));
-    p->th = calloc((size_t)threads, sizeof(PpoThread));
     if (!p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
         !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended || !p->ended_slot ||
-        !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->row_mark || !p->chunk_stats || !p->th ||
+        !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->row_mark || !p->chunk_stats ||
         rowset_alloc(&p->rows, p->net.D)) goto oom;
-    for (int i = 0; i < threads; i++) {
-        if (thread_alloc(&p->th[i], &p->net)) goto oom;
-        p->threads = i + 1;
-    }
     for (int e = 0; e < N; e++) {
         PpoEnv *v = &p->envs[e];
         if (env_init(&v->env, env_id, env_episode_seed(cfg->seed, e, 0)) != ENV_OK) goto oom;
         v->episode = 1;
     }
-    p->team = team_create(threads);
-    if (!p->team) goto oom;
     return p;
 oom:
     snprintf(err, errlen, "out of memory");
     ppo_destroy(p);
     return NULL;
+}
+
+int ppo_bind(Ppo *p, Pool *pool) {
+    p->pool = pool;
+    const int n = pool_threads(pool);
+    if (n == p->threads) return 0;
+    for (int i = 0; i < p->threads; i++) thread_free(&p->th[i]);
+    free(p->th);
+    p->threads = 0;
+    p->th = calloc((size_t)n, sizeof(PpoThread));
+    if (!p->th) return -1;
+    for (int i = 0; i < n; i++) {
+        if (thread_alloc(&p->th[i], &p->net)) return -1;
+        p->threads = i + 1;
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// the envs' state as float64 (a learner's arrays are float64): per env its episode counter,
+// running return and length, its ALE-style state (env_clone, with its random stream) and its
+// previous frame, the bytes packed 4 to a double (exact: below 2^32)
+
+#define REC_BYTES (ENV_STATE_BYTES + POLICY_D)
+#define REC_DOUBLES (3 + (REC_BYTES + 3) / 4)
+
+size_t ppo_envs_doubles(const Ppo *p) { return (size_t)p->cfg.envs * REC_DOUBLES; }
+
+void ppo_envs_save(const Ppo *p, double *out) {
+    uint8_t bytes[REC_BYTES + 3];
+    for (int e = 0; e < p->cfg.envs; e++) {
+        const PpoEnv *v = &p->envs[e];
+        double *o = out + (size_t)e * REC_DOUBLES;
+        o[0] = (double)v->episode; o[1] = v->ep_return; o[2] = (double)v->ep_len;
+        memset(bytes, 0, sizeof(bytes));
+        env_clone(&v->env, true, bytes);
+        memcpy(bytes + ENV_STATE_BYTES, v->prev, POLICY_D);
+        for (int k = 0; k < (REC_BYTES + 3) / 4; k++)
+            o[3 + k] = (double)((uint32_t)bytes[4 * k] | (uint32_t)bytes[4 * k + 1] << 8 |
+                                (uint32_t)bytes[4 * k + 2] << 16 | (uint32_t)bytes[4 * k + 3] << 24);
+    }
+}
+
+int ppo_envs_load(Ppo *p, const double *in) {
+    uint8_t bytes[REC_BYTES + 3];
+    for (int e = 0; e < p->cfg.envs; e++) {
+        PpoEnv *v = &p->envs[e];
+        const double *o = in + (size_t)e * REC_DOUBLES;
+        for (int k = 0; k < (REC_BYTES + 3) / 4; k++) {
+            const double d = o[3 + k];
+            if (!(d >= 0 && d < 4294967296.0) || d != (double)(uint32_t)d) return -1;
+            const uint32_t u = (uint32_t)d;
+            for (int b = 0; b < 4; b++) bytes[4 * k + b] = (uint8_t)(u >> (8 * b));
+        }
+        if (!(o[0] >= 1 && o[0] < 9e15) || !(fabs(o[1]) <= 1e6) || !(o[2] >= 0 && o[2] < 9e15)) return -1;
+        for (int k = 0; k < POLICY_D; k++) if (bytes[ENV_STATE_BYTES + k] > 1) return -1;
+        if (env_restore(&v->env, bytes) != ENV_OK) return -1;
+        memcpy(v->prev, bytes + ENV_STATE_BYTES, POLICY_D);
+        v->episode = (int64_t)o[0]; v->ep_return = o[1]; v->ep_len = (int64_t)o[2];
+    }
+    return 0;
 }
 
 // ----------------------------------------------------------------------------
@@ -341,6 +311,7 @@ static void collect_part(void *ctx, int part, int parts) {
         uint32_t *off = p->xoff + (size_t)e * (T + 1);
         Rng rng;
         rng_seed(&rng, rng_key(p->cfg.seed, (uint64_t)p->iteration, (uint64_t)e, KEY_ACT));
+        v->frames = 0;
         off[0] = 0;
         for (int t = 0; t <= T; t++) {
             // the state's input (at t = T: the state after the rollout, for its value)
@@ -364,6 +335,7 @@ static void collect_part(void *ctx, int part, int parts) {
             memcpy(v->prev, cur, POLICY_D);
             EnvStep st;
             env_step(&v->env, PPO_ACTION_ID[a], &st);
+            v->frames += st.frames;
             p->reward[s] = st.reward;
             v->ep_return += st.reward;
             v->ep_len++;
@@ -382,7 +354,7 @@ int ppo_collect(Ppo *p) {
     const int N = p->cfg.envs, T = p->cfg.steps;
     CollectJob job = { p, 0 };
     memset(p->done, 0, (size_t)N * T);
-    team_run(p->team, collect_part, &job);
+    pool_for(p->pool, collect_part, &job);
     if (atomic_load(&job.bad)) return -1;
     // episodes in (t, env) order, whoever played them
     p->n_ended = 0;
@@ -391,6 +363,8 @@ int ppo_collect(Ppo *p) {
             if (p->done[(size_t)e * T + t]) p->ended[p->n_ended++] = p->ended_slot[(size_t)e * T + t];
     p->agent_steps += (int64_t)N * T;
     p->episodes += p->n_ended;
+    p->frames = 0;
+    for (int e = 0; e < N; e++) p->frames += p->envs[e].frames;
     return 0;
 }
 
@@ -552,7 +526,7 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     }
     const int chunks = (M + p->cfg.chunk - 1) / p->cfg.chunk;
     GradJob job = { p, mb, M, chunks, 0 };
-    team_run(p->team, grad_part, &job);
+    pool_for(p->pool, grad_part, &job);
     int bad = 0;
     for (int i = 0; i < p->threads; i++) bad |= p->th[i].bad;
     if (bad) return -1;
@@ -564,7 +538,7 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     for (int row = 0; row < p->net.D; row++)
         if (p->row_mark[row]) { p->row_mark[row] = 0; rowset_add(&p->rows, row); }
     MergeJob mj = { p, 1.0 / M, 0 };
-    team_run(p->team, merge_part, &mj);
+    pool_for(p->pool, merge_part, &mj);
     if (atomic_load(&mj.bad)) return -1;
 
     for (int k = 0; k < N_STATS; k++) sums[k] = 0.0;
@@ -619,7 +593,7 @@ double ppo_step(Ppo *p, double lr) {
     // the norm: rows in ascending order, then the tail (torch sums per parameter, then the
     // norms' squares; the difference is rounding)
     StepJob job = { p, lr, 1.0, p->rowsq };
-    team_run(p->team, norm_part, &job);
+    pool_for(p->pool, norm_part, &job);
     double sq = 0.0;
     for (int r = 0; r < p->rows.n; r++) sq += p->rowsq[r];
     const double *tg = p->g + p->net.tail;
@@ -628,7 +602,7 @@ double ppo_step(Ppo *p, double lr) {
     const double coef = p->cfg.max_grad_norm / (norm + PPO_NORM_EPS);
     job.coef = coef < 1.0 ? coef : 1.0;
     p->adam_t++;
-    team_run(p->team, adam_part, &job);
+    pool_for(p->pool, adam_part, &job);
     return norm;
 }
 

@@ -29,6 +29,8 @@
 #include "../env/env.h"
 #include "../policy/acnet.h"
 #include "../train/gradsum.h"
+#include "../train/learner.h"
+#include "../train/pool.h"
 #include "../util/rowset.h"
 
 #define PPO_ADAM_BETA1 0.9            // torch.optim.Adam's defaults
@@ -39,6 +41,9 @@
 #define PPO_ACTIONS 3                 // NOOP, RIGHT (up), LEFT (down): FIRE adds nothing in Pong
 
 extern const int PPO_ACTION_ID[PPO_ACTIONS];   // the env action of each policy output
+
+// The learner of `pongrl train --algo ppo` (ppo_learner.c): its settings are TrainConfig's.
+extern const Learner PPO_LEARNER;
 
 // The input: the 80x80 binary frame (6400) and its difference from the previous frame (6400,
 // the previous frame is zeros at an episode's start); with coarse views, also a coarse view of
@@ -84,6 +89,7 @@ typedef struct {
     int64_t episode;             // episodes this env started (its seed's index)
     double ep_return;            // the running episode's
     int64_t ep_len;
+    int64_t frames;              // emulated in the last rollout
 } PpoEnv;
 
 // A finished episode: where it ended in the rollout (step t of env e) and what it scored.
@@ -101,7 +107,6 @@ typedef struct {
     double rollout_s, update_s; // wall time of each phase
 } PpoStats;
 
-typedef struct PpoTeam PpoTeam;
 typedef struct PpoThread PpoThread;
 
 typedef struct Ppo {
@@ -112,6 +117,7 @@ typedef struct Ppo {
     int64_t iteration;           // iterations done
     int64_t agent_steps;         // all envs, all iterations
     int64_t episodes;            // finished
+    int64_t frames;              // emulated in the last rollout, all envs
     PpoEnv *envs;                // (N,)
     // the rollout, env-major (s = e*T + t)
     uint32_t *xoff;              // (N, T+1) env e's step t input: xs[e] entries [xoff[e][t], xoff[e][t+1])
@@ -133,16 +139,25 @@ typedef struct Ppo {
     uint8_t *row_mark;           // (D,)
     double *rowsq;               // (D,) the squared norm of each row in `rows`
     double *chunk_stats;         // (chunks, 6)
-    PpoTeam *team;
-    PpoThread *th;
+    Pool *pool;                  // whose threads run the passes (ppo_bind)
+    PpoThread *th;               // (threads,) their scratch
     int threads;
     PpoStats last;
 } Ppo;
 
-// A fresh learner: weights from the seed, every env reset to its episode 0. threads >= 1.
-// NULL with a line in err (bad env id, out of memory).
-Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, int threads, char *err, size_t errlen);
+// A fresh learner: weights from the seed, every env reset to its episode 0. NULL with a line
+// in err (bad settings or env id, out of memory).
+Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errlen);
 void ppo_destroy(Ppo *p);
+// The pool whose threads run its passes (pool_for), scratch for each; before the first
+// iteration, and again if the pool changes. 0, or -1 (out of memory).
+int ppo_bind(Ppo *p, Pool *pool);
+
+// The envs' state (episode counters, games with their random streams, previous frames) as
+// ppo_envs_doubles() float64s, for a checkpoint; load returns -1 for values no save writes.
+size_t ppo_envs_doubles(const Ppo *p);
+void ppo_envs_save(const Ppo *p, double *out);
+int ppo_envs_load(Ppo *p, const double *in);
 
 // One iteration: rollout, advantages, update. 0, or -1 with a line in err.
 int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen);

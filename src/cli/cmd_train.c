@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../algo/algo.h"
+#include "../algo/ppo.h"
 #include "../cluster/cluster.h"
 #include "../cluster/launch.h"
 #include "../train/checkpoint.h"
@@ -23,6 +24,8 @@
 #include "train_progress.h"
 
 static void print_help(const TrainConfig *d) {
+    TrainConfig p = *d;
+    PPO_LEARNER.defaults(&p);
     char algos[1024] = "";
     size_t used = 0;
     for (const Learner *const *l = ALGO_LEARNERS; *l && used < sizeof(algos); l++)
@@ -44,6 +47,18 @@ static void print_help(const TrainConfig *d) {
            "  --gamma X             reward discount                          (default %g)\n"
            "  --decay X             RMSProp decay                            (default %g)\n"
            "  --hidden N            hidden units H                           (default %d)\n"
+           "  with --algo ppo (its defaults: --lr %g --hidden %d):\n"
+           "  --envs N              envs played together                     (default %d)\n"
+           "  --steps N             steps of each env a rollout              (default %d)\n"
+           "  --epochs N            passes over a rollout                    (default %d)\n"
+           "  --minibatches N       minibatches a pass                       (default %d)\n"
+           "  --lambda X            GAE's lambda                             (default %g)\n"
+           "  --clip X              the ratio's clip                         (default %g)\n"
+           "  --ent-coef X          entropy bonus                            (default %g)\n"
+           "  --vf-coef X           value loss weight                        (default %g)\n"
+           "  --max-grad-norm X     gradient norm clip                       (default %g)\n"
+           "  --anneal-steps N      agent steps over which lr falls to 0, 0: constant (default %lld)\n"
+           "  --coarse 0|1          add the frame's coarse views to the input (default %d)\n"
            "  --run-dir DIR         where metrics and checkpoints go         (default runs/<date-time>)\n"
            "  --checkpoint-every N  checkpoint every N iterations, 0: never  (default %lld)\n"
            "  --checkpoint-secs S   and every S seconds, 0: never            (default %g)\n"
@@ -56,7 +71,9 @@ static void print_help(const TrainConfig *d) {
            "\n"
            "A checkpoint is also written at the start of a run and when it stops (end, Ctrl-C, SIGTERM).\n",
            d->algo, algos, d->batch_size, d->workers, (unsigned long long)d->seed, d->env_id,
-           d->lr, d->gamma, d->decay, d->hidden, (long long)d->checkpoint_every, d->checkpoint_secs, d->keep);
+           d->lr, d->gamma, d->decay, d->hidden, p.lr, p.hidden, p.envs, p.steps, p.epochs, p.minibatches, p.lambda,
+           p.clip, p.ent_coef, p.vf_coef, p.max_grad_norm, (long long)p.anneal_steps, p.coarse ? 1 : 0,
+           (long long)d->checkpoint_every, d->checkpoint_secs, d->keep);
 }
 
 static void on_signal(int sig) {
@@ -86,7 +103,8 @@ static int mkdir_p(const char *path) {
 
 enum { OPT_BATCH = 256, OPT_ALGO, OPT_ITERS, OPT_TARGET, OPT_WORKERS, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA,
        OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR, OPT_QUIET, OPT_HELP, OPT_CKPT_EVERY, OPT_CKPT_SECS, OPT_KEEP,
-       OPT_RESUME, OPT_END };
+       OPT_RESUME, OPT_ENVS, OPT_STEPS, OPT_EPOCHS, OPT_MINIBATCHES, OPT_LAMBDA, OPT_CLIP, OPT_ENT, OPT_VF,
+       OPT_MAXNORM, OPT_ANNEAL, OPT_COARSE, OPT_END };
 
 // More worker threads than this only share the same cores (one per core is the design) while
 // each costs memory for its own gradient: refused before anything is allocated.
@@ -94,7 +112,9 @@ enum { OPT_BATCH = 256, OPT_ALGO, OPT_ITERS, OPT_TARGET, OPT_WORKERS, OPT_SEED, 
 static int workers_max(void) { return WORKERS_PER_CORE_MAX * train_cores_available(); }
 
 // Flags that define the run: a resumed run keeps its own, so these may not be given again.
-static const int RUN_DEFINING[] = { OPT_BATCH, OPT_ALGO, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA, OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR };
+static const int RUN_DEFINING[] = { OPT_BATCH, OPT_ALGO, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA, OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR,
+                                    OPT_ENVS, OPT_STEPS, OPT_EPOCHS, OPT_MINIBATCHES, OPT_LAMBDA, OPT_CLIP, OPT_ENT, OPT_VF,
+                                    OPT_MAXNORM, OPT_ANNEAL, OPT_COARSE };
 
 // given[o - OPT_BATCH]: whether flag o was on the command line
 static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char **resume) {
@@ -104,7 +124,10 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
         {"gamma", 1, 0, OPT_GAMMA}, {"decay", 1, 0, OPT_DECAY}, {"hidden", 1, 0, OPT_HIDDEN},
         {"run-dir", 1, 0, OPT_RUNDIR}, {"quiet", 0, 0, OPT_QUIET}, {"help", 0, 0, OPT_HELP},
         {"checkpoint-every", 1, 0, OPT_CKPT_EVERY}, {"checkpoint-secs", 1, 0, OPT_CKPT_SECS}, {"keep", 1, 0, OPT_KEEP},
-        {"resume", 1, 0, OPT_RESUME}, {0, 0, 0, 0}};
+        {"resume", 1, 0, OPT_RESUME}, {"envs", 1, 0, OPT_ENVS}, {"steps", 1, 0, OPT_STEPS}, {"epochs", 1, 0, OPT_EPOCHS},
+        {"minibatches", 1, 0, OPT_MINIBATCHES}, {"lambda", 1, 0, OPT_LAMBDA}, {"clip", 1, 0, OPT_CLIP},
+        {"ent-coef", 1, 0, OPT_ENT}, {"vf-coef", 1, 0, OPT_VF}, {"max-grad-norm", 1, 0, OPT_MAXNORM},
+        {"anneal-steps", 1, 0, OPT_ANNEAL}, {"coarse", 1, 0, OPT_COARSE}, {0, 0, 0, 0}};
     TrainConfig d = *c;
     opterr = 0;
     int o;
@@ -150,12 +173,34 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--resume: path too long");
             *resume = optarg;
             break;
+        case OPT_ENVS:    c->envs = (int)arg_int("--envs", optarg, 1, 65536); break;
+        case OPT_STEPS:   c->steps = (int)arg_int("--steps", optarg, 1, 65536); break;
+        case OPT_EPOCHS:  c->epochs = (int)arg_int("--epochs", optarg, 1, 1000); break;
+        case OPT_MINIBATCHES: c->minibatches = (int)arg_int("--minibatches", optarg, 1, 1 << 24); break;
+        case OPT_LAMBDA:  c->lambda = arg_double("--lambda", optarg, 0, 1); break;
+        case OPT_CLIP:    c->clip = arg_double("--clip", optarg, 1e-9, 1e9); break;
+        case OPT_ENT:     c->ent_coef = arg_double("--ent-coef", optarg, 0, 1e9); break;
+        case OPT_VF:      c->vf_coef = arg_double("--vf-coef", optarg, 0, 1e9); break;
+        case OPT_MAXNORM: c->max_grad_norm = arg_double("--max-grad-norm", optarg, 1e-12, 1e12); break;
+        case OPT_ANNEAL:  c->anneal_steps = arg_int("--anneal-steps", optarg, 0, INT64_MAX); break;
+        case OPT_COARSE:  c->coarse = arg_int("--coarse", optarg, 0, 1) != 0; break;
         case OPT_HELP:    print_help(&d); exit(0);
         case ':':         die_usage("%s needs a value", argv[optind - 1]);
         default:          die_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) die_usage("unexpected argument '%s'", argv[optind]);
+    if (!strcmp(c->algo, "ppo")) {
+        PpoConfig pc;
+        ppo_config_default(&pc);
+        pc.envs = c->envs; pc.steps = c->steps; pc.epochs = c->epochs; pc.minibatches = c->minibatches;
+        pc.hidden = c->hidden;
+        const char *why = ppo_config_check(&pc);
+        if (why) die_usage("%s", why);
+    } else {
+        for (const struct option *op = opts; op->name; op++)
+            if (op->val >= OPT_ENVS && given[op->val - OPT_BATCH]) die_usage("--%s is a setting of --algo ppo", op->name);
+    }
 }
 
 // Refuses a configuration this machine cannot hold (say, --hidden 100000), before allocating
@@ -229,6 +274,12 @@ int cmd_train(int argc, char **argv) {
     train_config_default(&cfg);
     bool given[OPT_END - OPT_BATCH] = {0};
     const char *resume = NULL;
+    // the learner's defaults first: the flags, wherever --algo stands among them, override them
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--algo") && algo_find(argv[i + 1])) {
+            snprintf(cfg.algo, sizeof(cfg.algo), "%s", argv[i + 1]);
+            algo_find(cfg.algo)->defaults(&cfg);
+        }
     parse(argc, argv, &cfg, given, &resume);
     for (size_t i = 0; resume && i < sizeof(RUN_DEFINING) / sizeof(RUN_DEFINING[0]); i++)
         if (given[RUN_DEFINING[i] - OPT_BATCH])
@@ -346,9 +397,11 @@ int cmd_train(int argc, char **argv) {
     }
     if (root && tp.saves)
         printf("checkpoint %s (%d saved, %.0f ms each)\n", last, tp.saves, 1000 * tp.save_s_total / tp.saves);
+    size_t wn = st.policy.n;
+    const double *w = st.learner && st.learner->weights ? st.learner->weights(&st, &wn) : st.policy.w;
     if (!rc && root) printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
                 (long long)st.iteration, (long long)st.episodes, st.running_reward,
-                (unsigned long)crc32_of(st.policy.w, st.policy.n * sizeof(double)));
+                (unsigned long)crc32_of(w, wn * sizeof(double)));
     if (mpi && !rc && comm_mpi_report(comm, stdout)) rc = 1;     // collective: stdout_lost does not skip it
     if (stdout_lost) rc = 1;
     goto out;

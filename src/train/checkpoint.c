@@ -67,15 +67,29 @@ size_t checkpoint_size(size_t n) { return CKPT_HEADER_BYTES + 2 * n * sizeof(dou
 // ----------------------------------------------------------------------------
 // serialise
 
-static uint8_t *serialize(const TrainState *s, const LearnerArray *cache, uint32_t flags, size_t *len) {
+// Version 1 holds the seeds' learner (its one array, the RMSProp cache, of the policy's size)
+// and is written for it as before; any other learner's run is written as version 2.
+static bool fits_v1(const TrainState *s, const LearnerArray *a, int na) {
+    return !strcmp(s->cfg.algo[0] ? s->cfg.algo : "pg", "pg") && na == 1 && a[0].n == s->policy.n &&
+           !strcmp(a[0].name, CKPT_V1_ARRAY);
+}
+
+static size_t v2_size(const TrainState *s, const LearnerArray *a, int na) {
+    size_t len = CKPT_V2_HEADER_BYTES + s->policy.n * sizeof(double) + 4;
+    for (int i = 0; i < na; i++) len += LEARNER_ARRAY_NAME_MAX + 8 + 4 + a[i].n * sizeof(double);
+    return len + 4;
+}
+
+static uint8_t *serialize(const TrainState *s, const LearnerArray *a, int na, uint32_t flags, size_t *len) {
     const Policy *p = &s->policy;
     const TrainConfig *c = &s->cfg;
-    *len = checkpoint_size(p->n);
+    const bool v1 = fits_v1(s, a, na);
+    *len = v1 ? checkpoint_size(p->n) : v2_size(s, a, na);
     Writer w = { malloc(*len), 0 };
     if (!w.p) return NULL;
     put_bytes(&w, CKPT_MAGIC, 8);
-    put_u32(&w, CKPT_VERSION);
-    put_u32(&w, CKPT_HEADER_BYTES);
+    put_u32(&w, v1 ? 1u : CKPT_VERSION);
+    put_u32(&w, v1 ? CKPT_HEADER_BYTES : CKPT_V2_HEADER_BYTES);
     char env_id[CKPT_ENV_ID_BYTES] = {0};                    // zero padding: no stray bytes in the file
     snprintf(env_id, sizeof(env_id), "%s", c->env_id);
     put_bytes(&w, env_id, sizeof(env_id));
@@ -93,10 +107,32 @@ static uint8_t *serialize(const TrainState *s, const LearnerArray *cache, uint32
     put_f64(&w, s->running_reward); put_f64(&w, s->wall_s);
     put_i32(&w, p->D); put_i32(&w, p->H); put_u64(&w, p->n);
     put_u32(&w, flags);
+    if (!v1) {
+        char algo[TRAIN_ALGO_MAX] = {0};
+        snprintf(algo, sizeof(algo), "%s", c->algo);
+        put_bytes(&w, algo, sizeof(algo));
+        put_i32(&w, c->envs); put_i32(&w, c->steps); put_i32(&w, c->epochs); put_i32(&w, c->minibatches);
+        put_u32(&w, c->coarse ? 1 : 0);
+        put_f64(&w, c->lambda); put_f64(&w, c->clip); put_f64(&w, c->ent_coef); put_f64(&w, c->vf_coef);
+        put_f64(&w, c->max_grad_norm);
+        put_i64(&w, c->anneal_steps);
+    }
     // header size is part of the format; a field added above without a version bump fails here
-    if (w.pos != CKPT_HEADER_BYTES) { free(w.p); return NULL; }
+    if (w.pos != (v1 ? CKPT_HEADER_BYTES : CKPT_V2_HEADER_BYTES)) { free(w.p); return NULL; }
     for (size_t i = 0; i < p->n; i++) put_f64(&w, p->w[i]);
-    for (size_t i = 0; i < p->n; i++) put_f64(&w, cache->data[i]);
+    if (v1) {
+        for (size_t i = 0; i < p->n; i++) put_f64(&w, a[0].data[i]);
+    } else {
+        put_u32(&w, (uint32_t)na);
+        for (int k = 0; k < na; k++) {
+            char name[LEARNER_ARRAY_NAME_MAX] = {0};
+            snprintf(name, sizeof(name), "%s", a[k].name);
+            put_bytes(&w, name, sizeof(name));
+            put_u64(&w, a[k].n);
+            put_u32(&w, a[k].nonneg ? 1 : 0);
+            for (size_t i = 0; i < a[k].n; i++) put_f64(&w, a[k].data[i]);
+        }
+    }
     put_u32(&w, crc32_of(w.p, w.pos));
     return w.p;
 }
@@ -112,18 +148,14 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
     }
     LearnerArray a[LEARNER_ARRAYS_MAX];
     int na = train_state_arrays((TrainState *)s, a);
-    if (na != 1 || a[0].n != s->policy.n) {
-        snprintf(err, errlen, "cannot write checkpoint %s: format version %u holds the seeds' learner only", path, CKPT_VERSION);
-        return -1;
-    }
     const char *bad = weights_unusable(s->policy.w, s->policy.n);
-    if (!bad) bad = array_unusable(&a[0]);
+    for (int k = 0; !bad && k < na; k++) bad = array_unusable(&a[k]);
     if (bad) {          // it could not be read back: a run that diverged stops here
         snprintf(err, errlen, "cannot write checkpoint %s: %s", path, bad);
         return -1;
     }
     size_t len;
-    uint8_t *buf = serialize(s, &a[0], flags, &len);
+    uint8_t *buf = serialize(s, a, na, flags, &len);
     if (!buf) { snprintf(err, errlen, "cannot write checkpoint %s: out of memory", path); return -1; }
     char tmp[CKPT_PATH_MAX];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -167,6 +199,67 @@ static bool config_valid(const TrainConfig *c, char *why, size_t n) {
     return true;
 }
 
+// Version 2's settings of the second learner (PPO's; config.h).
+static bool config_v2_valid(const TrainConfig *c, uint32_t coarse, char *why, size_t n) {
+    if (!memchr(c->algo, 0, sizeof(c->algo)) || !c->algo[0]) { snprintf(why, n, "learner name"); return false; }
+    if (c->envs < 0 || c->steps < 0 || c->epochs < 0 || c->minibatches < 0 || coarse > 1 || c->anneal_steps < 0 ||
+        !(c->lambda >= 0 && c->lambda <= 1) || !(c->clip >= 0) || !(c->ent_coef >= 0) || !(c->vf_coef >= 0) ||
+        !(c->max_grad_norm >= 0)) { snprintf(why, n, "learner settings"); return false; }
+    return true;
+}
+
+// Version 2 after its header: the policy's weights, then the learner's arrays (u32 count; each
+// char name[24] | u64 n | u32 nonneg | f64 data[n]), then the CRC (already checked).
+static int parse_v2_data(Reader *r, TrainState *s, int D, int H, size_t n, uint32_t flags, int64_t iteration,
+                         int64_t episodes, int64_t agent_steps, int64_t frames, double running, double wall,
+                         uint32_t *flags_out, char *err, size_t errlen) {
+    if (iteration < 0 || episodes < 0 || agent_steps < 0 || frames < 0 || !(wall >= 0) ||
+        !(running >= -TRAIN_REWARD_MAX && running <= TRAIN_REWARD_MAX) || (flags & ~CKPT_FLAG_IMPORTED)) {
+        snprintf(err, errlen, "invalid counters or flags");
+        return -1;
+    }
+    // the arrays' sizes, walked before anything is allocated
+    size_t pos = r->pos + 8 * n;
+    if (r->len - 4 < pos + 4) { snprintf(err, errlen, "truncated (no learner arrays)"); return -1; }
+    Reader q = { r->p, r->len - 4, pos, false };
+    uint32_t count = get_u32(&q);
+    if (count > LEARNER_ARRAYS_MAX) { snprintf(err, errlen, "corrupted (%u learner arrays)", count); return -1; }
+    for (uint32_t k = 0; k < count; k++) {
+        char name[LEARNER_ARRAY_NAME_MAX];
+        get_bytes(&q, name, sizeof(name));
+        uint64_t an = get_u64(&q);
+        uint32_t nonneg = get_u32(&q);
+        if (q.short_read || !memchr(name, 0, sizeof(name)) || !name[0] || nonneg > 1 || an > (q.len - q.pos) / 8) {
+            snprintf(err, errlen, "corrupted (learner array %u)", k);
+            return -1;
+        }
+        q.pos += 8 * an;
+    }
+    if (q.pos != q.len) { snprintf(err, errlen, "corrupted (%zu bytes after the learner arrays)", q.len - q.pos); return -1; }
+    if (policy_alloc(&s->policy, D, H)) { snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
+    for (size_t i = 0; i < n; i++) s->policy.w[i] = get_f64(r);
+    get_u32(r);
+    SavedArrays *sv = &s->saved;
+    for (uint32_t k = 0; k < count; k++) {
+        get_bytes(r, sv->name[k], LEARNER_ARRAY_NAME_MAX);
+        sv->n[k] = (size_t)get_u64(r);
+        sv->nonneg[k] = get_u32(r) != 0;
+        sv->data[k] = malloc(sizeof(double) * (sv->n[k] ? sv->n[k] : 1));
+        sv->count = (int)k + 1;
+        if (!sv->data[k]) { train_state_free(s); snprintf(err, errlen, "out of memory"); return -1; }
+        for (size_t i = 0; i < sv->n[k]; i++) sv->data[k][i] = get_f64(r);
+        const LearnerArray a = { sv->name[k], sv->data[k], sv->n[k], sv->nonneg[k] };
+        const char *bad = array_unusable(&a);
+        if (bad) { snprintf(err, errlen, "%s", bad); train_state_free(s); return -1; }
+    }
+    const char *bad = weights_unusable(s->policy.w, n);
+    if (bad) { train_state_free(s); snprintf(err, errlen, "%s", bad); return -1; }
+    s->iteration = iteration; s->episodes = episodes; s->agent_steps = agent_steps; s->frames = frames;
+    s->running_reward = running; s->wall_s = wall;
+    if (flags_out) *flags_out = flags;
+    return 0;
+}
+
 int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState *s, uint32_t *flags_out,
                      char *err, size_t errlen) {
     memset(s, 0, sizeof(*s));
@@ -182,13 +275,15 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     get_bytes(&r, magic, 8);
     if (memcmp(magic, CKPT_MAGIC, 8)) { snprintf(err, errlen, "not a pongrl checkpoint (bad magic)"); return -1; }
     uint32_t version = get_u32(&r);
-    if (version != CKPT_VERSION) {
-        snprintf(err, errlen, "checkpoint format version %u, this build reads version %u", version, CKPT_VERSION);
+    if (version != 1 && version != CKPT_VERSION) {
+        snprintf(err, errlen, "checkpoint format version %u, this build reads versions 1 to %u", version, CKPT_VERSION);
         return -1;
     }
+    const bool v1 = version == 1;
+    const uint32_t header_bytes = v1 ? CKPT_HEADER_BYTES : CKPT_V2_HEADER_BYTES;
     uint32_t hbytes = get_u32(&r);
-    if (len < CKPT_HEADER_BYTES) {
-        snprintf(err, errlen, "truncated (%zu bytes, the header alone is %u)", len, CKPT_HEADER_BYTES);
+    if (len < header_bytes) {
+        snprintf(err, errlen, "truncated (%zu bytes, the header alone is %u)", len, header_bytes);
         return -1;
     }
     TrainConfig *c = &s->cfg;
@@ -211,13 +306,28 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     int32_t D = get_i32(&r), H = get_i32(&r);
     uint64_t n = get_u64(&r);
     uint32_t flags = get_u32(&r);
-    if (r.short_read || r.pos != CKPT_HEADER_BYTES) { snprintf(err, errlen, "truncated header"); return -1; }
+    uint32_t coarse = 0;
+    if (v1) snprintf(c->algo, sizeof(c->algo), "pg");
+    else {
+        get_bytes(&r, c->algo, sizeof(c->algo));
+        c->envs = get_i32(&r); c->steps = get_i32(&r); c->epochs = get_i32(&r); c->minibatches = get_i32(&r);
+        coarse = get_u32(&r);
+        c->coarse = coarse != 0;
+        c->lambda = get_f64(&r); c->clip = get_f64(&r); c->ent_coef = get_f64(&r); c->vf_coef = get_f64(&r);
+        c->max_grad_norm = get_f64(&r);
+        c->anneal_steps = get_i64(&r);
+    }
+    if (r.short_read || r.pos != header_bytes) { snprintf(err, errlen, "truncated header"); return -1; }
 
     // sizes first (nothing is allocated before the file is known to hold the data)
     bool shape_ok = D == POLICY_D && H >= 1 && H <= CKPT_H_MAX && n == (uint64_t)D * (uint64_t)H + (uint64_t)H;
-    if (shape_ok) {
+    if (shape_ok && v1) {
         size_t want = checkpoint_size((size_t)n);
         if (len < want) { snprintf(err, errlen, "truncated (%zu of %zu bytes)", len, want); return -1; }
+    }
+    if (shape_ok && !v1 && len < (size_t)header_bytes + 8 * (size_t)n + 8) {
+        snprintf(err, errlen, "truncated (%zu bytes, H=%d needs more)", len, H);
+        return -1;
     }
     if (check_crc) {
         uint32_t stored = (uint32_t)buf[len - 4] | (uint32_t)buf[len - 3] << 8 | (uint32_t)buf[len - 2] << 16 |
@@ -227,19 +337,19 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
             return -1;
         }
     }
-    if (hbytes != CKPT_HEADER_BYTES) { snprintf(err, errlen, "inconsistent header size %u", hbytes); return -1; }
+    if (hbytes != header_bytes) { snprintf(err, errlen, "inconsistent header size %u", hbytes); return -1; }
     if (!shape_ok) {
         snprintf(err, errlen, "wrong shape: D=%d H=%d n=%llu (need D=%d, 1<=H<=%d, n=D*H+H)", D, H,
                  (unsigned long long)n, POLICY_D, CKPT_H_MAX);
         return -1;
     }
     if (c->hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", c->hidden, H); return -1; }
-    if (len != checkpoint_size((size_t)n)) {
+    if (v1 && len != checkpoint_size((size_t)n)) {
         snprintf(err, errlen, "corrupted (%zu bytes, H=%d needs %zu)", len, H, checkpoint_size((size_t)n));
         return -1;
     }
     char why[96];
-    if (has_target > 1 || !config_valid(c, why, sizeof(why))) {
+    if (has_target > 1 || !config_valid(c, why, sizeof(why)) || (!v1 && !config_v2_valid(c, coarse, why, sizeof(why)))) {
         snprintf(err, errlen, "invalid configuration (%s)", has_target > 1 ? "has_target" : why);
         return -1;
     }
@@ -248,6 +358,8 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
         snprintf(err, errlen, "invalid counters or flags");
         return -1;
     }
+    if (!v1) return parse_v2_data(&r, s, D, H, (size_t)n, flags, iteration, episodes, agent_steps, frames, running,
+                                  wall, flags_out, err, errlen);
     if (policy_alloc(&s->policy, D, H)) { snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
     // version 1 holds the seeds' learner's one array after the weights
     SavedArrays *sv = &s->saved;

@@ -13,6 +13,12 @@
 //   data:    f64 w[n] (W1 transposed (D, H), then W2 (H,)) | f64 cache[n]
 //   u32 CRC-32 (zlib) of every byte before it
 //
+// Version 2, written for any learner but the seeds' (whose runs are still written as version 1,
+// byte for byte as before): the same header, then char algo[16] | i32 envs, steps, epochs,
+// minibatches | u32 coarse | f64 lambda, clip, ent_coef, vf_coef, max_grad_norm |
+// i64 anneal_steps (CKPT_V2_HEADER_BYTES in all); the policy's weights f64 w[n]; the learner's
+// arrays (learner.h): u32 count, each char name[24] | u64 n | u32 nonneg | f64 data[n]; the CRC.
+//
 // Writes are atomic: a temporary file in the same directory, fsync, rename, fsync of the
 // directory. A crash at any moment leaves either the old file or the new one, never half.
 #ifndef PONGRL_CHECKPOINT_H
@@ -26,8 +32,9 @@
 #include "state.h"
 
 #define CKPT_MAGIC "PONGRLCK"
-#define CKPT_VERSION 1u
-#define CKPT_HEADER_BYTES 228u        // everything before the weights
+#define CKPT_VERSION 2u                // the newest this build writes; it reads 1 and 2
+#define CKPT_HEADER_BYTES 228u        // everything before the weights (version 1)
+#define CKPT_V2_HEADER_BYTES 312u     // version 2: version 1's and the second learner's settings
 #define CKPT_H_MAX TRAIN_H_MAX        // the largest H a run may have
 #define CKPT_FLAG_IMPORTED 1u         // weights imported from .npy: no training history
 #define CKPT_PATH_MAX (RUN_DIR_MAX + 512)   // a run dir, a file name, room for ".tmp"

@@ -20,6 +20,13 @@ typedef struct TrainConfig {
     int hidden;               // H (seed: 200)
     double lr, gamma, decay;  // 1e-4, 0.99, 0.99
     uint64_t seed;
+    // PPO's (algo/ppo.h; the seeds' recipe reads none of them): N envs x T steps a rollout, E
+    // epochs of M minibatches, GAE's lambda, the clip, the loss's coefficients, the gradient's
+    // largest norm, the agent steps over which lr falls to 0, the input's coarse views
+    int envs, steps, epochs, minibatches;
+    double lambda, clip, ent_coef, vf_coef, max_grad_norm;
+    int64_t anneal_steps;
+    bool coarse;
     // how the run is carried out; not part of what makes it reproducible
     int64_t iterations;       // stop after this many updates in total (-1: no limit)
     double target_reward;     // stop when the running mean reaches it

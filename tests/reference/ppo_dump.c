@@ -57,8 +57,15 @@ int main(int argc, char **argv) {
     if (!dir) usage("--out DIR is needed");
     if (threads < 1 || iterations < 0) usage("--threads or --iterations out of range");
     char err[256];
-    Ppo *p = ppo_create(&c, "ALE/Pong-v5", threads, err, sizeof(err));
+    // the pool's threads run PPO's passes; its own workers' scratch (pg's) is sized for H = 1
+    Policy shape;
+    Pool *pool = NULL;
+    Ppo *p = ppo_create(&c, "ALE/Pong-v5", err, sizeof(err));
     if (!p) { fprintf(stderr, "ppo_dump: %s\n", err); return 1; }
+    if (policy_alloc(&shape, POLICY_D, 1) || !(pool = pool_create(threads, "ALE/Pong-v5", &shape)) || ppo_bind(p, pool)) {
+        fprintf(stderr, "ppo_dump: out of memory\n");
+        return 1;
+    }
     PpoStats st;
     for (int i = 0; i < iterations; i++)
         if (ppo_iteration(p, &st, err, sizeof(err))) { fprintf(stderr, "ppo_dump: %s\n", err); return 1; }
@@ -106,12 +113,14 @@ int main(int argc, char **argv) {
     double hyper[8] = { lr, c.gamma, c.lambda, c.clip, c.ent_coef, c.vf_coef, c.max_grad_norm, 0 };
     hyper[7] = ppo_step(p, lr);
     save("hyper", "<f8", 1, 8, 0, hyper);
-    double shape[5] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M };
-    save("shape", "<f8", 1, 5, 0, shape);
+    double dims[5] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M };
+    save("shape", "<f8", 1, 5, 0, dims);
     save("w_new", "<f8", 1, n, 0, p->net.w);
     save("m_new", "<f8", 1, n, 0, p->adam_m);
     save("v_new", "<f8", 1, n, 0, p->adam_v);
     free(x); free(a); free(mb); free(g);
     ppo_destroy(p);
+    pool_destroy(pool);
+    policy_free(&shape);
     return 0;
 }
