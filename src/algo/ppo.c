@@ -25,7 +25,8 @@ void ppo_config_default(PpoConfig *c) {
     c->envs = 32; c->steps = 128;
     c->epochs = 4; c->minibatches = 4;
     c->chunk = 256;
-    c->hidden = 256;
+    c->hidden = 128;
+    c->coarse = true;
     c->lr = 5e-4;
     c->anneal_steps = 20000000;
     c->gamma = 0.99; c->lambda = 0.95;

@@ -1,6 +1,6 @@
 """PPO in C (src/algo/ppo.c, src/policy/acnet.c) against NumPy: one batch played and exported
-by build/ppo_dump (tests/reference/ppo_dump.c), then in float64 here: the network's forward
-pass (the logp and value recorded while playing), GAE, the minibatch's losses and gradient
+by build/ppo_dump (tests/reference/ppo_dump.c), then in float64 here: the input's coarse views
+(recomputed from its frames), the network's forward pass (the logp and value recorded while playing), GAE, the minibatch's losses and gradient
 (CleanRL's ppo_atari.py loss, differentiated by hand and checked by central differences), and
 one step of global-norm clipping and Adam (torch.optim.Adam's formula; on W1 only the rows the
 minibatch touches, as torch.optim.SparseAdam). Agreement within 1e-10 relative, with 1, 2 and
@@ -59,6 +59,16 @@ class Net:
 def log_softmax(z):
     m = z.max(axis=1, keepdims=True)
     return z - (m + np.log(np.exp(z - m).sum(axis=1, keepdims=True)))
+
+
+def coarse_views(frames):
+    """(B, 6400) binary frames -> (B, 1040): 20x20 cells of 4x4 pixels (any lit), then for each
+    of 4 bands of 20 columns the lit rows (80), then for each of 4 bands of 20 rows the lit columns."""
+    f = frames.reshape(-1, 80, 80) > 0
+    cells = f.reshape(-1, 20, 4, 20, 4).any(axis=(2, 4)).reshape(-1, 400)
+    rows = f.reshape(-1, 80, 4, 20).any(axis=3).transpose(0, 2, 1).reshape(-1, 320)   # (band, y)
+    cols = f.reshape(-1, 4, 20, 80).any(axis=2).reshape(-1, 320)                      # (band, x)
+    return np.concatenate([cells, rows, cols], axis=1).astype(np.float64)
 
 
 def gae(reward, done, value, next_value, N, T, gamma, lam):
@@ -123,12 +133,12 @@ def adam(w, m, v, g, lr, t, b1=0.9, b2=0.999, eps=1e-5):
     return w - step * (m / denom), m, v
 
 
-def run_dump(d, threads):
+def run_dump(d, threads, coarse=1):
     dump = os.environ.get("PONGRL_PPO_DUMP", os.path.join(os.path.dirname(__file__), "..", "..", "build", "ppo_dump"))
     if not os.path.exists(dump):
         print(f"skip: {dump} not built (make build/ppo_dump)")
         sys.exit(77)
-    subprocess.run([dump, "--seed", "5", "--threads", str(threads), "--out", d], check=True)
+    subprocess.run([dump, "--seed", "5", "--threads", str(threads), "--coarse", str(coarse), "--out", d], check=True)
     return lambda name: np.load(os.path.join(d, name + ".npy"))
 
 
@@ -140,6 +150,9 @@ def main():
             results[threads] = {k: L(k) for k in ("grad", "w_new", "m_new", "v_new")}
             if threads == 2:
                 verify(L)
+    with tempfile.TemporaryDirectory() as d:
+        print("without the coarse views:")
+        verify(run_dump(d, 2, coarse=0))
     for threads in (1, 3):
         for k in results[2]:
             if not np.array_equal(results[threads][k].view(np.uint64), results[2][k].view(np.uint64)):
@@ -164,8 +177,15 @@ def verify(L):
           f"{int(L('done').sum())} episode ends, Adam step {adam_t}")
     assert np.count_nonzero(m) > 0, "Adam's moments are still zero: the test would not see them"
     assert L("done").sum() > 0, "no episode ends in the batch: GAE's cut would go untested"
-    # the frame half is binary, the difference half in {-1, 0, 1}
-    assert set(np.unique(X[:, :D // 2])) <= {0, 1} and set(np.unique(X[:, D // 2:])) <= {-1, 0, 1}
+    # the input (ppo.h): the 80x80 frame (binary), its difference from the previous frame, and,
+    # recomputed here from those two frames, the coarse views of each and their difference
+    P = 6400
+    cur, diff = X[:, :P], X[:, P:2 * P]
+    prev = cur - diff
+    assert set(np.unique(cur)) <= {0, 1} and set(np.unique(prev)) <= {0, 1}
+    if D > 2 * P:
+        cc, pc = coarse_views(cur), coarse_views(prev)
+        check("coarse views", X[:, 2 * P:], np.concatenate([cc, cc - pc], axis=1))
 
     # forward, as played
     _, logits, value = net.forward(w, X)

@@ -1,14 +1,14 @@
 // ppo_dump.c: build/ppo_dump, test support (not part of the product binary): one PPO batch
 // and one minibatch step exported as .npy for the NumPy reference (tests/py/test_ppo_reference.py).
 //
-//   build/ppo_dump [--seed N] [--threads N] [--iterations N (6)] --out DIR
+//   build/ppo_dump [--seed N] [--threads N] [--iterations N (6)] [--coarse 0|1] --out DIR
 //
 // A small learner (8 envs x 32 steps, H = 16, 2 minibatches, chunks of 8 samples) trains for
 // --iterations iterations (so that Adam's moments are not zero), then plays rollouts until one
 // holds an episode's end.
 // Writes to DIR, in the network's layout (acnet.h):
 //   w, m, v (n,) weights and Adam moments before the step; shape.npy (D, H, A, adam_t, M)
-//   x (B, 12800) int8 inputs; action (B,) int32; logp, value, reward (B,); done (B,) uint8;
+//   x (B, D) int8 inputs (D = 12,800, or 14,880 with the coarse views); action (B,) int32; logp, value, reward (B,); done (B,) uint8;
 //   next_value (N,); adv, ret (B,) GAE; mb (M,) int32 the minibatch's samples;
 //   grad (n,) its gradient (zero on W1 rows it does not touch); stats (5,) its mean policy
 //   loss, value loss, entropy, approx kl, clip fraction; hyper (8,): lr, gamma, lambda, clip,
@@ -25,7 +25,7 @@
 static const char *dir;
 
 static void usage(const char *why) {
-    fprintf(stderr, "ppo_dump: %s (usage: ppo_dump [--seed N] [--threads N] [--iterations N] --out DIR)\n", why);
+    fprintf(stderr, "ppo_dump: %s (usage: ppo_dump [--seed N] [--threads N] [--iterations N] [--coarse 0|1] --out DIR)\n", why);
     exit(2);
 }
 
@@ -38,7 +38,7 @@ static void save(const char *name, const char *descr, int ndim, size_t a, size_t
 
 int main(int argc, char **argv) {
     static const struct option opts[] = {{"seed", 1, 0, 's'}, {"threads", 1, 0, 't'}, {"iterations", 1, 0, 'i'},
-                                         {"out", 1, 0, 'o'}, {0, 0, 0, 0}};
+                                         {"coarse", 1, 0, 'c'}, {"out", 1, 0, 'o'}, {0, 0, 0, 0}};
     PpoConfig c;
     ppo_config_default(&c);
     c.envs = 8; c.steps = 32; c.hidden = 16; c.minibatches = 2; c.chunk = 8; c.epochs = 2;
@@ -50,6 +50,7 @@ int main(int argc, char **argv) {
         case 's': c.seed = strtoull(optarg, NULL, 10); break;
         case 't': threads = atoi(optarg); break;
         case 'i': iterations = atoi(optarg); break;
+        case 'c': c.coarse = atoi(optarg) != 0; break;
         case 'o': dir = optarg; break;
         default: usage("bad option");
         }
