@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../train/checkpoint.h"
+#include "../util/file.h"
 #include "../util/fmt.h"
 
 // ----------------------------------------------------------------------------
@@ -18,11 +19,12 @@
 
 int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
     const TrainConfig *c = &s->cfg;
-    char path[CKPT_PATH_MAX], tmp[CKPT_PATH_MAX + 8];
+    char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/config.txt", c->run_dir);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); return -1; }
+    FileReplace fr;
+    if (file_replace_begin(&fr, path, err, errlen)) return -1;
+    FILE *f = fopen(fr.tmp, "w");
+    if (!f) { snprintf(err, errlen, "cannot write %s: %s", fr.tmp, strerror(errno)); file_replace_abort(&fr); return -1; }
     char target[32] = "none", b1[32], b2[32], b3[32];
     if (c->has_target) snprintf(target, sizeof(target), "%g", c->target_reward);
     fprintf(f,
@@ -38,12 +40,12 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
             (long long)c->iterations, target, (long long)c->checkpoint_every, c->checkpoint_secs, c->keep,
             c->workers, (long long)s->iteration, (long long)s->episodes, (long long)s->agent_steps,
             (long long)s->frames, s->running_reward, s->wall_s);
-    if (fclose(f) != 0 || rename(tmp, path)) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        remove(tmp);
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", fr.tmp, strerror(errno));
+        file_replace_abort(&fr);
         return -1;
     }
-    return 0;
+    return file_replace_commit(&fr, err, errlen);
 }
 
 // ----------------------------------------------------------------------------
