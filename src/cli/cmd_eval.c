@@ -23,7 +23,6 @@ typedef struct {
 } EvalResult;
 
 typedef struct {
-    const Policy *p;
     uint64_t seed;
     Player **players;          // (workers,) one per worker of the pool
     EvalResult *res;           // (episodes,)
@@ -37,7 +36,7 @@ static void eval_episode(void *ctx, int e, int worker) {
     EvalResult r = {0};
     EnvStep s;
     do {
-        player_step(pl, job->p, &s);
+        player_step(pl, &s);
         r.steps++;
         r.frames += s.frames;
     } while (!s.terminated && !s.truncated);
@@ -110,7 +109,7 @@ int cmd_eval(int argc, char **argv) {
            greedy ? "greedy" : "stochastic", (unsigned long long)seed, workers);
     fflush(stdout);
 
-    EvalJob job = { &st.policy, seed, calloc((size_t)workers, sizeof(Player *)), calloc((size_t)episodes, sizeof(EvalResult)) };
+    EvalJob job = { seed, calloc((size_t)workers, sizeof(Player *)), calloc((size_t)episodes, sizeof(EvalResult)) };
     WorkPool *wp = NULL;
     int rc = 1;
     if (!job.players || !job.res) { fprintf(stderr, "pongrl: out of memory\n"); goto out; }

@@ -107,7 +107,7 @@ int cmd_record(int argc, char **argv) {
     int64_t steps = 0, frames = 0;
     do {
         env_render_rgb(&pl->env, rgb);                 // what is on screen when the agent acts
-        player_step(pl, &st.policy, &s);
+        player_step(pl, &s);
         compose(canvas, cw, rgb, pl->x, input);
         if (video_add(video, canvas, s.frames, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
         steps++;
