@@ -170,3 +170,33 @@ void env_state(const Env *env, EnvState *s) {
     s->terminated = env->terminated;
     s->truncated = env->truncated;
 }
+
+// ----------------------------------------------------------------------------
+// ALE's low level (ALEInterface::act, setRAM, getScreen) for the Python `ale` handle
+
+int env_act(Env *env, int action, int frames, EnvStep *out) {
+    // The preset's frameskip stands aside for this call only: ALE's act() emulates its own
+    // frame_skip setting (1 under ale-py, which repeats act() itself), with the same sticky
+    // actions and caps as a step.
+    if (frames < 1) {
+        if (out != NULL) memset(out, 0, sizeof *out);
+        return ENV_ERR_ACTION;
+    }
+    int lo = env->preset.frameskip_min, hi = env->preset.frameskip_max;
+    env->preset.frameskip_min = env->preset.frameskip_max = frames;
+    int rc = env_step(env, action, out);
+    env->preset.frameskip_min = lo;
+    env->preset.frameskip_max = hi;
+    return rc;
+}
+
+bool env_set_ram(Env *env, int index, uint8_t value) {
+    // ALE's setRAM pokes the byte; the cartridge's program sees it from the next frame on
+    // (the picture of the last frame stays as it was drawn). The game's caches are keyed on
+    // the RAM bytes they were made from, so they follow.
+    if (index < 0 || index >= PONG_RAM_SIZE) return false;
+    env->game.ram[index] = value;
+    return true;
+}
+
+void env_render_indices(const Env *env, uint8_t *screen) { pong_render_indices(&env->game, screen); }
