@@ -11,17 +11,18 @@
 // ----------------------------------------------------------------------------
 // presets
 
-// docs/pong-spec.md §5. v0/v4/Deterministic/NoFrameskip caps are old gym's TimeLimit
-// (max_episode_steps) in agent steps; ALE/Pong-v5 caps emulated frames
-// (max_num_frames_per_episode = 108000, ale_py registration.py). Random frameskip is
+// docs/pong-spec.md §5. Every preset caps emulated frames at 108000 with no step cap, as
+// ale-py registers them (registration.py: max_num_frames_per_episode=108_000 for v0, v4 and
+// v5; the Deterministic ids, gym's, as ale-py 0.11.0 registered them last). gym 0.21's step
+// caps (10000 for v0, ...) are python/pongrl/env.py's caps="gym-0.21". Random frameskip is
 // ale_py's np_random.integers(2, 5), i.e. uniform on {2, 3, 4}, drawn every step.
 const EnvPreset ENV_PRESETS[] = {
-    {"Pong-v0",              2, 4, 0.25,  10000,      0},
-    {"Pong-v4",              2, 4, 0.00, 100000,      0},
-    {"PongDeterministic-v0", 4, 4, 0.25, 100000,      0},
-    {"PongDeterministic-v4", 4, 4, 0.00, 100000,      0},
-    {"PongNoFrameskip-v0",   1, 1, 0.25, 400000,      0},
-    {"PongNoFrameskip-v4",   1, 1, 0.00, 400000,      0},
+    {"Pong-v0",              2, 4, 0.25,      0, 108000},
+    {"Pong-v4",              2, 4, 0.00,      0, 108000},
+    {"PongDeterministic-v0", 4, 4, 0.25,      0, 108000},
+    {"PongDeterministic-v4", 4, 4, 0.00,      0, 108000},
+    {"PongNoFrameskip-v0",   1, 1, 0.25,      0, 108000},
+    {"PongNoFrameskip-v4",   1, 1, 0.00,      0, 108000},
     {"ALE/Pong-v5",          4, 4, 0.25,      0, 108000},
     {NULL, 0, 0, 0.0, 0, 0},
 };
