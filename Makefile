@@ -29,7 +29,7 @@ endif
 LIBS    := -lgif -lz -lm
 CRIT    := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
 
-LIB_SRC := $(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/media/*.c src/util/*.c))
+LIB_SRC := $(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/algo/*.c src/media/*.c src/util/*.c))
 BIN_SRC := $(sort $(wildcard src/cli/*.c src/cluster/*.c))
 TEST_SRC:= $(sort $(wildcard tests/unit/*.c))
 HDRS    := $(wildcard src/*/*.h)

@@ -73,6 +73,13 @@ static inline bool pong_game_over(const Pong *g) {
     return g->ram[0x8D - 0x80] == PONG_WIN_SCORE || g->ram[0x8E - 0x80] == PONG_WIN_SCORE;
 }
 
+// The whole game as bytes, for cloning (env_clone): the RAM, the TIA registers that outlive
+// a frame, the last picture and the caches, in a fixed order with no padding, so the bytes
+// are the same on every platform. pong_state_load takes what pong_state_save wrote.
+#define PONG_STATE_BYTES 160
+void pong_state_save(const Pong *g, uint8_t buf[PONG_STATE_BYTES]);
+void pong_state_load(Pong *g, const uint8_t buf[PONG_STATE_BYTES]);
+
 // The 128 bytes of RAM as ALE's getRAM() returns them after the last frame.
 void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]);
 

@@ -8,7 +8,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 CC=${CC:-cc}
 FLAGS=(-O2 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc)
-$CC "${FLAGS[@]}" tools/random_play_stats.c build/libpongrl.a -lm -o "$tmp/rps" || fail "random_play_stats.c does not build"
+$CC "${FLAGS[@]}" tools/random_play_stats.c build/libpongrl.a -lz -lm -o "$tmp/rps" || fail "random_play_stats.c does not build"
 $CC "${FLAGS[@]}" tools/fidelity_image.c build/libpongrl.a -lz -lm -o "$tmp/fid" || fail "fidelity_image.c does not build"
 
 # 20 episodes of each preset: one row each, beside the real game's figures

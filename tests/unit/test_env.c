@@ -605,3 +605,170 @@ Test(env, random_policy_statistics_v5, .timeout = 240) {
     cr_expect(mean_len >= 880 && mean_len <= 970,
               "mean random episode length %.1f steps, the real game's 926.0", mean_len);
 }
+
+// ----------------------------------------------------------------------------
+// state cloning (env_clone / env_restore, ALE's cloneState / restoreState)
+
+// Steps with random actions from ar, hashing every step's reward, frames, flags, RAM and
+// obs80; resets on the end of an episode (reset seeds from the same stream).
+static uint64_t play_hash(Env *env, Rng *ar, int nsteps) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    uint8_t obs[PONG_OBS80 * PONG_OBS80], ram[PONG_RAM_SIZE];
+    for (int i = 0; i < nsteps; i++) {
+        EnvStep st;
+        cr_assert_eq(env_step(env, random_action(ar), &st), ENV_OK);
+        env_render_obs80(env, obs);
+        env_ram(env, ram);
+        h = fnv1a(h, &st, sizeof st);
+        h = fnv1a(h, ram, sizeof ram);
+        h = fnv1a(h, obs, sizeof obs);
+        if (st.terminated || st.truncated) env_reset(env, rng_next(ar));
+    }
+    return h;
+}
+
+// With its stream, a restored state (into another env, made with another seed and played
+// elsewhere) plays exactly what followed the clone, on every preset; the env after the
+// restore is the cloned env, byte for byte.
+Test(env, a_restored_state_with_its_stream_replays_what_followed) {
+    static uint8_t buf[ENV_STATE_BYTES];
+    for (int k = 0; env_preset_id(k) != NULL; k++) {
+        const char *id = env_preset_id(k);
+        Env a, b, snapshot;
+        cr_assert_eq(env_init(&a, id, 11), ENV_OK);
+        cr_assert_eq(env_init(&b, id, 99), ENV_OK);
+        Rng ar, br;
+        rng_seed(&ar, 5);
+        rng_seed(&br, 6);
+        play_hash(&a, &ar, 700);
+        play_hash(&b, &br, 333);
+        env_clone(&a, true, buf);
+        cr_assert(env_state_has_rng(buf));
+        env_copy(&snapshot, &a);
+        Rng ar2 = ar;
+        uint64_t want = play_hash(&a, &ar, 1500);
+        cr_assert_eq(env_restore(&b, buf), ENV_OK, "%s", id);
+        cr_assert(memcmp(&b, &snapshot, sizeof b) == 0, "%s: the restored env is not the cloned one", id);
+        cr_assert_eq(play_hash(&b, &ar2, 1500), want, "%s: the restored state played otherwise", id);
+    }
+}
+
+// Without its stream, a restore leaves the env's own stream as it was (ALE's cloneState()
+// with include_rng false): on a preset with no randomness the replay is still exact, and on
+// a sticky one the env's stream is the one it had before the restore.
+Test(env, a_restored_state_without_its_stream_keeps_the_envs_stream) {
+    static uint8_t buf[ENV_STATE_BYTES];
+    Env a, b;
+    Rng ar, br;
+    env_init(&a, "PongDeterministic-v4", 1);
+    rng_seed(&ar, 3);
+    play_hash(&a, &ar, 400);
+    env_clone(&a, false, buf);
+    cr_assert(!env_state_has_rng(buf));
+    Rng ar2 = ar;
+    uint64_t want = play_hash(&a, &ar, 800);
+    env_init(&b, "PongDeterministic-v4", 2);
+    cr_assert_eq(env_restore(&b, buf), ENV_OK);
+    cr_assert_eq(play_hash(&b, &ar2, 800), want);
+
+    env_init(&a, "ALE/Pong-v5", 1);
+    env_init(&b, "ALE/Pong-v5", 2);
+    rng_seed(&ar, 3);
+    rng_seed(&br, 4);
+    play_hash(&a, &ar, 400);
+    play_hash(&b, &br, 100);
+    env_clone(&a, false, buf);
+    Rng before = b.rng;
+    cr_assert_eq(env_restore(&b, buf), ENV_OK);
+    cr_assert(memcmp(&b.rng, &before, sizeof before) == 0, "the stream was restored");
+    cr_assert(memcmp(&b.game, &a.game, sizeof a.game) == 0);
+    cr_assert_eq(b.frames, a.frames);
+    cr_assert_eq(b.steps, a.steps);
+    cr_assert_eq(b.last_action, a.last_action);
+    cr_assert_eq(b.resistance, a.resistance);
+    // with the stream, b's own is replaced
+    env_clone(&a, true, buf);
+    cr_assert_eq(env_restore(&b, buf), ENV_OK);
+    cr_assert(memcmp(&b.rng, &a.rng, sizeof a.rng) == 0);
+}
+
+// Like ALE's restoreState, a restore brings back the episode frame number and the frame
+// number (getFrameNumber, which a reset does not clear), and the end of the episode.
+Test(env, restore_brings_back_the_counters_and_the_end) {
+    static uint8_t buf[ENV_STATE_BYTES];
+    Env env;
+    Rng ar;
+    env_init(&env, "ALE/Pong-v5", 1);
+    rng_seed(&ar, 8);
+    play_hash(&env, &ar, 300);
+    int64_t frames = env.frames, steps = env.steps, total = env.frame_number;
+    cr_assert_eq(total, frames);
+    env_clone(&env, false, buf);
+    play_hash(&env, &ar, 100);
+    env_reset(&env, 5);
+    cr_assert_eq(env.frames, 0);
+    cr_assert_gt(env.frame_number, total);       // a reset keeps ALE's frame number
+    env_restore(&env, buf);
+    cr_assert_eq(env.frames, frames);
+    cr_assert_eq(env.steps, steps);
+    cr_assert_eq(env.frame_number, total);
+    // a finished episode stays finished after a restore
+    EnvStep st = {0};
+    while (!st.terminated && !st.truncated) env_step(&env, ACTION_NOOP, &st);
+    env_clone(&env, true, buf);
+    env_reset(&env, 1);
+    cr_assert_eq(env_restore(&env, buf), ENV_OK);
+    cr_assert_eq(env_step(&env, ACTION_NOOP, NULL), ENV_ERR_DONE);
+}
+
+// Bytes that are not a state of this version, or a state of another preset or flavour, are
+// refused and leave the env as it was.
+Test(env, restore_refuses_corrupt_and_foreign_states) {
+    static uint8_t buf[ENV_STATE_BYTES], bad[ENV_STATE_BYTES];
+    cr_assert_eq(env_state_size(), ENV_STATE_BYTES);
+    Env env, copy;
+    Rng ar;
+    env_init(&env, "ALE/Pong-v5", 1);
+    rng_seed(&ar, 1);
+    play_hash(&env, &ar, 50);
+    env_clone(&env, true, buf);
+    play_hash(&env, &ar, 50);
+    env_copy(&copy, &env);
+    // every single flipped bit
+    for (size_t i = 0; i < ENV_STATE_BYTES; i++)
+        for (int bit = 0; bit < 8; bit++) {
+            memcpy(bad, buf, sizeof bad);
+            bad[i] ^= (uint8_t)(1u << bit);
+            cr_assert_eq(env_restore(&env, bad), ENV_ERR_STATE, "byte %zu bit %d", i, bit);
+        }
+    memset(bad, 0, sizeof bad);
+    cr_assert_eq(env_restore(&env, bad), ENV_ERR_STATE);
+    cr_assert_eq(env_restore(&env, NULL), ENV_ERR_STATE);
+    cr_assert(memcmp(&env, &copy, sizeof env) == 0, "a refused restore touched the env");
+    // another preset, the same preset with other numbers
+    Env other;
+    env_init(&other, "Pong-v0", 1);
+    cr_assert_eq(env_restore(&other, buf), ENV_ERR_STATE_OTHER);
+    env_init(&other, "ALE/Pong-v5", 1);
+    other.preset.repeat_prob = 0.0;
+    cr_assert_eq(env_restore(&other, buf), ENV_ERR_STATE_OTHER);
+    cr_assert_str_eq(env_strerror(ENV_ERR_STATE_OTHER), "an env state of another preset, mode or difficulty");
+    cr_assert_eq(env_restore(&env, buf), ENV_OK);
+}
+
+// Through the opaque-handle API a binding uses: clone, play on, restore, play again.
+Test(env, clone_through_the_handle_api) {
+    uint8_t *buf = malloc(env_state_size());
+    Env *env = env_new("Pong-v4", 4);
+    cr_assert_not_null(env);
+    Rng ar;
+    rng_seed(&ar, 2);
+    play_hash(env, &ar, 123);
+    env_clone(env, true, buf);
+    Rng ar2 = ar;
+    uint64_t want = play_hash(env, &ar, 500);
+    cr_assert_eq(env_restore(env, buf), ENV_OK);
+    cr_assert_eq(play_hash(env, &ar2, 500), want);
+    env_free(env);
+    free(buf);
+}

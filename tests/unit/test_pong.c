@@ -179,6 +179,45 @@ Test(pong, the_frame_count_wrap_stops_the_game_as_the_real_one_does) {
 }
 
 // ----------------------------------------------------------------------------
+// A cloned state, restored into another env that has played elsewhere, goes on exactly as
+// the real game did: clones at several points of a long real episode, each restored after a
+// detour of random play, then the rest of the trace replayed frame for frame.
+
+Test(pong, a_restored_state_replays_the_real_trace, .timeout = 300) {
+    Trace t = trace_load("track-3");
+    static uint8_t rgb[RGB_BYTES], state[ENV_STATE_BYTES];
+    uint8_t ram[PONG_RAM_SIZE];
+    const size_t at[] = {0, 59, 1000, 7777, 15000, t.frames - 100};
+    Env env, other;
+    cr_assert_eq(env_init(&env, "PongNoFrameskip-v4", 0), ENV_OK);
+    cr_assert_eq(env_init(&other, "PongNoFrameskip-v4", 1), ENV_OK);
+    size_t frame = 0, checked = 0;
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+        for (; frame < at[k]; frame++) env_step(&env, t.actions[frame], NULL);
+        env_clone(&env, k % 2, state);
+        for (int i = 0; i < 500; i++) {
+            EnvStep st;
+            env_step(&other, (int)((i * 7 + k) % ACTION_COUNT), &st);
+            if (st.terminated) env_reset(&other, i);
+        }
+        cr_assert_eq(env_restore(&other, state), ENV_OK);
+        for (size_t i = at[k]; i < t.frames; i++) {
+            EnvStep st;
+            cr_assert_eq(env_step(&other, t.actions[i], &st), ENV_OK);
+            env_render_rgb(&other, rgb);
+            env_ram(&other, ram);
+            cr_assert_eq((uint32_t)crc32(0, rgb, RGB_BYTES), t.crc[i + 1], "clone at %zu: frame %zu", at[k], i + 1);
+            cr_assert(memcmp(ram, t.ram + PONG_RAM_SIZE * (i + 1), PONG_RAM_SIZE) == 0, "clone at %zu: RAM of frame %zu", at[k], i + 1);
+            cr_assert_eq(st.reward, t.rewards[i]);
+            cr_assert_eq(st.terminated, i + 1 == t.frames);
+            checked++;
+        }
+    }
+    fprintf(stderr, "restored states: %zu frames replayed identically\n", checked);
+    trace_free(&t);
+}
+
+// ----------------------------------------------------------------------------
 // The reset state is the real one, and the game is a pure function of its inputs.
 
 Test(pong, reset_is_the_real_first_frame) {
