@@ -11,9 +11,11 @@ import ctypes
 import os
 
 ENV_OK, ENV_ERR_PRESET, ENV_ERR_ACTION, ENV_ERR_DONE, VECENV_ERR_ARG = 0, -1, -2, -3, -4
+ENV_ERR_STATE, ENV_ERR_STATE_OTHER = -5, -6
 OBS_TYPES = {"rgb": 0, "grayscale": 1, "ram": 2, "obs80": 3}
 CONSTANTS = {"ENV_OK": ENV_OK, "ENV_ERR_PRESET": ENV_ERR_PRESET, "ENV_ERR_ACTION": ENV_ERR_ACTION,
              "ENV_ERR_DONE": ENV_ERR_DONE, "VECENV_ERR_ARG": VECENV_ERR_ARG,
+             "ENV_ERR_STATE": ENV_ERR_STATE, "ENV_ERR_STATE_OTHER": ENV_ERR_STATE_OTHER,
              "OBS_RGB": OBS_TYPES["rgb"], "OBS_GRAYSCALE": OBS_TYPES["grayscale"],
              "OBS_RAM": OBS_TYPES["ram"], "OBS_OBS80": OBS_TYPES["obs80"]}
 
@@ -134,6 +136,10 @@ def _load():
         "env_set_ram": (ctypes.c_bool, [vp, ctypes.c_int, ctypes.c_uint8]),
         "env_render_indices": (None, [vp, vp]),
         "env_abi": (ctypes.POINTER(AbiEntry), []),
+        "env_state_size": (ctypes.c_size_t, []),
+        "env_clone": (None, [vp, ctypes.c_bool, vp]),
+        "env_restore": (ctypes.c_int, [vp, ctypes.c_char_p]),
+        "env_strerror": (ctypes.c_char_p, [ctypes.c_int]),
     }
     for name, (res, args) in sigs.items():
         try:

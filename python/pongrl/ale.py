@@ -17,10 +17,10 @@ with sticky actions; act() after the end emulates nothing and returns 0; setMode
 setDifficulty take effect at the next reset_game(). Actions are ALE's 18 (`Action`), each
 doing what a paddle obeys of it.
 """
-import ctypes
 import enum
 import hashlib
 import os
+import struct
 
 import numpy as np
 
@@ -92,18 +92,39 @@ def is_pong(rom):
 
 
 class ALEState:
-    """ale_py.ALEState: a cloned state (the C library's ENV_STATE_BYTES-byte blob), equal to
-    another with the same bytes; serialize() and ALEState(bytes) round-trip, pickle too."""
+    """ale_py.ALEState: a cloned state. It holds the C library's state (src/env/env.h
+    env_clone: the whole env, its random stream when include_rng) behind a small header with
+    what ALEState's getters answer; equal to another with the same bytes; serialize() and
+    ALEState(bytes) round-trip, and it pickles."""
+
+    _MAGIC = b"PRLALE1\0"
+    _HEADER = struct.Struct("<8sqqqq")     # magic, frames, frame_number, mode, difficulty
 
     def __init__(self, *args):
-        if len(args) == 1 and isinstance(args[0], (bytes, bytearray)):
-            self._bytes = bytes(args[0])
-        elif len(args) == 2 and isinstance(args[1], (bytes, bytearray)):
-            self._bytes = bytes(args[1])
-        elif not args:
+        if len(args) == 2:                     # ale-py's ALEState(state, serialized)
+            args = args[1:]
+        if not args:
             self._bytes = b""
+        elif len(args) == 1 and isinstance(args[0], (bytes, bytearray)):
+            data = bytes(args[0])
+            if len(data) < self._HEADER.size or data[:8] != self._MAGIC:
+                raise ValueError("pongrl: not a serialized pongrl ALEState")
+            self._bytes = data
         else:
             raise TypeError("ALEState(), ALEState(serialized: bytes) or ALEState(state, serialized)")
+
+    @classmethod
+    def _make(cls, blob, frames, frame_number, mode, difficulty):
+        return cls(cls._HEADER.pack(cls._MAGIC, frames, frame_number, mode, difficulty) + blob)
+
+    def _fields(self):
+        if not self._bytes:
+            raise RuntimeError("pongrl: an empty ALEState")
+        return self._HEADER.unpack_from(self._bytes)[1:]
+
+    def _blob(self):
+        self._fields()
+        return self._bytes[self._HEADER.size:]
 
     def serialize(self):
         return self._bytes
@@ -111,7 +132,9 @@ class ALEState:
     def equals(self, other):
         return isinstance(other, ALEState) and self._bytes == other._bytes
 
-    __eq__ = equals
+    def __eq__(self, other):
+        return self.equals(other)
+
     __hash__ = None
 
     def __getstate__(self):
@@ -120,22 +143,17 @@ class ALEState:
     def __setstate__(self, state):
         self._bytes = state[0]
 
-    def _field(self, name):
-        if not self._bytes:
-            raise RuntimeError("pongrl: an empty ALEState")
-        return _lib.state_field(self._bytes, name)
-
     def getEpisodeFrameNumber(self):
-        return self._field("frames")
+        return self._fields()[0]
 
     def getFrameNumber(self):
-        return self._field("frame_number")
+        return self._fields()[1]
 
     def getCurrentMode(self):
-        return self._field("mode")
+        return self._fields()[2]
 
     def getDifficulty(self):
-        return self._field("difficulty")
+        return self._fields()[3]
 
     def __repr__(self):
         return "<pongrl.ALEState %d bytes>" % len(self._bytes)
@@ -172,26 +190,26 @@ class ALEInterface:
 
     # -- settings
 
-    def _check_key(self, key, kind):
+    def _check_key(self, key):
         if key not in SETTINGS:
             raise RuntimeError("pongrl: unknown ALE setting %r (pongrl has %s)"
                                % (key, ", ".join(SETTINGS)))
         return key
 
     def getInt(self, key):
-        return int(self._settings[self._check_key(key, int)])
+        return int(self._settings[self._check_key(key)])
 
     def getFloat(self, key):
-        return float(self._settings[self._check_key(key, float)])
+        return float(self._settings[self._check_key(key)])
 
     def getBool(self, key):
-        return bool(self._settings[self._check_key(key, bool)])
+        return bool(self._settings[self._check_key(key)])
 
     def getString(self, key):
-        return str(self._settings[self._check_key(key, str)])
+        return str(self._settings[self._check_key(key)])
 
     def _set(self, key, value):
-        self._check_key(key, None)
+        self._check_key(key)
         kind = SETTINGS[key][0]
         if kind is int and isinstance(value, float) and value != int(value):
             raise TypeError("pongrl: ALE setting %s is an int, got %r" % (key, value))
@@ -346,7 +364,7 @@ class ALEInterface:
     # -- states
 
     def cloneState(self, include_rng=False):
-        return ALEState(self._game()._clone(bool(include_rng)))
+        return self._game()._clone(bool(include_rng))
 
     def cloneSystemState(self):
         return self.cloneState(include_rng=True)
@@ -354,7 +372,7 @@ class ALEInterface:
     def restoreState(self, state):
         if not isinstance(state, ALEState):
             raise TypeError("pongrl: restoreState takes an ALEState, got %r" % (state,))
-        self._game()._restore(state.serialize())
+        self._game()._restore(state)
 
     restoreSystemState = restoreState
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from .ale import MINIMAL_ACTIONS, Action, ALEInterface
+from .ale import MINIMAL_ACTIONS, Action, ALEInterface, ALEState
 from .spaces import Box, Discrete, StandInRandom, gymnasium
 
 # ALE's minimal action set for Pong (PongSettings::isMinimal), Gym indices 0..5
@@ -341,15 +341,54 @@ class Env(_EnvBase):
         """ale.setMode/setDifficulty at reset_game (only the default flavour for now)."""
         resolve(self.spec_id, mode=mode, difficulty=difficulty)
 
-    # -- state cloning (ale-py's clone_state / restore_state)
+    # -- state cloning (ale-py's clone_state / restore_state), pickle and copy
 
     def clone_state(self, include_rng=False):
-        """The whole env's state as an ALEState (include_rng: with the random stream of
-        sticky actions and random frameskip, so that a restore replays exactly)."""
+        """The whole env's state as an ALEState: the game, the paddle, the counters and caps'
+        progress, and with include_rng the random stream of sticky actions and random
+        frameskip too, so that a restore replays exactly what followed the clone."""
         return self.ale.cloneState(include_rng=include_rng)
 
     def restore_state(self, state):
+        """Back to a state of clone_state (of an env of the same id and settings); without its
+        random stream, the env's own stream goes on from where it is, as ALE's."""
         self.ale.restoreState(state)
+
+    def _clone(self, include_rng):
+        self._check_open()
+        buf = ctypes.create_string_buffer(int(lib.env_state_size()))
+        lib.env_clone(self._handle, include_rng, buf)
+        s = self.state()
+        return ALEState._make(buf.raw, s["frames"], self._total_frames, self._game_mode or 0,
+                              self._game_difficulty or 0)
+
+    def _restore(self, state):
+        self._check_open()
+        blob = state._blob()
+        rc = lib.env_restore(self._handle, blob) if len(blob) == lib.env_state_size() \
+            else _lib.ENV_ERR_STATE
+        if rc != _lib.ENV_OK:
+            raise RuntimeError("pongrl: restore_state: %s (%s)"
+                               % (lib.env_strerror(rc).decode(), self.spec_id))
+        self._total_frames = state.getFrameNumber()
+
+    def __getstate__(self):
+        """pickle and copy.deepcopy: the settings, the seeds, the generators and the whole
+        game with its random stream; the copy is identical and independent."""
+        self._check_open()
+        return {"kwargs": self._kwargs, "seed": self._seed, "episode": self._episode,
+                "np_random": self._np_random, "np_random_seed": self._np_random_seed,
+                "action_space": self.action_space, "spec": self.spec,
+                "ale_settings": dict(self.ale._settings),
+                "state": self._clone(True).serialize()}
+
+    def __setstate__(self, d):
+        self.__init__(seed=d["seed"], **d["kwargs"])
+        self._episode = d["episode"]
+        self._np_random, self._np_random_seed = d["np_random"], d["np_random_seed"]
+        self.action_space, self.spec = d["action_space"], d["spec"]
+        self.ale._settings.update(d["ale_settings"])
+        self._restore(ALEState(d["state"]))
 
     def render(self):
         """The current frame, uint8 (210, 160, 3), as ALE's getScreenRGB (render_mode

@@ -5,11 +5,14 @@ off, frame_skip 1, reset_game(), one act() a frame) replayed through the standal
 ALEInterface: every getRAM(), getScreenRGB() and getScreen() equal the real ones, every act()
 returns the real reward, game_over() comes at the real end. Then the handle an env carries
 (what Gymnasium's AtariPreprocessing and the common Atari wrappers read), ale-py's private
-attributes, the settings, setRAM, loadROM's checks and register_ale_ids.
+attributes, the settings, setRAM, loadROM's checks, state cloning (a restored state replays
+identically), pickle and deepcopy (an identical, independent env), and register_ale_ids.
 Exit 0 pass, 77 skip (library not built), anything else fail.
 """
+import copy
 import gzip
 import os
+import pickle
 import sys
 import tempfile
 import zlib
@@ -219,6 +222,84 @@ def test_seeds_info_and_actions():
         raises(ValueError, e.step, bad)
 
 
+def steps(env, actions):
+    return [env.step(int(a)) for a in actions]
+
+
+def same_steps(a, b):
+    return len(a) == len(b) and all(np.array_equal(x[0], y[0]) and x[1:4] == y[1:4] and
+                                    x[4] == y[4] for x, y in zip(a, b))
+
+
+def test_clone_and_restore():
+    acts = np.random.default_rng(5).integers(0, 6, 400)
+    for id in ("Pong-v0", "ALE/Pong-v5", "PongNoFrameskip-v4"):
+        env = pongrl.make(id, obs_type="grayscale")
+        env.reset(seed=11)
+        steps(env, acts[:150])
+        env_frames_at_clone = env.ale.getEpisodeFrameNumber()
+        with_rng = env.clone_state(include_rng=True)
+        without = env.unwrapped.ale.cloneState()
+        assert with_rng != without and with_rng == env.clone_state(include_rng=True)
+        after = steps(env, acts[150:])
+        env.restore_state(with_rng)                  # the whole future again
+        assert same_steps(steps(env, acts[150:]), after), id
+        assert env.ale.getFrameNumber() == after[-1][4]["frame_number"]
+        # ALEState: serialize round trip, pickle, the getters
+        st = pongrl.ALEState(with_rng.serialize())
+        assert st == with_rng and pickle.loads(pickle.dumps(st)) == with_rng
+        assert st.getEpisodeFrameNumber() == env_frames_at_clone
+        env.ale.restoreState(st)
+        assert env.ale.getEpisodeFrameNumber() == st.getEpisodeFrameNumber()
+        assert env.ale.getFrameNumber() == st.getFrameNumber()
+        if id != "PongNoFrameskip-v4":   # stickiness or random frameskip: the stream matters
+            steps(env, acts[:37])        # the env's stream moves on from the clone's
+            env.restore_state(without)   # and stays where it is: another future
+            assert not same_steps(steps(env, acts[150:]), after), id
+        # the game without its stream is the same game: the same RAM right after the restore
+        env.restore_state(without)
+        ram = env.ale.getRAM()
+        env.restore_state(with_rng)
+        assert np.array_equal(ram, env.ale.getRAM())
+    other = pongrl.make("Pong-v4")
+    msg = raises(RuntimeError, other.restore_state, with_rng)
+    assert "PongNoFrameskip-v4" not in msg and "Pong-v4" in msg, msg
+    raises(ValueError, pongrl.ALEState, b"not a state")
+    broken = bytearray(with_rng.serialize())
+    broken[100] ^= 1
+    raises(RuntimeError, env.restore_state, pongrl.ALEState(bytes(broken)))
+
+
+def test_pickle_and_deepcopy():
+    acts = np.random.default_rng(6).integers(0, 6, 2000)
+    env = pongrl.make("Pong-v0", obs_type="ram", render_mode="rgb_array")
+    env.reset(seed=4)
+    steps(env, acts[:300])
+    copies = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+    ref = steps(env, acts[300:700])
+    r1 = env.reset()                             # the next episode's seed, from the stream
+    s1 = [env.action_space.sample() for _ in range(5)]
+    for c in copies:
+        assert c is not env and c._handle != env._handle
+        assert same_steps(steps(c, acts[300:700]), ref)
+        r2 = c.reset()
+        assert np.array_equal(r1[0], r2[0])
+        assert [c.action_space.sample() for _ in range(5)] == s1
+        assert c.spec.id == env.spec.id and c.render_mode == "rgb_array"
+    # independent: stepping a copy leaves the original where it was
+    a = pongrl.make("ALE/Pong-v5")
+    a.reset(seed=1)
+    b = copy.deepcopy(a)
+    steps(b, acts[:50])
+    assert a.state()["steps"] == 0 and b.state()["steps"] == 50
+    if pongrl.gymnasium is not None:             # through Gymnasium's wrappers too
+        import gymnasium
+        w = gymnasium.make("pongrl/Pong-v5")
+        w.reset(seed=2)
+        w2 = pickle.loads(pickle.dumps(w))
+        assert np.array_equal(w.step(3)[0], w2.step(3)[0])
+
+
 def test_register_ale_ids():
     if pongrl.gymnasium is None:
         print("gymnasium not importable: register_ale_ids not tested")
@@ -246,4 +327,5 @@ def test_register_ale_ids():
 if __name__ == "__main__":
     sys.exit(run([test_standalone_replays_a_real_episode, test_full_action_set_and_frame_skip,
                   test_settings_and_roms, test_env_handle, test_presets_as_ale_py,
-                  test_seeds_info_and_actions, test_register_ale_ids]))
+                  test_seeds_info_and_actions, test_clone_and_restore, test_pickle_and_deepcopy,
+                  test_register_ale_ids]))
