@@ -20,18 +20,10 @@ import zlib
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pongrl_under_test import ROOT, pongrl, run  # noqa: E402
+from pongrl_under_test import ROOT, pongrl, raises, run  # noqa: E402
 
 DATA = os.path.join(ROOT, "tests", "data", "ale-real")
 Action = pongrl.Action
-
-
-def raises(exc, fn, *args, **kwargs):
-    try:
-        fn(*args, **kwargs)
-    except exc as e:
-        return str(e)
-    raise AssertionError("%s not raised by %s%r %r" % (exc.__name__, fn.__name__, args, kwargs))
 
 
 def real(name):
