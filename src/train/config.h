@@ -53,8 +53,8 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "RMSProp decay") \
     X(U64,  seed,             "seed",             1,             0, 0,                RUN,  "", \
       "run seed: same seed, same bits") \
-    X(I64,  iterations,       "iterations",       -1,            0, INT64_MAX,        GOAL, "", \
-      "stop after N updates in total (default: no limit)") \
+    X(I64,  iterations,       "iterations",       -1,            -1, INT64_MAX,       GOAL, "", \
+      "stop after N updates in total (default: -1, no limit)") \
     X(OPT,  target_reward,    "target-reward",    0,             -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX, GOAL, "", \
       "stop when the running mean reaches X (default: none)") \
     X(I64,  checkpoint_every, "checkpoint-every", 100,           0, INT64_MAX,        GOAL, "", \
