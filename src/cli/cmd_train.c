@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../algo/algo.h"
 #include "../cluster/cluster.h"
 #include "../cluster/launch.h"
 #include "../train/checkpoint.h"
@@ -22,11 +23,16 @@
 #include "train_progress.h"
 
 static void print_help(const TrainConfig *d) {
+    char algos[1024] = "";
+    size_t used = 0;
+    for (const Learner *const *l = ALGO_LEARNERS; *l && used < sizeof(algos); l++)
+        used += (size_t)snprintf(algos + used, sizeof(algos) - used, "                          %-6s %s\n", (*l)->name, (*l)->summary);
     printf("usage: pongrl train [options]\n"
            "\n"
-           "Learn Pong from pixels with the seed's policy gradient (Karpathy's 6400-%d-1 network,\n"
-           "REINFORCE, RMSProp). Prints one line per batch; Ctrl-C stops after the current batch.\n"
+           "Learn Pong from pixels. Prints one line per batch; Ctrl-C stops after the current batch.\n"
            "\n"
+           "  --algo NAME           the learner                              (default %s)\n"
+           "%s"
            "  --batch-size N        episodes per update                      (default %d)\n"
            "  --iterations N        stop after N updates in total            (default: no limit)\n"
            "  --target-reward R     stop when the running mean reaches R     (default: none)\n"
@@ -49,7 +55,7 @@ static void print_help(const TrainConfig *d) {
            "  --help                this text\n"
            "\n"
            "A checkpoint is also written at the start of a run and when it stops (end, Ctrl-C, SIGTERM).\n",
-           d->hidden, d->batch_size, d->workers, (unsigned long long)d->seed, d->env_id,
+           d->algo, algos, d->batch_size, d->workers, (unsigned long long)d->seed, d->env_id,
            d->lr, d->gamma, d->decay, d->hidden, (long long)d->checkpoint_every, d->checkpoint_secs, d->keep);
 }
 
@@ -78,7 +84,7 @@ static int mkdir_p(const char *path) {
     return 0;
 }
 
-enum { OPT_BATCH = 256, OPT_ITERS, OPT_TARGET, OPT_WORKERS, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA,
+enum { OPT_BATCH = 256, OPT_ALGO, OPT_ITERS, OPT_TARGET, OPT_WORKERS, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA,
        OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR, OPT_QUIET, OPT_HELP, OPT_CKPT_EVERY, OPT_CKPT_SECS, OPT_KEEP,
        OPT_RESUME, OPT_END };
 
@@ -88,12 +94,12 @@ enum { OPT_BATCH = 256, OPT_ITERS, OPT_TARGET, OPT_WORKERS, OPT_SEED, OPT_ENV, O
 static int workers_max(void) { return WORKERS_PER_CORE_MAX * train_cores_available(); }
 
 // Flags that define the run: a resumed run keeps its own, so these may not be given again.
-static const int RUN_DEFINING[] = { OPT_BATCH, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA, OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR };
+static const int RUN_DEFINING[] = { OPT_BATCH, OPT_ALGO, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA, OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR };
 
 // given[o - OPT_BATCH]: whether flag o was on the command line
 static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char **resume) {
     static const struct option opts[] = {
-        {"batch-size", 1, 0, OPT_BATCH}, {"iterations", 1, 0, OPT_ITERS}, {"target-reward", 1, 0, OPT_TARGET},
+        {"batch-size", 1, 0, OPT_BATCH}, {"algo", 1, 0, OPT_ALGO}, {"iterations", 1, 0, OPT_ITERS}, {"target-reward", 1, 0, OPT_TARGET},
         {"workers", 1, 0, OPT_WORKERS}, {"seed", 1, 0, OPT_SEED}, {"env", 1, 0, OPT_ENV}, {"lr", 1, 0, OPT_LR},
         {"gamma", 1, 0, OPT_GAMMA}, {"decay", 1, 0, OPT_DECAY}, {"hidden", 1, 0, OPT_HIDDEN},
         {"run-dir", 1, 0, OPT_RUNDIR}, {"quiet", 0, 0, OPT_QUIET}, {"help", 0, 0, OPT_HELP},
@@ -106,6 +112,16 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
         if (o >= OPT_BATCH && o < OPT_END) given[o - OPT_BATCH] = true;
         switch (o) {
         case OPT_BATCH:   c->batch_size = (int)arg_int("--batch-size", optarg, 1, TRAIN_BATCH_MAX); break;
+        case OPT_ALGO:
+            if (!algo_find(optarg)) {
+                char names[256] = "";
+                size_t used = 0;
+                for (const Learner *const *l = ALGO_LEARNERS; *l && used < sizeof(names); l++)
+                    used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "", (*l)->name);
+                die_usage("--algo %s: this build has no such learner (it has: %s)", optarg, names);
+            }
+            snprintf(c->algo, sizeof(c->algo), "%s", optarg);
+            break;
         case OPT_ITERS:   c->iterations = arg_int("--iterations", optarg, 0, INT64_MAX); break;
         case OPT_TARGET:  c->target_reward = arg_double("--target-reward", optarg, -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX); c->has_target = true; break;
         case OPT_WORKERS:
@@ -143,7 +159,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
 }
 
 // Refuses a configuration this machine cannot hold (say, --hidden 100000), before allocating
-// it: the weights and the RMSProp cache, and each worker thread's gradient and exact sum.
+// it: what its learner says it needs.
 static int check_memory(const TrainConfig *c) {
     FILE *f = fopen("/proc/meminfo", "r");
     if (!f) return 0;                             // not Linux: the allocations will tell
@@ -152,8 +168,7 @@ static int check_memory(const TrainConfig *c) {
     while (fgets(line, sizeof(line), f))
         if (sscanf(line, "MemAvailable: %lf kB", &avail_kb) == 1) break;
     fclose(f);
-    double n = (double)POLICY_D * c->hidden + c->hidden;
-    double need = n * 8 * 3 + (double)c->workers * n * (8 + 16);
+    double need = algo_find(c->algo)->memory_bytes(c);
     if (avail_kb < 0 || need <= avail_kb * 1024) return 0;
     fprintf(stderr, "pongrl: H=%d with %d worker thread%s needs about %.1f GB of memory; this machine has %.1f GB "
             "available (fewer --workers or a smaller --hidden)\n", c->hidden, c->workers, c->workers == 1 ? "" : "s",
@@ -179,6 +194,12 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
             fprintf(stderr, "pongrl: cannot resume: %s holds no checkpoint, only the unfinished first one of a run killed"
                     " as it started: start that run again (its flags and --run-dir %s)\n", dir, dir);
         else if (root) fprintf(stderr, "pongrl: cannot resume: %s\n", err);
+        return -1;
+    }
+    const Learner *learner = algo_find(st->cfg.algo);
+    if (!learner || train_state_attach(st, learner, err, sizeof(err))) {
+        if (root) fprintf(stderr, "pongrl: cannot resume: %s\n", learner ? err : "the run's learner is not in this build");
+        train_state_free(st);
         return -1;
     }
     TrainConfig *c = &st->cfg;
@@ -270,7 +291,7 @@ int cmd_train(int argc, char **argv) {
         if (resume_load(&st, resume, &cfg, given, root)) return 1;
         cfg = st.cfg;
         if (check_memory(&cfg)) { train_state_free(&st); return 1; }
-    } else if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
+    } else if (train_state_init(&st, &cfg, algo_find(cfg.algo))) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
     // From here every way out goes through `out` (what is not made yet is NULL), and a failure
     // to start through `fail`: said on stderr first, then, under mpirun, the job ended, as the
     // other ranks would wait for this one.

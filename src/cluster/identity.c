@@ -67,8 +67,9 @@ int identity_adopt(MpiComm *m, bool adopt, char *err, size_t errlen) {
     snprintf(c.env_id, sizeof(c.env_id), "%s", root.env_id);
     c.batch_size = root.batch_size; c.hidden = root.hidden;
     c.lr = root.lr; c.gamma = root.gamma; c.decay = root.decay; c.seed = root.seed;
+    const Learner *learner = m->st->learner;
     train_state_free(m->st);
-    if (train_state_init(m->st, &c)) { snprintf(err, errlen, "out of memory (H=%d)", c.hidden); return -1; }
+    if (train_state_init(m->st, &c, learner)) { snprintf(err, errlen, "out of memory (H=%d)", c.hidden); return -1; }
     return 0;
 }
 

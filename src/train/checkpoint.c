@@ -18,6 +18,7 @@
 #define CKPT_PREFIX "ckpt-"
 #define CKPT_SUFFIX ".bin"
 #define CKPT_DIGITS 8
+#define CKPT_V1_ARRAY "RMSProp cache"      // version 1's one learner array (pg's)
 
 _Static_assert(sizeof(((TrainConfig *)0)->env_id) == CKPT_ENV_ID_BYTES, "env_id field size is part of the format");
 
@@ -66,7 +67,7 @@ size_t checkpoint_size(size_t n) { return CKPT_HEADER_BYTES + 2 * n * sizeof(dou
 // ----------------------------------------------------------------------------
 // serialise
 
-static uint8_t *serialize(const TrainState *s, uint32_t flags, size_t *len) {
+static uint8_t *serialize(const TrainState *s, const LearnerArray *cache, uint32_t flags, size_t *len) {
     const Policy *p = &s->policy;
     const TrainConfig *c = &s->cfg;
     *len = checkpoint_size(p->n);
@@ -95,7 +96,7 @@ static uint8_t *serialize(const TrainState *s, uint32_t flags, size_t *len) {
     // header size is part of the format; a field added above without a version bump fails here
     if (w.pos != CKPT_HEADER_BYTES) { free(w.p); return NULL; }
     for (size_t i = 0; i < p->n; i++) put_f64(&w, p->w[i]);
-    for (size_t i = 0; i < p->n; i++) put_f64(&w, s->cache[i]);
+    for (size_t i = 0; i < p->n; i++) put_f64(&w, cache->data[i]);
     put_u32(&w, crc32_of(w.p, w.pos));
     return w.p;
 }
@@ -106,16 +107,23 @@ static uint8_t *serialize(const TrainState *s, uint32_t flags, size_t *len) {
 int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char *err, size_t errlen) {
     if (strlen(path) + 8 > CKPT_PATH_MAX) { snprintf(err, errlen, "cannot write checkpoint: path too long"); return -1; }
     if (!train_state_settled(s)) {      // a caller's bug: the deferred cache decays would be lost
-        snprintf(err, errlen, "cannot write checkpoint %s: the RMSProp cache is not settled (train_state_settle)", path);
+        snprintf(err, errlen, "cannot write checkpoint %s: the learner's state is not settled (train_state_settle)", path);
         return -1;
     }
-    const char *bad = weights_unusable(s->policy.w, s->cache, s->policy.n);
+    LearnerArray a[LEARNER_ARRAYS_MAX];
+    int na = train_state_arrays((TrainState *)s, a);
+    if (na != 1 || a[0].n != s->policy.n) {
+        snprintf(err, errlen, "cannot write checkpoint %s: format version %u holds the seeds' learner only", path, CKPT_VERSION);
+        return -1;
+    }
+    const char *bad = weights_unusable(s->policy.w, s->policy.n);
+    if (!bad) bad = array_unusable(&a[0]);
     if (bad) {          // it could not be read back: a run that diverged stops here
         snprintf(err, errlen, "cannot write checkpoint %s: %s", path, bad);
         return -1;
     }
     size_t len;
-    uint8_t *buf = serialize(s, flags, &len);
+    uint8_t *buf = serialize(s, &a[0], flags, &len);
     if (!buf) { snprintf(err, errlen, "cannot write checkpoint %s: out of memory", path); return -1; }
     char tmp[CKPT_PATH_MAX];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -241,11 +249,19 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
         return -1;
     }
     if (policy_alloc(&s->policy, D, H)) { snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
-    s->cache = malloc(sizeof(double) * (size_t)n);
-    if (!s->cache) { train_state_free(s); snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
+    // version 1 holds the seeds' learner's one array after the weights
+    SavedArrays *sv = &s->saved;
+    sv->data[0] = malloc(sizeof(double) * (size_t)n);
+    if (!sv->data[0]) { train_state_free(s); snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
+    sv->count = 1;
+    snprintf(sv->name[0], sizeof(sv->name[0]), "%s", CKPT_V1_ARRAY);
+    sv->n[0] = (size_t)n;
+    sv->nonneg[0] = true;
     for (size_t i = 0; i < n; i++) s->policy.w[i] = get_f64(&r);
-    for (size_t i = 0; i < n; i++) s->cache[i] = get_f64(&r);
-    const char *bad = weights_unusable(s->policy.w, s->cache, (size_t)n);
+    for (size_t i = 0; i < n; i++) sv->data[0][i] = get_f64(&r);
+    const LearnerArray cache = { sv->name[0], sv->data[0], sv->n[0], true };
+    const char *bad = weights_unusable(s->policy.w, (size_t)n);
+    if (!bad) bad = array_unusable(&cache);
     if (bad) { train_state_free(s); snprintf(err, errlen, "%s", bad); return -1; }
     s->iteration = iteration; s->episodes = episodes; s->agent_steps = agent_steps; s->frames = frames;
     s->running_reward = running; s->wall_s = wall;

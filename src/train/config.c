@@ -17,6 +17,7 @@ int train_cores_available(void) {
 
 void train_config_default(TrainConfig *c) {
     memset(c, 0, sizeof(*c));
+    snprintf(c->algo, sizeof(c->algo), "%s", "pg");
     snprintf(c->env_id, sizeof(c->env_id), "%s", "ALE/Pong-v5");
     c->batch_size = 10;
     c->hidden = POLICY_H_DEFAULT;

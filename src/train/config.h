@@ -11,7 +11,10 @@
 #define TRAIN_BATCH_MAX 1000000       // the largest batch a run may have
 #define TRAIN_REWARD_MAX 21           // an episode's reward lies in [-21, 21] (21 points end a game)
 
-typedef struct {
+#define TRAIN_ALGO_MAX 16
+
+typedef struct TrainConfig {
+    char algo[TRAIN_ALGO_MAX];   // the learner (algo/algo.h), default "pg" (the seeds' recipe)
     char env_id[64];          // preset id, default "ALE/Pong-v5" (the newest seed)
     int batch_size;           // episodes per update (seed: 10)
     int hidden;               // H (seed: 200)

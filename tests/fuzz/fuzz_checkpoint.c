@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         TrainState s;
         if (checkpoint_parse(data, size, check == 1, &s, NULL, err, sizeof(err)) == 0) {
             // an accepted file is whole: touch its last weight and cache entry
-            volatile double sink = s.policy.w[s.policy.n - 1] + s.cache[s.policy.n - 1];
+            volatile double sink = s.policy.w[s.policy.n - 1] + s.saved.data[0][s.policy.n - 1];
             (void)sink;
             if (s.policy.n != (size_t)s.policy.D * s.policy.H + s.policy.H || size != checkpoint_size(s.policy.n)) abort();
             train_state_free(&s);
