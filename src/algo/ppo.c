@@ -21,19 +21,21 @@ const int PPO_ACTION_ID[PPO_ACTIONS] = { ACTION_NOOP, ACTION_RIGHT, ACTION_LEFT 
 #define N_STATS 6
 
 void ppo_config_default(PpoConfig *c) {
+    TrainConfig t;                   // the settings table's defaults (train/config.h)
+    train_config_default(&t);
     memset(c, 0, sizeof(*c));
-    c->envs = 32; c->steps = 128;
-    c->epochs = 4; c->minibatches = 4;
-    c->chunk = 256;
-    c->hidden = 128;
-    c->coarse = true;
-    c->lr = 5e-4;
-    c->anneal_steps = 20000000;
-    c->gamma = 0.99; c->lambda = 0.95;
-    c->clip = 0.1;
-    c->ent_coef = 0.01; c->vf_coef = 0.5;
-    c->max_grad_norm = 0.5;
-    c->seed = 1;
+    c->envs = t.envs; c->steps = t.steps;
+    c->epochs = t.epochs; c->minibatches = t.minibatches;
+    c->chunk = PPO_CHUNK;
+    c->hidden = PPO_HIDDEN;
+    c->coarse = t.coarse != 0;
+    c->lr = PPO_LR;
+    c->anneal_steps = t.anneal_steps;
+    c->gamma = t.gamma; c->lambda = t.lambda;
+    c->clip = t.clip;
+    c->ent_coef = t.ent_coef; c->vf_coef = t.vf_coef;
+    c->max_grad_norm = t.max_grad_norm;
+    c->seed = t.seed;
 }
 
 const char *ppo_config_check(const PpoConfig *c) {

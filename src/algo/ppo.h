@@ -28,6 +28,7 @@
 
 #include "../env/env.h"
 #include "../policy/acnet.h"
+#include "../train/config.h"
 #include "../train/gradsum.h"
 #include "../train/learner.h"
 #include "../train/pool.h"
@@ -39,6 +40,9 @@
 #define PPO_ADV_EPS 1e-8              // CleanRL: (adv - mean) / (std + 1e-8)
 #define PPO_NORM_EPS 1e-6             // torch clip_grad_norm_: max_norm / (norm + 1e-6)
 #define PPO_ACTIONS 3                 // NOOP, RIGHT (up), LEFT (down): FIRE adds nothing in Pong
+#define PPO_HIDDEN 128                // its defaults of the common settings (the rest: config.h's table)
+#define PPO_LR 5e-4
+#define PPO_CHUNK 256                 // samples summed in float64 before the exact sum (fixes the bits)
 
 extern const int PPO_ACTION_ID[PPO_ACTIONS];   // the env action of each policy output
 
@@ -78,6 +82,7 @@ typedef struct {
     uint64_t seed;
 } PpoConfig;
 
+// The settings table's defaults (train/config.h), PPO_HIDDEN and PPO_LR.
 void ppo_config_default(PpoConfig *c);
 // NULL when c makes sense, else what is wrong (one line).
 const char *ppo_config_check(const PpoConfig *c);

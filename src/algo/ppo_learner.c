@@ -35,14 +35,16 @@ static void ppo_config_of(const TrainConfig *c, PpoConfig *p) {
     p->seed = c->seed;
 }
 
+// Its own rows' defaults are the table's; these two common ones it sets its own.
 static void ppo_defaults(TrainConfig *c) {
+    c->hidden = PPO_HIDDEN;
+    c->lr = PPO_LR;
+}
+
+static const char *ppo_learner_check(const TrainConfig *c) {
     PpoConfig p;
-    ppo_config_default(&p);
-    c->envs = p.envs; c->steps = p.steps; c->epochs = p.epochs; c->minibatches = p.minibatches;
-    c->hidden = p.hidden; c->coarse = p.coarse;
-    c->lr = p.lr; c->anneal_steps = p.anneal_steps;
-    c->gamma = p.gamma; c->lambda = p.lambda; c->clip = p.clip;
-    c->ent_coef = p.ent_coef; c->vf_coef = p.vf_coef; c->max_grad_norm = p.max_grad_norm;
+    ppo_config_of(c, &p);
+    return ppo_config_check(&p);
 }
 
 // Weights, Adam's two moments, the minibatch gradient; each thread's gradient and exact sum.
@@ -140,6 +142,7 @@ const Learner PPO_LEARNER = {
     .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
     .metrics = PPO_METRICS,
     .defaults = ppo_defaults,
+    .check = ppo_learner_check,
     .memory_bytes = ppo_memory_bytes,
     .create = ppo_learner_create,
     .destroy = ppo_learner_destroy,

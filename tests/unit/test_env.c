@@ -60,12 +60,12 @@ static int64_t play_random(const char *id, uint64_t env_seed, uint64_t action_se
 
 Test(env, presets_table) {
     struct { const char *id; int lo, hi; double p; int64_t steps, frames; } want[] = {
-        {"Pong-v0", 2, 4, 0.25, 10000, 0},
-        {"Pong-v4", 2, 4, 0.0, 100000, 0},
-        {"PongDeterministic-v0", 4, 4, 0.25, 100000, 0},
-        {"PongDeterministic-v4", 4, 4, 0.0, 100000, 0},
-        {"PongNoFrameskip-v0", 1, 1, 0.25, 400000, 0},
-        {"PongNoFrameskip-v4", 1, 1, 0.0, 400000, 0},
+        {"Pong-v0", 2, 4, 0.25, 0, 108000},
+        {"Pong-v4", 2, 4, 0.0, 0, 108000},
+        {"PongDeterministic-v0", 4, 4, 0.25, 0, 108000},
+        {"PongDeterministic-v4", 4, 4, 0.0, 0, 108000},
+        {"PongNoFrameskip-v0", 1, 1, 0.25, 0, 108000},
+        {"PongNoFrameskip-v4", 1, 1, 0.0, 0, 108000},
         {"ALE/Pong-v5", 4, 4, 0.25, 0, 108000},
     };
     int n = (int)(sizeof want / sizeof want[0]);
@@ -360,9 +360,12 @@ Test(env, terminal_stops_emulation) {
     }
 }
 
-Test(env, v0_truncates_at_10000_steps) {
+// gym 0.21's step caps (python's caps="gym-0.21"): a preset's max_steps truncates at that
+// many agent steps, even on the terminal step.
+Test(env, max_steps_truncates_at_the_step_count) {
     Env env;
     env_init(&env, "Pong-v0", 0);
+    env.preset.max_steps = 10000;
     // a random policy loses long before 10,000 steps, so start the count near the cap
     EnvStep st;
     env.steps = 9998;
@@ -377,21 +380,22 @@ Test(env, v0_truncates_at_10000_steps) {
     cr_assert(!st.truncated);
 }
 
-Test(env, step_caps_of_the_other_presets) {
-    struct { const char *id; int64_t cap; } c[] = {
-        {"Pong-v4", 100000}, {"PongDeterministic-v0", 100000}, {"PongDeterministic-v4", 100000},
-        {"PongNoFrameskip-v0", 400000}, {"PongNoFrameskip-v4", 400000},
-    };
-    for (int k = 0; k < 5; k++) {
+// ale-py: every v0/v4 id caps 108,000 frames and has no step cap.
+Test(env, frame_caps_of_the_other_presets) {
+    const char *ids[] = {"Pong-v0", "Pong-v4", "PongDeterministic-v0", "PongDeterministic-v4",
+                         "PongNoFrameskip-v0", "PongNoFrameskip-v4"};
+    for (int k = 0; k < 6; k++) {
         Env env;
-        env_init(&env, c[k].id, 0);
+        env_init(&env, ids[k], 0);
         EnvStep st;
-        env.steps = c[k].cap - 2;
+        env.steps = 1000000;
+        env.frames = 108000 - 5;
         env_step(&env, ACTION_NOOP, &st);
-        cr_assert(!st.truncated, "%s", c[k].id);
-        env_step(&env, ACTION_NOOP, &st);
-        cr_assert(st.truncated, "%s", c[k].id);
-        cr_assert_eq(env_step(&env, ACTION_NOOP, &st), ENV_ERR_DONE, "%s", c[k].id);
+        cr_assert(!st.truncated, "%s", ids[k]);
+        while (env_step(&env, ACTION_NOOP, &st) == ENV_OK && !st.truncated) {}
+        cr_assert(st.truncated && !st.terminated, "%s", ids[k]);
+        cr_assert_eq(env.frames, 108000, "%s", ids[k]);
+        cr_assert_eq(env_step(&env, ACTION_NOOP, &st), ENV_ERR_DONE, "%s", ids[k]);
     }
 }
 
@@ -767,4 +771,75 @@ Test(env, clone_through_the_handle_api) {
     cr_assert_eq(play_hash(env, &ar2, 500), want);
     env_free(env);
     free(buf);
+}
+
+// ----------------------------------------------------------------------------
+// flavours: ALE's modes and difficulties
+
+Test(env, bad_flavours_are_errors) {
+    const int bad[][2] = {{-1, 0}, {2, 0}, {0, -1}, {0, 4}, {7, 9}};
+    Env env, copy;
+    memset(&env, 0xAB, sizeof env);
+    memcpy(&copy, &env, sizeof env);
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        cr_assert_eq(env_init_flavour(&env, "ALE/Pong-v5", bad[k][0], bad[k][1], 0), ENV_ERR_FLAVOUR);
+        cr_assert_null(env_new_flavour("ALE/Pong-v5", bad[k][0], bad[k][1], 0));
+    }
+    cr_assert(memcmp(&env, &copy, sizeof env) == 0, "env_init_flavour touched the env on error");
+    cr_assert_eq(env_init_flavour(&env, "Breakout-v4", 0, 0, 0), ENV_ERR_PRESET);
+    cr_assert_str_eq(env_strerror(ENV_ERR_FLAVOUR), "no such flavour: mode must be 0 or 1, difficulty 0 to 3");
+    cr_assert_eq(env_num_modes(), 2);
+    cr_assert_eq(env_num_difficulties(), 4);
+    for (int m = 0; m < 2; m++)
+        for (int d = 0; d < 4; d++) {
+            Env *e = env_new_flavour("Pong-v4", m, d, 1);
+            cr_assert_not_null(e);
+            cr_assert_eq(e->mode, m);
+            cr_assert_eq(e->difficulty, d);
+            env_free(e);
+        }
+}
+
+// ALE's reset presses SELECT once in mode 1 and counts that frame (StellaEnvironment::
+// pressSelect): measured with ALE 0.12.1 and the real ROM, getEpisodeFrameNumber() is 1 and
+// getFrameNumber() 1 after the first reset_game() in mode 1 (0 and 0 in mode 0), and 1 and
+// 12 after 10 more frames and a second reset; with max_num_frames_per_episode 10 a mode-1
+// episode is truncated after 9 act() calls, a mode-0 one after 10.
+Test(env, mode_1_counts_its_select_press_as_ale_does) {
+    Env env;
+    for (int mode = 0; mode < 2; mode++) {
+        env_init_flavour(&env, "PongNoFrameskip-v4", mode, 0, 0);
+        cr_assert_eq(env.frames, mode);
+        cr_assert_eq(env.frame_number, mode);
+        for (int i = 0; i < 10; i++) env_step(&env, ACTION_NOOP, NULL);
+        env_reset(&env, 0);
+        cr_assert_eq(env.frames, mode);
+        cr_assert_eq(env.frame_number, mode ? 12 : 10);
+        env.preset.max_frames = 10;
+        EnvStep st = {0};
+        int acts = 0;
+        while (!st.truncated && !st.terminated) { env_step(&env, ACTION_NOOP, &st); acts++; }
+        cr_assert_eq(acts, mode ? 9 : 10);
+        cr_assert_eq(env.frames, 10);
+    }
+}
+
+// A state of one flavour is refused by an env of another; within a flavour it round-trips.
+Test(env, states_belong_to_their_flavour) {
+    static uint8_t buf[ENV_STATE_BYTES];
+    Env a, b;
+    Rng ar;
+    rng_seed(&ar, 1);
+    env_init_flavour(&a, "ALE/Pong-v5", 1, 2, 5);
+    play_hash(&a, &ar, 200);
+    env_clone(&a, true, buf);
+    for (int m = 0; m < 2; m++)
+        for (int d = 0; d < 4; d++) {
+            env_init_flavour(&b, "ALE/Pong-v5", m, d, 5);
+            cr_assert_eq(env_restore(&b, buf), (m == 1 && d == 2) ? ENV_OK : ENV_ERR_STATE_OTHER,
+                         "mode %d difficulty %d", m, d);
+        }
+    env_init_flavour(&b, "ALE/Pong-v5", 1, 2, 6);
+    cr_assert_eq(env_restore(&b, buf), ENV_OK);
+    cr_assert(memcmp(&a, &b, sizeof a) == 0);
 }
