@@ -14,17 +14,18 @@
 // ----------------------------------------------------------------------------
 // presets
 
-// docs/pong-spec.md §5. v0/v4/Deterministic/NoFrameskip caps are old gym's TimeLimit
-// (max_episode_steps) in agent steps; ALE/Pong-v5 caps emulated frames
-// (max_num_frames_per_episode = 108000, ale_py registration.py). Random frameskip is
+// docs/pong-spec.md §5. Every preset caps emulated frames at 108000 with no step cap, as
+// ale-py registers them (registration.py: max_num_frames_per_episode=108_000 for v0, v4 and
+// v5; the Deterministic ids, gym's, as ale-py 0.11.0 registered them last). gym 0.21's step
+// caps (10000 for v0, ...) are python/pongrl/env.py's caps="gym-0.21". Random frameskip is
 // ale_py's np_random.integers(2, 5), i.e. uniform on {2, 3, 4}, drawn every step.
 const EnvPreset ENV_PRESETS[] = {
-    {"Pong-v0",              2, 4, 0.25,  10000,      0},
-    {"Pong-v4",              2, 4, 0.00, 100000,      0},
-    {"PongDeterministic-v0", 4, 4, 0.25, 100000,      0},
-    {"PongDeterministic-v4", 4, 4, 0.00, 100000,      0},
-    {"PongNoFrameskip-v0",   1, 1, 0.25, 400000,      0},
-    {"PongNoFrameskip-v4",   1, 1, 0.00, 400000,      0},
+    {"Pong-v0",              2, 4, 0.25,      0, 108000},
+    {"Pong-v4",              2, 4, 0.00,      0, 108000},
+    {"PongDeterministic-v0", 4, 4, 0.25,      0, 108000},
+    {"PongDeterministic-v4", 4, 4, 0.00,      0, 108000},
+    {"PongNoFrameskip-v0",   1, 1, 0.25,      0, 108000},
+    {"PongNoFrameskip-v4",   1, 1, 0.00,      0, 108000},
     {"ALE/Pong-v5",          4, 4, 0.25,      0, 108000},
     {NULL, 0, 0, 0.0, 0, 0},
 };
@@ -294,3 +295,33 @@ void env_state(const Env *env, EnvState *s) {
     s->terminated = env->terminated;
     s->truncated = env->truncated;
 }
+
+// ----------------------------------------------------------------------------
+// ALE's low level (ALEInterface::act, setRAM, getScreen) for the Python `ale` handle
+
+int env_act(Env *env, int action, int frames, EnvStep *out) {
+    // The preset's frameskip stands aside for this call only: ALE's act() emulates its own
+    // frame_skip setting (1 under ale-py, which repeats act() itself), with the same sticky
+    // actions and caps as a step.
+    if (frames < 1) {
+        if (out != NULL) memset(out, 0, sizeof *out);
+        return ENV_ERR_ACTION;
+    }
+    int lo = env->preset.frameskip_min, hi = env->preset.frameskip_max;
+    env->preset.frameskip_min = env->preset.frameskip_max = frames;
+    int rc = env_step(env, action, out);
+    env->preset.frameskip_min = lo;
+    env->preset.frameskip_max = hi;
+    return rc;
+}
+
+bool env_set_ram(Env *env, int index, uint8_t value) {
+    // ALE's setRAM pokes the byte; the cartridge's program sees it from the next frame on
+    // (the picture of the last frame stays as it was drawn). The game's caches are keyed on
+    // the RAM bytes they were made from, so they follow.
+    if (index < 0 || index >= PONG_RAM_SIZE) return false;
+    env->game.ram[index] = value;
+    return true;
+}
+
+void env_render_indices(const Env *env, uint8_t *screen) { pong_render_indices(&env->game, screen); }

@@ -126,4 +126,13 @@ typedef struct {
 } EnvState;
 void env_state(const Env *env, EnvState *s);
 
+// ALE's low level, for bindings that offer ALEInterface (python/pongrl/ale.py):
+// act(): one minimal-set action for `frames` frames (ALE's frame_skip setting) instead of the
+// preset's frameskip, sticky actions and caps as env_step; ENV_ERR_ACTION also for frames < 1.
+int env_act(Env *env, int action, int frames, EnvStep *out);
+// setRAM(index, value): false (nothing written) outside [0, 128), where ALE throws.
+bool env_set_ram(Env *env, int index, uint8_t value);
+// getScreen(): NTSC palette indices, (210, 160).
+void env_render_indices(const Env *env, uint8_t *screen);
+
 #endif

@@ -61,15 +61,8 @@ except ImportError as e:
 EOF
 
 $PY -c "import pygame" 2>/dev/null || { echo "skip: pygame missing (Debian: python3-pygame): the window not tested"; exit 77; }
-for tool in Xvfb xwd xwininfo ffmpeg; do
-    command -v $tool >/dev/null || { echo "skip: $tool not installed (Debian: xvfb, x11-apps, x11-utils, ffmpeg)"; exit 77; }
-done
-Xvfb -displayfd 3 -screen 0 640x700x24 -nolisten tcp 3>"$tmp/dpy" 2>"$tmp/xvfb.log" &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$tmp/dpy" ] && break; sleep 0.1; done
-[ -s "$tmp/dpy" ] || fail "Xvfb did not start: $(cat "$tmp/xvfb.log")"
-export DISPLAY=:$(cat "$tmp/dpy")
-echo "Xvfb on $DISPLAY"
+source tests/sh/xvfb_common.sh
+xvfb_start
 
 # the window after a step shows that step's frame, 3x, pixel for pixel (read back by xwd and ffmpeg)
 $PY - "$tmp" "${PONGRL_SHOT:-}" <<'EOF' || fail "human window"

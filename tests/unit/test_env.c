@@ -60,12 +60,12 @@ static int64_t play_random(const char *id, uint64_t env_seed, uint64_t action_se
 
 Test(env, presets_table) {
     struct { const char *id; int lo, hi; double p; int64_t steps, frames; } want[] = {
-        {"Pong-v0", 2, 4, 0.25, 10000, 0},
-        {"Pong-v4", 2, 4, 0.0, 100000, 0},
-        {"PongDeterministic-v0", 4, 4, 0.25, 100000, 0},
-        {"PongDeterministic-v4", 4, 4, 0.0, 100000, 0},
-        {"PongNoFrameskip-v0", 1, 1, 0.25, 400000, 0},
-        {"PongNoFrameskip-v4", 1, 1, 0.0, 400000, 0},
+        {"Pong-v0", 2, 4, 0.25, 0, 108000},
+        {"Pong-v4", 2, 4, 0.0, 0, 108000},
+        {"PongDeterministic-v0", 4, 4, 0.25, 0, 108000},
+        {"PongDeterministic-v4", 4, 4, 0.0, 0, 108000},
+        {"PongNoFrameskip-v0", 1, 1, 0.25, 0, 108000},
+        {"PongNoFrameskip-v4", 1, 1, 0.0, 0, 108000},
         {"ALE/Pong-v5", 4, 4, 0.25, 0, 108000},
     };
     int n = (int)(sizeof want / sizeof want[0]);
@@ -360,9 +360,12 @@ Test(env, terminal_stops_emulation) {
     }
 }
 
-Test(env, v0_truncates_at_10000_steps) {
+// gym 0.21's step caps (python's caps="gym-0.21"): a preset's max_steps truncates at that
+// many agent steps, even on the terminal step.
+Test(env, max_steps_truncates_at_the_step_count) {
     Env env;
     env_init(&env, "Pong-v0", 0);
+    env.preset.max_steps = 10000;
     // a random policy loses long before 10,000 steps, so start the count near the cap
     EnvStep st;
     env.steps = 9998;
@@ -377,21 +380,22 @@ Test(env, v0_truncates_at_10000_steps) {
     cr_assert(!st.truncated);
 }
 
-Test(env, step_caps_of_the_other_presets) {
-    struct { const char *id; int64_t cap; } c[] = {
-        {"Pong-v4", 100000}, {"PongDeterministic-v0", 100000}, {"PongDeterministic-v4", 100000},
-        {"PongNoFrameskip-v0", 400000}, {"PongNoFrameskip-v4", 400000},
-    };
-    for (int k = 0; k < 5; k++) {
+// ale-py: every v0/v4 id caps 108,000 frames and has no step cap.
+Test(env, frame_caps_of_the_other_presets) {
+    const char *ids[] = {"Pong-v0", "Pong-v4", "PongDeterministic-v0", "PongDeterministic-v4",
+                         "PongNoFrameskip-v0", "PongNoFrameskip-v4"};
+    for (int k = 0; k < 6; k++) {
         Env env;
-        env_init(&env, c[k].id, 0);
+        env_init(&env, ids[k], 0);
         EnvStep st;
-        env.steps = c[k].cap - 2;
+        env.steps = 1000000;
+        env.frames = 108000 - 5;
         env_step(&env, ACTION_NOOP, &st);
-        cr_assert(!st.truncated, "%s", c[k].id);
-        env_step(&env, ACTION_NOOP, &st);
-        cr_assert(st.truncated, "%s", c[k].id);
-        cr_assert_eq(env_step(&env, ACTION_NOOP, &st), ENV_ERR_DONE, "%s", c[k].id);
+        cr_assert(!st.truncated, "%s", ids[k]);
+        while (env_step(&env, ACTION_NOOP, &st) == ENV_OK && !st.truncated) {}
+        cr_assert(st.truncated && !st.terminated, "%s", ids[k]);
+        cr_assert_eq(env.frames, 108000, "%s", ids[k]);
+        cr_assert_eq(env_step(&env, ACTION_NOOP, &st), ENV_ERR_DONE, "%s", ids[k]);
     }
 }
 
