@@ -5,6 +5,7 @@ pygame is Debian's python3-pygame (or any pygame on the path); it is imported on
 is made with render_mode="human".
 """
 import os
+import sys
 
 from .spaces import gymnasium
 
@@ -28,6 +29,17 @@ _Missing = (gymnasium.error.DependencyNotInstalled, ImportError) if gymnasium is
 
 class DependencyNotInstalled(*_Missing):
     """pygame is missing: a gymnasium.error.DependencyNotInstalled (with Gymnasium) and an ImportError."""
+
+
+_said = set()
+
+
+def _say_once(msg):
+    """One line on stderr, once a process: not a warning, which Gymnasium's check_env (it makes
+    an env in every declared render mode) would count against the env."""
+    if msg not in _said:
+        _said.add(msg)
+        print(msg, file=sys.stderr)
 
 
 class HumanWindow:
@@ -55,10 +67,12 @@ class HumanWindow:
         """Draws rgb, uint8 (210, 160, 3), scaled up, then waits for the next tick."""
         pg = self._pygame
         if self._screen is None:
-            # without a display SDL may fall back to a driver that draws nowhere: say so instead
+            # Without a display, draw nowhere and say so once (Gymnasium's check_env makes an env
+            # in every declared mode, headless too): SDL's dummy driver, not its noisy search
             if not any(os.environ.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")):
-                raise RuntimeError("pongrl: render_mode='human' cannot open a window: no display "
-                                   "(DISPLAY and WAYLAND_DISPLAY are unset); use render_mode='rgb_array'")
+                _say_once("pongrl: render_mode='human' without a display (DISPLAY and WAYLAND_DISPLAY "
+                          "are unset): the frames are drawn nowhere; use render_mode='rgb_array'")
+                os.environ["SDL_VIDEODRIVER"] = "dummy"
             pg.display.init()
             try:
                 self._screen = pg.display.set_mode((rgb.shape[1] * SCALE, rgb.shape[0] * SCALE))
