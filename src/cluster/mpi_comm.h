@@ -18,7 +18,7 @@
 
 enum { TAG_REQUEST = 101, TAG_REPLY = 102 };
 #define HOST_MAX 256
-#define CFG_MAX 320
+#define CFG_MAX 1024          // "name=value ..." of the run-defining settings (config.h)
 #define PREFETCH 1            // indices a rank asks for beyond its idle threads: hides the round trip
 #define NAP_NS 50000          // 50 us between polls while a rank only waits for others
 

@@ -15,7 +15,7 @@
 static void make_state(TrainState *s, int H) {
     TrainConfig c;
     train_config_default(&c);
-    c.hidden = H; c.batch_size = 3; c.seed = 42; c.iterations = 77; c.has_target = true; c.target_reward = 5.5;
+    c.hidden = H; c.batch_size = 3; c.seed = 42; c.iterations = 77; c.has_target_reward = true; c.target_reward = 5.5;
     c.checkpoint_every = 9; c.checkpoint_secs = 12.5; c.keep = 4;
     snprintf(c.env_id, sizeof(c.env_id), "%s", "Pong-v4");
     cr_assert_eq(train_state_init(s, &c, &PG_LEARNER), 0);
@@ -55,12 +55,13 @@ Test(checkpoint, write_then_load_gives_back_every_bit) {
     cr_assert_eq(b.frames, 493824); cr_assert_eq(b.running_reward, a.running_reward); cr_assert_eq(b.wall_s, 3.25);
     cr_assert_str_eq(b.cfg.env_id, "Pong-v4");
     cr_assert_eq(b.cfg.batch_size, 3); cr_assert_eq(b.cfg.seed, 42); cr_assert_eq(b.cfg.iterations, 77);
-    cr_assert(b.cfg.has_target); cr_assert_eq(b.cfg.target_reward, 5.5);
+    cr_assert(b.cfg.has_target_reward); cr_assert_eq(b.cfg.target_reward, 5.5);
     cr_assert_eq(b.cfg.lr, a.cfg.lr); cr_assert_eq(b.cfg.gamma, a.cfg.gamma); cr_assert_eq(b.cfg.decay, a.cfg.decay);
     cr_assert_eq(b.cfg.checkpoint_every, 9); cr_assert_eq(b.cfg.checkpoint_secs, 12.5); cr_assert_eq(b.cfg.keep, 4);
     size_t len;
     uint8_t *buf = read_all(path, &len);
-    cr_assert_eq(len, checkpoint_size(a.policy.n));
+    const uint32_t hb = (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 | (uint32_t)buf[15] << 24;
+    cr_assert_eq(len, hb + 2 * a.policy.n * sizeof(double) + 4);
     cr_assert_eq(memcmp(buf, CKPT_MAGIC, 8), 0);
     free(buf);
     train_state_free(&a);
@@ -84,7 +85,8 @@ Test(checkpoint, every_prefix_and_every_byte_change_is_refused) {
         cr_assert(err[0] && !strchr(err, '\n'), "prefix %zu: '%s'", n, err);
     }
     // every header byte changed, and some in the weights and the checksum
-    for (size_t i = 0; i < len; i += i < CKPT_HEADER_BYTES ? 1 : 4099) {
+    const uint32_t hb = (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 | (uint32_t)buf[15] << 24;
+    for (size_t i = 0; i < len; i += i < hb ? 1 : 4099) {
         buf[i] ^= 0x5a;
         err[0] = 0;
         cr_assert_neq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "byte %zu changed, accepted", i);
