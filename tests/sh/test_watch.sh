@@ -28,8 +28,10 @@ xvfb_start
 "$bin" record "$model" --max-steps 400 --out "$tmp/ref.gif" >/dev/null || fail "record"
 ffmpeg -v error -i "$tmp/ref.gif" -fps_mode passthrough -f rawvideo -pix_fmt rgb24 -y "$tmp/ref.rgb" || fail "ffmpeg"
 
-# window_id NAME_PART -> "x y w h" of the window once it is mapped
+# "x y w h" of the watch window once window_open has returned (the first line on stdout: SDL
+# may make and replace a window while it picks a renderer, so none is trusted before)
 window_geometry() {
+    for _ in $(seq 100); do grep -q '^pongrl watch:' "$tmp/watch.out" && break; sleep 0.1; done
     for _ in $(seq 100); do
         line=$(xwininfo -root -tree 2>/dev/null | grep "\"pongrl watch" | head -1)
         if [ -n "$line" ]; then
@@ -87,7 +89,6 @@ if command -v xdotool >/dev/null; then
     "$bin" watch "$model" --env pongrl/PongNoFrameskip-v4 >"$tmp/watch.out" 2>"$tmp/watch.err" &
     wpid=$!; pids+=($wpid)
     window_geometry >/dev/null || fail "no window appeared (NoFrameskip)"
-    sleep 0.5
     xdotool search --name "pongrl watch" windowfocus --sync key Escape || fail "xdotool"
     for _ in $(seq 50); do kill -0 $wpid 2>/dev/null || break; sleep 0.1; done
     kill -0 $wpid 2>/dev/null && fail "Esc did not close the window"

@@ -5,7 +5,9 @@ xvfb_start() {
     for tool in Xvfb xwd xwininfo ffmpeg; do
         command -v $tool >/dev/null || { echo "skip: $tool not installed (Debian: xvfb, x11-apps, x11-utils, ffmpeg)"; exit 77; }
     done
-    Xvfb -displayfd 3 -screen 0 640x700x24 -nolisten tcp 3>"$tmp/dpy" 2>"$tmp/xvfb.log" &
+    # -noreset: by default the server resets whenever its last client leaves, and a client
+    # connecting meanwhile (a window, xwininfo, xdotool) fails or sees stale window ids
+    Xvfb -displayfd 3 -screen 0 640x700x24 -nolisten tcp -noreset 3>"$tmp/dpy" 2>"$tmp/xvfb.log" &
     pids+=($!)
     for _ in $(seq 100); do [ -s "$tmp/dpy" ] && break; sleep 0.1; done
     [ -s "$tmp/dpy" ] || fail "Xvfb did not start: $(cat "$tmp/xvfb.log")"
