@@ -1,4 +1,5 @@
-// model.c: a model loaded from whatever the user points at (model.h).
+// model.c: a model loaded from whatever the user points at (model.h), for the CLI (eval,
+// record, watch, export) and for bindings (pongrl.load in Python).
 #include "model.h"
 
 #include <errno.h>
@@ -8,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../train/checkpoint.h"
-#include "../train/weights_npy.h"
+#include "checkpoint.h"
+#include "weights_npy.h"
 
 static bool is_dir(const char *p) { struct stat st; return stat(p, &st) == 0 && S_ISDIR(st.st_mode); }
 static bool exists(const char *p) { struct stat st; return stat(p, &st) == 0; }
@@ -54,4 +55,22 @@ int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char 
     snprintf(desc, desclen, "%s (checkpoint, H=%d, iteration %lld, %lld episodes)", path, s->policy.H,
              (long long)s->iteration, (long long)s->episodes);
     return 0;
+}
+
+TrainState *model_open(const char *src, char *err, size_t errlen) {
+    TrainState *s = malloc(sizeof *s);
+    char desc[CKPT_PATH_MAX + 128];
+    if (s == NULL) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (model_load(src, s, desc, sizeof desc, err, errlen)) { free(s); return NULL; }
+    return s;
+}
+
+int model_hidden(const TrainState *s) { return s->policy.H; }
+const double *model_weights(const TrainState *s) { return s->policy.w; }
+const char *model_algo(const TrainState *s) { return s->cfg.algo[0] ? s->cfg.algo : "pg"; }
+
+void model_close(TrainState *s) {
+    if (s == NULL) return;
+    train_state_free(s);
+    free(s);
 }
