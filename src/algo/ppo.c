@@ -300,6 +300,31 @@ static int sample_action(const double *logp, int A, double u) {
     return A - 1;
 }
 
+// ----------------------------------------------------------------------------
+// acting outside training (eval, record, watch: rl/agent.h), as a rollout does
+
+static int ppo_act(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
+                   double *p_up) {
+    (void)x;
+    const Ppo *p = ap->net;
+    static const uint8_t zeros[POLICY_D];
+    uint16_t idx[ACNET_D + 2 * PPO_COARSE];
+    int8_t sign[ACNET_D + 2 * PPO_COARSE];
+    double logits[ACNET_A_MAX], logp[ACNET_A_MAX];
+    const int nnz = ppo_input(cur, prev ? prev : zeros, p->cfg.coarse, idx, sign);
+    acnet_forward(&p->net, (SparseX){ nnz, idx, sign }, h, logits);
+    acnet_log_softmax(logits, PPO_ACTIONS, logp);
+    int a = 0;
+    if (ap->greedy) { for (int k = 1; k < PPO_ACTIONS; k++) if (logp[k] > logp[a]) a = k; }
+    else a = sample_action(logp, PPO_ACTIONS, u);
+    *p_up = exp(logp[1]);                        // RIGHT: the paddle up
+    return PPO_ACTION_ID[a];
+}
+
+AgentPolicy ppo_agent_policy(const Ppo *p, bool greedy) {
+    return (AgentPolicy){ ppo_act, p, p->net.H, greedy };
+}
+
 typedef struct { Ppo *p; atomic_int bad; } CollectJob;
 
 static void collect_part(void *ctx, int part, int parts) {

@@ -28,9 +28,11 @@
 
 #include "../env/env.h"
 #include "../policy/acnet.h"
+#include "../rl/agent.h"
 #include "../train/config.h"
 #include "../train/gradsum.h"
 #include "../train/learner.h"
+#include "../train/state.h"
 #include "../train/pool.h"
 #include "../util/rowset.h"
 
@@ -157,6 +159,13 @@ void ppo_destroy(Ppo *p);
 // The pool whose threads run its passes (pool_for), scratch for each; before the first
 // iteration, and again if the pool changes. 0, or -1 (out of memory).
 int ppo_bind(Ppo *p, Pool *pool);
+
+// The network playing outside training (eval, record, watch), as a rollout plays: the same
+// input (the previous frame zeros on an episode's first step) and, sampling, the same draw;
+// greedy: the most likely action. *p_up: the probability of RIGHT (up).
+AgentPolicy ppo_agent_policy(const Ppo *p, bool greedy);
+// The learner's Ppo in a run's state (TrainState.algo of an --algo ppo run).
+Ppo *ppo_of(const TrainState *s);
 
 // The envs' state (episode counters, games with their random streams, previous frames) as
 // ppo_envs_doubles() float64s, for a checkpoint; load returns -1 for values no save writes.

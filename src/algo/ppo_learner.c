@@ -24,6 +24,7 @@ typedef struct {
 } PpoState;
 
 static PpoState *ppo_state(const TrainState *s) { return (PpoState *)s->algo; }
+Ppo *ppo_of(const TrainState *s) { return ppo_state(s)->ppo; }
 
 static void ppo_config_of(const TrainConfig *c, PpoConfig *p) {
     ppo_config_default(p);

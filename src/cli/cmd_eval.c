@@ -114,9 +114,9 @@ int cmd_eval(int argc, char **argv) {
     int rc = 1;
     if (!job.players || !job.res) { fprintf(stderr, "pongrl: out of memory\n"); goto out; }
     for (int k = 0; k < workers; k++)
-        if (!(job.players[k] = malloc(sizeof(Player))) || player_init(job.players[k], &st.policy, env_id, greedy)) {
+        if (!(job.players[k] = malloc(sizeof(Player))) || player_init_model(job.players[k], &st, env_id, greedy, err, sizeof(err))) {
             free(job.players[k]); job.players[k] = NULL;
-            fprintf(stderr, "pongrl: out of memory\n");
+            fprintf(stderr, "pongrl: %s\n", err);
             goto out;
         }
     if (!(wp = workpool_create(workers - 1))) { fprintf(stderr, "pongrl: cannot start threads\n"); goto out; }

@@ -94,8 +94,8 @@ int cmd_record(int argc, char **argv) {
     FileReplace fr;
     bool pending = false;            // fr.tmp exists and is ours to remove
     int rc = 1;
-    if (!pl || !rgb || !canvas || player_init(pl, &st.policy, env_id, greedy)) {
-        fprintf(stderr, "pongrl: out of memory\n");
+    if (!pl || !rgb || !canvas || player_init_model(pl, &st, env_id, greedy, err, sizeof(err))) {
+        fprintf(stderr, "pongrl: %s\n", err);
         free(pl); pl = NULL;
         goto out;
     }

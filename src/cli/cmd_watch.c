@@ -70,8 +70,8 @@ int cmd_watch(int argc, char **argv) {
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3);
     Window *win = NULL;
     int rc = 1;
-    if (!pl || !rgb || player_init(pl, &st.policy, env_id, greedy)) {
-        fprintf(stderr, "pongrl: out of memory\n");
+    if (!pl || !rgb || player_init_model(pl, &st, env_id, greedy, err, sizeof(err))) {
+        fprintf(stderr, "pongrl: %s\n", err);
         free(pl); pl = NULL;
         goto out;
     }

@@ -46,7 +46,10 @@ int cmd_export(int argc, char **argv) {
     char desc[2048], err[2048];
     if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     int rc = 1;
-    if (mkdir(out, 0777) && errno != EEXIST) fprintf(stderr, "pongrl: cannot create %s: %s\n", out, strerror(errno));
+    if (strcmp(st.cfg.algo, "pg"))       // W1.npy/W2.npy are the seeds' network's
+        fprintf(stderr, "pongrl: %s: a model of --algo %s: export writes the seeds' network only (not yet %s's)\n",
+                argv[optind], st.cfg.algo, st.cfg.algo);
+    else if (mkdir(out, 0777) && errno != EEXIST) fprintf(stderr, "pongrl: cannot create %s: %s\n", out, strerror(errno));
     else if (weights_export_npy(&st.policy, out, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
     else {
         printf("exported %s\n  to %s/W1.npy (%d, %d) and %s/W2.npy (%d,), float64\n", desc, out, st.policy.H,

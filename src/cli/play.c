@@ -1,8 +1,12 @@
 // play.c: one agent step at a time through rl/agent.h, keeping nothing for a gradient (play.h).
 #include "play.h"
 
+#include <stdio.h>
+
 #include <stdlib.h>
 #include <string.h>
+
+#include "../algo/ppo.h"
 
 int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id) {
     memset(pl, 0, sizeof(*pl));
@@ -14,6 +18,21 @@ int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id) {
 
 int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy) {
     return player_init_policy(pl, agent_policy_seed(p, greedy), env_id);
+}
+
+int player_init_model(Player *pl, TrainState *s, const char *env_id, bool greedy, char *err, size_t errlen) {
+    AgentPolicy ap;
+    if (!strcmp(s->cfg.algo, "pg")) ap = agent_policy_seed(&s->policy, greedy);
+    else if (!strcmp(s->cfg.algo, "ppo")) {
+        // its network is in its learner's arrays: the learner takes them
+        if (!s->learner && train_state_attach(s, &PPO_LEARNER, err, errlen)) return -1;
+        ap = ppo_agent_policy(ppo_of(s), greedy);
+    } else {
+        snprintf(err, errlen, "a model of --algo %s, which this build cannot play", s->cfg.algo);
+        return -1;
+    }
+    if (player_init_policy(pl, ap, env_id)) { snprintf(err, errlen, "out of memory or unknown env %s", env_id); return -1; }
+    return 0;
 }
 
 void player_free(Player *pl) {

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../rl/agent.h"
+#include "../train/state.h"
 
 typedef struct {
     Env env;
@@ -23,6 +24,9 @@ typedef struct {
 
 // The seeds' network p playing env_id. 0, or -1 (unknown env id, out of memory).
 int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy);
+// The model in s (model_load: the seeds' network, or a PPO run's, whose learner it attaches)
+// playing env_id. 0, or -1 with one line in err.
+int player_init_model(Player *pl, TrainState *s, const char *env_id, bool greedy, char *err, size_t errlen);
 // Any learner's policy playing env_id. 0, or -1 (unknown env id, out of memory).
 int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id);
 void player_free(Player *pl);

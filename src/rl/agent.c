@@ -50,7 +50,9 @@ int agent_diff(const uint8_t *cur, const uint8_t *prev, uint16_t *idx, int8_t *s
 // ----------------------------------------------------------------------------
 // the seeds' policy
 
-static int act_seed(const AgentPolicy *ap, SparseX x, double u, double *h, double *p_up) {
+static int act_seed(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
+                    double *p_up) {
+    (void)cur; (void)prev;
     double p = policy_forward(ap->net, x, h);
     *p_up = p;
     return (ap->greedy ? p > 0.5 : u < p) ? ACTION_RIGHT : ACTION_LEFT;     // 2 if u < p else 3
@@ -75,11 +77,12 @@ int agent_step(Agent *a, const AgentPolicy *ap, AgentInput *in, double *h, doubl
     uint8_t *cur = a->obs[a->cur], *prev = a->obs[a->cur ^ 1];
     env_render_obs80(a->env, cur);
     // x = cur_x - prev_x, or zeros on the first step
-    in->nnz = a->have_prev ? agent_diff(cur, prev, in->idx, in->sign) : 0;
+    const bool had_prev = a->have_prev;
+    in->nnz = had_prev ? agent_diff(cur, prev, in->idx, in->sign) : 0;
     a->have_prev = true;
     a->cur ^= 1;
     double u = rng_uniform(&a->rng);
-    int action = ap->act(ap, (SparseX){ in->nnz, in->idx, in->sign }, u, h, p_up);
+    int action = ap->act(ap, (SparseX){ in->nnz, in->idx, in->sign }, cur, had_prev ? prev : NULL, u, h, p_up);
     env_step(a->env, action, out);        // cannot fail: a valid action, the episode not over
     return action;
 }

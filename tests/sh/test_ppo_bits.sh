@@ -4,7 +4,8 @@
 # exact fixed-point sum of fixed chunks), and N/2 iterations then --resume to N gives them too
 # (the checkpoint, format version 2, holds Adam's moments and every env's game, random stream
 # and previous frame; a fresh run's rollouts run on past episode ends). Another seed gives other
-# weights; PPO's flags are refused for the seeds' recipe.
+# weights; eval and record play a PPO model, export refuses it; PPO's flags are refused for the
+# seeds' recipe.
 set -uo pipefail
 bin=${PONGRL_BIN:-build/pongrl}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -35,6 +36,16 @@ d=$("$bin" train "${T[@]}" --iterations 2 --seed 4 --run-dir "$tmp/s4" | crc)
 e=$("$bin" train "${T[@]}" --iterations 2 --run-dir "$tmp/s3" | crc)
 echo "seed 3: $e, seed 4: $d"
 [ "$d" != "$e" ] || fail "another seed, the same weights"
+
+# eval and record play the PPO network (sampled and greedy); export, which writes the seeds'
+# W1/W2.npy, refuses it in one line
+for g in "" --greedy; do
+    out=$("$bin" eval "$tmp/w1" --episodes 2 $g) || fail "eval $g"
+    echo "$out" | grep -q 'mean score' || fail "eval $g: no score"
+done
+"$bin" record "$tmp/w1" --out "$tmp/g.gif" >/dev/null && [ -s "$tmp/g.gif" ] || fail "record"
+err=$("$bin" export "$tmp/w1" --out "$tmp/x" 2>&1 >/dev/null); rc=$?
+[ $rc = 1 ] && [ "$(echo "$err" | wc -l)" = 1 ] || fail "export of a PPO model: rc=$rc '$err'"
 
 err=$("$bin" train --envs 4 --iterations 1 --run-dir "$tmp/pg" 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] || fail "--envs without --algo ppo: rc=$rc '$err'"
