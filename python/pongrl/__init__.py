@@ -22,8 +22,9 @@ from .env import (ACTION_MEANINGS, ENV_IDS, OBS80_SHAPE, OBS_SHAPES, PRESETS, RA
                   SCREEN_SHAPE, Env, gymnasium_id)
 from .spaces import Box, Discrete, MultiDiscrete, gymnasium
 from .vector import VecEnv
+from .atari_vector import AtariVectorEnv
 
-__all__ = ["make", "make_vec", "Env", "VecEnv", "Discrete", "Box", "MultiDiscrete", "PRESETS",
+__all__ = ["make", "make_vec", "Env", "VecEnv", "AtariVectorEnv", "Discrete", "Box", "MultiDiscrete", "PRESETS",
            "ENV_IDS", "RAM_IDS", "ACTION_MEANINGS", "OBS_SHAPES", "spaces", "gymnasium_ids"]
 __version__ = "0.2.0"
 
@@ -49,7 +50,7 @@ def make(id, **kwargs):
 def make_vec(id, num_envs, num_threads=None, **kwargs):
     """pongrl.make_vec("ALE/Pong-v5", 64, num_threads=2, obs_type="obs80", copy=False):
     num_envs envs stepped in C by num_threads threads (default: one per core)."""
-    _check_kwargs("make_vec", kwargs, extra=("copy",))
+    _check_kwargs("make_vec", kwargs, extra=("copy", "autoreset_mode"))
     return VecEnv(id, num_envs, num_threads=num_threads, **kwargs)
 
 
@@ -63,8 +64,10 @@ def _register():
     for id in ENV_IDS:
         gid = gymnasium_id(id)
         if gid not in registry:
+            # Pong-v5 as ale-py's ALE/Pong-v5: make_vec gives the AtariVectorEnv
+            vec = "pongrl.atari_vector:make_vector" if id == "ALE/Pong-v5" else "pongrl:VecEnv"
             gymnasium.register(id=gid, entry_point="pongrl:Env", kwargs={"preset": id},
-                               vector_entry_point="pongrl:VecEnv")
+                               vector_entry_point=vec)
 
 
 if gymnasium is not None:
