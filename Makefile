@@ -26,11 +26,24 @@ MPI_LIBS   := $(shell pkg-config --libs mpi-c 2>/dev/null)
 ifneq ($(MPI_LIBS),)
 MPI_DEF := -DHAVE_MPI
 endif
+# SDL2 (Debian's libsdl2-dev) is optional: with it `pongrl watch` opens a window, without it
+# the binary says how to get one. Only the binary links it (src/media/window.c is kept out of
+# the libraries), so the libraries and Python never need SDL.
+SDL_CFLAGS := $(shell pkg-config --cflags sdl2 2>/dev/null)
+SDL_LIBS   := $(shell pkg-config --libs sdl2 2>/dev/null)
+ifneq ($(SDL_LIBS),)
+SDL_DEF := -DHAVE_SDL
+endif
+WINDOW_SRC := src/media/window.c
+# the window is rebuilt when SDL2 comes or goes: its flags are kept in a file that changes with them
+SDL_STAMP := $(BUILD)/sdl.flags
+$(shell mkdir -p $(BUILD) && echo '$(SDL_DEF) $(SDL_CFLAGS) $(SDL_LIBS)' | cmp -s - $(SDL_STAMP) || \
+        echo '$(SDL_DEF) $(SDL_CFLAGS) $(SDL_LIBS)' > $(SDL_STAMP))
 LIBS    := -lgif -lz -lm
 CRIT    := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
 
-LIB_SRC := $(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/media/*.c src/util/*.c))
-BIN_SRC := $(sort $(wildcard src/cli/*.c src/cluster/*.c))
+LIB_SRC := $(filter-out $(WINDOW_SRC),$(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/algo/*.c src/media/*.c src/util/*.c)))
+BIN_SRC := $(sort $(wildcard src/cli/*.c src/cluster/*.c)) $(WINDOW_SRC)
 TEST_SRC:= $(sort $(wildcard tests/unit/*.c))
 HDRS    := $(wildcard src/*/*.h)
 
@@ -47,15 +60,17 @@ setup:
 
 $(BUILD)/obj/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(OPT) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) -c $< -o $@
+	$(CC) $(BASE) $(OPT) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) $(if $(filter $(WINDOW_SRC),$<),$(SDL_DEF) $(SDL_CFLAGS)) -c $< -o $@
 
 # The game's frame is byte arithmetic on its RAM, which the vectoriser packs into vector code
 # that costs more than it saves: 25-31 ns a frame without it against 33-36 ns (alternating runs).
 $(BUILD)/obj/src/pong/pong.o: OPT += -fno-tree-vectorize
 
+$(WINDOW_SRC:%.c=$(BUILD)/obj/%.o) $(WINDOW_SRC:%.c=$(BUILD)/san/%.o): $(SDL_STAMP)
+
 $(BUILD)/san/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(SAN) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) -c $< -o $@
+	$(CC) $(BASE) $(SAN) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) $(if $(filter $(WINDOW_SRC),$<),$(SDL_DEF) $(SDL_CFLAGS)) -c $< -o $@
 
 $(BUILD)/libpongrl.a: $(LIB_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -64,7 +79,7 @@ $(BUILD)/libpongrl.so: $(LIB_OBJ)
 	$(CC) -shared -pthread -o $@ $^ $(LIBS)
 
 $(BUILD)/pongrl: $(BIN_OBJ) $(BUILD)/libpongrl.a
-	$(CC) -pthread -o $@ $(BIN_OBJ) $(BUILD)/libpongrl.a $(MPI_LIBS) $(LIBS)
+	$(CC) -pthread -o $@ $(BIN_OBJ) $(BUILD)/libpongrl.a $(MPI_LIBS) $(SDL_LIBS) $(LIBS)
 
 $(BUILD)/san/libpongrl.a: $(SAN_LIB_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -90,12 +105,12 @@ $(BUILD)/hooks/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(OPT) $(MPI_DEF) -DPONGRL_TEST_HOOKS $(MPI_CFLAGS) -c $< -o $@
 $(BUILD)/pongrl-testhooks: $(filter-out $(BUILD)/obj/src/cluster/%,$(BIN_OBJ)) $(HOOK_OBJ) $(BUILD)/libpongrl.a
-	$(CC) -pthread -o $@ $^ $(MPI_LIBS) $(LIBS)
+	$(CC) -pthread -o $@ $^ $(MPI_LIBS) $(SDL_LIBS) $(LIBS)
 
 debug: $(BUILD)/debug/pongrl
 $(BUILD)/debug/pongrl: $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a
 	@mkdir -p $(dir $@)
-	$(CC) -fsanitize=address,undefined -pthread -o $@ $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a $(MPI_LIBS) $(LIBS)
+	$(CC) -fsanitize=address,undefined -pthread -o $@ $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a $(MPI_LIBS) $(SDL_LIBS) $(LIBS)
 
 # Fuzz the checkpoint reader with clang's libFuzzer for FUZZ_SECS seconds. Seeds: a real
 # checkpoint of the smallest network (H=1) and its header alone; new finds go to build/fuzz/corpus.

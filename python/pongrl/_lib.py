@@ -2,12 +2,22 @@
 
 Search order: $PONGRL_LIB; libpongrl.so inside this package (a pip install puts it there);
 ../../build/libpongrl.so from this file (the source tree after `make`).
+
+The structs and constants below mirror env.h and vecenv.h by hand; at load, check_abi()
+compares them with the library's own table (src/env/abi.c: sizes, offsets, values) and
+refuses a library they do not match.
 """
 import ctypes
 import os
 
 ENV_OK, ENV_ERR_PRESET, ENV_ERR_ACTION, ENV_ERR_DONE, VECENV_ERR_ARG = 0, -1, -2, -3, -4
+ENV_ERR_STATE, ENV_ERR_STATE_OTHER = -5, -6
 OBS_TYPES = {"rgb": 0, "grayscale": 1, "ram": 2, "obs80": 3}
+CONSTANTS = {"ENV_OK": ENV_OK, "ENV_ERR_PRESET": ENV_ERR_PRESET, "ENV_ERR_ACTION": ENV_ERR_ACTION,
+             "ENV_ERR_DONE": ENV_ERR_DONE, "VECENV_ERR_ARG": VECENV_ERR_ARG,
+             "ENV_ERR_STATE": ENV_ERR_STATE, "ENV_ERR_STATE_OTHER": ENV_ERR_STATE_OTHER,
+             "OBS_RGB": OBS_TYPES["rgb"], "OBS_GRAYSCALE": OBS_TYPES["grayscale"],
+             "OBS_RAM": OBS_TYPES["ram"], "OBS_OBS80": OBS_TYPES["obs80"]}
 
 
 class EnvStep(ctypes.Structure):  # env.h EnvStep
@@ -54,6 +64,50 @@ class VecConfig(ctypes.Structure):  # vecenv.h VecConfig
 
 
 AUTORESET_MODES = {"NextStep": 0, "SameStep": 1, "Disabled": 2}   # vecenv.h VECENV_*
+CONSTANTS.update(VECENV_NEXT_STEP=0, VECENV_SAME_STEP=1, VECENV_DISABLED=2)
+
+
+class AbiEntry(ctypes.Structure):  # abi.h AbiEntry
+    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
+
+
+MIRRORS = (EnvStep, EnvPreset, EnvState, VecOut, AtariConfig, VecConfig)
+
+
+def abi_table(lib):
+    """The library's table: {"sizeof EnvStep": 12, "EnvStep.reward": 0, "ENV_OK": 0, ...}."""
+    p, table, i = lib.env_abi(), {}, 0
+    while p[i].name is not None:
+        table[p[i].name.decode()] = p[i].value
+        i += 1
+    return table
+
+
+def abi_mismatches(table, mirrors=MIRRORS, constants=CONSTANTS):
+    """What differs between the ctypes mirrors and the library's table (empty: none)."""
+    out = []
+    for t in mirrors:
+        name = t.__name__
+        if table.get("sizeof " + name) != ctypes.sizeof(t):
+            out.append("sizeof %s: C %s, Python %d" % (name, table.get("sizeof " + name),
+                                                       ctypes.sizeof(t)))
+        c = {k.split(".", 1)[1]: v for k, v in table.items() if k.startswith(name + ".")}
+        py = {f[0]: getattr(t, f[0]).offset for f in t._fields_}
+        for f in sorted(set(c) | set(py)):
+            if c.get(f) != py.get(f):
+                out.append("%s.%s: offset C %s, Python %s" % (name, f, c.get(f), py.get(f)))
+    for k, v in constants.items():
+        if table.get(k) != v:
+            out.append("%s: C %s, Python %s" % (k, table.get(k), v))
+    return out
+
+
+def check_abi(lib, path):
+    bad = abi_mismatches(abi_table(lib))
+    if bad:
+        raise ImportError("pongrl: %s does not match python/pongrl/_lib.py's mirror of its "
+                          "structs (%s); rebuild the library with `make`, or bring _lib.py up to "
+                          "date with env.h/vecenv.h" % (path, "; ".join(bad)))
 
 
 def library_path():
@@ -104,6 +158,14 @@ def _load():
         "vecenv_reset_mask": (ctypes.c_int, [vp, vp, vp, ctypes.POINTER(VecOut)]),
         "vecenv_batch_size": (ctypes.c_int, [vp]),
         "vecenv_obs_size": (ctypes.c_size_t, [vp]),
+        "env_act": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(EnvStep)]),
+        "env_set_ram": (ctypes.c_bool, [vp, ctypes.c_int, ctypes.c_uint8]),
+        "env_render_indices": (None, [vp, vp]),
+        "env_abi": (ctypes.POINTER(AbiEntry), []),
+        "env_state_size": (ctypes.c_size_t, []),
+        "env_clone": (None, [vp, ctypes.c_bool, vp]),
+        "env_restore": (ctypes.c_int, [vp, ctypes.c_char_p]),
+        "env_strerror": (ctypes.c_char_p, [ctypes.c_int]),
     }
     for name, (res, args) in sigs.items():
         try:
@@ -111,6 +173,7 @@ def _load():
         except AttributeError:
             raise ImportError("pongrl: %s lacks %s; rebuild it with `make`" % (path, name))
         fn.restype, fn.argtypes = res, args
+    check_abi(lib, path)
     return lib
 
 

@@ -1,11 +1,14 @@
 """pongrl.Env: one environment with Gymnasium's API (a gymnasium.Env when gymnasium is
 importable) and ale-py's keyword arguments."""
+import copy
 import ctypes
+import operator
 
 import numpy as np
 
 from . import _lib
 from ._lib import lib
+from .ale import MINIMAL_ACTIONS, Action, ALEInterface, ALEState
 from .spaces import Box, Discrete, StandInRandom, gymnasium
 
 # ALE's minimal action set for Pong (PongSettings::isMinimal), Gym indices 0..5
@@ -44,6 +47,12 @@ RAM_IDS = {"Pong-ram-v0": "Pong-v0", "Pong-ram-v4": "Pong-v4",
            "Pong-ramNoFrameskip-v4": "PongNoFrameskip-v4",
            "ALE/Pong-ram-v5": "ALE/Pong-v5"}
 ENV_IDS = PRESETS + tuple(RAM_IDS)
+# gym 0.21's step caps (its gym/envs/__init__.py: max_episode_steps of each Atari id; no frame
+# cap but v5's), for caps="gym-0.21". Today's ale-py caps every id at 108,000 frames instead.
+GYM021_MAX_EPISODE_STEPS = {"Pong-v0": 10000, "Pong-v4": 100000, "PongDeterministic-v0": 100000,
+                            "PongDeterministic-v4": 100000, "PongNoFrameskip-v0": 400000,
+                            "PongNoFrameskip-v4": 400000}
+CAPS = ("ale-py", "gym-0.21")
 
 
 def gymnasium_id(id):
@@ -81,8 +90,10 @@ def _is_int(x):
 
 def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
             max_num_frames_per_episode=None, max_episode_steps=None, full_action_space=False,
-            mode=None, difficulty=None, render_mode=None):
-    """ale-py's keyword arguments -> (canonical id, obs_type, EnvPreset) or a clear error."""
+            mode=None, difficulty=None, render_mode=None, caps=None):
+    """ale-py's keyword arguments -> (canonical id, obs_type, EnvPreset) or a clear error.
+    caps: "ale-py" (the preset's, the default) or "gym-0.21" (gym 0.21's step caps and no
+    frame cap for the v0/v4 ids; v5 keeps its 108,000 frames)."""
     if not isinstance(id, str):
         raise TypeError("pongrl: the environment id must be a string, got %r" % (id,))
     id = _FROM_GYMNASIUM_ID.get(id, id)
@@ -108,6 +119,10 @@ def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
             raise ValueError("pongrl: %s=%r is not supported (only the default, 0)" % (name, v))
     found = lib.env_preset_find(base.encode())
     preset = _lib.EnvPreset.from_buffer_copy(found.contents)
+    if caps not in (None,) + CAPS:
+        raise ValueError("pongrl: caps must be one of %s, got %r" % (", ".join(CAPS), caps))
+    if caps == "gym-0.21" and base in GYM021_MAX_EPISODE_STEPS:
+        preset.max_steps, preset.max_frames = GYM021_MAX_EPISODE_STEPS[base], 0
     if frameskip is not None:
         if _is_int(frameskip):
             if frameskip < 1:
@@ -173,16 +188,19 @@ _EnvBase = gymnasium.Env if gymnasium is not None else StandInRandom
 
 
 def as_action(action, meanings=ACTION_MEANINGS):
-    """An int in [0, n) from an int, a NumPy integer or a 0-d integer array; else ValueError."""
+    """An int in [0, n) from an int, a NumPy integer, a 0-d integer array or a 0-d integer
+    PyTorch tensor (anything with __index__ and no dimension); else ValueError."""
     n = len(meanings)
-    if isinstance(action, (bool, np.bool_)):
+    a = None
+    if isinstance(action, (bool, np.bool_)) or "bool" in str(getattr(action, "dtype", "")):
         a = None
     elif isinstance(action, (int, np.integer)):
         a = int(action)
-    elif isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-        a = int(action)
-    else:
-        a = None
+    elif tuple(getattr(action, "shape", (None,))) == ():
+        try:
+            a = operator.index(action)
+        except TypeError:
+            a = None
     if a is None or not 0 <= a < n:
         raise ValueError("pongrl: action must be an integer in [0, %d) (%s), got %r"
                          % (n, ", ".join(meanings), action))
@@ -200,24 +218,25 @@ class Env(_EnvBase):
     steps, 0 for none).
     """
 
-    metadata = {"render_modes": ["rgb_array"], "obs_types": list(OBS_SHAPES), "render_fps": 60}
+    # render_fps: ale-py's AtariEnv says 30 whatever the frameskip
+    metadata = {"render_modes": ["rgb_array"], "obs_types": list(OBS_SHAPES), "render_fps": 30}
 
     def __init__(self, preset="ALE/Pong-v5", seed=None, render_mode=None, obs_type=None,
                  frameskip=None, repeat_action_probability=None, max_num_frames_per_episode=None,
-                 max_episode_steps=None, full_action_space=False, mode=None, difficulty=None):
+                 max_episode_steps=None, full_action_space=False, mode=None, difficulty=None,
+                 caps=None):
         kwargs = dict(obs_type=obs_type, frameskip=frameskip,
                       repeat_action_probability=repeat_action_probability,
                       max_num_frames_per_episode=max_num_frames_per_episode,
                       max_episode_steps=max_episode_steps, full_action_space=full_action_space,
-                      mode=mode, difficulty=difficulty, render_mode=render_mode)
+                      mode=mode, difficulty=difficulty, render_mode=render_mode, caps=caps)
         id, obs_type, preset = resolve(preset, **kwargs)
         self._handle = None
+        self._kwargs = dict(kwargs, preset=id)      # for pickle and copy
         self.spec_id = id
         self.obs_type = obs_type
         self.render_mode = render_mode
         self.spec = make_spec(id, {k: v for k, v in kwargs.items() if v is not None and v is not False})
-        self.metadata = dict(self.metadata,
-                             render_fps=60 // max(1, (preset.frameskip_min + preset.frameskip_max) // 2))
         self._np_random = None
         self._np_random_seed = None
         self._seeded = seed is not None
@@ -236,12 +255,26 @@ class Env(_EnvBase):
         self._meanings = FULL_ACTION_MEANINGS if full_action_space else ACTION_MEANINGS
         self.action_space = Discrete(len(self._meanings), seed=self._seed)
         self.observation_space = observation_space(obs_type)
+        # ale-py's AtariEnv attributes, with its meanings: Gymnasium's AtariPreprocessing reads
+        # _frameskip ("frameskip in the original env" must be 1 for its own), the common Atari
+        # wrappers ale.lives(); _action_set maps the env's actions to ALE's.
+        lo, hi = preset.frameskip_min, preset.frameskip_max
+        self._frameskip = lo if lo == hi else (lo, hi + 1)
+        self._obs_type = obs_type
+        self._game = "pong"
+        self._game_mode, self._game_difficulty = mode, difficulty
+        self._action_set = list(Action) if full_action_space else list(MINIMAL_ACTIONS)
+        self.continuous = False
+        self.sound_obs = False
+        self.ale = ALEInterface(self)
 
     # -- Gymnasium API
 
     def reset(self, *, seed=None, options=None):
         """Start an episode -> (obs, info). With a seed the episode is a function of
-        (id, seed, actions); without one, the next seed in a stream derived from the last."""
+        (id, seed, actions); without one, the next seed in a stream derived from the last.
+        After a seeded reset info["seeds"] holds (np_random's seed, the game's stream's seed),
+        as ale-py's holds its two (its values are its own RNG's)."""
         self._check_open()
         if seed is not None:
             seed = as_seed(seed)
@@ -252,27 +285,110 @@ class Env(_EnvBase):
         if seed is not None:
             # ale-py reloads the ROM when seeded, which restarts ALE's frame_number too
             self._seed, self._episode, self._total_frames = seed, 0, 0
+            self.ale._settings["random_seed"] = seed
+        self._reset_episode()
+        info = self._info()
+        if seed is not None:
+            info["seeds"] = (seed, seed)
+        return self._obs(), info
+
+    def _reset_episode(self):
         # the first episode after make(seed=s) or reset(seed=s) uses s itself, as env_new does
         episode_seed = self._seed if self._episode == 0 else _mix64(self._seed ^ _mix64(self._episode))
         self._episode += 1
         lib.env_reset(self._handle, episode_seed)
-        return self._obs(), self._info()
 
     def step(self, action):
-        """One agent step -> (obs, reward, terminated, truncated, info)."""
+        """One agent step -> (obs, reward, terminated, truncated, info). After the end, as
+        ale-py: nothing is emulated, reward 0, the same observation and flags."""
         self._check_open()
         a = as_action(action, self._meanings)
         if self.full_action_space:
             a = FULL_TO_MINIMAL[a]
         rc = lib.env_step(self._handle, a, ctypes.byref(self._step))
         if rc == _lib.ENV_ERR_DONE:
-            raise RuntimeError("pongrl: step() after the episode ended; call reset()")
+            s = self.state()
+            return self._obs(), 0.0, bool(s["terminated"]), bool(s["truncated"]), self._info()
         if rc != _lib.ENV_OK:
             raise ValueError("pongrl: env_step failed (code %d)" % rc)
         st = self._step
         self._total_frames += st.frames
         return self._obs(), float(st.reward), bool(st.terminated), bool(st.truncated), \
             self._info()
+
+    def _act(self, minimal_action, frames):
+        """ALE's act(): the action for `frames` frames; the reward (0 after the end)."""
+        self._check_open()
+        rc = lib.env_act(self._handle, minimal_action, frames, ctypes.byref(self._step))
+        if rc != _lib.ENV_OK:
+            return 0
+        self._total_frames += self._step.frames
+        return int(self._step.reward)
+
+    def _reload(self, seed, repeat_action_probability, max_num_frames_per_episode):
+        """ALE's loadROM with new settings: the game anew, seeded; frame_number restarts."""
+        self._check_open()
+        self._preset.repeat_prob = float(repeat_action_probability)
+        self._preset.max_frames = int(max_num_frames_per_episode)
+        handle = lib.env_new_preset(ctypes.byref(self._preset), seed)
+        if not handle:
+            raise MemoryError("pongrl: env_new_preset failed")
+        lib.env_free(self._handle)
+        self._handle = handle
+        self._seed, self._episode, self._total_frames = seed, 1, 0
+
+    def _set_flavour(self, mode, difficulty):
+        """ale.setMode/setDifficulty at reset_game (only the default flavour for now)."""
+        resolve(self.spec_id, mode=mode, difficulty=difficulty)
+
+    # -- state cloning (ale-py's clone_state / restore_state), pickle and copy
+
+    def clone_state(self, include_rng=False):
+        """The whole env's state as an ALEState: the game, the paddle, the counters and caps'
+        progress, and with include_rng the random stream of sticky actions and random
+        frameskip too, so that a restore replays exactly what followed the clone."""
+        return self.ale.cloneState(include_rng=include_rng)
+
+    def restore_state(self, state):
+        """Back to a state of clone_state (of an env of the same id and settings); without its
+        random stream, the env's own stream goes on from where it is, as ALE's."""
+        self.ale.restoreState(state)
+
+    def _clone(self, include_rng):
+        self._check_open()
+        buf = ctypes.create_string_buffer(int(lib.env_state_size()))
+        lib.env_clone(self._handle, include_rng, buf)
+        s = self.state()
+        return ALEState._make(buf.raw, s["frames"], self._total_frames, self._game_mode or 0,
+                              self._game_difficulty or 0)
+
+    def _restore(self, state):
+        self._check_open()
+        blob = state._blob()
+        rc = lib.env_restore(self._handle, blob) if len(blob) == lib.env_state_size() \
+            else _lib.ENV_ERR_STATE
+        if rc != _lib.ENV_OK:
+            raise RuntimeError("pongrl: restore_state: %s (%s)"
+                               % (lib.env_strerror(rc).decode(), self.spec_id))
+        self._total_frames = state.getFrameNumber()
+
+    def __getstate__(self):
+        """pickle and copy.deepcopy: the settings, the seeds, the generators and the whole
+        game with its random stream; the copy is identical and independent."""
+        self._check_open()
+        return {"kwargs": self._kwargs, "seed": self._seed, "episode": self._episode,
+                "np_random": self._np_random, "np_random_seed": self._np_random_seed,
+                "action_space": self.action_space, "spec": self.spec,
+                "ale_settings": dict(self.ale._settings),
+                "state": self._clone(True).serialize()}
+
+    def __setstate__(self, d):
+        self.__init__(seed=d["seed"], **d["kwargs"])
+        self._episode = d["episode"]
+        self._np_random, self._np_random_seed = d["np_random"], d["np_random_seed"]
+        self.action_space, self.spec = d["action_space"], d["spec"]
+        self.ale._settings.update(d["ale_settings"])
+        self._restore(ALEState(d["state"]))
 
     def render(self):
         """The current frame, uint8 (210, 160, 3), as ALE's getScreenRGB (render_mode

@@ -49,10 +49,17 @@ uint64_t arg_u64(const char *flag, const char *s) {
 
 const char *arg_env(const char *flag, const char *s) {
     if (env_preset_find(s)) return s;
+    // Gymnasium's names for the same presets (python/pongrl registers them): pongrl/Pong-v5 is
+    // ALE/Pong-v5, pongrl/PongNoFrameskip-v4 is PongNoFrameskip-v4
+    if (!strncmp(s, "pongrl/", 7))
+        for (const EnvPreset *p = ENV_PRESETS; p->id; p++) {
+            const char *slash = strrchr(p->id, '/');
+            if (!strcmp(slash ? slash + 1 : p->id, s + 7)) return p->id;
+        }
     char list[512] = "";
     for (const EnvPreset *p = ENV_PRESETS; p->id; p++) {
         strncat(list, p->id, sizeof(list) - strlen(list) - 1);
         if (p[1].id) strncat(list, ", ", sizeof(list) - strlen(list) - 1);
     }
-    die_usage("%s: unknown environment '%s' (known: %s)", flag, s, list);
+    die_usage("%s: unknown environment '%s' (known: %s, or pongrl/<name>)", flag, s, list);
 }

@@ -11,7 +11,7 @@ void die_usage(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 
 long long arg_int(const char *flag, const char *s, long long lo, long long hi);
 double arg_double(const char *flag, const char *s, double lo, double hi);
 uint64_t arg_u64(const char *flag, const char *s);
-// The preset id, checked against the known ones.
+// The preset id, checked against the known ones; Gymnasium's pongrl/<name> gives the preset it names.
 const char *arg_env(const char *flag, const char *s);
 
 #endif

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../algo/algo.h"
 #include "../cluster/cluster.h"
 #include "../cluster/launch.h"
 #include "../train/train.h"
@@ -101,7 +102,7 @@ static int bench_rank(const BenchArgs *a) {
     cfg.iterations = 1;
     cfg.quiet = true;
     TrainState st;
-    if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
+    if (train_state_init(&st, &cfg, algo_find(cfg.algo))) { fprintf(stderr, "pongrl: out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
     Pool *pool = pool_create(cfg.workers, cfg.env_id, &st.policy);
     char err[1024] = "";
     Comm *comm = pool ? comm_mpi_create(&st, cfg.workers, false, err, sizeof(err)) : NULL;

@@ -4,6 +4,8 @@
 //   env_steps_per_sec       agent steps/s, no rendering
 //   env_steps_per_sec_obs   agent steps/s, rendering the 80x80 training grid every step
 //   env_steps_per_sec_rgb   agent steps/s, rendering the full 210x160x3 frame every step
+//   env_clones_per_sec      env_clone (with the random stream) of a mid-episode env
+//   env_restores_per_sec    env_restore of that state
 #include "commands.h"
 
 #include <stdio.h>
@@ -56,6 +58,29 @@ static BenchResult bench_run(RenderKind kind, double min_seconds) {
     return r;
 }
 
+// Clones (or restores) one mid-episode state over and over for at least min_seconds;
+// returns the count per second.
+static double bench_clone(bool restore, double min_seconds) {
+    static uint8_t state[ENV_STATE_BYTES];
+    Env env;
+    env_init(&env, BENCH_ENV_ID, 1);
+    for (int i = 0; i < 500; i++) env_step(&env, i % ACTION_COUNT, NULL);
+    env_clone(&env, true, state);
+    volatile uint8_t sink = 0;
+    int64_t n = 0;
+    double t0 = clock_now_s(), t = t0;
+    while (t - t0 < min_seconds) {
+        for (int i = 0; i < BENCH_CHUNK_STEPS; i++) {
+            if (restore) sink = (uint8_t)env_restore(&env, state);
+            else { env_clone(&env, true, state); sink = state[100]; }
+        }
+        n += BENCH_CHUNK_STEPS;
+        t = clock_now_s();
+    }
+    (void)sink;
+    return (double)n / (t - t0);
+}
+
 int bench_env(int argc, char **argv) {
     double seconds = 1.0;
     for (int i = 0; i < argc; i++) {
@@ -79,5 +104,7 @@ int bench_env(int argc, char **argv) {
     printf("env_steps_per_sec: %.0f\n", (double)none.steps / none.seconds);
     printf("env_steps_per_sec_obs: %.0f\n", (double)obs.steps / obs.seconds);
     printf("env_steps_per_sec_rgb: %.0f\n", (double)rgb.steps / rgb.seconds);
+    printf("env_clones_per_sec: %.0f\n", bench_clone(false, seconds));
+    printf("env_restores_per_sec: %.0f\n", bench_clone(true, seconds));
     return 0;
 }

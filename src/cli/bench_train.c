@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../algo/algo.h"
 #include "../train/episode_seed.h"
 #include "../train/train.h"
 #include "../util/clock.h"
@@ -21,7 +22,7 @@ static double time_update(int batch, int workers, int64_t *steps) {
     train_config_default(&cfg);
     cfg.batch_size = batch; cfg.workers = workers; cfg.iterations = 1; cfg.quiet = true;
     TrainState st;
-    if (train_state_init(&st, &cfg)) return -1;
+    if (train_state_init(&st, &cfg, algo_find(cfg.algo))) return -1;
     Pool *pool = pool_create(workers, cfg.env_id, &st.policy);
     Comm *comm = comm_local_create();
     char err[256];
@@ -50,7 +51,7 @@ int bench_train(int argc, char **argv) {
     TrainState st;
     Worker w;
     Env env;
-    if (train_state_init(&st, &cfg) || worker_alloc(&w, &st.policy)) return 1;
+    if (train_state_init(&st, &cfg, algo_find(cfg.algo)) || worker_alloc(&w, &st.policy)) return 1;
     env_init(&env, cfg.env_id, 0);
     EpisodeStats es;
     rollout_play(&w, &st.policy, &env, episode_env_seed(1, 0), episode_act_seed(1, 0), &es);

@@ -1,5 +1,5 @@
-// cmd_record.c: `pongrl record`: one game played by a model, as an animated GIF at real
-// speed, optionally with the network's input beside the screen.
+// cmd_record.c: `pongrl record`: one game played by a model, as an animated GIF or an MP4 at
+// real speed, optionally with the network's input beside the screen.
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../media/gif.h"
+#include "../media/video.h"
 #include "../train/train.h"
 #include "args.h"
 #include "commands.h"
@@ -35,18 +35,19 @@ static void compose(uint8_t *canvas, int cw, const uint8_t *rgb, const int8_t *x
 }
 
 static void print_help(void) {
-    printf("usage: pongrl record MODEL --out game.gif [options]\n"
+    printf("usage: pongrl record MODEL --out game.gif|game.mp4 [options]\n"
            "\n"
-           "Plays one game with a trained policy and writes it as an animated GIF at real speed\n"
-           "(one picture per agent step, 1/60 s per emulated frame), looping forever. MODEL is a\n"
+           "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
+           "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"
+           "game.mp4 an H.264 MP4 scaled up 4 times (needs ffmpeg on PATH). MODEL is a\n"
            "checkpoint file, a run directory (its newest checkpoint) or a folder with W1.npy/W2.npy.\n"
            "The game is episode 0 of `pongrl eval --seed S`.\n"
            "\n"
-           "  --out FILE       the GIF to write (required)\n"
-           "  --env ID         environment                              (default: the model's)\n"
+           "  --out FILE       the .gif or .mp4 to write (required)\n"
+           "  --env ID         environment, e.g. ALE/Pong-v5 or pongrl/Pong-v5 (default: the model's)\n"
            "  --seed S         game seed                                (default 1)\n"
            "  --greedy         UP iff p > 0.5, instead of sampling as in training\n"
-           "  --max-steps N    stop after N agent steps                 (default 3000)\n"
+           "  --max-steps N    stop after N agent steps         (default: none, the whole game)\n"
            "  --with-input     the 80x80 difference frame the network sees, beside the screen\n");
 }
 
@@ -55,9 +56,10 @@ int cmd_record(int argc, char **argv) {
         {"out", 1, 0, 'o'}, {"env", 1, 0, 'e'}, {"seed", 1, 0, 's'}, {"greedy", 0, 0, 'g'},
         {"max-steps", 1, 0, 'm'}, {"with-input", 0, 0, 'i'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     const char *out = NULL, *env_id = NULL;
+    char err[2048];
     uint64_t seed = 1;
     bool greedy = false, input = false;
-    int64_t max_steps = 3000;
+    int64_t max_steps = 0;                             // 0: to the end of the game
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -73,27 +75,29 @@ int cmd_record(int argc, char **argv) {
         default:  die_usage("record: unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1 || !out) die_usage("usage: pongrl record MODEL --out game.gif");
+    if (optind != argc - 1 || !out) die_usage("usage: pongrl record MODEL --out game.gif|game.mp4");
     if (!out[0]) die_usage("--out needs a file name, got ''");
-    // written as OUT.tmp, renamed when whole: a full disk or a kill never leaves half a GIF
+    int format = video_format(out, err, sizeof(err));
+    if (format < 0) die_usage("%s", err);
+    // written as OUT.tmp, renamed when whole: a full disk or a kill never leaves half a file
     char tmp[4096];
     if (snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= (int)sizeof(tmp)) die_usage("--out: path too long");
 
     TrainState st;
-    char desc[2048], err[2048];
+    char desc[2048];
     if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (!env_id) env_id = st.cfg.env_id;
     const int cw = PONG_SCREEN_W * (input ? 2 : 1);
     Player *pl = malloc(sizeof(Player));
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3), *canvas = malloc((size_t)PONG_SCREEN_H * cw * 3);
-    GifRec *gif = NULL;
+    VideoRec *video = NULL;
     int rc = 1;
     if (!pl || !rgb || !canvas || player_init(pl, &st.policy, env_id, greedy)) {
         fprintf(stderr, "pongrl: out of memory\n");
         free(pl); pl = NULL;
         goto out;
     }
-    if (!(gif = gifrec_open(tmp, cw, PONG_SCREEN_H, err, sizeof(err)))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    if (!(video = video_open(tmp, format, cw, PONG_SCREEN_H, pl->env.preset.frameskip_min, err, sizeof(err)))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
     player_reset(pl, play_env_seed(seed, 0), play_act_seed(seed, 0));
     EnvStep s = {0};
     int64_t steps = 0, frames = 0;
@@ -101,17 +105,16 @@ int cmd_record(int argc, char **argv) {
         env_render_rgb(&pl->env, rgb);                 // what is on screen when the agent acts
         player_step(pl, &st.policy, &s);
         compose(canvas, cw, rgb, pl->x, input);
-        if (gifrec_add(gif, canvas, s.frames, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+        if (video_add(video, canvas, s.frames, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
         steps++;
         frames += s.frames;
-    } while (!s.terminated && !s.truncated && steps < max_steps);
+    } while (!s.terminated && !s.truncated && (!max_steps || steps < max_steps));
     env_render_rgb(&pl->env, rgb);
     compose(canvas, cw, rgb, pl->x, input);
-    if (gifrec_add(gif, canvas, FINAL_HOLD_FRAMES, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
-    int written = gifrec_frames(gif) + 1;              // + the one close writes
-    double secs = gifrec_duration_cs(gif) / 100.0;
-    int crc = gifrec_close(gif, err, sizeof(err));
-    gif = NULL;
+    if (video_add(video, canvas, FINAL_HOLD_FRAMES, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    VideoSummary vs;
+    int crc = video_close(video, &vs, err, sizeof(err));
+    video = NULL;
     if (crc) { fprintf(stderr, "pongrl: %s\n", err); remove(tmp); goto out; }
     if (rename(tmp, out)) { fprintf(stderr, "pongrl: cannot write %s: %s\n", out, strerror(errno)); remove(tmp); goto out; }
     EnvState es;
@@ -119,14 +122,14 @@ int cmd_record(int argc, char **argv) {
     struct stat fst;
     long long size = stat(out, &fst) == 0 ? (long long)fst.st_size : -1;
     printf("pongrl record: %s\n  %s, seed %llu, %s: %s after %lld steps (%lld frames), agent %lld, cpu %lld\n"
-           "  wrote %s: %dx%d, %d frames, %.1f s, %lld KiB\n",
+           "  wrote %s: %dx%d, %lld frames, %.1f s, %lld KiB\n",
            desc, env_id, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
            s.terminated ? "game over" : s.truncated ? "truncated by the episode cap" : "stopped at --max-steps",
            (long long)steps, (long long)frames, (long long)es.score_agent, (long long)es.score_cpu,
-           out, cw, PONG_SCREEN_H, written, secs, size / 1024);
+           out, vs.width, vs.height, (long long)vs.pictures, vs.seconds, size / 1024);
     rc = 0;
 out:
-    if (gif) { char e2[256]; gifrec_close(gif, e2, sizeof(e2)); remove(tmp); }
+    if (video) { char e2[256]; video_close(video, NULL, e2, sizeof(e2)); remove(tmp); }
     if (pl) player_free(pl);
     free(pl); free(rgb); free(canvas);
     train_state_free(&st);

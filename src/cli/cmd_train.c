@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../algo/algo.h"
 #include "../cluster/cluster.h"
 #include "../cluster/launch.h"
 #include "../train/checkpoint.h"
@@ -21,36 +22,49 @@
 #include "rundir.h"
 #include "train_progress.h"
 
+// The flag column of --help: "--batch-size N" (a value's letter from its kind).
+static const char *flag_usage(const TrainSetting *row, char *out, size_t n) {
+    static const char *const VALUE[] = { [SETTING_STR] = "ID", [SETTING_INT] = "N", [SETTING_I64] = "N",
+                                         [SETTING_U64] = "N", [SETTING_F64] = "X", [SETTING_OPT] = "X", [SETTING_BOOL] = "" };
+    snprintf(out, n, "--%s %s", row->flag, VALUE[row->kind]);
+    return out;
+}
+
+static void print_rows(const TrainConfig *d, const char *learner) {
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
+        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+        if (strcmp(row->learner, learner)) continue;
+        char f[64], v[TRAIN_STR_MAX + 32] = "";
+        // a default the help text does not state already
+        if (row->kind != SETTING_BOOL && row->kind != SETTING_OPT && !strstr(row->help, "(default"))
+            snprintf(v, sizeof(v), " (default %s)", train_setting_text(row, d, f, sizeof(f)));
+        printf("  %-21s %s%s\n", flag_usage(row, f, sizeof(f)), row->help, v);
+        if (row->offset == offsetof(TrainConfig, algo))
+            for (const Learner *const *l = ALGO_LEARNERS; *l; l++) printf("%26s%-5s %s\n", "", (*l)->name, (*l)->summary);
+    }
+}
+
 static void print_help(const TrainConfig *d) {
     printf("usage: pongrl train [options]\n"
            "\n"
-           "Learn Pong from pixels with the seed's policy gradient (Karpathy's 6400-%d-1 network,\n"
-           "REINFORCE, RMSProp). Prints one line per batch; Ctrl-C stops after the current batch.\n"
-           "\n"
-           "  --batch-size N        episodes per update                      (default %d)\n"
-           "  --iterations N        stop after N updates in total            (default: no limit)\n"
-           "  --target-reward R     stop when the running mean reaches R     (default: none)\n"
-           "  --workers N           worker threads in this process           (default %d, one per core)\n"
-           "  --seed N              run seed: same seed, same bits           (default %llu)\n"
-           "  --env ID              ALE/Pong-v5, Pong-v0, Pong-v4, PongDeterministic-v0/-v4,\n"
-           "                        PongNoFrameskip-v0/-v4                   (default %s)\n"
-           "  --lr X                RMSProp learning rate                    (default %g)\n"
-           "  --gamma X             reward discount                          (default %g)\n"
-           "  --decay X             RMSProp decay                            (default %g)\n"
-           "  --hidden N            hidden units H                           (default %d)\n"
-           "  --run-dir DIR         where metrics and checkpoints go         (default runs/<date-time>)\n"
-           "  --checkpoint-every N  checkpoint every N iterations, 0: never  (default %lld)\n"
-           "  --checkpoint-secs S   and every S seconds, 0: never            (default %g)\n"
-           "  --keep K              checkpoints kept                         (default %d)\n"
+           "Learn Pong from pixels. Prints one line per batch; Ctrl-C stops after the current batch.\n"
+           "\n");
+    print_rows(d, "");
+    for (const Learner *const *l = ALGO_LEARNERS; *l; l++) {
+        TrainConfig ld = *d;
+        (*l)->defaults(&ld);
+        printf(" --algo %s:\n", (*l)->name);
+        print_rows(&ld, (*l)->name);
+    }
+    printf("  --run-dir DIR         where metrics and checkpoints go (default runs/<date-time>)\n"
            "  --resume DIR          continue the run in DIR from its newest checkpoint, with its own\n"
-           "                        configuration; only --iterations (the run's total),\n"
-           "                        --target-reward, --workers, --checkpoint-*, --keep, --quiet may be given\n"
-           "  --quiet               no per-batch line\n"
+           "                        configuration; only ");
+    for (int i = 0, k = 0; i < TRAIN_SETTING_COUNT; i++)
+        if (TRAIN_SETTING_ROWS[i].role != SETTING_RUN) printf("%s--%s", k++ ? ", " : "", TRAIN_SETTING_ROWS[i].flag);
+    printf(" may be given\n"
            "  --help                this text\n"
            "\n"
-           "A checkpoint is also written at the start of a run and when it stops (end, Ctrl-C, SIGTERM).\n",
-           d->hidden, d->batch_size, d->workers, (unsigned long long)d->seed, d->env_id,
-           d->lr, d->gamma, d->decay, d->hidden, (long long)d->checkpoint_every, d->checkpoint_secs, d->keep);
+           "A checkpoint is also written at the start of a run and when it stops (end, Ctrl-C, SIGTERM).\n");
 }
 
 static void on_signal(int sig) {
@@ -78,72 +92,76 @@ static int mkdir_p(const char *path) {
     return 0;
 }
 
-enum { OPT_BATCH = 256, OPT_ITERS, OPT_TARGET, OPT_WORKERS, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA,
-       OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR, OPT_QUIET, OPT_HELP, OPT_CKPT_EVERY, OPT_CKPT_SECS, OPT_KEEP,
-       OPT_RESUME, OPT_END };
-
 // More worker threads than this only share the same cores (one per core is the design) while
 // each costs memory for its own gradient: refused before anything is allocated.
 #define WORKERS_PER_CORE_MAX 4
 static int workers_max(void) { return WORKERS_PER_CORE_MAX * train_cores_available(); }
 
-// Flags that define the run: a resumed run keeps its own, so these may not be given again.
-static const int RUN_DEFINING[] = { OPT_BATCH, OPT_SEED, OPT_ENV, OPT_LR, OPT_GAMMA, OPT_DECAY, OPT_HIDDEN, OPT_RUNDIR };
+// The flags are the settings table's rows (their index + OPT_ROW), then these.
+enum { OPT_ROW = 256, OPT_RUNDIR = 1024, OPT_RESUME, OPT_HELP };
 
-// given[o - OPT_BATCH]: whether flag o was on the command line
+// given[i]: whether row i's flag was on the command line. The settings end up as: the defaults,
+// the learner's defaults over them, the flags given over those.
 static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char **resume) {
-    static const struct option opts[] = {
-        {"batch-size", 1, 0, OPT_BATCH}, {"iterations", 1, 0, OPT_ITERS}, {"target-reward", 1, 0, OPT_TARGET},
-        {"workers", 1, 0, OPT_WORKERS}, {"seed", 1, 0, OPT_SEED}, {"env", 1, 0, OPT_ENV}, {"lr", 1, 0, OPT_LR},
-        {"gamma", 1, 0, OPT_GAMMA}, {"decay", 1, 0, OPT_DECAY}, {"hidden", 1, 0, OPT_HIDDEN},
-        {"run-dir", 1, 0, OPT_RUNDIR}, {"quiet", 0, 0, OPT_QUIET}, {"help", 0, 0, OPT_HELP},
-        {"checkpoint-every", 1, 0, OPT_CKPT_EVERY}, {"checkpoint-secs", 1, 0, OPT_CKPT_SECS}, {"keep", 1, 0, OPT_KEEP},
-        {"resume", 1, 0, OPT_RESUME}, {0, 0, 0, 0}};
-    TrainConfig d = *c;
+    struct option opts[TRAIN_SETTING_COUNT + 4];
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
+        opts[i] = (struct option){ TRAIN_SETTING_ROWS[i].flag, TRAIN_SETTING_ROWS[i].kind != SETTING_BOOL, 0, OPT_ROW + i };
+    opts[TRAIN_SETTING_COUNT] = (struct option){ "run-dir", 1, 0, OPT_RUNDIR };
+    opts[TRAIN_SETTING_COUNT + 1] = (struct option){ "resume", 1, 0, OPT_RESUME };
+    opts[TRAIN_SETTING_COUNT + 2] = (struct option){ "help", 0, 0, OPT_HELP };
+    opts[TRAIN_SETTING_COUNT + 3] = (struct option){ 0, 0, 0, 0 };
+    TrainConfig flags = *c;
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (o >= OPT_BATCH && o < OPT_END) given[o - OPT_BATCH] = true;
+        if (o >= OPT_ROW && o < OPT_ROW + TRAIN_SETTING_COUNT) {
+            const TrainSetting *row = &TRAIN_SETTING_ROWS[o - OPT_ROW];
+            char why[128];
+            const char *v = row->kind == SETTING_BOOL ? "true" : optarg, *bad;
+            if (row->offset == offsetof(TrainConfig, env_id)) v = arg_env("--env", v);   // pongrl/ names too
+            if ((bad = train_setting_set(row, &flags, v, why, sizeof(why)))) die_usage("--%s %s", row->flag, bad);
+            given[o - OPT_ROW] = true;
+            continue;
+        }
         switch (o) {
-        case OPT_BATCH:   c->batch_size = (int)arg_int("--batch-size", optarg, 1, TRAIN_BATCH_MAX); break;
-        case OPT_ITERS:   c->iterations = arg_int("--iterations", optarg, 0, INT64_MAX); break;
-        case OPT_TARGET:  c->target_reward = arg_double("--target-reward", optarg, -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX); c->has_target = true; break;
-        case OPT_WORKERS:
-            c->workers = (int)arg_int("--workers", optarg, 1, INT32_MAX);
-            if (c->workers > workers_max())
-                die_usage("--workers %d: at most %d here (%d per core this process may use: more threads only share"
-                          " the same cores)", c->workers, workers_max(), WORKERS_PER_CORE_MAX);
-            break;
-        case OPT_SEED:    c->seed = arg_u64("--seed", optarg); break;
-        case OPT_ENV:     snprintf(c->env_id, sizeof(c->env_id), "%s", arg_env("--env", optarg)); break;
-        case OPT_LR:      c->lr = arg_double("--lr", optarg, 0, 1); break;
-        case OPT_GAMMA:   c->gamma = arg_double("--gamma", optarg, 0, 1); break;
-        case OPT_DECAY:   c->decay = arg_double("--decay", optarg, 0, 1); break;
-        case OPT_HIDDEN:  c->hidden = (int)arg_int("--hidden", optarg, 1, TRAIN_H_MAX); break;
         case OPT_RUNDIR:
             if (!optarg[0]) die_usage("--run-dir needs a directory, got ''");
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--run-dir: path too long");
-            snprintf(c->run_dir, sizeof(c->run_dir), "%s", optarg);
+            snprintf(flags.run_dir, sizeof(flags.run_dir), "%s", optarg);
             break;
-        case OPT_QUIET:   c->quiet = true; break;
-        case OPT_CKPT_EVERY: c->checkpoint_every = arg_int("--checkpoint-every", optarg, 0, INT64_MAX); break;
-        case OPT_CKPT_SECS:  c->checkpoint_secs = arg_double("--checkpoint-secs", optarg, 0, 1e9); break;
-        case OPT_KEEP:       c->keep = (int)arg_int("--keep", optarg, 1, 1000000); break;
         case OPT_RESUME:
             if (!optarg[0]) die_usage("--resume needs a run directory, got ''");
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--resume: path too long");
             *resume = optarg;
             break;
-        case OPT_HELP:    print_help(&d); exit(0);
+        case OPT_HELP:    print_help(c); exit(0);
         case ':':         die_usage("%s needs a value", argv[optind - 1]);
         default:          die_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) die_usage("unexpected argument '%s'", argv[optind]);
+    const Learner *learner = algo_find(flags.algo);
+    if (!learner) {
+        char names[256] = "";
+        size_t used = 0;
+        for (const Learner *const *l = ALGO_LEARNERS; *l && used < sizeof(names); l++)
+            used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "", (*l)->name);
+        die_usage("--algo %s: this build has no such learner (it has: %s)", flags.algo, names);
+    }
+    learner->defaults(c);
+    train_config_copy(c, &flags, SETTING_RUN | SETTING_GOAL | SETTING_HOST, given);
+    snprintf(c->run_dir, sizeof(c->run_dir), "%s", flags.run_dir);
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
+        if (given[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c))
+            die_usage("--%s is a setting of --algo %s; this run's learner is %s", TRAIN_SETTING_ROWS[i].flag,
+                      TRAIN_SETTING_ROWS[i].learner, c->algo);
+    if (c->workers > workers_max())
+        die_usage("--workers %d: at most %d here (%d per core this process may use: more threads only share"
+                  " the same cores)", c->workers, workers_max(), WORKERS_PER_CORE_MAX);
 }
 
 // Refuses a configuration this machine cannot hold (say, --hidden 100000), before allocating
-// it: the weights and the RMSProp cache, and each worker thread's gradient and exact sum.
+// it: what its learner says it needs.
 static int check_memory(const TrainConfig *c) {
     FILE *f = fopen("/proc/meminfo", "r");
     if (!f) return 0;                             // not Linux: the allocations will tell
@@ -152,8 +170,7 @@ static int check_memory(const TrainConfig *c) {
     while (fgets(line, sizeof(line), f))
         if (sscanf(line, "MemAvailable: %lf kB", &avail_kb) == 1) break;
     fclose(f);
-    double n = (double)POLICY_D * c->hidden + c->hidden;
-    double need = n * 8 * 3 + (double)c->workers * n * (8 + 16);
+    double need = algo_find(c->algo)->memory_bytes(c);
     if (avail_kb < 0 || need <= avail_kb * 1024) return 0;
     fprintf(stderr, "pongrl: H=%d with %d worker thread%s needs about %.1f GB of memory; this machine has %.1f GB "
             "available (fewer --workers or a smaller --hidden)\n", c->hidden, c->workers, c->workers == 1 ? "" : "s",
@@ -181,14 +198,16 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
         else if (root) fprintf(stderr, "pongrl: cannot resume: %s\n", err);
         return -1;
     }
+    const Learner *learner = algo_find(st->cfg.algo);
+    if (!learner || train_state_attach(st, learner, err, sizeof(err))) {
+        if (root) fprintf(stderr, "pongrl: cannot resume: %s\n", learner ? err : "the run's learner is not in this build");
+        train_state_free(st);
+        return -1;
+    }
+    // the flags given again: when to stop and how to keep the run; this process's own always
+    train_config_copy(&st->cfg, flags, SETTING_GOAL, given);
+    train_config_copy(&st->cfg, flags, SETTING_HOST, NULL);
     TrainConfig *c = &st->cfg;
-    if (given[OPT_ITERS - OPT_BATCH]) c->iterations = flags->iterations;
-    if (given[OPT_TARGET - OPT_BATCH]) { c->target_reward = flags->target_reward; c->has_target = true; }
-    if (given[OPT_CKPT_EVERY - OPT_BATCH]) c->checkpoint_every = flags->checkpoint_every;
-    if (given[OPT_CKPT_SECS - OPT_BATCH]) c->checkpoint_secs = flags->checkpoint_secs;
-    if (given[OPT_KEEP - OPT_BATCH]) c->keep = flags->keep;
-    c->workers = flags->workers;                  // this machine's cores, not the saved run's
-    c->quiet = flags->quiet;
     snprintf(c->run_dir, sizeof(c->run_dir), "%s", root ? dir : "");
     if (!root) return 0;
     // rows a killed run wrote after its last checkpoint would be written again; missing or
@@ -206,13 +225,15 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
 int cmd_train(int argc, char **argv) {
     TrainConfig cfg;
     train_config_default(&cfg);
-    bool given[OPT_END - OPT_BATCH] = {0};
+    bool given[TRAIN_SETTING_COUNT];
+    memset(given, 0, sizeof(given));
     const char *resume = NULL;
     parse(argc, argv, &cfg, given, &resume);
-    for (size_t i = 0; resume && i < sizeof(RUN_DEFINING) / sizeof(RUN_DEFINING[0]); i++)
-        if (given[RUN_DEFINING[i] - OPT_BATCH])
-            die_usage("--resume continues the run with its own configuration; only --iterations, --target-reward,"
-                      " --workers, --checkpoint-every, --checkpoint-secs, --keep and --quiet may be given");
+    for (int i = 0; resume && i < TRAIN_SETTING_COUNT; i++)
+        if (given[i] && TRAIN_SETTING_ROWS[i].role == SETTING_RUN)
+            die_usage("--resume continues the run with its own configuration: --%s may not be given",
+                      TRAIN_SETTING_ROWS[i].flag);
+    if (resume && cfg.run_dir[0]) die_usage("--resume continues the run in its own directory: --run-dir may not be given");
     if (resume) snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", resume);
     if (!cfg.run_dir[0]) {
         time_t t = time(NULL);
@@ -225,7 +246,7 @@ int cmd_train(int argc, char **argv) {
     if (!root) { cfg.run_dir[0] = 0; cfg.quiet = true; }
     // Several unbound ranks on one machine share its cores: one thread per core in all, never more
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (mpi && !given[OPT_WORKERS - OPT_BATCH] && cfg.workers == online) {
+    if (mpi && !given[train_setting_find("workers") - TRAIN_SETTING_ROWS] && cfg.workers == online) {
         cfg.workers /= cluster_launch_local_size();
         if (cfg.workers < 1) cfg.workers = 1;
     }
@@ -270,7 +291,7 @@ int cmd_train(int argc, char **argv) {
         if (resume_load(&st, resume, &cfg, given, root)) return 1;
         cfg = st.cfg;
         if (check_memory(&cfg)) { train_state_free(&st); return 1; }
-    } else if (train_state_init(&st, &cfg)) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
+    } else if (train_state_init(&st, &cfg, algo_find(cfg.algo))) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
     // From here every way out goes through `out` (what is not made yet is NULL), and a failure
     // to start through `fail`: said on stderr first, then, under mpirun, the job ended, as the
     // other ranks would wait for this one.

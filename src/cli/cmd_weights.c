@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../algo/algo.h"
 #include "../train/checkpoint.h"
 #include "args.h"
 #include "commands.h"
@@ -70,9 +71,9 @@ int cmd_import(int argc, char **argv) {
     char err[2048];
     if (weights_import_npy(argv[optind], &st.policy, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     st.cfg.hidden = st.policy.H;
-    st.cache = calloc(st.policy.n, sizeof(double));
     int rc = 1;
-    if (!st.cache) fprintf(stderr, "pongrl: out of memory\n");
+    // a checkpoint of the default learner, its state as a fresh run's (an RMSProp cache of zeros)
+    if (train_state_attach(&st, algo_find(ALGO_DEFAULT), err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
     else if (checkpoint_write(out, &st, CKPT_FLAG_IMPORTED, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
     else { printf("imported %s/W1.npy, W2.npy (H=%d) to %s\n", argv[optind], st.policy.H, out); rc = 0; }
     train_state_free(&st);

@@ -6,6 +6,7 @@
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);

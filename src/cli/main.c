@@ -14,7 +14,8 @@ static const char *USAGE =
     "commands:\n"
     "  train        learn Pong from pixels with the seed's policy gradient (threads; MPI under mpirun)\n"
     "  eval         play games with a trained model: mean score with its 95% interval\n"
-    "  record       a game as an animated GIF (optionally with what the network sees)\n"
+    "  record       a game as an animated GIF or an MP4 (optionally with what the network sees)\n"
+    "  watch        a model playing in a window, in real time (SDL2)\n"
     "  plot         learning curves of a run as RUN_DIR/curve.png (gnuplot)\n"
     "  export       a model's weights as the seed's W1.npy/W2.npy\n"
     "  import       W1.npy/W2.npy from the seed's Python code as a pongrl weights file\n"
@@ -35,6 +36,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "train")) rc = cmd_train(argc - 1, argv + 1);
     else if (!strcmp(cmd, "eval")) rc = cmd_eval(argc - 1, argv + 1);
     else if (!strcmp(cmd, "record")) rc = cmd_record(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "watch")) rc = cmd_watch(argc - 1, argv + 1);
     else if (!strcmp(cmd, "plot")) rc = cmd_plot(argc - 1, argv + 1);
     else if (!strcmp(cmd, "export")) rc = cmd_export(argc - 1, argv + 1);
     else if (!strcmp(cmd, "import")) rc = cmd_import(argc - 1, argv + 1);

@@ -17,16 +17,21 @@
 // ----------------------------------------------------------------------------
 // one row per iteration
 
+static int header_of(const Learner *l, char *out, size_t n);
+
 int metrics_append(const char *run_dir, const TrainState *s, const TrainBatch *b, char *err, size_t errlen) {
     if (!run_dir[0]) return 0;
     char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/metrics.csv", run_dir);
     FILE *f = fopen(path, "a");
     if (!f) { snprintf(err, errlen, "cannot append to %s: %s", path, strerror(errno)); return -1; }
-    if (ftell(f) == 0)
-        fprintf(f, METRICS_HEADER "\n");
-    fprintf(f, "%lld,%lld,%lld,%.3f,%.4f,%.6f,%.1f\n", (long long)s->iteration, (long long)s->episodes,
+    char header[1024];
+    const int extra = header_of(s->learner, header, sizeof(header));
+    if (ftell(f) == 0) fprintf(f, "%s\n", header);
+    fprintf(f, "%lld,%lld,%lld,%.3f,%.4f,%.6f,%.1f", (long long)s->iteration, (long long)s->episodes,
             (long long)s->agent_steps, s->wall_s, b->batch_mean, s->running_reward, b->mean_len);
+    for (int k = 0; k < extra; k++) fprintf(f, ",%.6g", b->metrics[k]);
+    fprintf(f, "\n");
     if (fclose(f) != 0) { snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno)); return -1; }
     return 0;
 }
@@ -52,24 +57,42 @@ static bool field_d(const char *s, double *v) {
     return end != s && !*end && isfinite(*v);
 }
 
-// One row, as metrics_append writes it (line without its newline); false for anything else.
-static bool metrics_row(const char *line, MetricsRow *r) {
-    char buf[256], *f[7];
+static bool field_any(const char *s) {          // a learner's diagnostic may be NaN
+    char *end;
+    (void)strtod(s, &end);
+    return end != s && !*end;
+}
+
+// One row, as metrics_append writes it (line without its newline), with `extra` learner
+// columns after the common seven; false for anything else.
+static bool metrics_row(const char *line, int extra, MetricsRow *r) {
+    char buf[1024], *f[7 + LEARNER_METRICS_MAX];
+    const int want = 7 + extra;
     if (strlen(line) >= sizeof(buf)) return false;
     snprintf(buf, sizeof(buf), "%s", line);
     int n = 0;
     for (char *p = buf;;) {
-        if (n == 7) return false;
+        if (n == want) return false;
         f[n++] = p;
         char *comma = strchr(p, ',');
         if (!comma) break;
         *comma = 0;
         p = comma + 1;
     }
-    return n == 7 && field_ll(f[0], &r->iteration) && field_ll(f[1], &r->episodes) &&
+    for (int k = 7; k < n; k++) if (!field_any(f[k])) return false;
+    return n == want && field_ll(f[0], &r->iteration) && field_ll(f[1], &r->episodes) &&
            field_ll(f[2], &r->agent_steps) && field_d(f[3], &r->wall_s) && field_d(f[4], &r->batch_mean) &&
            field_d(f[5], &r->running_mean) && field_d(f[6], &r->mean_length) && r->iteration >= 1 &&
            r->wall_s >= 0 && fabs(r->batch_mean) <= TRAIN_REWARD_MAX && fabs(r->running_mean) <= TRAIN_REWARD_MAX && r->mean_length >= 0;
+}
+
+// The header line of a run of this learner; returns its number of extra columns.
+static int header_of(const Learner *l, char *out, size_t n) {
+    int k = 0;
+    size_t used = (size_t)snprintf(out, n, "%s", METRICS_HEADER);
+    for (; l && l->metrics[k]; k++)
+        if (used < n) used += (size_t)snprintf(out + used, n - used, ",%s", l->metrics[k]);
+    return k;
 }
 
 // A short, printable excerpt of a bad line for a message.
@@ -95,22 +118,24 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     }
     FILE *out = fopen(tmp, "w");
     if (!out) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); fclose(in); return -1; }
-    fputs(METRICS_HEADER "\n", out);
+    char header[1024];
+    const int extra = header_of(s->learner, header, sizeof(header));
+    fprintf(out, "%s\n", header);
     char *line = NULL, why[160] = "", ex[48];
     size_t cap = 0;
     ssize_t len;
     long lineno = 0, bad = 0, dropped = 0;
     long long prev = 0, kept = 0, first_missing = 0;
-    bool header = false;
+    bool has_header = false;
     while ((len = getline(&line, &cap, in)) > 0) {
         lineno++;
         // a killed run may leave a half-written last line: it has no newline
         if (line[len - 1] != '\n') { dropped++; continue; }
         line[len - 1] = 0;
-        if (lineno == 1 && !strcmp(line, METRICS_HEADER)) { header = true; continue; }
+        if (lineno == 1 && !strcmp(line, header)) { has_header = true; continue; }
         MetricsRow r;
         const char *wrong = NULL;
-        if (strlen(line) != (size_t)len - 1 || !metrics_row(line, &r)) wrong = "not a metrics row";   // a NUL inside
+        if (strlen(line) != (size_t)len - 1 || !metrics_row(line, extra, &r)) wrong = "not a metrics row";   // a NUL inside
         else if (r.iteration > N) { dropped++; continue; }       // written after the checkpoint
         else if (r.iteration <= prev) wrong = "out of order";
         else if (r.episodes != r.iteration * B) wrong = "episodes do not match the batch size";
@@ -130,13 +155,13 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     bool read_error = ferror(in);
     fclose(in);
     if (prev < N && !first_missing) first_missing = prev + 1;
-    if (lineno > 0 && !header && bad++ == 0) snprintf(why, sizeof(why), "line 1: not the header");
+    if (lineno > 0 && !has_header && bad++ == 0) snprintf(why, sizeof(why), "line 1: not the header");
     if (fclose(out) != 0 || read_error) {
         snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));
         remove(tmp);
         return -1;
     }
-    if (!bad && !dropped && header) { remove(tmp); }      // nothing to change
+    if (!bad && !dropped && has_header) { remove(tmp); }      // nothing to change
     else {
         char damaged[CKPT_PATH_MAX + 32] = "";
         if (bad) {      // nothing is lost: the old file stays beside the new one
@@ -178,15 +203,21 @@ int metrics_check(const char *csv, char *err, size_t errlen) {
     ssize_t len;
     long lineno = 0;
     long long prev = 0;
-    int rc = 0;
+    int rc = 0, extra = 0;
     while (rc == 0 && (len = getline(&line, &cap, f)) > 0) {
         lineno++;
         if (line[len - 1] != '\n') break;                 // a row being written
         line[len - 1] = 0;
         MetricsRow r;
-        if (lineno == 1) {
-            if (strcmp(line, METRICS_HEADER)) { snprintf(err, errlen, "%s line 1: not the metrics.csv header", csv); rc = -1; }
-        } else if (strlen(line) != (size_t)len - 1 || !metrics_row(line, &r)) {
+        if (lineno == 1) {          // the common columns, then the learner's
+            size_t hl = strlen(METRICS_HEADER);
+            if (strncmp(line, METRICS_HEADER, hl) || (line[hl] && line[hl] != ',')) {
+                snprintf(err, errlen, "%s line 1: not the metrics.csv header", csv);
+                rc = -1;
+            }
+            for (const char *c = line + hl; *c; c++) extra += *c == ',';
+            if (extra > LEARNER_METRICS_MAX) { snprintf(err, errlen, "%s line 1: not the metrics.csv header", csv); rc = -1; }
+        } else if (strlen(line) != (size_t)len - 1 || !metrics_row(line, extra, &r)) {
             snprintf(err, errlen, "%s line %ld: not a metrics row ('%s')", csv, lineno, excerpt(line, ex, sizeof(ex)));
             rc = -1;
         } else if (r.iteration <= prev) {

@@ -1,6 +1,7 @@
 // metrics.h: RUN_DIR/metrics.csv, one row per iteration of a training run. Its first line is
 // METRICS_HEADER; each row after it: iteration,episodes,agent_steps,wall_s,batch_mean_reward,
-// running_mean,mean_episode_length (%lld,%lld,%lld,%.3f,%.4f,%.6f,%.1f).
+// running_mean,mean_episode_length (%lld,%lld,%lld,%.3f,%.4f,%.6f,%.1f), then the learner's
+// diagnostics (Learner.metrics, %.6g each; none for pg).
 #ifndef PONGRL_METRICS_H
 #define PONGRL_METRICS_H
 

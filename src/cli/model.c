@@ -31,8 +31,6 @@ int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char 
         train_config_default(&s->cfg);
         if (weights_import_npy(src, &s->policy, err, errlen)) return -1;
         s->cfg.hidden = s->policy.H;
-        s->cache = calloc(s->policy.n, sizeof(double));
-        if (!s->cache) { policy_free(&s->policy); snprintf(err, errlen, "out of memory"); return -1; }
         snprintf(desc, desclen, "%s (W1.npy/W2.npy, H=%d)", src, s->policy.H);
         return 0;
     }

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "../train/checkpoint.h"
-#include "../util/fmt.h"
 
 // ----------------------------------------------------------------------------
 // config.txt: for people; the checkpoint is what a resume reads
@@ -23,20 +22,17 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     FILE *f = fopen(tmp, "w");
     if (!f) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); return -1; }
-    char target[32] = "none", b1[32], b2[32], b3[32];
-    if (c->has_target) snprintf(target, sizeof(target), "%g", c->target_reward);
+    fprintf(f, "# pongrl run configuration (written by pongrl train; the checkpoints hold the same)\n");
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
+        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+        char v[TRAIN_STR_MAX + 32];
+        if (train_setting_applies(row, c)) fprintf(f, "%s = %s\n", row->name, train_setting_text(row, c, v, sizeof(v)));
+    }
     fprintf(f,
-            "# pongrl run configuration (written by pongrl train; the checkpoints hold the same)\n"
-            "env = %s\nbatch_size = %d\nhidden = %d\nlr = %s\ngamma = %s\ndecay = %s\nseed = %llu\n"
-            "iterations = %lld\ntarget_reward = %s\ncheckpoint_every = %lld\ncheckpoint_secs = %g\nkeep = %d\n"
-            "workers = %d\n"
             "# where the run stood when this file was written\n"
             "iteration = %lld\nepisodes = %lld\nagent_steps = %lld\nframes = %lld\nrunning_mean = %.6f\n"
             "wall_s = %.3f\n",
-            c->env_id, c->batch_size, c->hidden, fmt_shortest(c->lr, b1, sizeof(b1)), fmt_shortest(c->gamma, b2, sizeof(b2)),
-            fmt_shortest(c->decay, b3, sizeof(b3)), (unsigned long long)c->seed,
-            (long long)c->iterations, target, (long long)c->checkpoint_every, c->checkpoint_secs, c->keep,
-            c->workers, (long long)s->iteration, (long long)s->episodes, (long long)s->agent_steps,
+            (long long)s->iteration, (long long)s->episodes, (long long)s->agent_steps,
             (long long)s->frames, s->running_reward, s->wall_s);
     if (fclose(f) != 0 || rename(tmp, path)) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));

@@ -56,7 +56,7 @@ static int checkpoint_if_due(TrainProgress *tp, TrainState *s, bool final, char 
                (c->checkpoint_secs > 0 && clock_now_s() - tp->last_time >= c->checkpoint_secs);
     if (!due) return 0;
     double t0 = clock_now_s();
-    train_state_settle(s);      // the cache decays the learner deferred (update.h)
+    train_state_settle(s);      // what the learner owes its state (pg: the deferred cache decays)
     if (checkpoint_save(c->run_dir, s, c->keep, NULL, 0, err, errlen)) return -1;
     double t1 = clock_now_s();
     tp->save_s_total += t1 - t0;

@@ -38,9 +38,8 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 // ----------------------------------------------------------------------------
 // the Comm
 
-static int mpi_begin(Comm *c, Policy *p, bool *stop) {
+static int mpi_begin(Comm *c, TrainState *st, bool *stop) {
     MpiComm *m = (MpiComm *)c;
-    TrainState *st = m->st;
     double t0 = clock_now_s(), comm_s = m->t.bcast_s + m->t.reduce_s;
     if (m->last_begin > 0 && m->nsamp < COMM_SAMPLES) {
         m->samp_iter[m->nsamp] = t0 - m->last_begin;
@@ -67,13 +66,16 @@ static int mpi_begin(Comm *c, Policy *p, bool *stop) {
     m->iteration = h.iteration;
     if (h.stop || c->size == 1) return 0;
     if (h.full) {
-        // Once per run: rank 0's weights and cache (a fresh run's are the same everywhere, a
-        // resumed one's are rank 0's checkpoint). From then on every rank applies the same
-        // update to the same batch sum, so only that sum travels.
-        if (c->rank == 0) train_state_settle(st);
+        // Once per run: rank 0's weights and learner state (a fresh run's are the same
+        // everywhere, a resumed one's are rank 0's checkpoint). From then on every rank applies
+        // the same update to the same sums, so only those travel. Every rank settles first:
+        // what it owed is then nothing, and what it holds is overwritten.
+        train_state_settle(st);
+        const Policy *p = &st->policy;
         MPI_Bcast(p->w, (int)p->n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        MPI_Bcast(st->cache, (int)p->n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        for (int i = 0; i < p->D; i++) st->cache_at[i] = st->iteration;
+        LearnerArray a[LEARNER_ARRAYS_MAX];
+        int na = train_state_arrays(st, a);
+        for (int i = 0; i < na; i++) MPI_Bcast(a[i].data, (int)a[i].n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         m->synced = true;
     }
     m->t.bcast_s += clock_now_s() - t1;
@@ -85,47 +87,48 @@ static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
     return dispatch_source((MpiComm *)c, first, count);
 }
 
-static int mpi_end(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
-                   const double **g, char *err, size_t errlen) {
+static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int64_t *x, int nx,
+                      uint64_t digest, const double **g, char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
     double t0 = clock_now_s();
     m->t.play_s += t0 - m->t_source;
     m->t.iterations++;
-    if (c->size == 1) {                         // the sum and the stats are all here already
+    if (c->size == 1) {                         // the sums are all here already
         *g = NULL;
         return 0;
     }
     // Every rank's record to every rank: the rows it touched (a bit each) and its weights
-    // digest; beside it, a sum of the episodes' stats (each episode's are non-zero on the one
-    // rank that played it). These two collectives are also the end-of-play barrier: every
-    // rank has played its last episode once they complete; rank 0 serves the stragglers'
-    // requests meanwhile (each rank's last request is answered with 0 before it can enter), so
-    // no request is ever left unanswered.
-    const size_t H = (size_t)m->st->policy.H, D = (size_t)m->st->policy.D, mw = (D + 63) / 64;
+    // digest; beside it, the sum of the integers (for pg, the episodes' stats: each episode's
+    // are non-zero on the one rank that played it). These two collectives are also the
+    // end-of-play barrier: every rank has played its last episode once they complete; rank 0
+    // serves the stragglers' requests meanwhile (each rank's last request is answered with 0
+    // before it can enter), so no request is ever left unanswered.
+    const size_t H = (size_t)m->H, D = (size_t)m->D, mw = (D + 63) / 64;
     const size_t nrec = mw + 1;
     int64_t *rec = m->rec;
     uint8_t *mask = (uint8_t *)rec;
     memset(rec, 0, nrec * sizeof(int64_t));
     for (int r = 0; r < rows->n; r++) mask[rows->list[r] >> 3] |= (uint8_t)(1u << (rows->list[r] & 7));
-    rec[mw] = (int64_t)m->st->digest;
-    int64_t *x = m->stats;
-    for (int e = 0; e < count; e++) {
-        x[4 * e] = stats[e].reward_sum; x[4 * e + 1] = stats[e].steps;
-        x[4 * e + 2] = stats[e].frames; x[4 * e + 3] = stats[e].truncated;
+    rec[mw] = (int64_t)digest;
+    if (nx + 1 > m->xcap) {
+        int64_t *bigger = realloc(m->x, sizeof(int64_t) * (size_t)(nx + 1));
+        if (!bigger) { snprintf(err, errlen, "out of memory"); return -1; }
+        m->x = bigger;
+        m->xcap = nx + 1;
     }
+    memcpy(m->x, x, sizeof(int64_t) * (size_t)nx);
     // A stop request (Ctrl-C, SIGTERM) may reach any rank, not only rank 0 (a scheduler signals
     // them all, a user may signal one): it rides along, and every rank then stops after this batch.
-    x[4 * count] = train_stop_requested();
+    m->x[nx] = train_stop_requested();
     MPI_Request req[2];
     MPI_Iallgather(rec, (int)nrec, MPI_INT64_T, m->recs, (int)nrec, MPI_INT64_T, MPI_COMM_WORLD, &req[0]);
-    MPI_Iallreduce(MPI_IN_PLACE, x, 4 * count + 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, &req[1]);
+    MPI_Iallreduce(MPI_IN_PLACE, m->x, nx + 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, &req[1]);
     dispatch_wait(m, &req[0]);
     dispatch_wait(m, &req[1]);
     double t1 = clock_now_s();
     m->t.wait_s += t1 - t0;
-    for (int e = 0; e < count; e++)
-        stats[e] = (EpisodeStats){ (int)x[4 * e], (int)x[4 * e + 1], x[4 * e + 2], x[4 * e + 3] != 0 };
-    if (x[4 * count] && !train_stop_requested()) train_request_stop();   // rank 0 acts on it in begin()
+    memcpy(x, m->x, sizeof(int64_t) * (size_t)nx);
+    if (m->x[nx] && !train_stop_requested()) train_request_stop();   // rank 0 acts on it in begin()
     for (int r = 1; r < c->size; r++)
         if (m->recs[(size_t)r * nrec + mw] != m->recs[mw]) {
             snprintf(err, errlen, "the weights of rank %d differ from rank 0's after iteration %lld: its update"
@@ -191,9 +194,11 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
     }
     m->comm.begin = mpi_begin;
     m->comm.source = mpi_source;
-    m->comm.end = mpi_end;
+    m->comm.reduce = mpi_reduce;
     m->comm.ctx = m;
     const size_t D = (size_t)st->policy.D, H = (size_t)st->policy.H;
+    m->D = (int)D;
+    m->H = (int)H;
     m->qcap = threads + PREFETCH + 1;
     m->queue = calloc((size_t)m->qcap, sizeof(int64_t));
     m->replies = calloc((size_t)m->comm.size, sizeof(*m->replies));
@@ -201,9 +206,8 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
     const size_t nrec = (D + 63) / 64 + 1;
     m->rec = calloc(nrec, sizeof(int64_t));
     m->recs = calloc(nrec * (size_t)m->comm.size, sizeof(int64_t));
-    m->stats = calloc(4 * (size_t)st->cfg.batch_size + 1, sizeof(int64_t));   // + the stop flag
     m->g = big_calloc((D + 1) * H, sizeof(double));
-    if (!m->queue || !m->replies || !m->reply_reqs || !m->rec || !m->recs || !m->stats || !m->g ||
+    if (!m->queue || !m->replies || !m->reply_reqs || !m->rec || !m->recs || !m->g ||
         allreduce_init(&m->ar, m->comm.size, D, H))
         cluster_die(m, "out of memory");
     // touch the buffers now: their page faults would otherwise land in the first iterations
@@ -237,7 +241,7 @@ void comm_mpi_destroy(Comm *c) {
     MPI_Finalize();
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
-    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->rec); free(m->recs); free(m->stats); free(m->g);
+    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->rec); free(m->recs); free(m->x); free(m->g);
     allreduce_free(&m->ar);
     free(m);
 }

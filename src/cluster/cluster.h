@@ -54,10 +54,10 @@ typedef struct {
     int64_t iterations, episodes;
     double bcast_s;      // begin(): counters (once: weights and cache) out of rank 0 (its wait
                          // for rank 0 is in wait_s)
-    double play_s;       // from source() to end(): this rank's workers playing
-    double wait_s;       // waiting for the other ranks: to finish their episodes (end()), and
+    double play_s;       // from source() to reduce(): this rank's workers playing
+    double wait_s;       // waiting for the other ranks: to finish their episodes (reduce()), and
                          // for rank 0 to log and checkpoint (begin(), ranks > 0)
-    double reduce_s;     // end(): the gradient sum to every rank (the all-reduce, the rounding of
+    double reduce_s;     // reduce(): the gradient sum to every rank (the all-reduce, the rounding of
                          // the sums to float64 included); the records ride on the end-of-play
                          // barrier, in wait_s
     double reduce_phase_s[4];   // of reduce_s: putting values in wire form, the first exchange,

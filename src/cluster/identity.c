@@ -9,7 +9,6 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../util/fmt.h"
 
 typedef struct {
     uint32_t exe_crc;
@@ -29,13 +28,6 @@ static uint32_t exe_crc32(void) {
     while ((n = fread(buf, 1, sizeof(buf), f)) > 0) crc = crc32(crc, buf, (uInt)n);
     fclose(f);
     return (uint32_t)crc;
-}
-
-static void config_string(const TrainConfig *c, char *out, size_t n) {
-    char lr[32], gamma[32], decay[32];
-    snprintf(out, n, "env=%s batch=%d hidden=%d lr=%s gamma=%s decay=%s seed=%llu", c->env_id,
-             c->batch_size, c->hidden, fmt_shortest(c->lr, lr, sizeof(lr)), fmt_shortest(c->gamma, gamma, sizeof(gamma)),
-             fmt_shortest(c->decay, decay, sizeof(decay)), (unsigned long long)c->seed);
 }
 
 // "seed=2 (rank 0: seed=1)" for each setting that differs
@@ -64,11 +56,14 @@ int identity_adopt(MpiComm *m, bool adopt, char *err, size_t errlen) {
     MPI_Bcast(&root, (int)sizeof(root), MPI_BYTE, 0, MPI_COMM_WORLD);
     if (!adopt || m->comm.rank == 0) return 0;
     TrainConfig c = m->st->cfg;                // how this rank runs: its threads, quiet, no files
-    snprintf(c.env_id, sizeof(c.env_id), "%s", root.env_id);
-    c.batch_size = root.batch_size; c.hidden = root.hidden;
-    c.lr = root.lr; c.gamma = root.gamma; c.decay = root.decay; c.seed = root.seed;
+    train_config_copy(&c, &root, SETTING_RUN, NULL);
+    if (strcmp(c.algo, m->st->learner->name)) {
+        snprintf(err, errlen, "rank 0's run is --algo %s: start every rank with --algo %s", c.algo, c.algo);
+        return -1;
+    }
+    const Learner *learner = m->st->learner;
     train_state_free(m->st);
-    if (train_state_init(m->st, &c)) { snprintf(err, errlen, "out of memory (H=%d)", c.hidden); return -1; }
+    if (train_state_init(m->st, &c, learner)) { snprintf(err, errlen, "out of memory (H=%d)", c.hidden); return -1; }
     return 0;
 }
 
@@ -77,7 +72,7 @@ int identity_check(MpiComm *m, char *err, size_t errlen) {
     Identity me = {0};
     me.exe_crc = exe_crc32();
     snprintf(me.host, sizeof(me.host), "%s", m->host);
-    config_string(&m->st->cfg, me.cfg, sizeof(me.cfg));
+    train_config_string(&m->st->cfg, SETTING_RUN, me.cfg, sizeof(me.cfg));
     Identity *all = calloc((size_t)size, sizeof(Identity));
     if (!all) cluster_die(m, "out of memory");
     MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
@@ -98,9 +93,14 @@ int identity_check(MpiComm *m, char *err, size_t errlen) {
                                      cfg ? "has a different configuration: " : "");
         if (cfg && used < errlen) used += (size_t)snprintf(err + used, errlen - used, "%s", diff);
     }
-    if (bad && used < errlen)
-        snprintf(err + used, errlen - used, " (rank 0 is on %s; every rank must run the same build with the "
-                 "same --env --batch-size --hidden --lr --gamma --decay --seed)", all[0].host);
+    if (bad && used < errlen) {
+        used += (size_t)snprintf(err + used, errlen - used, " (rank 0 is on %s; every rank must run the same build"
+                                 " with the same", all[0].host);
+        for (int i = 0; i < TRAIN_SETTING_COUNT && used < errlen; i++)
+            if (TRAIN_SETTING_ROWS[i].role == SETTING_RUN)
+                used += (size_t)snprintf(err + used, errlen - used, " --%s", TRAIN_SETTING_ROWS[i].flag);
+        if (used < errlen) snprintf(err + used, errlen - used, ")");
+    }
     free(all);
     return bad ? -1 : 0;
 }

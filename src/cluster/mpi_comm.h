@@ -18,7 +18,7 @@
 
 enum { TAG_REQUEST = 101, TAG_REPLY = 102 };
 #define HOST_MAX 256
-#define CFG_MAX 320
+#define CFG_MAX 1024          // "name=value ..." of the run-defining settings (config.h)
 #define PREFETCH 1            // indices a rank asks for beyond its idle threads: hides the round trip
 #define NAP_NS 50000          // 50 us between polls while a rank only waits for others
 
@@ -55,8 +55,10 @@ typedef struct {
     WireSize wire;            // the entries' high parts, 1, 2 or 8 bytes (wire_size.h)
     TestHooks hooks;          // fault injection, in the test build only (test_hooks.h)
     int64_t *rec, *recs;      // this rank's record at the end of play (mpi_end), and every rank's
-    int64_t *stats;           // (4 batch + 1,) the episodes' stats and the stop requests, summed over the ranks
-    double *g;                // ((D + 1) H,) the packed result (Comm.end)
+    int D, H;                 // the gradient's shape: D rows of H, then H (reduce)
+    int64_t *x;               // (xcap,) reduce's integers and the stop requests, summed over the ranks
+    int xcap;
+    double *g;                // ((D + 1) H,) the packed result (Comm.reduce)
     Allreduce ar;
     // accounting
     atomic_llong played, busy_ns;

@@ -8,20 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/bytes.h"
+#include "../util/crc.h"
+
 // ----------------------------------------------------------------------------
 // presets
 
-// docs/pong-spec.md §5. v0/v4/Deterministic/NoFrameskip caps are old gym's TimeLimit
-// (max_episode_steps) in agent steps; ALE/Pong-v5 caps emulated frames
-// (max_num_frames_per_episode = 108000, ale_py registration.py). Random frameskip is
+// docs/pong-spec.md §5. Every preset caps emulated frames at 108000 with no step cap, as
+// ale-py registers them (registration.py: max_num_frames_per_episode=108_000 for v0, v4 and
+// v5; the Deterministic ids, gym's, as ale-py 0.11.0 registered them last). gym 0.21's step
+// caps (10000 for v0, ...) are python/pongrl/env.py's caps="gym-0.21". Random frameskip is
 // ale_py's np_random.integers(2, 5), i.e. uniform on {2, 3, 4}, drawn every step.
 const EnvPreset ENV_PRESETS[] = {
-    {"Pong-v0",              2, 4, 0.25,  10000,      0},
-    {"Pong-v4",              2, 4, 0.00, 100000,      0},
-    {"PongDeterministic-v0", 4, 4, 0.25, 100000,      0},
-    {"PongDeterministic-v4", 4, 4, 0.00, 100000,      0},
-    {"PongNoFrameskip-v0",   1, 1, 0.25, 400000,      0},
-    {"PongNoFrameskip-v4",   1, 1, 0.00, 400000,      0},
+    {"Pong-v0",              2, 4, 0.25,      0, 108000},
+    {"Pong-v4",              2, 4, 0.00,      0, 108000},
+    {"PongDeterministic-v0", 4, 4, 0.25,      0, 108000},
+    {"PongDeterministic-v4", 4, 4, 0.00,      0, 108000},
+    {"PongNoFrameskip-v0",   1, 1, 0.25,      0, 108000},
+    {"PongNoFrameskip-v4",   1, 1, 0.00,      0, 108000},
     {"ALE/Pong-v5",          4, 4, 0.25,      0, 108000},
     {NULL, 0, 0, 0.0, 0, 0},
 };
@@ -43,25 +47,37 @@ const char *env_preset_id(int i) {
 // ----------------------------------------------------------------------------
 // episode
 
-int env_init(Env *env, const char *id, uint64_t seed) {
+int env_init(Env *env, const char *id, uint64_t seed) { return env_init_flavour(env, id, 0, 0, seed); }
+
+int env_init_flavour(Env *env, const char *id, int mode, int difficulty, uint64_t seed) {
     const EnvPreset *p = env_preset_find(id);
     if (p == NULL) return ENV_ERR_PRESET;
+    if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES)
+        return ENV_ERR_FLAVOUR;
     memset(env, 0, sizeof *env);
     env->preset = *p;
+    env->mode = mode;
+    env->difficulty = difficulty;
     env_reset(env, seed);
     return ENV_OK;
 }
 
+int env_num_modes(void) { return PONG_MODES; }
+int env_num_difficulties(void) { return PONG_DIFFICULTIES; }
+
 void env_reset(Env *env, uint64_t seed) {
     // ALE reset(): paddles back to the default resistance, the previous action (for sticky
-    // actions) back to NOOP, episode frame counter to 0; pong_reset() covers the emulated
-    // part (60 NOOP frames and the soft resets).
-    pong_reset(&env->game);
+    // actions) back to NOOP, episode frame counter to 0, then one frame counted for each
+    // SELECT press that reaches the mode (StellaEnvironment::pressSelect); pong_reset_flavour
+    // covers the emulated part (60 NOOP frames, the soft resets, the presses).
+    pong_reset_flavour(&env->game, env->mode, env->difficulty);
+    int presses = pong_select_presses(env->mode);
     rng_seed(&env->rng, seed);
     env->resistance = PADDLE_RESISTANCE_DEFAULT;
     env->last_action = ACTION_NOOP;
     env->steps = 0;
-    env->frames = 0;
+    env->frames = presses;
+    env->frame_number += presses;
     env->terminated = false;
     env->truncated = false;
 }
@@ -108,6 +124,7 @@ int env_step(Env *env, int action, EnvStep *out) {
         reward += pong_frame(&env->game, env->resistance, action_is_fire(a));
         frames++;
         env->frames++;
+        env->frame_number++;
         // ALE's oneStepAct emulates nothing once the game is over or the frame cap is hit,
         // so the rest of the frameskip is dropped.
         if (pong_game_over(&env->game)) { env->terminated = true; break; }
@@ -128,6 +145,127 @@ int env_step(Env *env, int action, EnvStep *out) {
     return ENV_OK;
 }
 
+const char *env_strerror(int code) {
+    switch (code) {
+    case ENV_OK: return "ok";
+    case ENV_ERR_PRESET: return "unknown preset id";
+    case ENV_ERR_ACTION: return "action out of range (0..5)";
+    case ENV_ERR_DONE: return "the episode has ended: reset first";
+    case -4: return "bad argument (preset numbers, count or observation type)";   // VECENV_ERR_ARG
+    case ENV_ERR_STATE: return "not a pongrl env state of this version, or a corrupt one";
+    case ENV_ERR_STATE_OTHER: return "an env state of another preset, mode or difficulty";
+    case ENV_ERR_FLAVOUR: return "no such flavour: mode must be 0 or 1, difficulty 0 to 3";
+    default: return "unknown error";
+    }
+}
+
+// ----------------------------------------------------------------------------
+// state cloning (env.h). Layout, little-endian:
+//   header   magic "PONGRLST", u32 version, u32 size, u32 flags (bit 0: rng)
+//   identity u32 preset index, u32 frameskip min, max, u64 repeat probability (IEEE bits),
+//            u64 max steps, u64 max frames, u32 mode, u32 difficulty
+//   ALE      u32 resistance, u32 last action, u64 steps, frames, frame number, u8 terminated,
+//            truncated
+//   rng      4 x u64 (zero without the stream)
+//   game     PONG_STATE_BYTES (pong_state_save)
+//   crc32    of every byte before it
+
+static const char STATE_MAGIC[8] = {'P', 'O', 'N', 'G', 'R', 'L', 'S', 'T'};
+#define STATE_HEADER_BYTES 20
+#define STATE_FLAG_RNG 1u
+
+size_t env_state_size(void) { return ENV_STATE_BYTES; }
+
+static uint32_t preset_index(const EnvPreset *p) {
+    for (uint32_t k = 0; ENV_PRESETS[k].id != NULL; k++)
+        if (p->id != NULL && strcmp(ENV_PRESETS[k].id, p->id) == 0) return k;
+    return UINT32_MAX;
+}
+
+// What a state must share with the env it is restored into, as the bytes the state holds.
+static void identity_put(ByteWriter *w, const Env *env) {
+    uint64_t prob;
+    memcpy(&prob, &env->preset.repeat_prob, sizeof prob);
+    bytes_put_u32(w, preset_index(&env->preset));
+    bytes_put_u32(w, (uint32_t)env->preset.frameskip_min);
+    bytes_put_u32(w, (uint32_t)env->preset.frameskip_max);
+    bytes_put_u64(w, prob);
+    bytes_put_u64(w, (uint64_t)env->preset.max_steps);
+    bytes_put_u64(w, (uint64_t)env->preset.max_frames);
+    bytes_put_u32(w, (uint32_t)env->mode);
+    bytes_put_u32(w, (uint32_t)env->difficulty);
+}
+#define STATE_IDENTITY_BYTES 44
+#define STATE_ALE_BYTES 34
+#define STATE_RNG_BYTES 32
+_Static_assert(STATE_HEADER_BYTES + STATE_IDENTITY_BYTES + STATE_ALE_BYTES + STATE_RNG_BYTES +
+               PONG_STATE_BYTES + 4 == ENV_STATE_BYTES, "env.h's ENV_STATE_BYTES is the layout's size");
+
+void env_clone(const Env *env, bool include_rng, uint8_t *buf) {
+    ByteWriter w = {buf, 0};
+    bytes_put(&w, STATE_MAGIC, sizeof STATE_MAGIC);
+    bytes_put_u32(&w, ENV_STATE_VERSION);
+    bytes_put_u32(&w, ENV_STATE_BYTES);
+    bytes_put_u32(&w, include_rng ? STATE_FLAG_RNG : 0);
+    identity_put(&w, env);
+    bytes_put_u32(&w, (uint32_t)env->resistance);
+    bytes_put_u32(&w, (uint32_t)env->last_action);
+    bytes_put_u64(&w, (uint64_t)env->steps);
+    bytes_put_u64(&w, (uint64_t)env->frames);
+    bytes_put_u64(&w, (uint64_t)env->frame_number);
+    bytes_put_u8(&w, env->terminated);
+    bytes_put_u8(&w, env->truncated);
+    for (int i = 0; i < 4; i++) bytes_put_u64(&w, include_rng ? env->rng.s[i] : 0);
+    pong_state_save(&env->game, buf + w.pos);
+    w.pos += PONG_STATE_BYTES;
+    bytes_put_u32(&w, crc32_of(buf, ENV_STATE_BYTES - 4));
+}
+
+bool env_state_has_rng(const uint8_t *buf) {
+    return buf != NULL && memcmp(buf, STATE_MAGIC, sizeof STATE_MAGIC) == 0 &&
+           (buf[16] & STATE_FLAG_RNG);
+}
+
+int env_restore(Env *env, const uint8_t *buf) {
+    if (buf == NULL) return ENV_ERR_STATE;
+    ByteReader r = {buf, ENV_STATE_BYTES, 0, false};
+    char magic[8];
+    bytes_get(&r, magic, sizeof magic);
+    uint32_t version = bytes_get_u32(&r), size = bytes_get_u32(&r), flags = bytes_get_u32(&r);
+    // the size first: a state of another version may be shorter than this one's crc offset
+    if (memcmp(magic, STATE_MAGIC, sizeof magic) != 0 || version != ENV_STATE_VERSION ||
+        size != ENV_STATE_BYTES || (flags & ~STATE_FLAG_RNG) != 0)
+        return ENV_ERR_STATE;
+    ByteReader tail = {buf, ENV_STATE_BYTES, ENV_STATE_BYTES - 4, false};
+    if (bytes_get_u32(&tail) != crc32_of(buf, ENV_STATE_BYTES - 4)) return ENV_ERR_STATE;
+    uint8_t mine[STATE_IDENTITY_BYTES];
+    ByteWriter w = {mine, 0};
+    identity_put(&w, env);
+    if (memcmp(buf + r.pos, mine, sizeof mine) != 0) return ENV_ERR_STATE_OTHER;
+    r.pos += sizeof mine;
+    int resistance = (int)bytes_get_u32(&r), last_action = (int)bytes_get_u32(&r);
+    int64_t steps = (int64_t)bytes_get_u64(&r), frames = (int64_t)bytes_get_u64(&r);
+    int64_t frame_number = (int64_t)bytes_get_u64(&r);
+    uint8_t terminated = bytes_get_u8(&r), truncated = bytes_get_u8(&r);
+    Rng rng;
+    for (int i = 0; i < 4; i++) rng.s[i] = bytes_get_u64(&r);
+    if (resistance < PADDLE_RESISTANCE_MIN || resistance > PADDLE_RESISTANCE_MAX ||
+        last_action < 0 || last_action >= ACTION_COUNT || steps < 0 || frames < 0 ||
+        frame_number < frames || terminated > 1 || truncated > 1 ||
+        ((flags & STATE_FLAG_RNG) && !(rng.s[0] | rng.s[1] | rng.s[2] | rng.s[3])))
+        return ENV_ERR_STATE;
+    pong_state_load(&env->game, buf + r.pos);
+    env->resistance = resistance;
+    env->last_action = last_action;
+    env->steps = steps;
+    env->frames = frames;
+    env->frame_number = frame_number;
+    env->terminated = terminated;
+    env->truncated = truncated;
+    if (flags & STATE_FLAG_RNG) env->rng = rng;
+    return ENV_OK;
+}
+
 // ----------------------------------------------------------------------------
 // observation
 
@@ -138,11 +276,14 @@ void env_ram(const Env *env, uint8_t *ram) { pong_ram(&env->game, ram); }
 // ----------------------------------------------------------------------------
 // opaque-handle API for bindings (in the spirit of ALE's old ale_c_wrapper.h)
 
-Env *env_new(const char *id, uint64_t seed) {
-    if (env_preset_find(id) == NULL) return NULL;
+Env *env_new(const char *id, uint64_t seed) { return env_new_flavour(id, 0, 0, seed); }
+
+Env *env_new_flavour(const char *id, int mode, int difficulty, uint64_t seed) {
+    Env probe;
+    if (env_init_flavour(&probe, id, mode, difficulty, seed) != ENV_OK) return NULL;
     Env *env = malloc(sizeof *env);
     if (env == NULL) return NULL;
-    env_init(env, id, seed);
+    memcpy(env, &probe, sizeof *env);
     return env;
 }
 
@@ -170,3 +311,33 @@ void env_state(const Env *env, EnvState *s) {
     s->terminated = env->terminated;
     s->truncated = env->truncated;
 }
+
+// ----------------------------------------------------------------------------
+// ALE's low level (ALEInterface::act, setRAM, getScreen) for the Python `ale` handle
+
+int env_act(Env *env, int action, int frames, EnvStep *out) {
+    // The preset's frameskip stands aside for this call only: ALE's act() emulates its own
+    // frame_skip setting (1 under ale-py, which repeats act() itself), with the same sticky
+    // actions and caps as a step.
+    if (frames < 1) {
+        if (out != NULL) memset(out, 0, sizeof *out);
+        return ENV_ERR_ACTION;
+    }
+    int lo = env->preset.frameskip_min, hi = env->preset.frameskip_max;
+    env->preset.frameskip_min = env->preset.frameskip_max = frames;
+    int rc = env_step(env, action, out);
+    env->preset.frameskip_min = lo;
+    env->preset.frameskip_max = hi;
+    return rc;
+}
+
+bool env_set_ram(Env *env, int index, uint8_t value) {
+    // ALE's setRAM pokes the byte; the cartridge's program sees it from the next frame on
+    // (the picture of the last frame stays as it was drawn). The game's caches are keyed on
+    // the RAM bytes they were made from, so they follow.
+    if (index < 0 || index >= PONG_RAM_SIZE) return false;
+    env->game.ram[index] = value;
+    return true;
+}
+
+void env_render_indices(const Env *env, uint8_t *screen) { pong_render_indices(&env->game, screen); }

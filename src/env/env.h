@@ -18,7 +18,11 @@ enum { ACTION_NOOP = 0, ACTION_FIRE = 1, ACTION_RIGHT = 2, ACTION_LEFT = 3,
        ACTION_RIGHTFIRE = 4, ACTION_LEFTFIRE = 5, ACTION_COUNT = 6 };
 // RIGHT moves the agent's paddle up the screen, LEFT moves it down.
 
-enum { ENV_OK = 0, ENV_ERR_PRESET = -1, ENV_ERR_ACTION = -2, ENV_ERR_DONE = -3 };
+// -4 is vecenv.h's VECENV_ERR_ARG. env_strerror(code) says each in one line.
+enum { ENV_OK = 0, ENV_ERR_PRESET = -1, ENV_ERR_ACTION = -2, ENV_ERR_DONE = -3,
+       ENV_ERR_STATE = -5,          // not a pongrl env state, another version, or corrupt
+       ENV_ERR_STATE_OTHER = -6,    // a state of another preset or flavour
+       ENV_ERR_FLAVOUR = -7 };      // a mode outside [0, 2) or a difficulty outside [0, 4)
 
 typedef struct {
     const char *id;          // "ALE/Pong-v5", ...
@@ -36,10 +40,12 @@ const EnvPreset *env_preset_find(const char *id);
 typedef struct {
     Pong game;
     EnvPreset preset;
+    int mode, difficulty;    // ALE's game mode (0, 1) and difficulty switches (0..3)
     Rng rng;                 // sticky actions and random frameskip
     int resistance;          // ALE paddle resistance of the agent's paddle
     int last_action;         // for sticky actions (starts as NOOP)
-    int64_t steps, frames;   // since reset
+    int64_t steps, frames;   // since reset (frames: ALE's getEpisodeFrameNumber)
+    int64_t frame_number;    // frames since the env was made, resets included: ALE's getFrameNumber
     bool terminated, truncated;
 } Env;
 
@@ -51,12 +57,51 @@ typedef struct {
 } EnvStep;
 
 // Initialise from a preset id; returns ENV_ERR_PRESET for an unknown id (env untouched).
+// Mode 0, difficulty 0: what every preset plays unless told otherwise.
 int env_init(Env *env, const char *id, uint64_t seed);
+// The same with ALE's mode (0, 1: the cartridge's games 1 and 2) and difficulty (0..3: bit 0
+// the CPU's bat, bit 1 the agent's, short when set); ENV_ERR_FLAVOUR for others (env
+// untouched). As in ALE, a reset in mode 1 presses SELECT once, which counts one frame:
+// env->frames starts at 1 there (getEpisodeFrameNumber), and the v5 frame cap counts it.
+int env_init_flavour(Env *env, const char *id, int mode, int difficulty, uint64_t seed);
 // Start a new episode; the seed reseeds the env's random stream.
 void env_reset(Env *env, uint64_t seed);
 // One agent step; ENV_ERR_ACTION for an action outside [0, 6), ENV_ERR_DONE after the end
 // (both leave the env untouched and *out zeroed). out may be NULL.
 int env_step(Env *env, int action, EnvStep *out);
+
+// One line saying what an ENV_ERR_* code means ("unknown error" for others).
+const char *env_strerror(int code);
+
+// ----------------------------------------------------------------------------
+// State cloning, as ALE's cloneState(include_rng) / restoreState.
+//
+// A state is ENV_STATE_BYTES bytes the caller owns: a fixed, little-endian, versioned layout
+// with a crc32, the same on every platform, so it can be stored or pickled and restored in
+// another process. It holds the whole env: the game (RAM, TIA registers, the last picture),
+// the paddle resistance, the last applied action (for sticky actions), the agent steps and
+// episode frames (both count towards the caps), ALE's frame number, the end flags, and
+// which preset (with its numbers) and flavour it belongs to.
+//
+// include_rng: also the random stream of sticky actions and random frameskip (ALE's
+// cloneState(include_rng=True), formerly cloneSystemState). A state without it, restored,
+// leaves the env's current stream where it is, as ALE's restoreState does.
+//
+// Like ALE's restoreState, a restore brings back the episode frame number and the frame
+// number as they were at the clone. One difference, deliberate: ALE keeps the previous
+// action for sticky actions outside its state (StellaEnvironment::m_player_a_action), so a
+// restore there leaves it as the last act() set it; here it is restored with the rest, so
+// that a restored state (with its stream) replays exactly what followed the clone.
+#define ENV_STATE_BYTES 297
+#define ENV_STATE_VERSION 2   // 2: the flavours (switches, bat masks)
+size_t env_state_size(void);                                 // ENV_STATE_BYTES, for bindings
+void env_clone(const Env *env, bool include_rng, uint8_t *buf);   // buf: ENV_STATE_BYTES
+// ENV_OK, or (env untouched): ENV_ERR_STATE for bytes that are not a state of this version
+// (bad magic, size, version, crc or a value out of range), ENV_ERR_STATE_OTHER for a state of
+// another preset (id or numbers) or another mode or difficulty.
+int env_restore(Env *env, const uint8_t *buf);
+// Whether a state holds the random stream (false for bytes that are not a state).
+bool env_state_has_rng(const uint8_t *buf);
 
 // The observation of the last emulated frame.
 void env_render_rgb(const Env *env, uint8_t *rgb);     // (210, 160, 3)
@@ -71,6 +116,11 @@ void env_ram(const Env *env, uint8_t *ram);            // (128,): ALE getRAM()
 const char *env_preset_id(int i);
 // A new env on the heap, reset with the seed; NULL for an unknown id (or out of memory).
 Env *env_new(const char *id, uint64_t seed);
+// The same with a mode and difficulty; NULL also for a bad mode or difficulty.
+Env *env_new_flavour(const char *id, int mode, int difficulty, uint64_t seed);
+// ALE's getAvailableModes()/getAvailableDifficulties() for Pong: the counts (2, 4).
+int env_num_modes(void);
+int env_num_difficulties(void);
 void env_free(Env *env);
 size_t env_sizeof(void);
 
@@ -87,5 +137,14 @@ typedef struct {
     int64_t terminated, truncated;
 } EnvState;
 void env_state(const Env *env, EnvState *s);
+
+// ALE's low level, for bindings that offer ALEInterface (python/pongrl/ale.py):
+// act(): one minimal-set action for `frames` frames (ALE's frame_skip setting) instead of the
+// preset's frameskip, sticky actions and caps as env_step; ENV_ERR_ACTION also for frames < 1.
+int env_act(Env *env, int action, int frames, EnvStep *out);
+// setRAM(index, value): false (nothing written) outside [0, 128), where ALE throws.
+bool env_set_ram(Env *env, int index, uint8_t value);
+// getScreen(): NTSC palette indices, (210, 160).
+void env_render_indices(const Env *env, uint8_t *screen);
 
 #endif

@@ -13,13 +13,12 @@
 #include "../env/env.h"
 #include "../util/crc.h"
 #include "../util/file.h"
+#include "../util/fmt.h"
 
-#define CKPT_ENV_ID_BYTES 64
 #define CKPT_PREFIX "ckpt-"
 #define CKPT_SUFFIX ".bin"
 #define CKPT_DIGITS 8
 
-_Static_assert(sizeof(((TrainConfig *)0)->env_id) == CKPT_ENV_ID_BYTES, "env_id field size is part of the format");
 
 // ----------------------------------------------------------------------------
 // little-endian fields, whatever the host
@@ -61,41 +60,62 @@ static void get_bytes(Reader *r, void *out, size_t n) {
     r->pos += n;
 }
 
-size_t checkpoint_size(size_t n) { return CKPT_HEADER_BYTES + 2 * n * sizeof(double) + 4; }
-
 // ----------------------------------------------------------------------------
 // serialise
 
-static uint8_t *serialize(const TrainState *s, uint32_t flags, size_t *len) {
+// The settings a checkpoint holds: the rows of roles RUN and GOAL that apply to the run, one
+// "name=value\n" each. Returns the bytes (out may be NULL to count).
+static size_t settings_text(const TrainConfig *c, char *out, size_t n) {
+    size_t used = 0;
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
+        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+        if (!(row->role & (SETTING_RUN | SETTING_GOAL)) || !train_setting_applies(row, c)) continue;
+        char v[TRAIN_STR_MAX + 32];
+        int k = snprintf(out ? out + used : NULL, out ? n - used : 0, "%s=%s\n", row->name, train_setting_text(row, c, v, sizeof(v)));
+        used += (size_t)k;
+    }
+    return used;
+}
+
+#define CKPT_ARRAY_BYTES (LEARNER_ARRAY_NAME_MAX + 4 + 8)   // an array's entry in the header
+
+static size_t header_bytes(size_t settings, int arrays) {
+    return 8 + 4 + 4 + 4 + settings + 4 * 8 + 2 * 8 + 4 + 4 + 8 + 4 + 4 + (size_t)arrays * CKPT_ARRAY_BYTES;
+}
+
+static uint8_t *serialize(const TrainState *s, const LearnerArray *a, int na, uint32_t flags, size_t *len) {
     const Policy *p = &s->policy;
-    const TrainConfig *c = &s->cfg;
-    *len = checkpoint_size(p->n);
-    Writer w = { malloc(*len), 0 };
-    if (!w.p) return NULL;
+    const size_t st = settings_text(&s->cfg, NULL, 0);
+    const size_t hb = header_bytes(st, na);
+    size_t total = hb + p->n * sizeof(double) + 4;
+    for (int i = 0; i < na; i++) total += a[i].n * sizeof(double);
+    *len = total;
+    Writer w = { malloc(total), 0 };
+    char *text = malloc(st + 1);
+    if (!w.p || !text) { free(w.p); free(text); return NULL; }
     put_bytes(&w, CKPT_MAGIC, 8);
     put_u32(&w, CKPT_VERSION);
-    put_u32(&w, CKPT_HEADER_BYTES);
-    char env_id[CKPT_ENV_ID_BYTES] = {0};                    // zero padding: no stray bytes in the file
-    snprintf(env_id, sizeof(env_id), "%s", c->env_id);
-    put_bytes(&w, env_id, sizeof(env_id));
-    put_i32(&w, c->batch_size);
-    put_i32(&w, c->hidden);
-    put_f64(&w, c->lr); put_f64(&w, c->gamma); put_f64(&w, c->decay);
-    put_u64(&w, c->seed);
-    put_i64(&w, c->iterations);
-    put_f64(&w, c->target_reward);
-    put_u32(&w, c->has_target ? 1 : 0);
-    put_i64(&w, c->checkpoint_every);
-    put_f64(&w, c->checkpoint_secs);
-    put_i32(&w, c->keep);
+    put_u32(&w, (uint32_t)hb);
+    settings_text(&s->cfg, text, st + 1);
+    put_u32(&w, (uint32_t)st);
+    put_bytes(&w, text, st);
+    free(text);
     put_i64(&w, s->iteration); put_i64(&w, s->episodes); put_i64(&w, s->agent_steps); put_i64(&w, s->frames);
     put_f64(&w, s->running_reward); put_f64(&w, s->wall_s);
     put_i32(&w, p->D); put_i32(&w, p->H); put_u64(&w, p->n);
     put_u32(&w, flags);
-    // header size is part of the format; a field added above without a version bump fails here
-    if (w.pos != CKPT_HEADER_BYTES) { free(w.p); return NULL; }
+    put_u32(&w, (uint32_t)na);
+    for (int i = 0; i < na; i++) {
+        char name[LEARNER_ARRAY_NAME_MAX] = {0};               // zero padding: no stray bytes in the file
+        snprintf(name, sizeof(name), "%s", a[i].name);
+        put_bytes(&w, name, sizeof(name));
+        put_u32(&w, a[i].nonneg ? 1 : 0);
+        put_u64(&w, a[i].n);
+    }
+    if (w.pos != hb) { free(w.p); return NULL; }                // a bug: the header's size is its layout's
     for (size_t i = 0; i < p->n; i++) put_f64(&w, p->w[i]);
-    for (size_t i = 0; i < p->n; i++) put_f64(&w, s->cache[i]);
+    for (int k = 0; k < na; k++)
+        for (size_t i = 0; i < a[k].n; i++) put_f64(&w, a[k].data[i]);
     put_u32(&w, crc32_of(w.p, w.pos));
     return w.p;
 }
@@ -106,16 +126,19 @@ static uint8_t *serialize(const TrainState *s, uint32_t flags, size_t *len) {
 int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char *err, size_t errlen) {
     if (strlen(path) + 8 > CKPT_PATH_MAX) { snprintf(err, errlen, "cannot write checkpoint: path too long"); return -1; }
     if (!train_state_settled(s)) {      // a caller's bug: the deferred cache decays would be lost
-        snprintf(err, errlen, "cannot write checkpoint %s: the RMSProp cache is not settled (train_state_settle)", path);
+        snprintf(err, errlen, "cannot write checkpoint %s: the learner's state is not settled (train_state_settle)", path);
         return -1;
     }
-    const char *bad = weights_unusable(s->policy.w, s->cache, s->policy.n);
+    LearnerArray a[LEARNER_ARRAYS_MAX];
+    int na = train_state_arrays((TrainState *)s, a);
+    const char *bad = weights_unusable(s->policy.w, s->policy.n);
+    for (int i = 0; i < na && !bad; i++) bad = array_unusable(&a[i]);
     if (bad) {          // it could not be read back: a run that diverged stops here
         snprintf(err, errlen, "cannot write checkpoint %s: %s", path, bad);
         return -1;
     }
     size_t len;
-    uint8_t *buf = serialize(s, flags, &len);
+    uint8_t *buf = serialize(s, a, na, flags, &len);
     if (!buf) { snprintf(err, errlen, "cannot write checkpoint %s: out of memory", path); return -1; }
     char tmp[CKPT_PATH_MAX];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -145,18 +168,67 @@ fail:
 // ----------------------------------------------------------------------------
 // strict read
 
-static bool config_valid(const TrainConfig *c, char *why, size_t n) {
-    if (!memchr(c->env_id, 0, sizeof(c->env_id)) || !env_preset_find(c->env_id))
-        { snprintf(why, n, "unknown environment id"); return false; }
-    if (c->batch_size < 1 || c->batch_size > TRAIN_BATCH_MAX) { snprintf(why, n, "batch size %d", c->batch_size); return false; }
-    if (!(c->lr >= 0 && c->lr <= 1) || !(c->gamma >= 0 && c->gamma <= 1) || !(c->decay >= 0 && c->decay <= 1))
-        { snprintf(why, n, "lr, gamma or decay out of [0, 1]"); return false; }
-    if (c->iterations < -1) { snprintf(why, n, "iterations %lld", (long long)c->iterations); return false; }
-    if (c->has_target && !(c->target_reward >= -TRAIN_REWARD_MAX && c->target_reward <= TRAIN_REWARD_MAX))
-        { snprintf(why, n, "target reward"); return false; }
-    if (c->checkpoint_every < 0 || !(c->checkpoint_secs >= 0) || c->keep < 1)
-        { snprintf(why, n, "checkpoint settings"); return false; }
-    return true;
+// The settings text of a checkpoint into c (defaults first: a setting added after the file
+// was written gets its default). Every line must be a saved setting of the run's learner,
+// once, with a valid value. NULL, or what is wrong (in why).
+static const char *settings_parse(const char *text, size_t len, TrainConfig *c, char *why, size_t n) {
+    train_config_default(c);
+    bool seen[TRAIN_SETTING_COUNT];
+    memset(seen, 0, sizeof(seen));
+    size_t pos = 0;
+    while (pos < len) {
+        const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+        if (!nl) { snprintf(why, n, "settings: a line without its end"); return why; }
+        char buf[TRAIN_STR_MAX + 64];
+        if ((size_t)(nl - line) >= sizeof(buf) || memchr(line, 0, (size_t)(nl - line))) { snprintf(why, n, "settings: a bad line"); return why; }
+        memcpy(buf, line, (size_t)(nl - line));
+        buf[nl - line] = 0;
+        pos += (size_t)(nl - line) + 1;
+        char *eq = strchr(buf, '=');
+        if (!eq) { snprintf(why, n, "settings: a line without '='"); return why; }
+        *eq = 0;
+        const TrainSetting *row = train_setting_find(buf);
+        if (!row || !(row->role & (SETTING_RUN | SETTING_GOAL))) { snprintf(why, n, "unknown setting '%.32s'", buf); return why; }
+        if (seen[row - TRAIN_SETTING_ROWS]) { snprintf(why, n, "setting %s given twice", row->name); return why; }
+        seen[row - TRAIN_SETTING_ROWS] = true;
+        char v[96];
+        const char *bad = train_setting_set(row, c, eq + 1, v, sizeof(v));
+        if (bad) { snprintf(why, n, "setting %s %s", row->name, bad); return why; }
+    }
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
+        if (seen[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c)) {
+            snprintf(why, n, "setting %s is not one of the %s learner's", TRAIN_SETTING_ROWS[i].name, c->algo);
+            return why;
+        }
+    return NULL;
+}
+
+// Version 1 (until the settings became a table): a fixed header of 228 bytes, the seeds'
+// learner's one array (its RMSProp cache) after the weights. Its settings are put in version
+// 2's text form and read as version 2 reads them.
+#define CKPT_V1_HEADER_BYTES 228u
+#define CKPT_V1_ARRAY "RMSProp cache"
+
+static const char *read_v1_settings(Reader *r, char *text, size_t n, int32_t *has_target) {
+    char env_id[64], b[4][32];
+    get_bytes(r, env_id, sizeof(env_id));
+    int32_t batch = get_i32(r), hidden = get_i32(r);
+    double lr = get_f64(r), gamma = get_f64(r), decay = get_f64(r);
+    uint64_t seed = get_u64(r);
+    int64_t iterations = get_i64(r);
+    double target = get_f64(r);
+    *has_target = (int32_t)get_u32(r);
+    int64_t every = get_i64(r);
+    double secs = get_f64(r);
+    int32_t keep = get_i32(r);
+    if (!memchr(env_id, 0, sizeof(env_id))) return "unknown environment id";
+    if (*has_target > 1 || *has_target < 0) return "has_target";
+    snprintf(text, n, "algo=pg\nenv_id=%s\nbatch_size=%d\nhidden=%d\nlr=%s\ngamma=%s\ndecay=%s\nseed=%llu\n"
+             "iterations=%lld\ntarget_reward=%s\ncheckpoint_every=%lld\ncheckpoint_secs=%s\nkeep=%d\n", env_id, batch, hidden,
+             fmt_shortest(lr, b[0], sizeof(b[0])), fmt_shortest(gamma, b[1], sizeof(b[1])), fmt_shortest(decay, b[2], sizeof(b[2])),
+             (unsigned long long)seed, (long long)iterations, *has_target ? fmt_shortest(target, b[3], sizeof(b[3])) : "none",
+             (long long)every, fmt_shortest(secs, b[0], sizeof(b[0])), keep);
+    return NULL;
 }
 
 int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState *s, uint32_t *flags_out,
@@ -165,8 +237,7 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     if (len == 0) { snprintf(err, errlen, "empty file"); return -1; }
     if (len < 16) {
         bool prefix = memcmp(buf, CKPT_MAGIC, len < 8 ? len : 8) == 0;
-        snprintf(err, errlen, prefix ? "truncated (%zu bytes, the header alone is %u)" : "not a pongrl checkpoint (bad magic)",
-                 len, CKPT_HEADER_BYTES);
+        snprintf(err, errlen, prefix ? "truncated (%zu bytes, less than a header)" : "not a pongrl checkpoint (bad magic)", len);
         return -1;
     }
     Reader r = { buf, len, 0, false };
@@ -174,79 +245,91 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     get_bytes(&r, magic, 8);
     if (memcmp(magic, CKPT_MAGIC, 8)) { snprintf(err, errlen, "not a pongrl checkpoint (bad magic)"); return -1; }
     uint32_t version = get_u32(&r);
-    if (version != CKPT_VERSION) {
-        snprintf(err, errlen, "checkpoint format version %u, this build reads version %u", version, CKPT_VERSION);
+    if (version != CKPT_VERSION && version != 1) {
+        snprintf(err, errlen, "checkpoint format version %u, this build reads versions 1 and %u", version, CKPT_VERSION);
         return -1;
     }
     uint32_t hbytes = get_u32(&r);
-    if (len < CKPT_HEADER_BYTES) {
-        snprintf(err, errlen, "truncated (%zu bytes, the header alone is %u)", len, CKPT_HEADER_BYTES);
-        return -1;
+    if (hbytes > len || hbytes < 16) { snprintf(err, errlen, "truncated (%zu bytes, the header says %u)", len, hbytes); return -1; }
+    char text[CKPT_SETTINGS_MAX + 1], why[160];
+    const char *bad = NULL;
+    size_t tlen;
+    int32_t has_target = 0;
+    if (version == 1) {
+        if (hbytes != CKPT_V1_HEADER_BYTES) { snprintf(err, errlen, "inconsistent header size %u", hbytes); return -1; }
+        bad = read_v1_settings(&r, text, sizeof(text), &has_target);
+        tlen = strlen(text);
+    } else {
+        uint32_t st = get_u32(&r);
+        if (st > CKPT_SETTINGS_MAX || st > len - r.pos) { snprintf(err, errlen, "truncated or corrupted settings (%u bytes)", st); return -1; }
+        get_bytes(&r, text, st);
+        tlen = st;
     }
-    TrainConfig *c = &s->cfg;
-    train_config_default(c);
-    get_bytes(&r, c->env_id, sizeof(c->env_id));
-    c->batch_size = get_i32(&r);
-    c->hidden = get_i32(&r);
-    c->lr = get_f64(&r); c->gamma = get_f64(&r); c->decay = get_f64(&r);
-    c->seed = get_u64(&r);
-    c->iterations = get_i64(&r);
-    c->target_reward = get_f64(&r);
-    uint32_t has_target = get_u32(&r);
-    c->has_target = has_target != 0;
-    c->checkpoint_every = get_i64(&r);
-    c->checkpoint_secs = get_f64(&r);
-    c->keep = get_i32(&r);
-    c->run_dir[0] = 0;
     int64_t iteration = get_i64(&r), episodes = get_i64(&r), agent_steps = get_i64(&r), frames = get_i64(&r);
     double running = get_f64(&r), wall = get_f64(&r);
     int32_t D = get_i32(&r), H = get_i32(&r);
     uint64_t n = get_u64(&r);
     uint32_t flags = get_u32(&r);
-    if (r.short_read || r.pos != CKPT_HEADER_BYTES) { snprintf(err, errlen, "truncated header"); return -1; }
+    // the learner's arrays: version 1 has one, the RMSProp cache of n entries
+    SavedArrays *sv = &s->saved;
+    uint32_t na = version == 1 ? 1 : get_u32(&r);
+    if (na > LEARNER_ARRAYS_MAX) { snprintf(err, errlen, "corrupted (%u learner arrays)", na); return -1; }
+    uint64_t data = n;                  // float64s after the header
+    for (uint32_t i = 0; i < na; i++) {
+        uint64_t an = n;
+        if (version == 1) { snprintf(sv->name[i], sizeof(sv->name[i]), "%s", CKPT_V1_ARRAY); sv->nonneg[i] = true; }
+        else {
+            get_bytes(&r, sv->name[i], sizeof(sv->name[i]));
+            uint32_t nonneg = get_u32(&r);
+            an = get_u64(&r);
+            if (!memchr(sv->name[i], 0, sizeof(sv->name[i])) || nonneg > 1 || an > ((uint64_t)1 << 40)) {
+                snprintf(err, errlen, "corrupted (learner array %u)", i);
+                return -1;
+            }
+            sv->nonneg[i] = nonneg;
+        }
+        sv->n[i] = (size_t)an;
+        data += an;
+    }
+    if (r.short_read || r.pos != hbytes) { snprintf(err, errlen, "truncated or inconsistent header"); return -1; }
 
     // sizes first (nothing is allocated before the file is known to hold the data)
     bool shape_ok = D == POLICY_D && H >= 1 && H <= CKPT_H_MAX && n == (uint64_t)D * (uint64_t)H + (uint64_t)H;
-    if (shape_ok) {
-        size_t want = checkpoint_size((size_t)n);
-        if (len < want) { snprintf(err, errlen, "truncated (%zu of %zu bytes)", len, want); return -1; }
-    }
-    if (check_crc) {
+    const uint64_t want = hbytes + data * 8 + 4;
+    if (shape_ok && len < want) { snprintf(err, errlen, "truncated (%zu of %llu bytes)", len, (unsigned long long)want); return -1; }
+    if (check_crc) {        // before what the header says is believed
         uint32_t stored = (uint32_t)buf[len - 4] | (uint32_t)buf[len - 3] << 8 | (uint32_t)buf[len - 2] << 16 |
                           (uint32_t)buf[len - 1] << 24;
-        if (crc32_of(buf, len - 4) != stored) {
-            snprintf(err, errlen, "corrupted (checksum mismatch)");
-            return -1;
-        }
+        if (crc32_of(buf, len - 4) != stored) { snprintf(err, errlen, "corrupted (checksum mismatch)"); return -1; }
     }
-    if (hbytes != CKPT_HEADER_BYTES) { snprintf(err, errlen, "inconsistent header size %u", hbytes); return -1; }
     if (!shape_ok) {
         snprintf(err, errlen, "wrong shape: D=%d H=%d n=%llu (need D=%d, 1<=H<=%d, n=D*H+H)", D, H,
                  (unsigned long long)n, POLICY_D, CKPT_H_MAX);
         return -1;
     }
-    if (c->hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", c->hidden, H); return -1; }
-    if (len != checkpoint_size((size_t)n)) {
-        snprintf(err, errlen, "corrupted (%zu bytes, H=%d needs %zu)", len, H, checkpoint_size((size_t)n));
-        return -1;
-    }
-    char why[96];
-    if (has_target > 1 || !config_valid(c, why, sizeof(why))) {
-        snprintf(err, errlen, "invalid configuration (%s)", has_target > 1 ? "has_target" : why);
-        return -1;
-    }
+    if (len != want) { snprintf(err, errlen, "corrupted (%zu bytes, the header says %llu)", len, (unsigned long long)want); return -1; }
+    if (!bad) bad = settings_parse(text, tlen, &s->cfg, why, sizeof(why));
+    if (bad) { snprintf(err, errlen, "invalid configuration (%s)", bad); return -1; }
+    s->cfg.run_dir[0] = 0;
+    if (s->cfg.hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", s->cfg.hidden, H); return -1; }
     if (iteration < 0 || episodes < 0 || agent_steps < 0 || frames < 0 || !(wall >= 0) ||
         !(running >= -TRAIN_REWARD_MAX && running <= TRAIN_REWARD_MAX) || (flags & ~CKPT_FLAG_IMPORTED)) {
         snprintf(err, errlen, "invalid counters or flags");
         return -1;
     }
     if (policy_alloc(&s->policy, D, H)) { snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
-    s->cache = malloc(sizeof(double) * (size_t)n);
-    if (!s->cache) { train_state_free(s); snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
     for (size_t i = 0; i < n; i++) s->policy.w[i] = get_f64(&r);
-    for (size_t i = 0; i < n; i++) s->cache[i] = get_f64(&r);
-    const char *bad = weights_unusable(s->policy.w, s->cache, (size_t)n);
-    if (bad) { train_state_free(s); snprintf(err, errlen, "%s", bad); return -1; }
+    bad = weights_unusable(s->policy.w, (size_t)n);
+    for (uint32_t k = 0; k < na && !bad; k++) {
+        if (!(sv->data[k] = malloc(sizeof(double) * (sv->n[k] ? sv->n[k] : 1)))) bad = "out of memory";
+        else {
+            sv->count = (int)k + 1;
+            for (size_t i = 0; i < sv->n[k]; i++) sv->data[k][i] = get_f64(&r);
+            const LearnerArray la = { sv->name[k], sv->data[k], sv->n[k], sv->nonneg[k] };
+            bad = array_unusable(&la);
+        }
+    }
+    if (bad) { snprintf(err, errlen, "%s", bad); train_state_free(s); return -1; }
     s->iteration = iteration; s->episodes = episodes; s->agent_steps = agent_steps; s->frames = frames;
     s->running_reward = running; s->wall_s = wall;
     if (flags_out) *flags_out = flags;
@@ -261,7 +344,7 @@ int checkpoint_load(const char *path, TrainState *s, uint32_t *flags_out, char *
     if (fstat(fd, &st)) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); close(fd); return -1; }
     if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: not a regular file", path); close(fd); return -1; }
     // no larger file can be valid: refuse before allocating
-    if ((uint64_t)st.st_size > checkpoint_size((size_t)POLICY_D * CKPT_H_MAX + CKPT_H_MAX)) {
+    if ((uint64_t)st.st_size > CKPT_SIZE_MAX) {
         snprintf(err, errlen, "%s: not a pongrl checkpoint (%lld bytes, larger than any)", path, (long long)st.st_size);
         close(fd);
         return -1;

@@ -1,17 +1,20 @@
 // checkpoint.h: a training run on disk (TrainState, state.h). One file holds everything needed to continue a run
-// bit-identically: the configuration, the counters, the weights and the RMSProp cache. There
-// is no random-number state to save: every episode's streams derive from (run seed, global
-// episode index), and the episode count is saved.
+// bit-identically: the settings, the counters, the weights and the learner's state (its arrays,
+// learner.h: for pg the RMSProp cache). There is no random-number state to save: every
+// episode's streams derive from (run seed, global episode index), and the episode count is saved.
 //
-// File layout (format version 1, every number little-endian):
-//   magic "PONGRLCK" (8) | u32 version | u32 header bytes (CKPT_HEADER_BYTES, from offset 0)
-//   config:  char env_id[64] | i32 batch_size | i32 hidden | f64 lr, gamma, decay | u64 seed |
-//            i64 iterations | f64 target_reward | u32 has_target | i64 checkpoint_every |
-//            f64 checkpoint_secs | i32 keep
-//   state:   i64 iteration, episodes, agent_steps, frames | f64 running_reward, wall_s
-//   shape:   i32 D | i32 H | u64 n (= D*H + H) | u32 flags (CKPT_FLAG_*)
-//   data:    f64 w[n] (W1 transposed (D, H), then W2 (H,)) | f64 cache[n]
+// File layout (format version 2, every number little-endian):
+//   magic "PONGRLCK" (8) | u32 version | u32 header bytes (everything before the weights)
+//   settings: u32 bytes | "name=value\n" for each setting of roles RUN and GOAL that applies to
+//             the run (config.h: the table's rows, its text form; a setting missing from the file
+//             gets its default, an unknown one is refused)
+//   state:    i64 iteration, episodes, agent_steps, frames | f64 running_reward, wall_s
+//   shape:    i32 D | i32 H | u64 n (= D*H + H) | u32 flags (CKPT_FLAG_*)
+//   arrays:   u32 count | each: char name[24] (NUL-padded) | u32 nonneg | u64 length
+//   data:     f64 w[n] (W1 transposed (D, H), then W2 (H,)) | each array's f64 values, in order
 //   u32 CRC-32 (zlib) of every byte before it
+// Version 1 (fixed settings in a 228-byte header, then w[n] and pg's RMSProp cache[n]) is still
+// read: models and runs made before version 2 load and resume.
 //
 // Writes are atomic: a temporary file in the same directory, fsync, rename, fsync of the
 // directory. A crash at any moment leaves either the old file or the new one, never half.
@@ -26,20 +29,20 @@
 #include "state.h"
 
 #define CKPT_MAGIC "PONGRLCK"
-#define CKPT_VERSION 1u
-#define CKPT_HEADER_BYTES 228u        // everything before the weights
+#define CKPT_VERSION 2u
+#define CKPT_SETTINGS_MAX 4096u       // bytes of the settings text at most
 #define CKPT_H_MAX TRAIN_H_MAX        // the largest H a run may have
 #define CKPT_FLAG_IMPORTED 1u         // weights imported from .npy: no training history
 #define CKPT_PATH_MAX (RUN_DIR_MAX + 512)   // a run dir, a file name, room for ".tmp"
-
-// Bytes of a checkpoint of n parameters.
-size_t checkpoint_size(size_t n);
+// No valid file is larger: the largest network's weights and arrays of up to 4 times their size
+#define CKPT_SIZE_MAX (((uint64_t)POLICY_D * CKPT_H_MAX + CKPT_H_MAX) * 8 * (1 + 4) + (1u << 20))
 
 // Writes s to path atomically (path.tmp, fsync, rename, fsync dir). flags: CKPT_FLAG_*.
 // Returns 0, or -1 with one line in err; on failure an existing file at path is untouched.
 int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char *err, size_t errlen);
 
-// Reads a checkpoint into s (allocating its policy and cache; free with train_state_free).
+// Reads a checkpoint into s (its policy, and the learner's arrays held for train_state_attach;
+// free with train_state_free).
 // Refuses, with one line in err saying which, an empty, truncated, corrupted (checksum),
 // foreign (magic), newer or older (version) or inconsistent (shape, config) file. The
 // run_dir of the loaded config is left empty. flags_out may be NULL. 0 or -1.

@@ -1,5 +1,6 @@
 // comm.h: how a process takes part in an iteration. A single process uses comm_local_create();
-// the MPI transport (src/cluster/) supplies the same shape for ranks across machines.
+// the MPI transport (src/cluster/) supplies the same shape for ranks across machines. The loop
+// and the learners (learner.h) call only these.
 #ifndef PONGRL_COMM_H
 #define PONGRL_COMM_H
 
@@ -7,33 +8,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../policy/policy.h"
-#include "../rl/rollout.h"
 #include "../util/rowset.h"
 #include "gradsum.h"
 #include "pool.h"
+#include "state.h"
 
 typedef struct Comm {
     int rank, size;
-    // Rank 0 is the learner (it decides when to stop, logs, checkpoints); every rank holds the
-    // weights and the RMSProp cache and applies the same update to the same batch sum.
-    // Counters and the stop flag out of rank 0 (and, once, its weights): 0, or -1 when the
-    // other ranks cannot be reached.
-    int (*begin)(struct Comm *c, Policy *p, bool *stop);
+    // Rank 0 is the learner's voice (it decides when to stop, logs, checkpoints); every rank
+    // holds the whole state and applies the same update to the same sums.
+    // Start of an iteration: the counters and the stop flag out of rank 0 (and, once, its
+    // weights and the learner's arrays, settled). 0, or -1 when the other ranks cannot be reached.
+    int (*begin)(struct Comm *c, TrainState *s, bool *stop);
+    // Work items [first, first + count) of this iteration (episodes, for pg), handed out to
+    // this process's threads as they free up.
     EpisodeSource *(*source)(struct Comm *c, int64_t first, int count);
-    // In: this process's exact sum (valid on its W1 rows in `rows` and W2) and stats. Out, on
-    // every rank: in `rows`, every W1 row the batch touched; at *g, the batch's gradient on
-    // those rows and W2, converted to float64 once and packed as update_apply() takes it
-    // (the Comm's memory, valid until its next call), or NULL where this process's sum is
-    // already the batch's (one process: the update converts it row by row as it goes); and
-    // every episode's stats.
+    // The exact sum over the ranks, on every rank:
+    //   `sum`: a gradient laid out as the policy's (D rows of H, then the H of W2), this
+    //   process's exact sum, valid on the W1 rows in `rows` and on W2. Out: in `rows`, every
+    //   row some rank touched; at *g, the total on those rows and W2, converted to float64
+    //   once and packed (row rows->list[k] at g[k H], W2 at g[rows->n H]) (the Comm's memory,
+    //   valid until its next call), or NULL where this process's sum is the total already
+    //   (one process: convert it as you go).
+    //   `x`: nx integers, summed in place (each rank puts in its share, zeros elsewhere).
+    //   `digest`: this rank's weights digest (TrainState.digest): the ranks must agree, else
+    //   the call fails (their updates were not the same computation).
     // The pool's threads are idle meanwhile: the transport may share its passes out to them.
-    int (*end)(struct Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, EpisodeStats *stats,
-               int count, const double **g, char *err, size_t errlen);
+    // 0, or -1 with one line in err.
+    int (*reduce)(struct Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int64_t *x, int nx,
+                  uint64_t digest, const double **g, char *err, size_t errlen);
     void *ctx;
 } Comm;
 
-// The single-process transport (episodes from an atomic counter, nothing to send); NULL if
+// The single-process transport (work items from an atomic counter, nothing to send); NULL if
 // out of memory.
 Comm *comm_local_create(void);
 void comm_local_destroy(Comm *c);

@@ -1,4 +1,4 @@
-// comm_local.c: the single-process transport: episodes from an atomic counter, nothing to send.
+// comm_local.c: the single-process transport: work items from an atomic counter, nothing to send.
 #include "comm.h"
 
 #include <stdatomic.h>
@@ -16,8 +16,8 @@ static int64_t local_next(EpisodeSource *src) {
     return k < ls->end ? k : -1;
 }
 
-static int local_begin(Comm *c, Policy *p, bool *stop) {
-    (void)c; (void)p; (void)stop;
+static int local_begin(Comm *c, TrainState *s, bool *stop) {
+    (void)c; (void)s; (void)stop;
     return 0;
 }
 
@@ -29,9 +29,9 @@ static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
     return &ls->src;
 }
 
-static int local_end(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, EpisodeStats *stats, int count,
-                     const double **g, char *err, size_t errlen) {
-    (void)c; (void)pool; (void)sum; (void)rows; (void)stats; (void)count; (void)err; (void)errlen;
+static int local_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int64_t *x, int nx,
+                        uint64_t digest, const double **g, char *err, size_t errlen) {
+    (void)c; (void)pool; (void)sum; (void)rows; (void)x; (void)nx; (void)digest; (void)err; (void)errlen;
     *g = NULL;                      // the sum is the batch's: the update converts it as it goes
     return 0;
 }
@@ -40,7 +40,7 @@ Comm *comm_local_create(void) {
     Comm *c = calloc(1, sizeof(Comm));
     LocalSource *ls = calloc(1, sizeof(LocalSource));
     if (!c || !ls) { free(c); free(ls); return NULL; }
-    *c = (Comm){ 0, 1, local_begin, local_source, local_end, ls };
+    *c = (Comm){ 0, 1, local_begin, local_source, local_reduce, ls };
     return c;
 }
 

@@ -1,12 +1,48 @@
-// config.c: the seed's defaults, and the cores a run may use by default.
+// config.c: the settings table's rows (config.h), the defaults, and the walks over the rows
+// that every user of the settings shares: set from text, print as text, copy by role.
 #include "config.h"
 
+#include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../policy/policy.h"
+#include "../env/env.h"
+#include "../util/fmt.h"
+
+// ----------------------------------------------------------------------------
+// the rows
+
+#define SETTING_DEF_STR(d) .def_str = d
+#define SETTING_DEF_INT(d) .def = (d)
+#define SETTING_DEF_I64(d) .def = (d)
+#define SETTING_DEF_U64(d) .def = (d)
+#define SETTING_DEF_F64(d) .def = (d)
+#define SETTING_DEF_OPT(d) .def = (d)
+#define SETTING_DEF_BOOL(d) .def = (d)
+#define SETTING_HAS_OPT(name) .has_offset = offsetof(TrainConfig, has_##name),
+#define SETTING_HAS_STR(name)
+#define SETTING_HAS_INT(name)
+#define SETTING_HAS_I64(name)
+#define SETTING_HAS_U64(name)
+#define SETTING_HAS_F64(name)
+#define SETTING_HAS_BOOL(name)
+
+const TrainSetting TRAIN_SETTING_ROWS[] = {
+#define X(kind_, name_, flag_, def_, min_, max_, role_, learner_, help_) \
+    { .kind = SETTING_##kind_, .name = #name_, .flag = flag_, .offset = offsetof(TrainConfig, name_), \
+      SETTING_HAS_##kind_(name_) SETTING_DEF_##kind_(def_), .min = (double)(min_), .max = (double)(max_), \
+      .role = SETTING_##role_, .learner = learner_, .help = help_ },
+    TRAIN_SETTINGS(X)
+#undef X
+};
+const int TRAIN_SETTING_COUNT = (int)(sizeof(TRAIN_SETTING_ROWS) / sizeof(TRAIN_SETTING_ROWS[0]));
+
+// ----------------------------------------------------------------------------
+// defaults
 
 int train_cores_available(void) {
     cpu_set_t set;
@@ -15,16 +51,149 @@ int train_cores_available(void) {
     return cores > 0 ? (int)cores : 1;
 }
 
+static void *field(TrainConfig *c, const TrainSetting *row) { return (char *)c + row->offset; }
+static const void *cfield(const TrainConfig *c, const TrainSetting *row) { return (const char *)c + row->offset; }
+
+static void set_default(TrainConfig *c, const TrainSetting *row) {
+    void *f = field(c, row);
+    switch (row->kind) {
+    case SETTING_STR:  snprintf(f, TRAIN_STR_MAX, "%s", row->def_str); break;
+    case SETTING_INT:  *(int *)f = (int)row->def; break;
+    case SETTING_I64:  *(int64_t *)f = (int64_t)row->def; break;
+    case SETTING_U64:  *(uint64_t *)f = (uint64_t)row->def; break;
+    case SETTING_F64:  *(double *)f = row->def; break;
+    case SETTING_OPT:  *(double *)f = row->def; *(bool *)((char *)c + row->has_offset) = false; break;
+    case SETTING_BOOL: *(bool *)f = row->def != 0; break;
+    }
+}
+
 void train_config_default(TrainConfig *c) {
     memset(c, 0, sizeof(*c));
-    snprintf(c->env_id, sizeof(c->env_id), "%s", "ALE/Pong-v5");
-    c->batch_size = 10;
-    c->hidden = POLICY_H_DEFAULT;
-    c->lr = 1e-4; c->gamma = 0.99; c->decay = 0.99;
-    c->seed = 1;
-    c->iterations = -1;
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) set_default(c, &TRAIN_SETTING_ROWS[i]);
     c->workers = train_cores_available();
-    c->checkpoint_every = 100;
-    c->checkpoint_secs = 300.0;
-    c->keep = 3;
+}
+
+// ----------------------------------------------------------------------------
+// the walks
+
+bool train_setting_applies(const TrainSetting *row, const TrainConfig *c) {
+    return !row->learner[0] || !strcmp(row->learner, c->algo);
+}
+
+const TrainSetting *train_setting_find(const char *name) {
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
+        if (!strcmp(TRAIN_SETTING_ROWS[i].name, name)) return &TRAIN_SETTING_ROWS[i];
+    return NULL;
+}
+
+const char *train_setting_set(const TrainSetting *row, TrainConfig *c, const char *text, char *why, size_t n) {
+    void *f = field(c, row);
+    char *end;
+    errno = 0;
+    switch (row->kind) {
+    case SETTING_STR:
+        if (strlen(text) >= TRAIN_STR_MAX) { snprintf(why, n, "too long (%zu bytes)", strlen(text)); return why; }
+        if (f == (void *)c->env_id && !env_preset_find(text)) { snprintf(why, n, "unknown environment '%s'", text); return why; }
+        snprintf(f, TRAIN_STR_MAX, "%s", text);
+        return NULL;
+    case SETTING_BOOL:
+        if (strcmp(text, "true") && strcmp(text, "false")) { snprintf(why, n, "expects true or false, got '%s'", text); return why; }
+        *(bool *)f = !strcmp(text, "true");
+        return NULL;
+    case SETTING_U64: {
+        unsigned long long v = strtoull(text, &end, 10);
+        if (text[0] == '-' || errno || end == text || *end) { snprintf(why, n, "expects a non-negative integer, got '%s'", text); return why; }
+        *(uint64_t *)f = v;
+        return NULL;
+    }
+    case SETTING_INT:
+    case SETTING_I64: {
+        long long v = strtoll(text, &end, 10);
+        if (errno || end == text || *end) { snprintf(why, n, "expects an integer, got '%s'", text); return why; }
+        if ((double)v < row->min || (double)v > row->max) {
+            snprintf(why, n, "must be in [%.0f, %lld], got %lld", row->min,
+                     row->kind == SETTING_INT || row->max < 9e18 ? (long long)row->max : (long long)INT64_MAX, v);
+            return why;
+        }
+        if (row->kind == SETTING_INT) *(int *)f = (int)v;
+        else *(int64_t *)f = v;
+        return NULL;
+    }
+    case SETTING_F64:
+    case SETTING_OPT: {
+        if (row->kind == SETTING_OPT && !strcmp(text, "none")) {
+            *(bool *)((char *)c + row->has_offset) = false;
+            *(double *)f = row->def;
+            return NULL;
+        }
+        double v = strtod(text, &end);
+        if (errno || end == text || *end || !isfinite(v)) { snprintf(why, n, "expects a number, got '%s'", text); return why; }
+        if (v < row->min || v > row->max) {
+            snprintf(why, n, "must be in [%g, %g], got %g", row->min, row->max, v);
+            return why;
+        }
+        *(double *)f = v;
+        if (row->kind == SETTING_OPT) *(bool *)((char *)c + row->has_offset) = true;
+        return NULL;
+    }
+    }
+    return "unknown kind";
+}
+
+// A number as short as reads back the same bits, whole numbers as such (300, not 3e+02).
+static const char *number_text(double v, char *out, size_t n) {
+    if (v == (double)(long long)v && fabs(v) < 1e15) snprintf(out, n, "%lld", (long long)v);
+    else fmt_shortest(v, out, n);
+    return out;
+}
+
+const char *train_setting_text(const TrainSetting *row, const TrainConfig *c, char *out, size_t n) {
+    const void *f = cfield(c, row);
+    switch (row->kind) {
+    case SETTING_STR:  snprintf(out, n, "%s", (const char *)f); break;
+    case SETTING_INT:  snprintf(out, n, "%d", *(const int *)f); break;
+    case SETTING_I64:  snprintf(out, n, "%lld", (long long)*(const int64_t *)f); break;
+    case SETTING_U64:  snprintf(out, n, "%llu", (unsigned long long)*(const uint64_t *)f); break;
+    case SETTING_F64:  number_text(*(const double *)f, out, n); break;
+    case SETTING_OPT:
+        if (*(const bool *)((const char *)c + row->has_offset)) number_text(*(const double *)f, out, n);
+        else snprintf(out, n, "none");
+        break;
+    case SETTING_BOOL: snprintf(out, n, "%s", *(const bool *)f ? "true" : "false"); break;
+    }
+    return out;
+}
+
+static size_t field_size(const TrainSetting *row) {
+    switch (row->kind) {
+    case SETTING_STR: return TRAIN_STR_MAX;
+    case SETTING_INT: return sizeof(int);
+    case SETTING_I64: return sizeof(int64_t);
+    case SETTING_U64: return sizeof(uint64_t);
+    case SETTING_F64: case SETTING_OPT: return sizeof(double);
+    case SETTING_BOOL: return sizeof(bool);
+    }
+    return 0;
+}
+
+void train_config_copy(TrainConfig *dst, const TrainConfig *src, int roles, const bool *only) {
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
+        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+        if (!(row->role & roles) || (only && !only[i])) continue;
+        memcpy(field(dst, row), cfield(src, row), field_size(row));
+        if (row->kind == SETTING_OPT)
+            *(bool *)((char *)dst + row->has_offset) = *(const bool *)((const char *)src + row->has_offset);
+    }
+}
+
+void train_config_string(const TrainConfig *c, int roles, char *out, size_t n) {
+    size_t used = 0;
+    out[0] = 0;
+    for (int i = 0; i < TRAIN_SETTING_COUNT && used < n; i++) {
+        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+        if (!(row->role & roles) || !train_setting_applies(row, c)) continue;
+        char v[TRAIN_STR_MAX + 32];
+        used += (size_t)snprintf(out + used, n - used, "%s%s=%s", used ? " " : "", row->name,
+                                 train_setting_text(row, c, v, sizeof(v)));
+    }
 }

@@ -1,36 +1,122 @@
-// config.h: what a training run is asked to do: the seed's hyperparameters (what makes the
-// run reproducible) and how it is carried out (limits, threads, run directory, checkpoints).
+// config.h: what a training run is asked to do, as ONE table of settings (TRAIN_SETTINGS). Each
+// row makes a TrainConfig field, and from the rows alone come: the flags of `pongrl train` and
+// their --help, config.txt, the checkpoint's settings, the comparison of the ranks' settings
+// under MPI, what the other ranks of a resumed run take from rank 0, and what --resume may
+// change. Adding a setting is adding a row.
 #ifndef PONGRL_TRAIN_CONFIG_H
 #define PONGRL_TRAIN_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "../policy/policy.h"
 
 #define RUN_DIR_MAX 1024
 #define TRAIN_H_MAX 100000            // the largest H a run may have (checkpoints refuse more)
 #define TRAIN_BATCH_MAX 1000000       // the largest batch a run may have
 #define TRAIN_REWARD_MAX 21           // an episode's reward lies in [-21, 21] (21 points end a game)
+#define TRAIN_STR_MAX 64              // a text setting's bytes, its NUL included
 
-typedef struct {
-    char env_id[64];          // preset id, default "ALE/Pong-v5" (the newest seed)
-    int batch_size;           // episodes per update (seed: 10)
-    int hidden;               // H (seed: 200)
-    double lr, gamma, decay;  // 1e-4, 0.99, 0.99
-    uint64_t seed;
-    // how the run is carried out; not part of what makes it reproducible
-    int64_t iterations;       // stop after this many updates in total (-1: no limit)
-    double target_reward;     // stop when the running mean reaches it
-    bool has_target;
-    int workers;              // threads per process (default: one per core this process may use)
-    char run_dir[RUN_DIR_MAX];
-    int64_t checkpoint_every; // iterations between checkpoints
-    double checkpoint_secs;   // seconds between checkpoints
-    int keep;                 // checkpoints kept
-    bool quiet;
+// What a setting is for:
+//   RUN   defines the run (same seed, same bits): every rank must have rank 0's, the other ranks
+//         of a resumed run take rank 0's, --resume refuses it (the run keeps its own).
+//   GOAL  when the run stops and how it is kept: saved, may be given again with --resume.
+//   HOST  this process's own (threads, output): not saved, never compared.
+enum { SETTING_RUN = 1, SETTING_GOAL = 2, SETTING_HOST = 4 };
+// Its kind, and the C type of its field:
+//   STR char[TRAIN_STR_MAX] | INT int | I64 int64_t | U64 uint64_t | F64 double |
+//   OPT double, unset until given (and bool has_<name>) | BOOL bool, a flag without a value
+typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, SETTING_OPT, SETTING_BOOL } SettingKind;
+
+// X(KIND, field, "flag", default, min, max, ROLE, "learner", "help")
+//   learner: "" for every learner's setting, else the --algo whose setting it is (its flag is
+//   refused with another learner, and it is saved and compared only in that learner's runs).
+//   default: what a run that does not say gets; a RUN setting added later must default to what
+//   runs before it did, so that their checkpoints go on the same (a checkpoint without a
+//   setting gets its default). A learner may change the defaults of the settings it reads
+//   (Learner.defaults). workers: 0 here, one per core at run time.
+#define TRAIN_SETTINGS(X) \
+    X(STR,  algo,             "algo",             "pg",          0, 0,                RUN,  "", \
+      "the learner (below)") \
+    X(STR,  env_id,           "env",              "ALE/Pong-v5", 0, 0,                RUN,  "", \
+      "ALE/Pong-v5, Pong-v0, Pong-v4, PongDeterministic-v0/-v4, PongNoFrameskip-v0/-v4") \
+    X(INT,  batch_size,       "batch-size",       10,            1, TRAIN_BATCH_MAX,  RUN,  "", \
+      "episodes per update") \
+    X(INT,  hidden,           "hidden",           POLICY_H_DEFAULT, 1, TRAIN_H_MAX,   RUN,  "", \
+      "hidden units H") \
+    X(F64,  lr,               "lr",               1e-4,          0, 1,                RUN,  "", \
+      "learning rate") \
+    X(F64,  gamma,            "gamma",            0.99,          0, 1,                RUN,  "", \
+      "reward discount") \
+    X(F64,  decay,            "decay",            0.99,          0, 1,                RUN,  "pg", \
+      "RMSProp decay") \
+    X(U64,  seed,             "seed",             1,             0, 0,                RUN,  "", \
+      "run seed: same seed, same bits") \
+    X(I64,  iterations,       "iterations",       -1,            -1, INT64_MAX,       GOAL, "", \
+      "stop after N updates in total (default: -1, no limit)") \
+    X(OPT,  target_reward,    "target-reward",    0,             -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX, GOAL, "", \
+      "stop when the running mean reaches X (default: none)") \
+    X(I64,  checkpoint_every, "checkpoint-every", 100,           0, INT64_MAX,        GOAL, "", \
+      "checkpoint every N iterations, 0: never") \
+    X(F64,  checkpoint_secs,  "checkpoint-secs",  300,           0, 1e9,              GOAL, "", \
+      "and every X seconds, 0: never") \
+    X(INT,  keep,             "keep",             3,             1, 1000000,          GOAL, "", \
+      "checkpoints kept (the newest)") \
+    X(INT,  workers,          "workers",          0,             1, INT32_MAX,        HOST, "", \
+      "worker threads in this process (default: one per core)") \
+    X(BOOL, quiet,            "quiet",            0,             0, 0,                HOST, "", \
+      "no per-batch line")
+
+#define SETTING_FIELD_STR(name) char name[TRAIN_STR_MAX];
+#define SETTING_FIELD_INT(name) int name;
+#define SETTING_FIELD_I64(name) int64_t name;
+#define SETTING_FIELD_U64(name) uint64_t name;
+#define SETTING_FIELD_F64(name) double name;
+#define SETTING_FIELD_OPT(name) double name; bool has_##name;
+#define SETTING_FIELD_BOOL(name) bool name;
+
+typedef struct TrainConfig {
+#define X(kind, name, ...) SETTING_FIELD_##kind(name)
+    TRAIN_SETTINGS(X)
+#undef X
+    char run_dir[RUN_DIR_MAX];    // where the run is kept (the CLI's: --run-dir, --resume)
 } TrainConfig;
+
+// A row of the table, for the code that walks it.
+typedef struct {
+    SettingKind kind;
+    const char *name, *flag;      // the field's name (config.txt, checkpoints, messages); the flag
+    size_t offset;                // of the field in TrainConfig
+    size_t has_offset;            // OPT: of its has_ flag
+    double def, min, max;         // numbers (U64: min = max = 0, any)
+    const char *def_str;          // STR
+    int role;                     // SETTING_*
+    const char *learner;          // "" or an --algo name
+    const char *help;
+} TrainSetting;
+
+extern const TrainSetting TRAIN_SETTING_ROWS[];
+extern const int TRAIN_SETTING_COUNT;
 
 void train_config_default(TrainConfig *c);
 // The CPUs this process may run on (its affinity mask: taskset, cgroups, mpirun's binding).
 int train_cores_available(void);
+
+// Whether the row is one of c's learner's (or every learner's).
+bool train_setting_applies(const TrainSetting *row, const TrainConfig *c);
+// The row of this name, or NULL.
+const TrainSetting *train_setting_find(const char *name);
+// Sets the row's field of c from text, checked against the row's range (and, for env_id, the
+// known presets). NULL when set, else why, holding what is wrong ("expects an integer, got 'x'").
+const char *train_setting_set(const TrainSetting *row, TrainConfig *c, const char *text, char *why, size_t n);
+// The row's value in c as text that train_setting_set reads back to the same bits ("none" for
+// an unset OPT, "true"/"false" for BOOL).
+const char *train_setting_text(const TrainSetting *row, const TrainConfig *c, char *out, size_t n);
+// Copies the rows of the given roles (SETTING_* ORed) from src to dst; with `only` (not NULL,
+// one bool per row) only the rows it marks.
+void train_config_copy(TrainConfig *dst, const TrainConfig *src, int roles, const bool *only);
+// "name=value" for each row of the roles that applies to c, space-separated (the ranks compare it).
+void train_config_string(const TrainConfig *c, int roles, char *out, size_t n);
 
 #endif

@@ -1,58 +1,82 @@
-// state.c: a run's state made, freed, and its deferred cache decays settled.
+// state.c: a run's state made, handed to its learner, and freed.
 #include "state.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/mem.h"
-#include "../util/rng.h"
+static void saved_free(SavedArrays *a) {
+    for (int i = 0; i < a->count; i++) free(a->data[i]);
+    memset(a, 0, sizeof(*a));
+}
 
-int train_state_init(TrainState *s, const TrainConfig *cfg) {
+int train_state_init(TrainState *s, const TrainConfig *cfg, const Learner *learner) {
     memset(s, 0, sizeof(*s));
     s->cfg = *cfg;
     if (policy_alloc(&s->policy, POLICY_D, cfg->hidden)) return -1;
-    s->cache = big_calloc(s->policy.n, sizeof(double));
-    if (!s->cache) { policy_free(&s->policy); return -1; }
-    policy_init_random(&s->policy, rng_key(cfg->seed, 0x696e6974 /* "init" */, 0, 0));
+    s->learner = learner;
+    if (learner->create(s, true)) { s->learner = NULL; policy_free(&s->policy); return -1; }
     return 0;
 }
 
 void train_state_free(TrainState *s) {
+    if (s->learner) s->learner->destroy(s);
+    s->learner = NULL;
+    s->algo = NULL;
+    saved_free(&s->saved);
     policy_free(&s->policy);
-    free(s->cache);
-    free(s->cache_at);
-    s->cache = NULL;
-    s->cache_at = NULL;
 }
 
-int train_state_defer(TrainState *s) {
-    if (s->cache_at) return 0;
-    if (!(s->cache_at = malloc(sizeof(int64_t) * (size_t)s->policy.D))) return -1;
-    for (int i = 0; i < s->policy.D; i++) s->cache_at[i] = s->iteration;     // settled
+int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t errlen) {
+    if (s->learner == learner) return 0;
+    if (s->learner) { snprintf(err, errlen, "internal error: the state has a learner already"); return -1; }
+    s->learner = learner;
+    if (learner->create(s, false)) { s->learner = NULL; snprintf(err, errlen, "out of memory (H=%d)", s->policy.H); return -1; }
+    LearnerArray a[LEARNER_ARRAYS_MAX];
+    int n = learner->arrays(s, a);
+    const SavedArrays *sv = &s->saved;
+    bool match = n == sv->count || sv->count == 0;      // none: weights alone (import), its arrays as made
+    for (int i = 0; match && i < sv->count; i++) match = !strcmp(a[i].name, sv->name[i]) && a[i].n == sv->n[i];
+    if (!match) {
+        snprintf(err, errlen, "the checkpoint's state is not that of the %s learner", learner->name);
+        learner->destroy(s);
+        s->learner = NULL;
+        return -1;
+    }
+    for (int i = 0; i < sv->count; i++) memcpy(a[i].data, sv->data[i], a[i].n * sizeof(double));
+    saved_free(&s->saved);
     return 0;
 }
 
 void train_state_settle(TrainState *s) {
-    if (!s->cache_at) return;
-    const size_t H = (size_t)s->policy.H;
-    for (int i = 0; i < s->policy.D; i++) {
-        if (s->cache_at[i] == s->iteration) continue;
-        rmsprop_decay(s->cache + i * H, H, s->iteration - s->cache_at[i], s->cfg.decay);
-        s->cache_at[i] = s->iteration;
-    }
+    if (s->learner) s->learner->settle(s);
 }
 
 bool train_state_settled(const TrainState *s) {
-    for (int i = 0; s->cache_at && i < s->policy.D; i++)
-        if (s->cache_at[i] != s->iteration) return false;
-    return true;
+    return !s->learner || s->learner->settled(s);
 }
 
-const char *weights_unusable(const double *w, const double *cache, size_t n) {
+int train_state_arrays(TrainState *s, LearnerArray *out) {
+    if (s->learner) return s->learner->arrays(s, out);
+    const SavedArrays *sv = &s->saved;
+    for (int i = 0; i < sv->count; i++) out[i] = (LearnerArray){ sv->name[i], sv->data[i], sv->n[i], sv->nonneg[i] };
+    return sv->count;
+}
+
+const char *weights_unusable(const double *w, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(w[i])) return "weights contain NaN or infinity";
-    for (size_t i = 0; cache && i < n; i++)
-        if (!(cache[i] >= 0) || !isfinite(cache[i])) return "RMSProp cache contains NaN, infinity or a negative value";
+    return NULL;
+}
+
+const char *array_unusable(const LearnerArray *a) {
+    static _Thread_local char why[96];
+    for (size_t i = 0; i < a->n; i++) {
+        if (!isfinite(a->data[i]) || (a->nonneg && !(a->data[i] >= 0))) {
+            snprintf(why, sizeof(why), "%s contains NaN, infinity%s", a->name, a->nonneg ? " or a negative value" : "");
+            return why;
+        }
+    }
     return NULL;
 }

@@ -1,6 +1,6 @@
-// state.h: where a training run stands: its configuration, the weights, the RMSProp cache
-// (with the cache decays the learner defers, update.h), the counters. What a checkpoint holds
-// (checkpoint.h) and every rank keeps a copy of.
+// state.h: where a training run stands: its configuration, the acting network, the learner
+// and its state (learner.h), the counters. What a checkpoint holds (checkpoint.h) and every
+// rank keeps a copy of.
 #ifndef PONGRL_TRAIN_STATE_H
 #define PONGRL_TRAIN_STATE_H
 
@@ -10,39 +10,53 @@
 
 #include "../policy/policy.h"
 #include "config.h"
+#include "learner.h"
 
 #define TRAIN_RUNNING_DECAY 0.99      // the seed: running = 0.99 * running + 0.01 * episode reward
 
+// A learner's arrays as a checkpoint held them, until a learner takes them (train_state_attach).
 typedef struct {
+    int count;
+    char name[LEARNER_ARRAYS_MAX][LEARNER_ARRAY_NAME_MAX];
+    double *data[LEARNER_ARRAYS_MAX];
+    size_t n[LEARNER_ARRAYS_MAX];
+    bool nonneg[LEARNER_ARRAYS_MAX];
+} SavedArrays;
+
+typedef struct TrainState {
     TrainConfig cfg;
-    Policy policy;
-    double *cache;            // (n,) RMSProp cache, starts at zero
-    // NULL, or (D,): row i of W1's cache has had the updates up to iteration cache_at[i]; the
-    // later ones, of a zero gradient, are owed (rmsprop_decay) until train_state_settle().
-    int64_t *cache_at;
-    // Order-free digest of every weight the update (update.h) wrote since this state was made
+    Policy policy;            // the acting network: every learner's, what eval and export read
+    const Learner *learner;   // NULL: loaded only to act (eval, record, export)
+    void *algo;               // the learner's own state (Learner.create)
+    SavedArrays saved;        // the learner's arrays as loaded, before a learner takes them
+    // Order-free digest of every weight the learner's updates wrote since this state was made
     // or loaded: ranks that update their own copies compare it every iteration.
     uint64_t digest;
     int64_t iteration;        // updates done
-    int64_t episodes;         // episodes done (= iteration * batch_size)
+    int64_t episodes;         // episodes finished
     int64_t agent_steps, frames;
     double running_reward;    // meaningful once episodes > 0
     double wall_s;            // training wall time, all sessions of the run together
 } TrainState;
 
-// A fresh run: weights from the seed, cache zero, counters zero. 0 or -1 (out of memory).
-int train_state_init(TrainState *s, const TrainConfig *cfg);
+// A fresh run of `learner`: its initial weights and state, counters zero. 0 or -1 (out of memory).
+int train_state_init(TrainState *s, const TrainConfig *cfg, const Learner *learner);
 void train_state_free(TrainState *s);
-// Start deferring (allocates cache_at; train_run does it). 0 or -1 (out of memory).
-int train_state_defer(TrainState *s);
-// Apply the owed cache decays, so that s->cache is what the dense update would hold (before a
-// checkpoint is written; checkpoint_write refuses an unsettled state).
+// A loaded state (checkpoint_load) goes on with `learner`: its state is made and takes the
+// arrays the checkpoint held (none: its arrays stay as made, for weights that come alone). 0,
+// or -1 with one line in err (they are not this learner's).
+int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t errlen);
+// The learner's state brought up to date (before a checkpoint is written or the state sent
+// out; checkpoint_write refuses an unsettled state). Nothing to do without a learner.
 void train_state_settle(TrainState *s);
 bool train_state_settled(const TrainState *s);
+// The arrays to save: the learner's (settled), or those loaded and not yet taken. Returns how many.
+int train_state_arrays(TrainState *s, LearnerArray *out);
 
 // One rule for weights however they come in or go out (checkpoint read and write, .npy import
-// and export): finite weights and a finite, non-negative RMSProp cache (cache may be NULL).
-// NULL when usable, else what is wrong.
-const char *weights_unusable(const double *w, const double *cache, size_t n);
+// and export): finite weights. NULL when usable, else what is wrong.
+const char *weights_unusable(const double *w, size_t n);
+// The same rule for a learner's array (finite; non-negative where a.nonneg).
+const char *array_unusable(const LearnerArray *a);
 
 #endif

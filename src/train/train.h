@@ -1,12 +1,12 @@
-// train.h: the seed's training loop. Workers (threads here, MPI ranks x threads across
-// machines) each own a Pong environment, play whole episodes with the current weights and
-// turn each into a gradient (pool.h); the learner sums a batch of them, applies RMSProp
-// (update.h) and the transport (comm.h) sends the new weights out.
+// train.h: the training loop. Every iteration: rank 0 decides whether to stop (the transport,
+// comm.h, tells the others), then the learner (learner.h; the seeds' recipe is algo/pg.c)
+// plays with the current weights on this process's worker threads (pool.h) and updates them,
+// summing exactly across threads and ranks; the loop counts what was played.
 //
-// Same seed, same bits: episode k of the run (counted from 0 over the whole run) is played
-// with the env seed and action seed derived from (run seed, k) alone (episode_seed.h), and the
-// batch's gradient sum is exact fixed point (gradsum.h). So the weights after N iterations do
-// not depend on the number of threads or ranks, on who played which episode, nor on resuming.
+// Same seed, same bits: every random stream derives from the run seed and a position fixed
+// by the run (episode k's: episode_seed.h), and every sum across threads and ranks is exact
+// fixed point (gradsum.h). So the weights after N iterations do not depend on the number of
+// threads or ranks, on who played what, nor on resuming.
 //
 // The loop writes no file and prints nothing: what a batch leaves behind (the log line,
 // metrics.csv, checkpoints) is the caller's, through TrainHooks (cli/train_progress.c).
@@ -21,12 +21,14 @@
 #include "pool.h"
 #include "state.h"
 
-// One batch, as the learner saw it.
+// One iteration, as the log sees it.
 typedef struct {
     double secs;              // its wall time: counters out to update done
-    double batch_mean;        // mean episode reward
-    double mean_len;          // mean agent steps per episode
+    int episodes;             // episodes it finished
+    double batch_mean;        // their mean reward (0 if none)
+    double mean_len;          // their mean agent steps
     int64_t steps;            // agent steps in all
+    double metrics[LEARNER_METRICS_MAX];   // the learner's diagnostics (Learner.metrics)
 } TrainBatch;
 
 typedef struct {

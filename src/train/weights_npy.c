@@ -17,7 +17,7 @@
 // W1.npy and W2.npy are written as .tmp files, synced, then renamed, as checkpoints are: a
 // full disk or a kill leaves the previous pair (or none), never a partial file.
 int weights_export_npy(const Policy *p, const char *dir, char *err, size_t errlen) {
-    const char *bad = weights_unusable(p->w, NULL, p->n);
+    const char *bad = weights_unusable(p->w, p->n);
     if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
     const int D = p->D, H = p->H;
     double *w1 = malloc(sizeof(double) * (size_t)D * H);
@@ -66,8 +66,8 @@ int weights_import_npy(const char *dir, Policy *p, char *err, size_t errlen) {
     if (policy_alloc(p, D, H)) { snprintf(err, errlen, "out of memory"); goto out; }
     transpose_f64(w1, (size_t)H, (size_t)D, policy_w1t(p));
     memcpy(policy_w2(p), w2, sizeof(double) * H);
-    const char *bad = weights_unusable(policy_w1t(p), NULL, (size_t)D * H) ? p1
-                      : weights_unusable(policy_w2(p), NULL, (size_t)H) ? p2 : NULL;
+    const char *bad = weights_unusable(policy_w1t(p), (size_t)D * H) ? p1
+                      : weights_unusable(policy_w2(p), (size_t)H) ? p2 : NULL;
     if (bad) { snprintf(err, errlen, "%s: weights contain NaN or infinity", bad); policy_free(p); goto out; }
     rc = 0;
 out:

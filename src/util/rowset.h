@@ -1,7 +1,7 @@
 // rowset.h: a set of W1 rows (input pixels of the 80x80 grid) and the order they joined it.
 // The one "set of touched rows" of the program: the rows an episode's gradient uses
 // (rl/rollout.h), the rows a worker thread's sum holds (train/pool.c), the rows a batch
-// touched (train/update.h, the MPI transport). Adding and testing cost one byte read;
+// touched (algo/pg.h, the MPI transport). Adding and testing cost one byte read;
 // clearing costs the members, not D: a batch touches a few thousand of 6400 rows.
 #ifndef PONGRL_ROWSET_H
 #define PONGRL_ROWSET_H

@@ -15,6 +15,15 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import pongrl  # noqa: E402,F401
 
 
+def raises(exc, fn, *args, **kwargs):
+    """The message of the exc that fn(*args, **kwargs) raises; AssertionError if none."""
+    try:
+        fn(*args, **kwargs)
+    except exc as e:
+        return str(e)
+    raise AssertionError("%s not raised by %s%r %r" % (exc.__name__, fn.__name__, args, kwargs))
+
+
 def run(tests):
     """Runs the test functions in order, one "ok NAME" line each; 0 when all pass."""
     for t in tests:

@@ -19,17 +19,9 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pongrl_under_test import pongrl, run  # noqa: E402
+from pongrl_under_test import pongrl, raises, run  # noqa: E402
 
 GYM = pongrl.gymnasium is not None
-
-
-def raises(exc, fn, *args, **kwargs):
-    try:
-        fn(*args, **kwargs)
-    except exc as e:
-        return str(e)
-    raise AssertionError("%s not raised by %s%r %r" % (exc.__name__, fn.__name__, args, kwargs))
 
 
 def play(env, seed, actions):

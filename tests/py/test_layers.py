@@ -5,7 +5,7 @@ import os, re, sys
 
 SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
 # the rank of each folder: a file may include its own folder and any folder of a lower rank
-RANK = {"util": 0, "pong": 1, "policy": 1, "media": 2, "env": 2, "rl": 3, "train": 4, "cluster": 5, "cli": 6}
+RANK = {"util": 0, "pong": 1, "policy": 1, "media": 2, "env": 2, "rl": 3, "train": 4, "algo": 5, "cluster": 5, "cli": 6}
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

@@ -139,13 +139,13 @@ def test_errors():
             pass
     terminated = False
     while not terminated:
-        _, _, terminated, _, _ = env.step(0)
+        obs, _, terminated, _, info = env.step(0)
+    # as ale-py (ALE's act() emulates nothing once the game is over): the same observation,
+    # reward 0, the flags again, the counters unchanged
     for _ in range(2):
-        try:
-            env.step(0)
-            raise AssertionError("step after the end accepted")
-        except RuntimeError:
-            pass
+        o2, r2, term2, trunc2, info2 = env.step(3)
+        assert np.array_equal(o2, obs) and r2 == 0.0 and term2 and not trunc2
+        assert info2["episode_frame_number"] == info["episode_frame_number"]
     env.reset()
     env.step(0)
     env.close()
@@ -217,6 +217,28 @@ def test_real_trace_through_python():
     assert obs.shape == (128,) and obs.dtype == np.uint8 and np.array_equal(obs, ram[0])
 
 
+def test_abi_check():
+    # the library's own table (src/env/abi.c) against _lib.py's hand-made ctypes mirrors
+    import ctypes
+    from pongrl import _lib
+    table = _lib.abi_table(_lib.lib)
+    assert table["sizeof EnvStep"] == ctypes.sizeof(_lib.EnvStep) and table["ENV_ERR_DONE"] == -3
+    assert _lib.abi_mismatches(table) == []
+
+    class EnvStep(ctypes.Structure):   # terminated and truncated swapped: same size
+        _fields_ = [("reward", ctypes.c_int), ("truncated", ctypes.c_bool),
+                    ("terminated", ctypes.c_bool), ("frames", ctypes.c_int)]
+
+    class VecOut(ctypes.Structure):    # a field short
+        _fields_ = [(n, ctypes.c_void_p) for n in ("obs", "rewards", "terminated", "truncated")]
+
+    bad = _lib.abi_mismatches(table, (EnvStep, VecOut), dict(_lib.CONSTANTS, ENV_ERR_DONE=-7))
+    assert any(b.startswith("EnvStep.truncated") for b in bad), bad
+    assert any(b.startswith("sizeof VecOut") for b in bad), bad
+    assert any(b.startswith("VecOut.final_obs") for b in bad), bad
+    assert any(b.startswith("ENV_ERR_DONE") for b in bad), bad
+
+
 if __name__ == "__main__":
-    sys.exit(run([test_seed_rollout, test_shapes_and_obs80, test_all_presets, test_errors,
+    sys.exit(run([test_abi_check, test_seed_rollout, test_shapes_and_obs80, test_all_presets, test_errors,
              test_seeding, test_real_trace_through_python]))

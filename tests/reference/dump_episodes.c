@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/pg.h"
 #include "env/env.h"
 #include "rl/rollout.h"
 #include "train/episode_seed.h"
@@ -111,7 +112,7 @@ int main(int argc, char **argv) {
     double *g = NULL, *dlogp = NULL;
     int rc = -1;
     memset(&w, 0, sizeof(w));
-    if (train_state_init(&st, &cfg)) { fprintf(stderr, "dump_episodes: out of memory\n"); return 1; }
+    if (train_state_init(&st, &cfg, &PG_LEARNER)) { fprintf(stderr, "dump_episodes: out of memory\n"); return 1; }
     if (worker_alloc(&w, &st.policy) || gradsum_alloc(&sum, st.policy.n) || env_init(&env, cfg.env_id, 0) != ENV_OK ||
         !(g = malloc(sizeof(double) * st.policy.n))) {
         fprintf(stderr, "dump_episodes: out of memory\n");
@@ -130,10 +131,10 @@ int main(int argc, char **argv) {
     }
     if (!rc) {
         gradsum_to_double(&sum, g);
-        rmsprop_update(st.policy.w, st.cache, g, st.policy.n, cfg.lr, cfg.decay);
+        rmsprop_update(st.policy.w, pg_state(&st)->cache, g, st.policy.n, cfg.lr, cfg.decay);
         rc = save_params(&out, "grad_W1", "grad_W2", &st.policy, g) ||
              save_params(&out, "W1_new", "W2_new", &st.policy, st.policy.w) ||
-             save_params(&out, "cache_W1", "cache_W2", &st.policy, st.cache);
+             save_params(&out, "cache_W1", "cache_W2", &st.policy, pg_state(&st)->cache);
     }
     if (rc) fprintf(stderr, "dump_episodes: failed\n");
 out:

@@ -10,7 +10,11 @@ tmp=$(mktemp -d); trap 'mountpoint -q "$tmp/mnt" && umount "$tmp/mnt"; rm -rf "$
 "$bin" train --hidden 4 --batch-size 1 --iterations 2 --quiet --workers 1 --run-dir "$tmp/run" >/dev/null || fail "train"
 good="$tmp/run/checkpoints/ckpt-00000002.bin"
 size=$(stat -c %s "$good")
-[ "$size" = $((228 + 2 * 8 * (6400 * 4 + 4) + 4)) ] || fail "checkpoint size $size"
+# the layout (checkpoint.h): the header's size at 12, the settings text's at 16, then the text,
+# the counters (48 bytes), D, H, n
+read hb st <<<"$("$py" -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); print(*struct.unpack_from("<II", b, 12))' "$good")"
+[ "$size" = $((hb + 2 * 8 * (6400 * 4 + 4) + 4)) ] || fail "checkpoint size $size (header $hb)"
+shape=$((20 + st + 48))
 
 # a copy of the good file with bytes replaced at an offset; fix=1 recomputes the CRC so that
 # only the check behind it can refuse the file
@@ -30,11 +34,18 @@ head -c $((size - 1)) "$good" > "$tmp/trunc1.bin"
 head -c 100 "$good" > "$tmp/trunchdr.bin"
 patch "$tmp/flip.bin" 5000 '<B' 255 0
 patch "$tmp/crcbyte.bin" $((size - 1)) '<B' 0 0
-patch "$tmp/version.bin" 8 '<I' 2 1
-patch "$tmp/hidden.bin" 212 '<i' 5 1            # shape H=5 with n and config saying 4
-patch "$tmp/n.bin" 216 '<Q' 999 1                # n inconsistent with D*H+H
-patch "$tmp/cfgH.bin" 84 '<i' 7 1                # config hidden differs from the weights'
-patch "$tmp/hugeH.bin" 212 '<i' 2000000000 1     # absurd H: refused before any allocation
+patch "$tmp/version.bin" 8 '<I' 3 1
+patch "$tmp/hidden.bin" $((shape + 4)) '<i' 5 1   # shape H=5 with n and config saying 4
+patch "$tmp/n.bin" $((shape + 8)) '<Q' 999 1      # n inconsistent with D*H+H
+patch "$tmp/hugeH.bin" $((shape + 4)) '<i' 2000000000 1   # absurd H: refused before any allocation
+"$py" - "$good" "$tmp/cfgH.bin" <<'PY'                # config hidden differs from the weights'
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], 'rb').read())
+i = b.index(b'\nhidden=4\n')
+b[i:i + 10] = b'\nhidden=7\n'
+struct.pack_into('<I', b, len(b) - 4, zlib.crc32(bytes(b[:-4])))
+open(sys.argv[2], 'wb').write(b)
+PY
 cp "$tmp/run/curve.png" "$tmp/foreign.png" 2>/dev/null || printf '\x89PNG\r\n\x1a\n0000000000000000000' > "$tmp/foreign.png"
 : > "$tmp/empty.bin"
 mkdir -p "$tmp/emptydir"
@@ -55,7 +66,7 @@ check "$tmp/trunc1.bin" "truncated"
 check "$tmp/trunchdr.bin" "truncated"
 check "$tmp/flip.bin" "corrupted (checksum mismatch)"
 check "$tmp/crcbyte.bin" "corrupted (checksum mismatch)"
-check "$tmp/version.bin" "format version 2, this build reads version 1"
+check "$tmp/version.bin" "format version 3, this build reads versions 1 and 2"
 check "$tmp/hidden.bin" "wrong shape"
 check "$tmp/n.bin" "wrong shape"
 check "$tmp/cfgH.bin" "wrong shape: configuration says H=7"

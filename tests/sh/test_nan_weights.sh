@@ -15,7 +15,8 @@ poke() {  # out index value: f64 at data index (0..n-1 weights, n..2n-1 cache), 
 import struct, sys, zlib
 src, out, idx, val = sys.argv[1:]
 b = bytearray(open(src, 'rb').read())
-struct.pack_into('<d', b, 228 + 8 * int(idx), float(val))
+hb = struct.unpack_from('<I', b, 12)[0]          # the header's size: the data follows it
+struct.pack_into('<d', b, hb + 8 * int(idx), float(val))
 struct.pack_into('<I', b, len(b) - 4, zlib.crc32(bytes(b[:-4])))
 open(out, 'wb').write(b)
 PY

@@ -8,15 +8,15 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 CC=${CC:-cc}
 FLAGS=(-O2 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -Isrc)
-$CC "${FLAGS[@]}" tools/random_play_stats.c build/libpongrl.a -lm -o "$tmp/rps" || fail "random_play_stats.c does not build"
+$CC "${FLAGS[@]}" tools/random_play_stats.c build/libpongrl.a -lz -lm -o "$tmp/rps" || fail "random_play_stats.c does not build"
 $CC "${FLAGS[@]}" tools/fidelity_image.c build/libpongrl.a -lz -lm -o "$tmp/fid" || fail "fidelity_image.c does not build"
 
 # 20 episodes of each preset: one row each, beside the real game's figures
 out=$("$tmp/rps" 20); rc=$?
 echo "$out"
 [ $rc -le 1 ] || fail "rps exited $rc"
-for p in ALE/Pong-v5 Pong-v4 Pong-v0 PongNoFrameskip-v4; do
-    grep -qE "^$p +20 +-[0-9]+\.[0-9]+ .*\| +-20\.[0-9]+ .*\| (yes|NO)$" <<<"$out" || fail "rps printed no row for $p"
+for p in ALE/Pong-v5 Pong-v4 Pong-v0 PongNoFrameskip-v4 "ALE/Pong-v5 m"{0,1}d{0,1,2,3}; do
+    grep -qE "^$p +20 +-[0-9]+\.[0-9]+ .*\| +-(19|20)\.[0-9]+ .*\| (yes|NO)$" <<<"$out" || fail "rps printed no row for $p"
 done
 "$tmp/rps" 1 >/dev/null 2>&1 && fail "rps accepted 1 episode"
 

@@ -8,19 +8,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "algo/pg.h"
 #include "train/checkpoint.h"
 #include "util/npy.h"
 
 static void make_state(TrainState *s, int H) {
     TrainConfig c;
     train_config_default(&c);
-    c.hidden = H; c.batch_size = 3; c.seed = 42; c.iterations = 77; c.has_target = true; c.target_reward = 5.5;
+    c.hidden = H; c.batch_size = 3; c.seed = 42; c.iterations = 77; c.has_target_reward = true; c.target_reward = 5.5;
     c.checkpoint_every = 9; c.checkpoint_secs = 12.5; c.keep = 4;
     snprintf(c.env_id, sizeof(c.env_id), "%s", "Pong-v4");
-    cr_assert_eq(train_state_init(s, &c), 0);
-    for (size_t i = 0; i < s->policy.n; i++) s->cache[i] = (double)i * 1e-7 + 1e-300;
+    cr_assert_eq(train_state_init(s, &c, &PG_LEARNER), 0);
+    for (size_t i = 0; i < s->policy.n; i++) pg_state(s)->cache[i] = (double)i * 1e-7 + 1e-300;
     s->iteration = 12; s->episodes = 36; s->agent_steps = 123456; s->frames = 493824;
     s->running_reward = -20.123456789; s->wall_s = 3.25;
+    train_state_settle(s);      // the learner owes its cache the decays of the iterations set above
 }
 
 static uint8_t *read_all(const char *path, size_t *len) {
@@ -46,18 +48,20 @@ Test(checkpoint, write_then_load_gives_back_every_bit) {
     cr_assert_eq(checkpoint_load(path, &b, &flags, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(flags, 0);
     cr_assert_eq(memcmp(a.policy.w, b.policy.w, sizeof(double) * a.policy.n), 0);
-    cr_assert_eq(memcmp(a.cache, b.cache, sizeof(double) * a.policy.n), 0);
+    cr_assert_eq(b.saved.count, 1);
+    cr_assert_eq(memcmp(pg_state(&a)->cache, b.saved.data[0], sizeof(double) * a.policy.n), 0);
     cr_assert_eq(b.policy.H, 3);
     cr_assert_eq(b.iteration, 12); cr_assert_eq(b.episodes, 36); cr_assert_eq(b.agent_steps, 123456);
     cr_assert_eq(b.frames, 493824); cr_assert_eq(b.running_reward, a.running_reward); cr_assert_eq(b.wall_s, 3.25);
     cr_assert_str_eq(b.cfg.env_id, "Pong-v4");
     cr_assert_eq(b.cfg.batch_size, 3); cr_assert_eq(b.cfg.seed, 42); cr_assert_eq(b.cfg.iterations, 77);
-    cr_assert(b.cfg.has_target); cr_assert_eq(b.cfg.target_reward, 5.5);
+    cr_assert(b.cfg.has_target_reward); cr_assert_eq(b.cfg.target_reward, 5.5);
     cr_assert_eq(b.cfg.lr, a.cfg.lr); cr_assert_eq(b.cfg.gamma, a.cfg.gamma); cr_assert_eq(b.cfg.decay, a.cfg.decay);
     cr_assert_eq(b.cfg.checkpoint_every, 9); cr_assert_eq(b.cfg.checkpoint_secs, 12.5); cr_assert_eq(b.cfg.keep, 4);
     size_t len;
     uint8_t *buf = read_all(path, &len);
-    cr_assert_eq(len, checkpoint_size(a.policy.n));
+    const uint32_t hb = (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 | (uint32_t)buf[15] << 24;
+    cr_assert_eq(len, hb + 2 * a.policy.n * sizeof(double) + 4);
     cr_assert_eq(memcmp(buf, CKPT_MAGIC, 8), 0);
     free(buf);
     train_state_free(&a);
@@ -81,7 +85,8 @@ Test(checkpoint, every_prefix_and_every_byte_change_is_refused) {
         cr_assert(err[0] && !strchr(err, '\n'), "prefix %zu: '%s'", n, err);
     }
     // every header byte changed, and some in the weights and the checksum
-    for (size_t i = 0; i < len; i += i < CKPT_HEADER_BYTES ? 1 : 4099) {
+    const uint32_t hb = (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 | (uint32_t)buf[15] << 24;
+    for (size_t i = 0; i < len; i += i < hb ? 1 : 4099) {
         buf[i] ^= 0x5a;
         err[0] = 0;
         cr_assert_neq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "byte %zu changed, accepted", i);

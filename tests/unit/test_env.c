@@ -60,12 +60,12 @@ static int64_t play_random(const char *id, uint64_t env_seed, uint64_t action_se
 
 Test(env, presets_table) {
     struct { const char *id; int lo, hi; double p; int64_t steps, frames; } want[] = {
-        {"Pong-v0", 2, 4, 0.25, 10000, 0},
-        {"Pong-v4", 2, 4, 0.0, 100000, 0},
-        {"PongDeterministic-v0", 4, 4, 0.25, 100000, 0},
-        {"PongDeterministic-v4", 4, 4, 0.0, 100000, 0},
-        {"PongNoFrameskip-v0", 1, 1, 0.25, 400000, 0},
-        {"PongNoFrameskip-v4", 1, 1, 0.0, 400000, 0},
+        {"Pong-v0", 2, 4, 0.25, 0, 108000},
+        {"Pong-v4", 2, 4, 0.0, 0, 108000},
+        {"PongDeterministic-v0", 4, 4, 0.25, 0, 108000},
+        {"PongDeterministic-v4", 4, 4, 0.0, 0, 108000},
+        {"PongNoFrameskip-v0", 1, 1, 0.25, 0, 108000},
+        {"PongNoFrameskip-v4", 1, 1, 0.0, 0, 108000},
         {"ALE/Pong-v5", 4, 4, 0.25, 0, 108000},
     };
     int n = (int)(sizeof want / sizeof want[0]);
@@ -360,9 +360,12 @@ Test(env, terminal_stops_emulation) {
     }
 }
 
-Test(env, v0_truncates_at_10000_steps) {
+// gym 0.21's step caps (python's caps="gym-0.21"): a preset's max_steps truncates at that
+// many agent steps, even on the terminal step.
+Test(env, max_steps_truncates_at_the_step_count) {
     Env env;
     env_init(&env, "Pong-v0", 0);
+    env.preset.max_steps = 10000;
     // a random policy loses long before 10,000 steps, so start the count near the cap
     EnvStep st;
     env.steps = 9998;
@@ -377,21 +380,22 @@ Test(env, v0_truncates_at_10000_steps) {
     cr_assert(!st.truncated);
 }
 
-Test(env, step_caps_of_the_other_presets) {
-    struct { const char *id; int64_t cap; } c[] = {
-        {"Pong-v4", 100000}, {"PongDeterministic-v0", 100000}, {"PongDeterministic-v4", 100000},
-        {"PongNoFrameskip-v0", 400000}, {"PongNoFrameskip-v4", 400000},
-    };
-    for (int k = 0; k < 5; k++) {
+// ale-py: every v0/v4 id caps 108,000 frames and has no step cap.
+Test(env, frame_caps_of_the_other_presets) {
+    const char *ids[] = {"Pong-v0", "Pong-v4", "PongDeterministic-v0", "PongDeterministic-v4",
+                         "PongNoFrameskip-v0", "PongNoFrameskip-v4"};
+    for (int k = 0; k < 6; k++) {
         Env env;
-        env_init(&env, c[k].id, 0);
+        env_init(&env, ids[k], 0);
         EnvStep st;
-        env.steps = c[k].cap - 2;
+        env.steps = 1000000;
+        env.frames = 108000 - 5;
         env_step(&env, ACTION_NOOP, &st);
-        cr_assert(!st.truncated, "%s", c[k].id);
-        env_step(&env, ACTION_NOOP, &st);
-        cr_assert(st.truncated, "%s", c[k].id);
-        cr_assert_eq(env_step(&env, ACTION_NOOP, &st), ENV_ERR_DONE, "%s", c[k].id);
+        cr_assert(!st.truncated, "%s", ids[k]);
+        while (env_step(&env, ACTION_NOOP, &st) == ENV_OK && !st.truncated) {}
+        cr_assert(st.truncated && !st.terminated, "%s", ids[k]);
+        cr_assert_eq(env.frames, 108000, "%s", ids[k]);
+        cr_assert_eq(env_step(&env, ACTION_NOOP, &st), ENV_ERR_DONE, "%s", ids[k]);
     }
 }
 
@@ -600,4 +604,242 @@ Test(env, random_policy_statistics_v5, .timeout = 240) {
               "mean random score %.2f, the real game's -20.32 (1000 episodes)", mean_score);
     cr_expect(mean_len >= 880 && mean_len <= 970,
               "mean random episode length %.1f steps, the real game's 926.0", mean_len);
+}
+
+// ----------------------------------------------------------------------------
+// state cloning (env_clone / env_restore, ALE's cloneState / restoreState)
+
+// Steps with random actions from ar, hashing every step's reward, frames, flags, RAM and
+// obs80; resets on the end of an episode (reset seeds from the same stream).
+static uint64_t play_hash(Env *env, Rng *ar, int nsteps) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    uint8_t obs[PONG_OBS80 * PONG_OBS80], ram[PONG_RAM_SIZE];
+    for (int i = 0; i < nsteps; i++) {
+        EnvStep st;
+        cr_assert_eq(env_step(env, random_action(ar), &st), ENV_OK);
+        env_render_obs80(env, obs);
+        env_ram(env, ram);
+        h = fnv1a(h, &st, sizeof st);
+        h = fnv1a(h, ram, sizeof ram);
+        h = fnv1a(h, obs, sizeof obs);
+        if (st.terminated || st.truncated) env_reset(env, rng_next(ar));
+    }
+    return h;
+}
+
+// With its stream, a restored state (into another env, made with another seed and played
+// elsewhere) plays exactly what followed the clone, on every preset; the env after the
+// restore is the cloned env, byte for byte.
+Test(env, a_restored_state_with_its_stream_replays_what_followed) {
+    static uint8_t buf[ENV_STATE_BYTES];
+    for (int k = 0; env_preset_id(k) != NULL; k++) {
+        const char *id = env_preset_id(k);
+        Env a, b, snapshot;
+        cr_assert_eq(env_init(&a, id, 11), ENV_OK);
+        cr_assert_eq(env_init(&b, id, 99), ENV_OK);
+        Rng ar, br;
+        rng_seed(&ar, 5);
+        rng_seed(&br, 6);
+        play_hash(&a, &ar, 700);
+        play_hash(&b, &br, 333);
+        env_clone(&a, true, buf);
+        cr_assert(env_state_has_rng(buf));
+        env_copy(&snapshot, &a);
+        Rng ar2 = ar;
+        uint64_t want = play_hash(&a, &ar, 1500);
+        cr_assert_eq(env_restore(&b, buf), ENV_OK, "%s", id);
+        cr_assert(memcmp(&b, &snapshot, sizeof b) == 0, "%s: the restored env is not the cloned one", id);
+        cr_assert_eq(play_hash(&b, &ar2, 1500), want, "%s: the restored state played otherwise", id);
+    }
+}
+
+// Without its stream, a restore leaves the env's own stream as it was (ALE's cloneState()
+// with include_rng false): on a preset with no randomness the replay is still exact, and on
+// a sticky one the env's stream is the one it had before the restore.
+Test(env, a_restored_state_without_its_stream_keeps_the_envs_stream) {
+    static uint8_t buf[ENV_STATE_BYTES];
+    Env a, b;
+    Rng ar, br;
+    env_init(&a, "PongDeterministic-v4", 1);
+    rng_seed(&ar, 3);
+    play_hash(&a, &ar, 400);
+    env_clone(&a, false, buf);
+    cr_assert(!env_state_has_rng(buf));
+    Rng ar2 = ar;
+    uint64_t want = play_hash(&a, &ar, 800);
+    env_init(&b, "PongDeterministic-v4", 2);
+    cr_assert_eq(env_restore(&b, buf), ENV_OK);
+    cr_assert_eq(play_hash(&b, &ar2, 800), want);
+
+    env_init(&a, "ALE/Pong-v5", 1);
+    env_init(&b, "ALE/Pong-v5", 2);
+    rng_seed(&ar, 3);
+    rng_seed(&br, 4);
+    play_hash(&a, &ar, 400);
+    play_hash(&b, &br, 100);
+    env_clone(&a, false, buf);
+    Rng before = b.rng;
+    cr_assert_eq(env_restore(&b, buf), ENV_OK);
+    cr_assert(memcmp(&b.rng, &before, sizeof before) == 0, "the stream was restored");
+    cr_assert(memcmp(&b.game, &a.game, sizeof a.game) == 0);
+    cr_assert_eq(b.frames, a.frames);
+    cr_assert_eq(b.steps, a.steps);
+    cr_assert_eq(b.last_action, a.last_action);
+    cr_assert_eq(b.resistance, a.resistance);
+    // with the stream, b's own is replaced
+    env_clone(&a, true, buf);
+    cr_assert_eq(env_restore(&b, buf), ENV_OK);
+    cr_assert(memcmp(&b.rng, &a.rng, sizeof a.rng) == 0);
+}
+
+// Like ALE's restoreState, a restore brings back the episode frame number and the frame
+// number (getFrameNumber, which a reset does not clear), and the end of the episode.
+Test(env, restore_brings_back_the_counters_and_the_end) {
+    static uint8_t buf[ENV_STATE_BYTES];
+    Env env;
+    Rng ar;
+    env_init(&env, "ALE/Pong-v5", 1);
+    rng_seed(&ar, 8);
+    play_hash(&env, &ar, 300);
+    int64_t frames = env.frames, steps = env.steps, total = env.frame_number;
+    cr_assert_eq(total, frames);
+    env_clone(&env, false, buf);
+    play_hash(&env, &ar, 100);
+    env_reset(&env, 5);
+    cr_assert_eq(env.frames, 0);
+    cr_assert_gt(env.frame_number, total);       // a reset keeps ALE's frame number
+    env_restore(&env, buf);
+    cr_assert_eq(env.frames, frames);
+    cr_assert_eq(env.steps, steps);
+    cr_assert_eq(env.frame_number, total);
+    // a finished episode stays finished after a restore
+    EnvStep st = {0};
+    while (!st.terminated && !st.truncated) env_step(&env, ACTION_NOOP, &st);
+    env_clone(&env, true, buf);
+    env_reset(&env, 1);
+    cr_assert_eq(env_restore(&env, buf), ENV_OK);
+    cr_assert_eq(env_step(&env, ACTION_NOOP, NULL), ENV_ERR_DONE);
+}
+
+// Bytes that are not a state of this version, or a state of another preset or flavour, are
+// refused and leave the env as it was.
+Test(env, restore_refuses_corrupt_and_foreign_states) {
+    static uint8_t buf[ENV_STATE_BYTES], bad[ENV_STATE_BYTES];
+    cr_assert_eq(env_state_size(), ENV_STATE_BYTES);
+    Env env, copy;
+    Rng ar;
+    env_init(&env, "ALE/Pong-v5", 1);
+    rng_seed(&ar, 1);
+    play_hash(&env, &ar, 50);
+    env_clone(&env, true, buf);
+    play_hash(&env, &ar, 50);
+    env_copy(&copy, &env);
+    // every single flipped bit
+    for (size_t i = 0; i < ENV_STATE_BYTES; i++)
+        for (int bit = 0; bit < 8; bit++) {
+            memcpy(bad, buf, sizeof bad);
+            bad[i] ^= (uint8_t)(1u << bit);
+            cr_assert_eq(env_restore(&env, bad), ENV_ERR_STATE, "byte %zu bit %d", i, bit);
+        }
+    memset(bad, 0, sizeof bad);
+    cr_assert_eq(env_restore(&env, bad), ENV_ERR_STATE);
+    cr_assert_eq(env_restore(&env, NULL), ENV_ERR_STATE);
+    cr_assert(memcmp(&env, &copy, sizeof env) == 0, "a refused restore touched the env");
+    // another preset, the same preset with other numbers
+    Env other;
+    env_init(&other, "Pong-v0", 1);
+    cr_assert_eq(env_restore(&other, buf), ENV_ERR_STATE_OTHER);
+    env_init(&other, "ALE/Pong-v5", 1);
+    other.preset.repeat_prob = 0.0;
+    cr_assert_eq(env_restore(&other, buf), ENV_ERR_STATE_OTHER);
+    cr_assert_str_eq(env_strerror(ENV_ERR_STATE_OTHER), "an env state of another preset, mode or difficulty");
+    cr_assert_eq(env_restore(&env, buf), ENV_OK);
+}
+
+// Through the opaque-handle API a binding uses: clone, play on, restore, play again.
+Test(env, clone_through_the_handle_api) {
+    uint8_t *buf = malloc(env_state_size());
+    Env *env = env_new("Pong-v4", 4);
+    cr_assert_not_null(env);
+    Rng ar;
+    rng_seed(&ar, 2);
+    play_hash(env, &ar, 123);
+    env_clone(env, true, buf);
+    Rng ar2 = ar;
+    uint64_t want = play_hash(env, &ar, 500);
+    cr_assert_eq(env_restore(env, buf), ENV_OK);
+    cr_assert_eq(play_hash(env, &ar2, 500), want);
+    env_free(env);
+    free(buf);
+}
+
+// ----------------------------------------------------------------------------
+// flavours: ALE's modes and difficulties
+
+Test(env, bad_flavours_are_errors) {
+    const int bad[][2] = {{-1, 0}, {2, 0}, {0, -1}, {0, 4}, {7, 9}};
+    Env env, copy;
+    memset(&env, 0xAB, sizeof env);
+    memcpy(&copy, &env, sizeof env);
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        cr_assert_eq(env_init_flavour(&env, "ALE/Pong-v5", bad[k][0], bad[k][1], 0), ENV_ERR_FLAVOUR);
+        cr_assert_null(env_new_flavour("ALE/Pong-v5", bad[k][0], bad[k][1], 0));
+    }
+    cr_assert(memcmp(&env, &copy, sizeof env) == 0, "env_init_flavour touched the env on error");
+    cr_assert_eq(env_init_flavour(&env, "Breakout-v4", 0, 0, 0), ENV_ERR_PRESET);
+    cr_assert_str_eq(env_strerror(ENV_ERR_FLAVOUR), "no such flavour: mode must be 0 or 1, difficulty 0 to 3");
+    cr_assert_eq(env_num_modes(), 2);
+    cr_assert_eq(env_num_difficulties(), 4);
+    for (int m = 0; m < 2; m++)
+        for (int d = 0; d < 4; d++) {
+            Env *e = env_new_flavour("Pong-v4", m, d, 1);
+            cr_assert_not_null(e);
+            cr_assert_eq(e->mode, m);
+            cr_assert_eq(e->difficulty, d);
+            env_free(e);
+        }
+}
+
+// ALE's reset presses SELECT once in mode 1 and counts that frame (StellaEnvironment::
+// pressSelect): measured with ALE 0.12.1 and the real ROM, getEpisodeFrameNumber() is 1 and
+// getFrameNumber() 1 after the first reset_game() in mode 1 (0 and 0 in mode 0), and 1 and
+// 12 after 10 more frames and a second reset; with max_num_frames_per_episode 10 a mode-1
+// episode is truncated after 9 act() calls, a mode-0 one after 10.
+Test(env, mode_1_counts_its_select_press_as_ale_does) {
+    Env env;
+    for (int mode = 0; mode < 2; mode++) {
+        env_init_flavour(&env, "PongNoFrameskip-v4", mode, 0, 0);
+        cr_assert_eq(env.frames, mode);
+        cr_assert_eq(env.frame_number, mode);
+        for (int i = 0; i < 10; i++) env_step(&env, ACTION_NOOP, NULL);
+        env_reset(&env, 0);
+        cr_assert_eq(env.frames, mode);
+        cr_assert_eq(env.frame_number, mode ? 12 : 10);
+        env.preset.max_frames = 10;
+        EnvStep st = {0};
+        int acts = 0;
+        while (!st.truncated && !st.terminated) { env_step(&env, ACTION_NOOP, &st); acts++; }
+        cr_assert_eq(acts, mode ? 9 : 10);
+        cr_assert_eq(env.frames, 10);
+    }
+}
+
+// A state of one flavour is refused by an env of another; within a flavour it round-trips.
+Test(env, states_belong_to_their_flavour) {
+    static uint8_t buf[ENV_STATE_BYTES];
+    Env a, b;
+    Rng ar;
+    rng_seed(&ar, 1);
+    env_init_flavour(&a, "ALE/Pong-v5", 1, 2, 5);
+    play_hash(&a, &ar, 200);
+    env_clone(&a, true, buf);
+    for (int m = 0; m < 2; m++)
+        for (int d = 0; d < 4; d++) {
+            env_init_flavour(&b, "ALE/Pong-v5", m, d, 5);
+            cr_assert_eq(env_restore(&b, buf), (m == 1 && d == 2) ? ENV_OK : ENV_ERR_STATE_OTHER,
+                         "mode %d difficulty %d", m, d);
+        }
+    env_init_flavour(&b, "ALE/Pong-v5", 1, 2, 6);
+    cr_assert_eq(env_restore(&b, buf), ENV_OK);
+    cr_assert(memcmp(&a, &b, sizeof a) == 0);
 }

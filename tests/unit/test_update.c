@@ -1,17 +1,17 @@
-// test_update.c: the learner's RMSProp step over the touched rows (train/update.h) against the
-// seed's dense step.
+// test_update.c: the seeds' learner's RMSProp step over the touched rows (algo/pg.h) against
+// the seed's dense step.
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "train/checkpoint.h"
-#include "train/update.h"
+#include "algo/pg.h"
 #include "util/rng.h"
 #include "util/rowset.h"
 
 // The learner updates only the rows a batch touched and owes the others their cache decays
-// (update_apply, train_state_settle): after many batches of scattered rows, weights and
+// (pg_update, train_state_settle): after many batches of scattered rows, weights and
 // cache must be the dense update's, bit for bit, and a checkpoint refuses an unsettled cache.
 Test(update, deferred_update_is_the_dense_update_bit_for_bit) {
     TrainConfig c;
@@ -19,11 +19,11 @@ Test(update, deferred_update_is_the_dense_update_bit_for_bit) {
     c.hidden = 5;
     c.lr = 1e-2;
     TrainState s;
-    cr_assert_eq(train_state_init(&s, &c), 0);
-    cr_assert_eq(train_state_defer(&s), 0);
+    cr_assert_eq(train_state_init(&s, &c, &PG_LEARNER), 0);
+    const double *s_cache = pg_state(&s)->cache;
     const size_t n = s.policy.n, H = 5, D = POLICY_D;
     double *w = malloc(n * sizeof(double)), *cache = calloc(n, sizeof(double)), *g = calloc(n, sizeof(double));
-    double *packed = calloc(n, sizeof(double));           // as Comm.end() gives it
+    double *packed = calloc(n, sizeof(double));           // as Comm.reduce() gives it
     memcpy(w, s.policy.w, n * sizeof(double));
     RowSet rows;
     cr_assert_eq(rowset_alloc(&rows, (int)D), 0);
@@ -42,7 +42,7 @@ Test(update, deferred_update_is_the_dense_update_bit_for_bit) {
         rmsprop_update(w, cache, g, n, c.lr, c.decay);      // the seed's dense step
         for (int k = 0; k <= rows.n; k++)
             memcpy(packed + k * H, g + (k < rows.n ? rows.list[k] : D) * H, H * sizeof(double));
-        update_apply(&s, packed, &rows);
+        pg_update(&s, packed, &rows);
         s.iteration++;
         if (it == 30) {                                     // a checkpoint mid-run settles
             cr_expect(!train_state_settled(&s));
@@ -52,15 +52,15 @@ Test(update, deferred_update_is_the_dense_update_bit_for_bit) {
             cr_expect(strstr(err, "not settled") != NULL, "%s", err);
             train_state_settle(&s);
             cr_expect(train_state_settled(&s));
-            cr_expect_eq(memcmp(cache, s.cache, n * sizeof(double)), 0, "settled cache differs at 30");
+            cr_expect_eq(memcmp(cache, s_cache, n * sizeof(double)), 0, "settled cache differs at 30");
             cr_expect_eq(checkpoint_write(path, &s, 0, err, sizeof(err)), 0, "%s", err);
             unlink(path);
         }
     }
     cr_expect_eq(memcmp(w, s.policy.w, n * sizeof(double)), 0, "weights differ from the dense update");
-    cr_expect_neq(memcmp(cache, s.cache, n * sizeof(double)), 0, "nothing was deferred: the test tests nothing");
+    cr_expect_neq(memcmp(cache, s_cache, n * sizeof(double)), 0, "nothing was deferred: the test tests nothing");
     train_state_settle(&s);
-    cr_expect_eq(memcmp(cache, s.cache, n * sizeof(double)), 0, "settled cache differs from the dense update");
+    cr_expect_eq(memcmp(cache, s_cache, n * sizeof(double)), 0, "settled cache differs from the dense update");
     rowset_free(&rows);
     free(w); free(cache); free(g); free(packed);
     train_state_free(&s);

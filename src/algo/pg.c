@@ -1,0 +1,215 @@
+// pg.c: the seeds' recipe (pg.h): a batch of whole episodes on the worker threads, their
+// gradients summed exactly, the sparse RMSProp step and its digest, the deferred cache decays.
+#include "pg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../train/comm.h"
+#include "../util/mem.h"
+#include "../util/rng.h"
+
+// ----------------------------------------------------------------------------
+// the update: RMSProp over the touched rows
+
+// A sum of hashes of (position, bits): the same whatever the order the rows come in.
+static uint64_t digest_range(const double *w, size_t off, size_t len) {
+    uint64_t d = 0;
+    for (size_t k = 0; k < len; k++) {
+        uint64_t x;
+        memcpy(&x, &w[off + k], sizeof(x));
+        x ^= (off + k) * 0x9e3779b97f4a7c15ull;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        d += x ^ (x >> 31);
+    }
+    return d;
+}
+
+// The update of W1 rows rows->list[a .. b) and its digest. The gradient is g's packed rows or,
+// where g is NULL, the sum's rows converted here (into scratch, H entries: one pass instead of
+// a conversion pass and an update pass).
+static uint64_t update_rows(TrainState *s, const double *g, const GradSum *sum, const RowSet *rows, int a,
+                            int b, double *scratch) {
+    Policy *p = &s->policy;
+    PgState *pg = pg_state(s);
+    const size_t H = (size_t)p->H;
+    const double lr = s->cfg.lr, decay = s->cfg.decay;
+    uint64_t d = 0;
+    for (int r = a; r < b; r++) {
+        const int i = rows->list[r];
+        const size_t off = (size_t)i * H;
+        const double *gr = g ? g + (size_t)r * H : scratch;
+        if (!g) gradsum_to_double_range(sum, scratch, off, H);
+        rmsprop_decay(pg->cache + off, H, s->iteration - pg->cache_at[i], decay);
+        rmsprop_update(p->w + off, pg->cache + off, gr, H, lr, decay);
+        pg->cache_at[i] = s->iteration + 1;
+        d += digest_range(p->w, off, H);
+    }
+    return d;
+}
+
+static uint64_t update_w2(TrainState *s, const double *g, const GradSum *sum, const RowSet *rows, double *scratch) {
+    Policy *p = &s->policy;
+    const size_t H = (size_t)p->H, w2 = (size_t)p->D * H;
+    const double *gr = g ? g + (size_t)rows->n * H : scratch;
+    if (!g) gradsum_to_double_range(sum, scratch, w2, H);
+    rmsprop_update(p->w + w2, pg_state(s)->cache + w2, gr, H, s->cfg.lr, s->cfg.decay);
+    return digest_range(p->w, w2, H);
+}
+
+void pg_update(TrainState *s, const double *g, const RowSet *rows) {
+    s->digest += update_rows(s, g, NULL, rows, 0, rows->n, NULL) + update_w2(s, g, NULL, rows, NULL);
+}
+
+// A share of the rows for each of the pool's threads (the digest is a sum: the same whatever
+// the split).
+typedef struct {
+    TrainState *s;
+    const double *g;
+    const GradSum *sum;
+    const RowSet *rows;
+    double *scratch;          // (parts x H)
+    uint64_t *digest;         // (parts,)
+} Update;
+
+static void update_part(void *ctx, int part, int parts) {
+    Update *u = ctx;
+    const int n = u->rows->n;
+    double *scratch = u->scratch + (size_t)part * (size_t)u->s->policy.H;
+    uint64_t d = update_rows(u->s, u->g, u->sum, u->rows, (int)((int64_t)n * part / parts),
+                             (int)((int64_t)n * (part + 1) / parts), scratch);
+    if (part == parts - 1) d += update_w2(u->s, u->g, u->sum, u->rows, scratch);
+    u->digest[part] = d;
+}
+
+// The step on the pool's threads, a share of the rows each; where g is NULL the gradient is
+// sum's rows, converted to float64 as they are used.
+static void update_pool(TrainState *s, Pool *pool, const double *g, const GradSum *sum, const RowSet *rows) {
+    PgState *pg = pg_state(s);
+    Update up = { s, g, sum, rows, pg->scratch, pg->digests };
+    pool_for(pool, update_part, &up);
+    for (int k = 0; k < pool_threads(pool); k++) s->digest += pg->digests[k];
+}
+
+// ----------------------------------------------------------------------------
+// the deferred cache decays
+
+static void pg_settle(TrainState *s) {
+    PgState *pg = pg_state(s);
+    const size_t H = (size_t)s->policy.H;
+    for (int i = 0; i < s->policy.D; i++) {
+        if (pg->cache_at[i] == s->iteration) continue;
+        rmsprop_decay(pg->cache + i * H, H, s->iteration - pg->cache_at[i], s->cfg.decay);
+        pg->cache_at[i] = s->iteration;
+    }
+}
+
+static bool pg_settled(const TrainState *s) {
+    const PgState *pg = pg_state(s);
+    for (int i = 0; i < s->policy.D; i++)
+        if (pg->cache_at[i] != s->iteration) return false;
+    return true;
+}
+
+// ----------------------------------------------------------------------------
+// one iteration: a batch of episodes, their exact sum, the step
+
+// The scratch for the pool's thread count (it may differ from the last call's).
+static int scratch_for(PgState *pg, const Policy *p, int parts) {
+    if (pg->parts == parts) return 0;
+    free(pg->scratch);
+    free(pg->digests);
+    pg->scratch = calloc((size_t)parts * (size_t)p->H, sizeof(double));
+    pg->digests = calloc((size_t)parts, sizeof(uint64_t));
+    pg->parts = pg->scratch && pg->digests ? parts : 0;
+    return pg->parts ? 0 : -1;
+}
+
+static int pg_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
+    PgState *pg = pg_state(s);
+    const int B = s->cfg.batch_size;
+    if (scratch_for(pg, &s->policy, pool_threads(pool))) { snprintf(err, errlen, "out of memory"); return -1; }
+    const int64_t first = s->episodes;
+    memset(pg->stats, 0, sizeof(EpisodeStats) * (size_t)B);
+    EpisodeSource *src = comm->source(comm, first, B);
+    const GradSum *sum;
+    if (pool_play(pool, &s->policy, s->cfg.seed, s->cfg.gamma, src, first, B, pg->stats, &sum, &pg->rows, err, errlen))
+        return -1;
+    // each episode's stats are non-zero on the one rank that played it: summed, every rank has them all
+    int64_t *x = pg->x;
+    for (int e = 0; e < B; e++) {
+        x[4 * e] = pg->stats[e].reward_sum; x[4 * e + 1] = pg->stats[e].steps;
+        x[4 * e + 2] = pg->stats[e].frames; x[4 * e + 3] = pg->stats[e].truncated;
+    }
+    const double *g;
+    if (comm->reduce(comm, pool, sum, &pg->rows, x, 4 * B, s->digest, &g, err, errlen)) return -1;
+    lb->steps = lb->frames = 0;
+    for (int e = 0; e < B; e++) {
+        pg->stats[e] = (EpisodeStats){ (int)x[4 * e], (int)x[4 * e + 1], x[4 * e + 2], x[4 * e + 3] != 0 };
+        lb->steps += pg->stats[e].steps;
+        lb->frames += pg->stats[e].frames;
+    }
+    lb->episodes = pg->stats;
+    lb->count = B;
+    update_pool(s, pool, g, sum, &pg->rows);
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// its state
+
+static void pg_destroy(TrainState *s) {
+    PgState *pg = pg_state(s);
+    if (!pg) return;
+    free(pg->cache); free(pg->cache_at); free(pg->stats); free(pg->x); free(pg->scratch); free(pg->digests);
+    rowset_free(&pg->rows);
+    free(pg);
+    s->algo = NULL;
+}
+
+static int pg_create(TrainState *s, bool fresh) {
+    const Policy *p = &s->policy;
+    const size_t B = (size_t)s->cfg.batch_size;
+    PgState *pg = calloc(1, sizeof(PgState));
+    if (!pg) return -1;
+    s->algo = pg;
+    pg->cache = big_calloc(p->n, sizeof(double));
+    pg->cache_at = malloc(sizeof(int64_t) * (size_t)p->D);
+    pg->stats = calloc(B, sizeof(EpisodeStats));
+    pg->x = calloc(4 * B, sizeof(int64_t));
+    if (!pg->cache || !pg->cache_at || !pg->stats || !pg->x || rowset_alloc(&pg->rows, p->D)) { pg_destroy(s); return -1; }
+    for (int i = 0; i < p->D; i++) pg->cache_at[i] = s->iteration;     // settled
+    if (fresh) policy_init_random(&s->policy, rng_key(s->cfg.seed, 0x696e6974 /* "init" */, 0, 0));
+    return 0;
+}
+
+static int pg_arrays(TrainState *s, LearnerArray *out) {
+    out[0] = (LearnerArray){ "RMSProp cache", pg_state(s)->cache, s->policy.n, true };
+    return 1;
+}
+
+static void pg_defaults(TrainConfig *c) { (void)c; }    // the common defaults are the seed's
+
+// The weights and the RMSProp cache, and each worker thread's gradient and exact sum.
+static double pg_memory_bytes(const TrainConfig *c) {
+    double n = (double)POLICY_D * c->hidden + c->hidden;
+    return n * 8 * 3 + (double)c->workers * n * (8 + 16);
+}
+
+static const char *const PG_METRICS[] = { NULL };
+
+const Learner PG_LEARNER = {
+    .name = "pg",
+    .summary = "the seeds' policy gradient: whole episodes, REINFORCE, RMSProp (Karpathy's 6400-H-1 network)",
+    .metrics = PG_METRICS,
+    .defaults = pg_defaults,
+    .memory_bytes = pg_memory_bytes,
+    .create = pg_create,
+    .destroy = pg_destroy,
+    .arrays = pg_arrays,
+    .settle = pg_settle,
+    .settled = pg_settled,
+    .iterate = pg_iterate,
+};

@@ -1,0 +1,92 @@
+// learner.h: the shape of a learner, as the loop (train.c), the checkpoint and the transport
+// call it. The learners themselves are in src/algo/ (pg.c: the seeds' policy gradient; ppo.c):
+// the loop, the CLI and the transport hold a `const Learner *` and never ask which one it is,
+// as they hold a Comm (comm.h) and never ask which transport.
+//
+// What is whose in a run (TrainState, state.h):
+//   the run's:      settings, counters (iteration, episodes, steps, running mean, wall time),
+//                   the acting network `policy` (6400 -> H -> 1: what eval, record and export use)
+//   the learner's:  everything else it needs to go on bit-identically (an optimiser's state,
+//                   a value head), listed as float64 arrays (Learner.arrays) that the checkpoint
+//                   writes and reads and the transport sends out once; and its scratch.
+// One iteration (Learner.iterate) is "play, then update" however the learner does it: whole
+// episodes (pg) or fixed-length rollouts over many envs with several minibatch steps (ppo).
+// Every sum that must be the same bits on any number of threads and ranks goes through the
+// exact fixed point (gradsum.h) and, across ranks, Comm.reduce.
+#ifndef PONGRL_LEARNER_H
+#define PONGRL_LEARNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../rl/rollout.h"
+
+typedef struct TrainState TrainState;
+typedef struct TrainConfig TrainConfig;
+typedef struct Pool Pool;
+typedef struct Comm Comm;
+
+#define LEARNER_METRICS_MAX 8         // diagnostics a learner may log per iteration
+#define LEARNER_ARRAYS_MAX 8          // float64 arrays of state a learner may have
+#define LEARNER_ARRAY_NAME_MAX 24
+
+// One float64 array of a learner's state (its memory): what a checkpoint holds and the
+// transport sends out once. nonneg: every entry must be >= 0 (an RMSProp cache, Adam's v), else
+// every entry must be finite; a file that breaks the rule is refused on load.
+typedef struct {
+    const char *name;
+    double *data;
+    size_t n;
+    bool nonneg;
+} LearnerArray;
+
+// What one iteration did, for the run's counters and its log.
+typedef struct {
+    // The episodes it finished, in the run's fixed order (episode index for pg; for rollouts,
+    // say, by env then by step): the running mean takes them in this order, so it is the
+    // same bits whoever played them. The learner's memory, valid until its next iteration.
+    const EpisodeStats *episodes;
+    int count;
+    int64_t steps, frames;    // agent steps and emulated frames played, all ranks together
+    double metrics[LEARNER_METRICS_MAX];   // its diagnostics, in the order of Learner.metrics
+} LearnerBatch;
+
+typedef struct Learner {
+    const char *name;         // the --algo value
+    const char *summary;      // one line for --help
+    // Its diagnostics, NULL-terminated (at most LEARNER_METRICS_MAX): extra metrics.csv
+    // columns after the common ones, in this order.
+    const char *const *metrics;
+    // Its defaults for the settings it reads (config.h), over the common ones.
+    void (*defaults)(TrainConfig *c);
+    // Bytes a run of this configuration needs (weights, its state, each worker thread's
+    // share): a run that does not fit is refused before anything is allocated.
+    double (*memory_bytes)(const TrainConfig *c);
+    // Its state for s (s->cfg set, s->policy allocated). fresh: also the run's initial weights
+    // (from s->cfg.seed); else s->policy already holds the weights and its arrays are filled
+    // in after this returns (checkpoint, transport). 0, or -1 (out of memory).
+    int (*create)(TrainState *s, bool fresh);
+    void (*destroy)(TrainState *s);
+    // Its state's arrays, in a fixed order (at most LEARNER_ARRAYS_MAX); returns how many.
+    // Read only after settle().
+    int (*arrays)(TrainState *s, LearnerArray *out);
+    // Bring its arrays up to date, for a checkpoint or to send them out (pg defers the RMSProp
+    // cache decays of untouched rows); settled(): nothing owed.
+    void (*settle)(TrainState *s);
+    bool (*settled)(const TrainState *s);
+    // One iteration, on every rank: play with s->policy, update it and the learner's state.
+    // The pool's threads are this process's workers; comm hands out work (source), sums
+    // exactly across ranks (reduce). 0, or -1 with one line in err.
+    int (*iterate)(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *b, char *err, size_t errlen);
+} Learner;
+
+// The learner of `name` in a NULL-terminated list, or NULL.
+static inline const Learner *learner_find(const Learner *const *list, const char *name) {
+    for (; list && *list; list++)
+        if (!strcmp((*list)->name, name)) return *list;
+    return NULL;
+}
+
+#endif
