@@ -94,7 +94,7 @@ $(BUILD)/test_allreduce: tests/mpi/test_allreduce.c $(BUILD)/san/src/cluster/all
 	    $(MPI_LIBS) $(LIBS)
 
 # Test support, not in the product binary: episodes and one update exported as .npy for the
-# NumPy reference tests (tests/py) and bench train's comparison with the seed's code.
+# NumPy reference tests (tests/py) and bench/seed_bench.py's comparison with the seed's code.
 $(BUILD)/dump_episodes: tests/reference/dump_episodes.c $(BUILD)/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
@@ -155,7 +155,8 @@ bench: setup
 	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes
 	$(BUILD)/random_play_stats
 	$(BUILD)/pongrl bench env
-	$(BUILD)/pongrl bench train
+	set -o pipefail; $(BUILD)/pongrl bench train | tee $(BUILD)/bench_train.txt
+	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py --dump $(BUILD)/dump_episodes --ours $(BUILD)/bench_train.txt
 	$(BUILD)/pongrl bench cluster
 
 clean:

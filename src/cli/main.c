@@ -20,7 +20,7 @@ static const char *USAGE =
     "  export       a model's weights as the seed's W1.npy/W2.npy\n"
     "  import       W1.npy/W2.npy from the seed's Python code as a pongrl weights file\n"
     "  bench env    environment speed (name: value lines)\n"
-    "  bench train  network and training speed, against the seed's NumPy code\n"
+    "  bench train  network and training speed (make bench adds the seed's NumPy code)\n"
     "  bench cluster  MPI transport cost: share of an iteration spent communicating\n";
 
 int main(int argc, char **argv) {
