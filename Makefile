@@ -62,6 +62,11 @@ $(BUILD)/obj/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(OPT) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) $(if $(filter $(WINDOW_SRC),$<),$(SDL_DEF) $(SDL_CFLAGS)) -c $< -o $@
 
+# The version is written once, in python/pongrl/__init__.py; `pongrl --version` says the same.
+VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' python/pongrl/__init__.py)
+$(BUILD)/obj/src/cli/main.o $(BUILD)/san/src/cli/main.o: BASE += -DPONGRL_VERSION='"$(VERSION)"'
+$(BUILD)/obj/src/cli/main.o $(BUILD)/san/src/cli/main.o: python/pongrl/__init__.py
+
 # The game's frame is byte arithmetic on its RAM, which the vectoriser packs into vector code
 # that costs more than it saves: 25-31 ns a frame without it against 33-36 ns (alternating runs).
 $(BUILD)/obj/src/pong/pong.o: OPT += -fno-tree-vectorize

@@ -39,6 +39,12 @@ static double time_update(int batch, int workers, int64_t *steps) {
 
 int bench_train(int argc, char **argv) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (argc > 1 && arg_is_help(argv[1])) {
+        printf("usage: pongrl bench train [WORKERS (default: one per core)]\n"
+               "The network's speed per agent step on one episode, training throughput and the wall time\n"
+               "of one update, as name: value lines (`make bench` adds the seed's NumPy code on the same episode).\n");
+        return 0;
+    }
     int workers = argc > 1 ? (int)arg_int("--workers", argv[1], 1, 1024) : (int)(cores > 0 ? cores : 1);
     // the network on one real episode (untrained policy); bench/seed_bench.py times the seed's
     // NumPy code on the same episode
