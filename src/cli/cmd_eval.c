@@ -12,7 +12,7 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "model.h"
+#include "../train/model.h"
 
 typedef struct {
     int score;                 // agent - CPU points
