@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy) {
+int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int difficulty, bool greedy) {
     memset(pl, 0, sizeof(*pl));
-    if (env_init(&pl->env, env_id, 0) != ENV_OK) return -1;
+    if (env_init_flavour(&pl->env, env_id, mode, difficulty, 0) != ENV_OK) return -1;
     pl->h = malloc(sizeof(double) * (size_t)p->H);
     pl->greedy = greedy;
     return pl->h ? 0 : -1;

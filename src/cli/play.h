@@ -26,8 +26,9 @@ typedef struct {
     double last_p;                  // probability of UP at the last step
 } Player;
 
-// 0, or -1 (unknown env id, out of memory).
-int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy);
+// 0, or -1 (unknown env id, bad mode or difficulty, out of memory). mode, difficulty: ALE's
+// (env_init_flavour).
+int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int difficulty, bool greedy);
 void player_free(Player *pl);
 void player_reset(Player *pl, uint64_t env_seed, uint64_t act_seed);
 // One agent step; returns the action taken (ACTION_RIGHT = UP, ACTION_LEFT = DOWN).

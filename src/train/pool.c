@@ -92,7 +92,7 @@ static void *thread_main(void *arg) {
     }
 }
 
-Pool *pool_create(int threads, const char *env_id, const Policy *shape) {
+Pool *pool_create(int threads, const char *env_id, int mode, int difficulty, const Policy *shape) {
     Pool *pool = calloc(1, sizeof(*pool));
     if (!pool) return NULL;
     pool->th = calloc((size_t)threads, sizeof(Thread));
@@ -103,7 +103,7 @@ Pool *pool_create(int threads, const char *env_id, const Policy *shape) {
     for (int i = 0; i < threads; i++) {
         Thread *t = &pool->th[i];
         t->pool = pool;
-        if (rowset_alloc(&t->used, shape->D) || env_init(&t->env, env_id, 0) != ENV_OK || worker_alloc(&t->w, shape) ||
+        if (rowset_alloc(&t->used, shape->D) || env_init_flavour(&t->env, env_id, mode, difficulty, 0) != ENV_OK || worker_alloc(&t->w, shape) ||
             gradsum_alloc(&t->acc, shape->n) || pthread_create(&t->tid, NULL, thread_main, t)) {
             worker_free(&t->w);
             gradsum_free(&t->acc);
