@@ -92,7 +92,7 @@ int cmd_watch(int argc, char **argv) {
         double due = clock_now_s();
         do {
             env_render_rgb(&pl->env, rgb);                 // what is on screen when the agent acts
-            player_step(pl, &st.policy, &s);
+            player_step(pl, &s);
             if (window_show(win, rgb, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
             double now = clock_now_s();
             if (now > due + LATE_RESET_S) due = now;

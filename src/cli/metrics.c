@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../train/checkpoint.h"
+#include "../util/file.h"
 
 // ----------------------------------------------------------------------------
 // one row per iteration
@@ -104,9 +105,8 @@ static const char *excerpt(const char *line, char *buf, size_t n) {
 }
 
 int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t errlen) {
-    char path[CKPT_PATH_MAX], tmp[CKPT_PATH_MAX + 8];
+    char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/metrics.csv", run_dir);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     const long long N = s->iteration, B = s->cfg.batch_size;
     FILE *in = fopen(path, "r");
     if (!in) {
@@ -116,8 +116,11 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
                     "again at iteration %lld\n", path, N, N + 1);
         return 0;
     }
-    FILE *out = fopen(tmp, "w");
-    if (!out) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); fclose(in); return -1; }
+    // the good rows go to a new file that replaces the old one whole (file.h)
+    FileReplace fr;
+    if (file_replace_begin(&fr, path, err, errlen)) { fclose(in); return -1; }
+    FILE *out = fopen(fr.tmp, "w");
+    if (!out) { snprintf(err, errlen, "cannot write %s: %s", fr.tmp, strerror(errno)); file_replace_abort(&fr); fclose(in); return -1; }
     char header[1024];
     const int extra = header_of(s->learner, header, sizeof(header));
     fprintf(out, "%s\n", header);
@@ -158,10 +161,10 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     if (lineno > 0 && !has_header && bad++ == 0) snprintf(why, sizeof(why), "line 1: not the header");
     if (fclose(out) != 0 || read_error) {
         snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));
-        remove(tmp);
+        file_replace_abort(&fr);
         return -1;
     }
-    if (!bad && !dropped && has_header) { remove(tmp); }      // nothing to change
+    if (!bad && !dropped && has_header) { file_replace_abort(&fr); }      // nothing to change
     else {
         char damaged[CKPT_PATH_MAX + 32] = "";
         if (bad) {      // nothing is lost: the old file stays beside the new one
@@ -171,15 +174,11 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
             // a hard link: metrics.csv exists at every moment, whenever a kill comes
             if (link(path, damaged) && rename(path, damaged)) {
                 snprintf(err, errlen, "cannot keep %s as %s: %s", path, damaged, strerror(errno));
-                remove(tmp);
+                file_replace_abort(&fr);
                 return -1;
             }
         }
-        if (rename(tmp, path)) {
-            snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));
-            remove(tmp);
-            return -1;
-        }
+        if (file_replace_commit(&fr, err, errlen)) return -1;
         if (bad) {
             char missing[64] = "";
             if (kept < N) snprintf(missing, sizeof(missing), ", the first missing iteration %lld", first_missing);
