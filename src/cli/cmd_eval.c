@@ -13,7 +13,7 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "model.h"
+#include "../train/model.h"
 
 typedef struct {
     int score;                 // agent - CPU points

@@ -13,7 +13,7 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "model.h"
+#include "../train/model.h"
 
 #define INPUT_SCALE 2                                  // 80x80 drawn as 160x160
 #define INPUT_Y0 35                                    // the seed crops rows 35..194: line them up

@@ -12,7 +12,7 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "model.h"
+#include "../train/model.h"
 
 #define WATCH_FRAME_HZ 60.0          // an emulated Atari frame is 1/60 s
 #define FINAL_HOLD_S 2.0             // the last picture of a game stays 2 s, as in record's GIF
