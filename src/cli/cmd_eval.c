@@ -61,12 +61,13 @@ static double t975(int df) {
 
 int cmd_eval(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv, PLAY_OPT_EPISODES | PLAY_OPT_ENV | PLAY_OPT_GREEDY | PLAY_OPT_SEED | PLAY_OPT_WORKERS |
+    play_args_parse(argc, argv, PLAY_OPT_EPISODES | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_GREEDY | PLAY_OPT_SEED | PLAY_OPT_WORKERS |
                     PLAY_OPT_VERBOSE, "MODEL [options]",
                     "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
                     "file, a run directory (its newest checkpoint) or a folder with the seed's W1.npy/W2.npy.\n", &a);
     int episodes = a.episodes, workers = a.workers;
     const char *env_id = a.env_id;
+    int mode = a.mode, difficulty = a.difficulty;
     const bool greedy = a.greedy, verbose = a.verbose;
     const uint64_t seed = a.seed;
     if (workers < 1) workers = 1;
@@ -76,7 +77,11 @@ int cmd_eval(int argc, char **argv) {
     char desc[2048], err[2048];
     if (model_load(a.model, &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (!env_id) env_id = st.cfg.env_id;
-    printf("pongrl eval: %s\n  %s, %d episodes, %s, seed %llu, %d workers\n", desc, env_id, episodes,
+    if (mode < 0) mode = st.cfg.mode;
+    if (difficulty < 0) difficulty = st.cfg.difficulty;
+    char flavour[64] = "";
+    if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
+    printf("pongrl eval: %s\n  %s%s, %d episodes, %s, seed %llu, %d workers\n", desc, env_id, flavour, episodes,
            greedy ? "greedy" : "stochastic", (unsigned long long)seed, workers);
     fflush(stdout);
 
@@ -85,7 +90,7 @@ int cmd_eval(int argc, char **argv) {
     int rc = 1;
     if (!job.players || !job.res) { fprintf(stderr, "pongrl: out of memory\n"); goto out; }
     for (int k = 0; k < workers; k++)
-        if (!(job.players[k] = malloc(sizeof(Player))) || player_init(job.players[k], &st.policy, env_id, greedy)) {
+        if (!(job.players[k] = malloc(sizeof(Player))) || player_init(job.players[k], &st.policy, env_id, mode, difficulty, greedy)) {
             free(job.players[k]); job.players[k] = NULL;
             fprintf(stderr, "pongrl: out of memory\n");
             goto out;

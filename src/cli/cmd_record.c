@@ -36,7 +36,7 @@ static void compose(uint8_t *canvas, int cw, const uint8_t *rgb, const int8_t *x
 
 int cmd_record(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv, PLAY_OPT_OUT | PLAY_OPT_ENV | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_MAX_STEPS |
+    play_args_parse(argc, argv, PLAY_OPT_OUT | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_MAX_STEPS |
                     PLAY_OPT_WITH_INPUT, "MODEL --out game.gif|game.mp4 [options]",
                     "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
                     "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"
@@ -44,6 +44,7 @@ int cmd_record(int argc, char **argv) {
                     "checkpoint file, a run directory (its newest checkpoint) or a folder with W1.npy/W2.npy.\n"
                     "The game is episode 0 of `pongrl eval --seed S`.\n", &a);
     const char *out = a.out, *env_id = a.env_id;
+    int mode = a.mode, difficulty = a.difficulty;
     char err[2048];
     const uint64_t seed = a.seed;
     const bool greedy = a.greedy, input = a.with_input;
@@ -58,6 +59,8 @@ int cmd_record(int argc, char **argv) {
     char desc[2048];
     if (model_load(a.model, &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (!env_id) env_id = st.cfg.env_id;
+    if (mode < 0) mode = st.cfg.mode;
+    if (difficulty < 0) difficulty = st.cfg.difficulty;
     const int cw = PONG_SCREEN_W * (input ? 2 : 1);
     Player *pl = malloc(sizeof(Player));
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3), *canvas = malloc((size_t)PONG_SCREEN_H * cw * 3);
@@ -66,7 +69,7 @@ int cmd_record(int argc, char **argv) {
     FileReplace fr;
     bool pending = false;            // fr.tmp exists and is ours to remove
     int rc = 1;
-    if (!pl || !rgb || !canvas || player_init(pl, &st.policy, env_id, greedy)) {
+    if (!pl || !rgb || !canvas || player_init(pl, &st.policy, env_id, mode, difficulty, greedy)) {
         fprintf(stderr, "pongrl: out of memory\n");
         free(pl); pl = NULL;
         goto out;
@@ -98,9 +101,11 @@ int cmd_record(int argc, char **argv) {
     env_state(&pl->env, &es);
     struct stat fst;
     long long size = stat(out, &fst) == 0 ? (long long)fst.st_size : -1;
-    printf("pongrl record: %s\n  %s, seed %llu, %s: %s after %lld steps (%lld frames), agent %lld, cpu %lld\n"
+    char flavour[64] = "";
+    if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
+    printf("pongrl record: %s\n  %s%s, seed %llu, %s: %s after %lld steps (%lld frames), agent %lld, cpu %lld\n"
            "  wrote %s: %dx%d, %lld frames, %.1f s, %lld KiB\n",
-           desc, env_id, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
+           desc, env_id, flavour, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
            s.terminated ? "game over" : s.truncated ? "truncated by the episode cap" : "stopped at --max-steps",
            (long long)steps, (long long)frames, (long long)es.score_agent, (long long)es.score_cpu,
            out, vs.width, vs.height, (long long)vs.pictures, vs.seconds, size / 1024);

@@ -9,16 +9,16 @@
 #include "../train/config.h"
 #include "args.h"
 
-int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id) {
+int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty) {
     memset(pl, 0, sizeof(*pl));
-    if (env_init(&pl->env, env_id, 0) != ENV_OK) return -1;
+    if (env_init_flavour(&pl->env, env_id, mode, difficulty, 0) != ENV_OK) return -1;
     pl->policy = policy;
     pl->h = malloc(sizeof(double) * (size_t)(policy.h_len > 0 ? policy.h_len : 1));
     return pl->h ? 0 : -1;
 }
 
-int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy) {
-    return player_init_policy(pl, agent_policy_seed(p, greedy), env_id);
+int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int difficulty, bool greedy) {
+    return player_init_policy(pl, agent_policy_seed(p, greedy), env_id, mode, difficulty);
 }
 
 void player_free(Player *pl) {
@@ -50,6 +50,8 @@ static const PlayFlag FLAGS[] = {
     { PLAY_OPT_OUT,        "out",        true,  "--out FILE",    "the .gif or .mp4 to write (required)" },
     { PLAY_OPT_EPISODES,   "episodes",   true,  "--episodes N",  "games to play (default 20)" },
     { PLAY_OPT_ENV,        "env",        true,  "--env ID",      "environment, e.g. ALE/Pong-v5 or pongrl/Pong-v5 (default: the model's)" },
+    { PLAY_OPT_MODE,       "mode",       true,  "--mode M",      "ALE's game mode, 0 or 1 (default: the model's)" },
+    { PLAY_OPT_DIFFICULTY, "difficulty", true,  "--difficulty D", "ALE's difficulty, 0 to 3 (default: the model's)" },
     { PLAY_OPT_SEED,       "seed",       true,  "--seed S",      "game seed: same seed, same games; game g is eval's episode g (default 1)" },
     { PLAY_OPT_GREEDY,     "greedy",     false, "--greedy",      "UP iff p > 0.5, instead of sampling as in training" },
     { PLAY_OPT_WORKERS,    "workers",    true,  "--workers N",   "threads (default: one per core)" },
@@ -75,6 +77,8 @@ static void set_flag(PlayArgs *a, unsigned opt, const char *flag, const char *v)
     case PLAY_OPT_OUT:        a->out = v; break;
     case PLAY_OPT_EPISODES:   a->episodes = (int)arg_int(flag, v, 1, 1000000); break;
     case PLAY_OPT_ENV:        a->env_id = arg_env(flag, v); break;
+    case PLAY_OPT_MODE:       a->mode = (int)arg_int(flag, v, 0, env_num_modes() - 1); break;
+    case PLAY_OPT_DIFFICULTY: a->difficulty = (int)arg_int(flag, v, 0, env_num_difficulties() - 1); break;
     case PLAY_OPT_SEED:       a->seed = arg_u64(flag, v); break;
     case PLAY_OPT_GREEDY:     a->greedy = true; break;
     case PLAY_OPT_WORKERS:    a->workers = (int)arg_int(flag, v, 1, 1024); break;
@@ -88,7 +92,7 @@ static void set_flag(PlayArgs *a, unsigned opt, const char *flag, const char *v)
 }
 
 void play_args_parse(int argc, char **argv, unsigned opts, const char *usage, const char *about, PlayArgs *a) {
-    *a = (PlayArgs){ .seed = 1, .episodes = 20, .workers = train_cores_available(), .scale = 3, .speed = 1.0 };
+    *a = (PlayArgs){ .mode = -1, .difficulty = -1, .seed = 1, .episodes = 20, .workers = train_cores_available(), .scale = 3, .speed = 1.0 };
     struct option lo[N_FLAGS + 2];
     int n = 0;
     for (int i = 0; i < N_FLAGS; i++)

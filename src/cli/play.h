@@ -22,10 +22,11 @@ typedef struct {
     double last_p;                  // probability of UP at the last step
 } Player;
 
-// The seeds' network p playing env_id. 0, or -1 (unknown env id, out of memory).
-int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy);
-// Any learner's policy playing env_id. 0, or -1 (unknown env id, out of memory).
-int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id);
+// The seeds' network p playing env_id with ALE's mode and difficulty (env_init_flavour).
+// 0, or -1 (unknown env id, bad mode or difficulty, out of memory).
+int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int difficulty, bool greedy);
+// Any learner's policy playing env_id, mode, difficulty. 0, or -1 (as player_init).
+int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty);
 void player_free(Player *pl);
 void player_reset(Player *pl, uint64_t env_seed, uint64_t act_seed);
 // One agent step; returns the action taken.
@@ -38,12 +39,14 @@ enum {
     PLAY_OPT_OUT = 1 << 0, PLAY_OPT_EPISODES = 1 << 1, PLAY_OPT_ENV = 1 << 2, PLAY_OPT_SEED = 1 << 3,
     PLAY_OPT_GREEDY = 1 << 4, PLAY_OPT_WORKERS = 1 << 5, PLAY_OPT_GAMES = 1 << 6, PLAY_OPT_MAX_STEPS = 1 << 7,
     PLAY_OPT_WITH_INPUT = 1 << 8, PLAY_OPT_SCALE = 1 << 9, PLAY_OPT_SPEED = 1 << 10, PLAY_OPT_VERBOSE = 1 << 11,
+    PLAY_OPT_MODE = 1 << 12, PLAY_OPT_DIFFICULTY = 1 << 13,
 };
 
 typedef struct {
     const char *model;              // the one positional argument
     const char *out;                // --out, NULL if not given
     const char *env_id;             // --env, NULL: the model's
+    int mode, difficulty;           // ALE's game mode and difficulty; -1: the model's
     uint64_t seed;                  // 1
     bool greedy, with_input, verbose;
     int episodes;                   // 20
