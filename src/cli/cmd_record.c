@@ -48,7 +48,7 @@ static void print_help(void) {
            "  --env ID         environment, e.g. ALE/Pong-v5 or pongrl/Pong-v5 (default: the model's)\n"
            "  --seed S         game seed                                (default 1)\n"
            "  --greedy         UP iff p > 0.5, instead of sampling as in training\n"
-           "  --max-steps N    stop after N agent steps         (default: none, the whole game)\n"
+           "  --max-steps N    stop after N agent steps                 (default: the whole game)\n"
            "  --with-input     the 80x80 difference frame the network sees, beside the screen\n");
 }
 
