@@ -103,7 +103,7 @@ static int bench_rank(const BenchArgs *a) {
     cfg.quiet = true;
     TrainState st;
     if (train_state_init(&st, &cfg, algo_find(cfg.algo))) { fprintf(stderr, "pongrl: out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
-    Pool *pool = pool_create(cfg.workers, cfg.env_id, &st.policy);
+    Pool *pool = pool_create(cfg.workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy);
     char err[1024] = "";
     Comm *comm = pool ? comm_mpi_create(&st, cfg.workers, false, err, sizeof(err)) : NULL;
     if (!comm) {

@@ -314,12 +314,14 @@ int cmd_train(int argc, char **argv) {
         fprintf(stderr, "pongrl: %s\n", err);
         goto fail;
     }
-    if (!(pool = pool_create(cfg.workers, cfg.env_id, &st.policy))) {
+    if (!(pool = pool_create(cfg.workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy))) {
         fprintf(stderr, "pongrl: cannot start %d worker threads\n", cfg.workers);
         goto fail;
     }
     if (root) {
-        printf("pongrl train: %s, batch %d, %d worker%s, seed %llu, run dir %s", cfg.env_id, cfg.batch_size,
+        printf("pongrl train: %s", cfg.env_id);
+        if (cfg.mode || cfg.difficulty) printf(" mode %d difficulty %d", cfg.mode, cfg.difficulty);
+        printf(", batch %d, %d worker%s, seed %llu, run dir %s", cfg.batch_size,
                cfg.workers, cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir);
         if (mpi) printf(", %d MPI ranks (rank 0's worker threads above; each rank has its own)", comm->size);
         printf("\n");

@@ -70,7 +70,7 @@ int cmd_watch(int argc, char **argv) {
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3);
     Window *win = NULL;
     int rc = 1;
-    if (!pl || !rgb || player_init(pl, &st.policy, env_id, greedy)) {
+    if (!pl || !rgb || player_init(pl, &st.policy, env_id, st.cfg.mode, st.cfg.difficulty, greedy)) {
         fprintf(stderr, "pongrl: out of memory\n");
         free(pl); pl = NULL;
         goto out;
