@@ -50,7 +50,7 @@ static void print_help(void) {
            "  --difficulty D   ALE's difficulty, 0 to 3                 (default: the model's)\n"
            "  --seed S         game seed                                (default 1)\n"
            "  --greedy         UP iff p > 0.5, instead of sampling as in training\n"
-           "  --max-steps N    stop after N agent steps         (default: none, the whole game)\n"
+           "  --max-steps N    stop after N agent steps                 (default: the whole game)\n"
            "  --with-input     the 80x80 difference frame the network sees, beside the screen\n");
 }
 

@@ -28,8 +28,8 @@ static void print_help(void) {
            "  --env ID         environment, e.g. ALE/Pong-v5 or pongrl/Pong-v5 (default: the model's)\n"
            "  --seed S         game seed                                (default 1)\n"
            "  --greedy         UP iff p > 0.5, instead of sampling as in training\n"
-           "  --games N        stop after N games                (default: until closed)\n"
-           "  --max-steps N    end a game after N agent steps    (default: none)\n"
+           "  --games N        stop after N games                       (default: until closed)\n"
+           "  --max-steps N    end a game after N agent steps           (default: none)\n"
            "  --scale K        window size: K times 160x210             (default 3)\n"
            "  --speed X        X times real time                        (default 1)\n");
 }
