@@ -235,6 +235,18 @@ void area_resize_run(const AreaResize *r, const uint8_t *src, uint8_t *dst, floa
     for (int dx = 0; dx < w; dx++) d[dx] = round_u8(sum[dx]);
 }
 
+// Two rows of n bytes (a multiple of 8) alike? Inline and vectorised, where memcmp is a call.
+static inline bool rows_equal(const uint8_t *a, const uint8_t *b, size_t n) {
+    uint64_t diff = 0;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    return diff == 0;
+}
+
 // One source row's horizontal sums (ResizeArea_Invoker's buf): taps in table order.
 static void area_hrow(const AreaResize *r, const uint8_t *s, float *buf) {
     const int w = r->dst_w * r->cn;
@@ -262,7 +274,7 @@ void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *
         if (!changed[sy]) continue;
         const uint8_t *s = src + (size_t)sy * src_step;
         float *h = hsum + (size_t)sy * w;
-        if (sy > 0 && memcmp(s, s - src_step, src_step) == 0)   // as the row above (bats, walls)
+        if (sy > 0 && rows_equal(s, s - src_step, src_step))   // as the row above (bats, walls)
             memcpy(h, h - w, (size_t)w * sizeof(float));
         else
             area_hrow(r, s, h);
@@ -310,12 +322,9 @@ int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize
     a->raw[1] = calloc(raw, 1);
     a->stack = calloc(atari_obs_size(cfg), 1);
     a->scratch = calloc((size_t)2 * cfg->img_width * 3, sizeof(float));
-    a->idx = calloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W, 1);
-    a->pooled = calloc(raw, 1);
     a->changed = calloc(PONG_SCREEN_H, 1);
     a->hsum = calloc((size_t)PONG_SCREEN_H * cfg->img_width * (cfg->grayscale ? 1 : 3), sizeof(float));
-    if (!a->raw[0] || !a->raw[1] || !a->stack || !a->scratch || !a->idx || !a->pooled ||
-        !a->changed || !a->hsum) {
+    if (!a->raw[0] || !a->raw[1] || !a->stack || !a->scratch || !a->changed || !a->hsum) {
         atari_env_free(a);
         return -1;
     }
@@ -328,12 +337,26 @@ void atari_env_free(AtariEnv *a) {
     free(a->raw[1]);
     free(a->stack);
     free(a->scratch);
-    free(a->idx);
-    free(a->pooled);
     free(a->changed);
     free(a->hsum);
-    a->raw[0] = a->raw[1] = a->stack = a->idx = a->pooled = a->changed = NULL;
+    a->raw[0] = a->raw[1] = a->stack = a->changed = NULL;
     a->scratch = a->hsum = NULL;
+}
+
+int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
+    s->idx = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W);
+    s->frame = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
+    if (s->idx == NULL || s->frame == NULL) {
+        atari_scratch_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+void atari_scratch_free(AtariScratch *s) {
+    free(s->idx);
+    free(s->frame);
+    s->idx = s->frame = NULL;
 }
 
 // ALE's grayscale palette: (uint8_t)round(0.2989 r + 0.5870 g + 0.1140 b), ColourPalette.cpp.
@@ -346,7 +369,7 @@ static uint8_t gray_of(uint8_t index) {
 // getScreenGrayscale / getScreenRGB of the current frame into buf. Most rows of a Pong
 // frame repeat the row above (background, walls, bats, thick digits): such a row's gray
 // values are copied rather than looked up again.
-static void capture(AtariEnv *a, uint8_t *buf) {
+static void capture(const AtariEnv *a, uint8_t *buf, uint8_t *idx) {
     if (!a->cfg->grayscale) {
         pong_render_rgb(&a->env.game, buf);
         return;
@@ -359,11 +382,11 @@ static void capture(AtariEnv *a, uint8_t *buf) {
     }
     enum { W = PONG_SCREEN_W, H = PONG_SCREEN_H };
     _Static_assert(W % 8 == 0, "rows are read in 8-pixel chunks");
-    pong_render_indices(&a->env.game, a->idx);
+    pong_render_indices(&a->env.game, idx);
     for (int y = 0; y < H; y++) {
-        const uint8_t *s = a->idx + (size_t)y * W;
+        const uint8_t *s = idx + (size_t)y * W;
         uint8_t *d = buf + (size_t)y * W;
-        if (y > 0 && memcmp(s, s - W, W) == 0) {
+        if (y > 0 && rows_equal(s, s - W, W)) {
             memcpy(d, d - W, W);
             continue;
         }
@@ -381,30 +404,40 @@ static void capture(AtariEnv *a, uint8_t *buf) {
     }
 }
 
-// PreprocessedEnv::process_screen: max-pool into raw[0], resize into the ring. The resize
-// is redone only for the rows that differ from the last pooled frame (area_resize_update).
-static void process_screen(AtariEnv *a) {
+// PreprocessedEnv::process_screen: max-pool into raw[0], resize into the ring. raw[0] held the
+// last pooled frame; a frame captured for it this step waits in the scratch, so that each
+// pooled row is compared with the last one as it is written, and the resize redone only for
+// the rows that changed (area_resize_update).
+static void process_screen(AtariEnv *a, const AtariScratch *sc) {
     const AtariConfig *c = a->cfg;
     const size_t row = (size_t)PONG_SCREEN_W * (c->grayscale ? 1 : 3);
-    const size_t raw = row * PONG_SCREEN_H;
-    if (c->maxpool) {
-        uint8_t *d = a->raw[0];
-        const uint8_t *s = a->raw[1];
-        for (size_t i = 0; i < raw; i++) d[i] = d[i] > s[i] ? d[i] : s[i];
-    }
     const size_t fb = frame_bytes(c);
+    const uint8_t *src0 = a->fresh0 ? sc->frame : a->raw[0];
     uint8_t *dst = a->stack + (size_t)a->stack_idx * fb;
     const uint8_t *prev = a->stack + (size_t)((a->stack_idx + c->stack_num - 1) % c->stack_num) * fb;
     const AreaResize *r = a->resize;
+    for (int y = 0; y < PONG_SCREEN_H; y++) {
+        const uint8_t *s0 = src0 + y * row, *s1 = a->raw[1] + y * row;
+        uint8_t *d = a->raw[0] + y * row;
+        uint8_t diff = 0;
+        if (c->maxpool) {
+            for (size_t x = 0; x < row; x++) {
+                uint8_t p = s1[x] > s0[x] ? s1[x] : s0[x];
+                diff |= p ^ d[x];
+                d[x] = p;
+            }
+        } else if (s0 != d) {
+            for (size_t x = 0; x < row; x++) {
+                diff |= s0[x] ^ d[x];
+                d[x] = s0[x];
+            }
+        }
+        a->changed[y] = !a->pooled_valid || diff != 0;
+    }
+    a->fresh0 = false;
     if (r->iscale_x > 0 || (r->src_h == r->dst_h && r->src_w == r->dst_w)) {
         area_resize_run(r, a->raw[0], dst, a->scratch);
     } else {
-        for (int y = 0; y < PONG_SCREEN_H; y++) {
-            const uint8_t *s = a->raw[0] + y * row;
-            uint8_t *p = a->pooled + y * row;
-            a->changed[y] = !a->pooled_valid || memcmp(s, p, row) != 0;
-            if (a->changed[y]) memcpy(p, s, row);
-        }
         area_resize_update(r, a->raw[0], a->changed, a->hsum, prev, dst);
         a->pooled_valid = true;
     }
@@ -420,7 +453,7 @@ static int act(AtariEnv *a, int action) {
     return st.reward;
 }
 
-void atari_env_reset(AtariEnv *a, int64_t seed) {
+void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
     const AtariConfig *c = a->cfg;
     if (seed >= 0) {
         // ALE: random_seed, rng_.seed(seed), loadROM (the frame counter starts again)
@@ -446,15 +479,16 @@ void atari_env_reset(AtariEnv *a, int64_t seed) {
     memset(a->stack, 0, atari_obs_size(c));
     a->stack_idx = 0;
     a->pooled_valid = false;             // the ring's last frame is gone: resize it all
-    capture(a, a->raw[0]);
+    capture(a, sc->frame, sc->idx);
+    a->fresh0 = true;
     memset(a->raw[1], 0, (size_t)PONG_SCREEN_H * PONG_SCREEN_W * (c->grayscale ? 1 : 3));
-    process_screen(a);
+    process_screen(a, sc);
     a->elapsed = 0;
     a->reward = 0;
     a->game_over = false;
 }
 
-void atari_env_step(AtariEnv *a, int action) {
+void atari_env_step(AtariEnv *a, int action, const AtariScratch *sc) {
     const AtariConfig *c = a->cfg;
     int reward = 0;
     for (int skip = c->frameskip; skip > 0; skip--) {
@@ -462,9 +496,10 @@ void atari_env_step(AtariEnv *a, int action) {
         a->game_over = pong_game_over(&a->env.game);
         a->elapsed++;
         if (a->game_over || a->elapsed >= c->max_frames) break;
-        if (skip <= 2) capture(a, a->raw[skip - 1]);
+        if (skip == 2) capture(a, a->raw[1], sc->idx);
+        if (skip == 1) capture(a, sc->frame, sc->idx), a->fresh0 = true;
     }
-    process_screen(a);
+    process_screen(a, sc);
     a->reward = c->reward_clipping ? (reward < -1 ? -1 : reward > 1 ? 1 : reward) : reward;
 }
 

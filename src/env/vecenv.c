@@ -114,6 +114,8 @@ struct VecEnv {
     AtariConfig atari_cfg;
     AreaResize resize;
     AtariEnv *aenvs;           // (N,) with atari
+    AtariScratch *scratch;     // (workers,) with atari
+    int n_scratch;
     // env i's episode j is seeded with rng_key(base_seed[i], base_index[i], j, "venv")
     uint64_t *base_seed;
     int64_t *base_index, *episode;
@@ -144,7 +146,7 @@ uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode) {
 }
 
 // A new episode of env i: seeded, its stream starts again from (seed, index); else it goes on.
-static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t index) {
+static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t index, int worker) {
     if (seeded) {
         v->base_seed[i] = seed;
         v->base_index[i] = index;
@@ -158,7 +160,7 @@ static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t inde
     v->ep_frames[i] = 0;
     v->over[i] = false;
     if (v->is_atari) {
-        atari_env_reset(&v->aenvs[i], seeded ? (int64_t)(seed & 0x7fffffff) : -1);
+        atari_env_reset(&v->aenvs[i], seeded ? (int64_t)(seed & 0x7fffffff) : -1, &v->scratch[worker]);
     } else {
         env_reset(&v->envs[i], rng_key(v->base_seed[i], (uint64_t)v->base_index[i],
                                         (uint64_t)v->episode[i], VECENV_SEED_PURPOSE));
@@ -188,13 +190,13 @@ static void write_row(VecEnv *v, int r, int i, double reward, bool term, bool tr
 }
 
 // One step of env i's game; returns the reward, sets the flags, counts the episode.
-static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc) {
+static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc, int worker) {
     double reward;
     int frames;
     if (v->is_atari) {
         AtariEnv *a = &v->aenvs[i];
         int64_t before = a->elapsed;
-        atari_env_step(a, action);
+        atari_env_step(a, action, &v->scratch[worker]);
         reward = a->reward;
         *term = atari_env_terminated(a);
         *trunc = atari_env_truncated(a);
@@ -214,12 +216,12 @@ static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc)
     return reward;
 }
 
-static void row_run(VecEnv *v, int r) {
+static void row_run(VecEnv *v, int r, int worker) {
     const VecOut *out = v->out;
     int i = v->rows[r];
     switch ((JobKind)v->job_kind[i]) {
     case JOB_RESET:
-        env_start(v, i, v->job_seeded[i], v->job_seed[i], v->job_index[i]);
+        env_start(v, i, v->job_seeded[i], v->job_seed[i], v->job_index[i], worker);
         write_row(v, r, i, 0.0, false, false);
         return;
     case JOB_REPORT:
@@ -229,12 +231,12 @@ static void row_run(VecEnv *v, int r) {
         break;
     }
     if (v->autoreset == VECENV_NEXT_STEP && v->over[i]) {   // the step after the end resets
-        env_start(v, i, false, 0, 0);
+        env_start(v, i, false, 0, 0, worker);
         write_row(v, r, i, 0.0, false, false);
         return;
     }
     bool term, trunc;
-    double reward = env_advance(v, i, v->job_action[i], &term, &trunc);
+    double reward = env_advance(v, i, v->job_action[i], &term, &trunc, worker);
     if (term || trunc) {
         if (out->episode_return) out->episode_return[r] = v->ep_return[i];
         if (out->episode_length) out->episode_length[r] = v->ep_length[i];
@@ -242,7 +244,7 @@ static void row_run(VecEnv *v, int r) {
         v->over[i] = true;
         if (v->autoreset == VECENV_SAME_STEP) {
             if (out->final_obs) write_obs(v, i, out->final_obs + (size_t)r * v->obs_size);
-            env_start(v, i, false, 0, 0);
+            env_start(v, i, false, 0, 0, worker);
         }
     }
     write_row(v, r, i, reward, term, trunc);
@@ -266,7 +268,7 @@ static void run_part(void *ctx, int part, int worker) {
     }
     int lo = part * v->chunk;
     int hi = lo + v->chunk < v->job_rows ? lo + v->chunk : v->job_rows;
-    for (int r = lo; r < hi; r++) row_run(v, r);
+    for (int r = lo; r < hi; r++) row_run(v, r, worker);
 }
 
 // Runs the rows' jobs in chunks on the pool, the caller claiming chunks too.
@@ -351,6 +353,13 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
             vecenv_free(v);
             return NULL;
         }
+        int workers = workpool_workers(v->pool);
+        v->scratch = calloc((size_t)workers, sizeof(AtariScratch));
+        if (v->scratch == NULL) { vecenv_free(v); return NULL; }
+        v->n_scratch = workers;
+        for (int w = 0; w < workers; w++) {
+            if (atari_scratch_init(&v->scratch[w], ac) != 0) { vecenv_free(v); return NULL; }
+        }
         for (int i = 0; i < num_envs; i++) {
             if (atari_env_init(&v->aenvs[i], ac, &v->resize, vecenv_episode_seed(0, i, 0)) != 0) {
                 vecenv_free(v);
@@ -375,6 +384,8 @@ void vecenv_free(VecEnv *v) {
     workpool_destroy(v->pool);
     if (v->aenvs)
         for (int i = 0; i < v->n; i++) atari_env_free(&v->aenvs[i]);
+    for (int w = 0; v->scratch && w < v->n_scratch; w++) atari_scratch_free(&v->scratch[w]);
+    free(v->scratch);
     area_resize_free(&v->resize);
     free(v->aenvs);
     free(v->envs);
