@@ -128,7 +128,10 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     size_t cap = 0;
     ssize_t len;
     long lineno = 0, bad = 0, dropped = 0;
-    long long prev = 0, kept = 0, first_missing = 0;
+    long long prev = 0, kept = 0, first_missing = 0, prev_episodes = 0;
+    // the seeds' recipe finishes batch_size episodes an iteration; rollouts of fixed length
+    // (ppo) finish however many end in them
+    const bool fixed_batch = !strcmp(s->cfg.algo, "pg");
     bool has_header = false;
     while ((len = getline(&line, &cap, in)) > 0) {
         lineno++;
@@ -141,7 +144,8 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
         if (strlen(line) != (size_t)len - 1 || !metrics_row(line, extra, &r)) wrong = "not a metrics row";   // a NUL inside
         else if (r.iteration > N) { dropped++; continue; }       // written after the checkpoint
         else if (r.iteration <= prev) wrong = "out of order";
-        else if (r.episodes != r.iteration * B) wrong = "episodes do not match the batch size";
+        else if (fixed_batch && r.episodes != r.iteration * B) wrong = "episodes do not match the batch size";
+        else if (r.episodes < prev_episodes || r.episodes > s->episodes) wrong = "episodes out of order";
         else if (r.iteration == N && (r.episodes != s->episodes || r.agent_steps != s->agent_steps ||
                                       fabs(r.running_mean - s->running_reward) > 1e-6))
             wrong = "does not match the checkpoint";
@@ -151,6 +155,7 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
         }
         if (r.iteration != prev + 1 && !first_missing) first_missing = prev + 1;
         prev = r.iteration;
+        prev_episodes = r.episodes;
         kept++;
         fprintf(out, "%s\n", line);
     }
