@@ -148,6 +148,9 @@ def _load():
         "model_hidden": (ctypes.c_int, [vp]),
         "model_weights": (ctypes.POINTER(ctypes.c_double), [vp]),
         "model_algo": (ctypes.c_char_p, [vp]),
+        "model_array": (ctypes.POINTER(ctypes.c_double), [vp, ctypes.c_int,
+                                                          ctypes.POINTER(ctypes.c_char_p),
+                                                          ctypes.POINTER(ctypes.c_size_t)]),
         "model_close": (None, [vp]),
     }
     for name, (res, args) in sigs.items():
