@@ -113,7 +113,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
     TrainConfig flags = *c;
     opterr = 0;
     int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (o >= OPT_ROW && o < OPT_ROW + TRAIN_SETTING_COUNT) {
             const TrainSetting *row = &TRAIN_SETTING_ROWS[o - OPT_ROW];
             char why[128];
@@ -134,6 +134,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--resume: path too long");
             *resume = optarg;
             break;
+        case 'h':
         case OPT_HELP:    print_help(c); exit(0);
         case ':':         die_usage("%s needs a value", argv[optind - 1]);
         default:          die_usage("unknown option '%s'", argv[optind - 1]);
@@ -314,12 +315,14 @@ int cmd_train(int argc, char **argv) {
         fprintf(stderr, "pongrl: %s\n", err);
         goto fail;
     }
-    if (!(pool = pool_create(cfg.workers, cfg.env_id, &st.policy))) {
+    if (!(pool = pool_create(cfg.workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy))) {
         fprintf(stderr, "pongrl: cannot start %d worker threads\n", cfg.workers);
         goto fail;
     }
     if (root) {
-        printf("pongrl train: %s, batch %d, %d worker%s, seed %llu, run dir %s", cfg.env_id, cfg.batch_size,
+        printf("pongrl train: %s", cfg.env_id);
+        if (cfg.mode || cfg.difficulty) printf(" mode %d difficulty %d", cfg.mode, cfg.difficulty);
+        printf(", batch %d, %d worker%s, seed %llu, run dir %s", cfg.batch_size,
                cfg.workers, cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir);
         if (mpi) printf(", %d MPI ranks (rank 0's worker threads above; each rank has its own)", comm->size);
         printf("\n");
