@@ -80,11 +80,9 @@ def rom_md5(path):
 def is_pong(rom):
     """ALEInterface.isSupportedROM: 'pong' for the name or a file holding the Pong ROM."""
     rom = os.fspath(rom)
-    if rom.lower() in ("pong", "pong.bin"):
-        return "pong"
-    if os.path.isfile(rom) and rom_md5(rom) == PONG_ROM_MD5:
-        return "pong"
-    return None
+    if os.path.isfile(rom):
+        return "pong" if rom_md5(rom) == PONG_ROM_MD5 else None
+    return "pong" if rom == "pong" else None
 
 
 class ALEState:
