@@ -269,7 +269,7 @@ int cmd_train(int argc, char **argv) {
     Pool *pool = NULL;
     TrainState st;
     memset(&st, 0, sizeof(st));
-    char err[2048] = "";
+    char err[3 * RUN_DIR_MAX] = "";     // room for a message naming the run directory twice
     Comm *comm = cluster_comm_create(err, sizeof(err));
     if (!comm) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     // only rank 0 writes the run directory and speaks; the others only play
