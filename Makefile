@@ -98,6 +98,10 @@ $(BUILD)/test_allreduce: tests/mpi/test_allreduce.c $(BUILD)/san/src/cluster/all
 $(BUILD)/dump_episodes: tests/reference/dump_episodes.c $(BUILD)/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
+# One PPO batch and minibatch step exported for the NumPy reference (tests/py/test_ppo_reference.py).
+$(BUILD)/ppo_dump: tests/reference/ppo_dump.c $(BUILD)/libpongrl.a $(HDRS)
+	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+
 # The MPI tests' fault injection (src/cluster/test_hooks.h) is compiled only into this copy of
 # the binary: build/pongrl reads no test variable.
 HOOK_OBJ := $(patsubst %.c,$(BUILD)/hooks/%.o,$(filter src/cluster/%,$(BIN_SRC)))
@@ -137,7 +141,7 @@ test: setup
 	@$(MAKE) --no-print-directory test-run
 
 test-run:
-	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(BUILD)/dump_episodes \
+	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(BUILD)/dump_episodes $(BUILD)/ppo_dump \
 	    $(if $(MPI_LIBS),$(BUILD)/test_allreduce $(BUILD)/pongrl-testhooks)
 	@tests/run.sh
 

@@ -1,13 +1,15 @@
-// random_play_stats.c: a uniformly random agent on every preset, against the real game.
+// random_play_stats.c: a uniformly random agent on every preset and every flavour (ALE's
+// modes and difficulties), against the real game.
 //
-// Plays N whole episodes of each preset with a uniformly random action every agent step
+// Plays N whole episodes of each row with a uniformly random action every agent step
 // (the env's own frameskip and sticky actions, as the presets set them) and prints the
 // mean score, its standard deviation and standard error, and the mean episode length,
-// beside the figures measured with ALE 0.12.1 and the real ROM
-// (shared/reference/ale-real/README.md). The last column says whether the two means agree
-// within two standard errors of their difference.
+// beside the figures measured with ALE 0.12.1 and the real ROM (presets:
+// shared/reference/ale-real/README.md; flavours: ALE/Pong-v5 with mode= and difficulty=,
+// issue 21). The last column says whether the two means agree within two standard errors
+// of their difference.
 //   make build/random_play_stats   (make bench runs it with the real table's episode counts)
-//   build/random_play_stats [episodes]   (default: 1000 for each preset)
+//   build/random_play_stats [episodes]   (default: the real table's count for each row)
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,16 +18,27 @@
 
 typedef struct {
     const char *id;
+    int mode, difficulty;
     int episodes;               // the real table's count
-    double mean, sd, len;       // the real game: mean score, sd, mean length in agent steps
+    double mean, se, len;       // the real game: mean score, its standard error, mean length
+                                // in agent steps
 } RealRow;
 
-// shared/reference/ale-real/README.md, "Random agents, whole episodes"
 static const RealRow REAL[] = {
-    {"ALE/Pong-v5", 1000, -20.319, 0.859, 926.0},
-    {"Pong-v4", 500, -20.286, 0.837, 1235.6},
-    {"Pong-v0", 500, -20.300, 0.861, 1231.6},
-    {"PongNoFrameskip-v4", 200, -20.385, 0.841, 3575.6},
+    // shared/reference/ale-real/README.md, "Random agents, whole episodes"
+    {"ALE/Pong-v5", 0, 0, 1000, -20.319, 0.027, 926.0},
+    {"Pong-v4", 0, 0, 500, -20.286, 0.037, 1235.6},
+    {"Pong-v0", 0, 0, 500, -20.300, 0.039, 1231.6},
+    {"PongNoFrameskip-v4", 0, 0, 200, -20.385, 0.059, 3575.6},
+    // issue 21: ALE/Pong-v5 with mode=, difficulty=, 300 games each
+    {"ALE/Pong-v5", 0, 0, 300, -20.363, 0.047, 922.7},
+    {"ALE/Pong-v5", 0, 1, 300, -19.853, 0.062, 948.4},
+    {"ALE/Pong-v5", 0, 2, 300, -20.500, 0.041, 878.6},
+    {"ALE/Pong-v5", 0, 3, 300, -20.240, 0.052, 889.1},
+    {"ALE/Pong-v5", 1, 0, 300, -20.233, 0.053, 968.5},
+    {"ALE/Pong-v5", 1, 1, 300, -20.157, 0.057, 973.5},
+    {"ALE/Pong-v5", 1, 2, 300, -20.327, 0.048, 920.5},
+    {"ALE/Pong-v5", 1, 3, 300, -20.303, 0.053, 917.8},
 };
 
 int main(int argc, char **argv) {
@@ -39,14 +52,14 @@ int main(int argc, char **argv) {
         }
         episodes = (int)n;
     }
-    printf("%-20s %9s %9s %7s %7s %10s | %9s %7s %10s | %s\n", "preset", "episodes", "mean", "sd",
+    printf("%-25s %9s %9s %7s %7s %10s | %9s %7s %10s | %s\n", "preset", "episodes", "mean", "sd",
            "se", "length", "real mean", "real se", "real len", "agree (2 se)");
     int disagree = 0;
     for (size_t k = 0; k < sizeof REAL / sizeof REAL[0]; k++) {
         const RealRow *real = &REAL[k];
         int n = episodes ? episodes : real->episodes;
         Env env;
-        env_init(&env, real->id, 0);
+        env_init_flavour(&env, real->id, real->mode, real->difficulty, 0);
         double sum = 0, sum2 = 0, len_sum = 0;
         for (int e = 0; e < n; e++) {
             env_reset(&env, rng_key(77, (uint64_t)e, 0, 0));
@@ -65,10 +78,13 @@ int main(int argc, char **argv) {
             len_sum += (double)steps;
         }
         double mean = sum / n, sd = sqrt((sum2 - n * mean * mean) / (n - 1)), se = sd / sqrt(n);
-        double real_se = real->sd / sqrt(real->episodes);
+        double real_se = real->se;
         bool agree = fabs(mean - real->mean) <= 2.0 * sqrt(se * se + real_se * real_se);
         disagree += !agree;
-        printf("%-20s %9d %9.3f %7.3f %7.3f %10.1f | %9.3f %7.3f %10.1f | %s\n", real->id, n, mean,
+        char name[40];
+        if (k < 4) snprintf(name, sizeof name, "%s", real->id);   // the presets' own rows
+        else snprintf(name, sizeof name, "%s m%dd%d", real->id, real->mode, real->difficulty);
+        printf("%-25s %9d %9.3f %7.3f %7.3f %10.1f | %9.3f %7.3f %10.1f | %s\n", name, n, mean,
                sd, se, len_sum / n, real->mean, real_se, real->len, agree ? "yes" : "NO");
     }
     return disagree ? 1 : 0;

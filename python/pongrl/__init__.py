@@ -21,13 +21,14 @@ from . import spaces
 from .ale import Action, ALEInterface, ALEState, LoggerMode
 from .env import (ACTION_MEANINGS, CAPS, ENV_IDS, GYM021_MAX_EPISODE_STEPS, OBS80_SHAPE,
                   OBS_SHAPES, PRESETS, RAM_IDS, SCREEN_SHAPE, Env, gymnasium_id)
+from .policy import load
 from .spaces import Box, Discrete, MultiDiscrete, gymnasium
 from .vector import VecEnv
 
 __all__ = ["make", "make_vec", "Env", "VecEnv", "Discrete", "Box", "MultiDiscrete", "PRESETS",
            "ENV_IDS", "RAM_IDS", "ACTION_MEANINGS", "OBS_SHAPES", "spaces", "gymnasium_ids",
            "ALEInterface", "ALEState", "Action", "LoggerMode", "register_ale_ids", "CAPS",
-           "GYM021_MAX_EPISODE_STEPS"]
+           "GYM021_MAX_EPISODE_STEPS", "load"]
 __version__ = "0.2.0"
 
 _ENV_KWARGS = ("seed", "render_mode", "obs_type", "frameskip", "repeat_action_probability",

@@ -140,6 +140,11 @@ def _load():
         "env_clone": (None, [vp, ctypes.c_bool, vp]),
         "env_restore": (ctypes.c_int, [vp, ctypes.c_char_p]),
         "env_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+        "model_open": (vp, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
+        "model_hidden": (ctypes.c_int, [vp]),
+        "model_weights": (ctypes.POINTER(ctypes.c_double), [vp]),
+        "model_algo": (ctypes.c_char_p, [vp]),
+        "model_close": (None, [vp]),
     }
     for name, (res, args) in sigs.items():
         try:

@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from . import _lib
+from . import _lib, render
 from ._lib import lib
 from .ale import MINIMAL_ACTIONS, Action, ALEInterface, ALEState
 from .spaces import Box, Discrete, StandInRandom, gymnasium
@@ -90,10 +90,11 @@ def _is_int(x):
 
 def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
             max_num_frames_per_episode=None, max_episode_steps=None, full_action_space=False,
-            mode=None, difficulty=None, render_mode=None, caps=None):
+            mode=None, difficulty=None, render_mode=None, caps=None, render_modes=("rgb_array",)):
     """ale-py's keyword arguments -> (canonical id, obs_type, EnvPreset) or a clear error.
     caps: "ale-py" (the preset's, the default) or "gym-0.21" (gym 0.21's step caps and no
-    frame cap for the v0/v4 ids; v5 keeps its 108,000 frames)."""
+    frame cap for the v0/v4 ids; v5 keeps its 108,000 frames). render_modes: those the caller
+    can draw ("human" only for Env)."""
     if not isinstance(id, str):
         raise TypeError("pongrl: the environment id must be a string, got %r" % (id,))
     id = _FROM_GYMNASIUM_ID.get(id, id)
@@ -106,12 +107,9 @@ def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
     if obs_type not in OBS_SHAPES:
         raise ValueError("pongrl: obs_type must be one of %s, got %r"
                          % (", ".join(OBS_SHAPES), obs_type))
-    if render_mode == "human":
-        raise ValueError("pongrl: render_mode='human' is not supported (no window); use "
-                         "render_mode='rgb_array' and save frames (gymnasium.wrappers.RecordVideo), "
-                         "or `build/pongrl record` for a GIF")
-    if render_mode not in (None, "rgb_array"):
-        raise ValueError("pongrl: render_mode must be None or 'rgb_array', got %r" % (render_mode,))
+    if render_mode is not None and render_mode not in render_modes:
+        raise ValueError("pongrl: render_mode must be None or %s, got %r"
+                         % (" or ".join(map(repr, render_modes)), render_mode))
     if full_action_space not in (False, True):
         raise ValueError("pongrl: full_action_space must be True or False")
     for name, v in (("mode", mode), ("difficulty", difficulty)):
@@ -213,13 +211,14 @@ class Env(_EnvBase):
     preset: an id of pongrl.ENV_IDS ("ALE/Pong-v5", ...) or its pongrl/ name.
     Keyword arguments as ale-py's AtariEnv: obs_type ("rgb", "grayscale", "ram", or "obs80",
     the seed's 80x80 grid), frameskip (int or (lo, hi)), repeat_action_probability,
-    max_num_frames_per_episode, render_mode (None or "rgb_array"), full_action_space (ALE's 18
+    max_num_frames_per_episode, render_mode (None, "rgb_array", or "human": a window, see
+    pongrl.render), full_action_space (ALE's 18
     actions, mapped onto what a paddle obeys); and seed, and max_episode_steps (a cap in agent
     steps, 0 for none).
     """
 
     # render_fps: ale-py's AtariEnv says 30 whatever the frameskip
-    metadata = {"render_modes": ["rgb_array"], "obs_types": list(OBS_SHAPES), "render_fps": 30}
+    metadata = {"render_modes": ["human", "rgb_array"], "obs_types": list(OBS_SHAPES), "render_fps": 30}
 
     def __init__(self, preset="ALE/Pong-v5", seed=None, render_mode=None, obs_type=None,
                  frameskip=None, repeat_action_probability=None, max_num_frames_per_episode=None,
@@ -230,13 +229,16 @@ class Env(_EnvBase):
                       max_num_frames_per_episode=max_num_frames_per_episode,
                       max_episode_steps=max_episode_steps, full_action_space=full_action_space,
                       mode=mode, difficulty=difficulty, render_mode=render_mode, caps=caps)
-        id, obs_type, preset = resolve(preset, **kwargs)
+        id, obs_type, preset = resolve(preset, render_modes=self.metadata["render_modes"], **kwargs)
         self._handle = None
+        self._window = None
         self._kwargs = dict(kwargs, preset=id)      # for pickle and copy
         self.spec_id = id
         self.obs_type = obs_type
         self.render_mode = render_mode
         self.spec = make_spec(id, {k: v for k, v in kwargs.items() if v is not None and v is not False})
+        if render_mode == "human":
+            self._window = render.HumanWindow(self.metadata["render_fps"], "pongrl: " + id)
         self._np_random = None
         self._np_random_seed = None
         self._seeded = seed is not None
@@ -297,6 +299,7 @@ class Env(_EnvBase):
         episode_seed = self._seed if self._episode == 0 else _mix64(self._seed ^ _mix64(self._episode))
         self._episode += 1
         lib.env_reset(self._handle, episode_seed)
+        self._draw()
 
     def step(self, action):
         """One agent step -> (obs, reward, terminated, truncated, info). After the end, as
@@ -313,6 +316,7 @@ class Env(_EnvBase):
             raise ValueError("pongrl: env_step failed (code %d)" % rc)
         st = self._step
         self._total_frames += st.frames
+        self._draw()
         return self._obs(), float(st.reward), bool(st.terminated), bool(st.truncated), \
             self._info()
 
@@ -392,8 +396,12 @@ class Env(_EnvBase):
 
     def render(self):
         """The current frame, uint8 (210, 160, 3), as ALE's getScreenRGB (render_mode
-        "rgb_array"); None with render_mode None, as Gymnasium's envs do."""
+        "rgb_array"); None with render_mode None, as Gymnasium's envs do; with "human", draws
+        it in the window (reset and step do too) and returns None."""
         self._check_open()
+        if self.render_mode == "human":
+            self._draw()
+            return None
         if self.render_mode is None:
             if gymnasium is not None:
                 gymnasium.logger.warn("pongrl: render() with render_mode=None returns None; "
@@ -431,7 +439,14 @@ class Env(_EnvBase):
     def get_action_meanings(self):
         return list(self._meanings)
 
+    def get_keys_to_action(self):
+        """{keys: action} for gymnasium.utils.play.play(env), as ale-py returns it: w/s/a/d
+        UP/DOWN/LEFT/RIGHT, space FIRE, e NOOP (on Pong, d moves the paddle up, a down)."""
+        return render.keys_to_action(self._meanings)
+
     def close(self):
+        if getattr(self, "_window", None) is not None:
+            self._window.close()
         if getattr(self, "_handle", None) and lib is not None:
             lib.env_free(self._handle)
             self._handle = None
@@ -446,6 +461,10 @@ class Env(_EnvBase):
         return self.__repr__()
 
     # -- internals
+
+    def _draw(self):
+        if self._window is not None:
+            self._window.show(self.frame())
 
     def _check_open(self):
         if not getattr(self, "_handle", None):

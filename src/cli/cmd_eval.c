@@ -3,18 +3,17 @@
 // Episode e is seeded from (--seed, e) alone, so the output does not depend on --workers.
 #include <getopt.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../train/train.h"
+#include "../util/workpool.h"
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "model.h"
+#include "../train/model.h"
 
 typedef struct {
     int score;                 // agent - CPU points
@@ -24,41 +23,30 @@ typedef struct {
 } EvalResult;
 
 typedef struct {
-    const Policy *p;
-    const char *env_id;
-    bool greedy;
     uint64_t seed;
-    int episodes;
-    atomic_int next;
-    EvalResult *res;
-    atomic_int failed;
+    Player **players;          // (workers,) one per worker of the pool
+    EvalResult *res;           // (episodes,)
 } EvalJob;
 
-static void *eval_thread(void *arg) {
-    EvalJob *job = arg;
-    Player *pl = malloc(sizeof(Player));
-    if (!pl || player_init(pl, job->p, job->env_id, job->greedy)) { free(pl); atomic_store(&job->failed, 1); return NULL; }
-    int e;
-    while ((e = atomic_fetch_add(&job->next, 1)) < job->episodes) {
-        player_reset(pl, play_env_seed(job->seed, e), play_act_seed(job->seed, e));
-        EvalResult r = {0};
-        EnvStep s;
-        do {
-            player_step(pl, job->p, &s);
-            r.steps++;
-            r.frames += s.frames;
-        } while (!s.terminated && !s.truncated);
-        EnvState es;
-        env_state(&pl->env, &es);
-        r.agent = (int)es.score_agent;
-        r.cpu = (int)es.score_cpu;
-        r.score = r.agent - r.cpu;
-        r.truncated = s.truncated;
-        job->res[e] = r;       // a slot per episode: no lock
-    }
-    player_free(pl);
-    free(pl);
-    return NULL;
+// Episode e, on whichever worker claims it: its result depends on (seed, e) alone.
+static void eval_episode(void *ctx, int e, int worker) {
+    EvalJob *job = ctx;
+    Player *pl = job->players[worker];
+    player_reset(pl, play_env_seed(job->seed, e), play_act_seed(job->seed, e));
+    EvalResult r = {0};
+    EnvStep s;
+    do {
+        player_step(pl, &s);
+        r.steps++;
+        r.frames += s.frames;
+    } while (!s.terminated && !s.truncated);
+    EnvState es;
+    env_state(&pl->env, &es);
+    r.agent = (int)es.score_agent;
+    r.cpu = (int)es.score_cpu;
+    r.score = r.agent - r.cpu;
+    r.truncated = s.truncated;
+    job->res[e] = r;           // a slot per episode: no lock
 }
 
 // Two-sided 95% quantile of Student's t with df degrees of freedom: a table to 30, then
@@ -121,15 +109,18 @@ int cmd_eval(int argc, char **argv) {
            greedy ? "greedy" : "stochastic", (unsigned long long)seed, workers);
     fflush(stdout);
 
-    EvalJob job = { &st.policy, env_id, greedy, seed, episodes, 0, calloc((size_t)episodes, sizeof(EvalResult)), 0 };
-    pthread_t *th = calloc((size_t)workers, sizeof(pthread_t));
-    int started = 0, rc = 1;
-    if (!job.res || !th) { fprintf(stderr, "pongrl: out of memory\n"); goto out; }
-    for (; started < workers; started++)
-        if (pthread_create(&th[started], NULL, eval_thread, &job)) break;
-    if (started == 0) { fprintf(stderr, "pongrl: cannot start threads\n"); goto out; }
-    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-    if (atomic_load(&job.failed)) { fprintf(stderr, "pongrl: out of memory in a worker\n"); goto out; }
+    EvalJob job = { seed, calloc((size_t)workers, sizeof(Player *)), calloc((size_t)episodes, sizeof(EvalResult)) };
+    WorkPool *wp = NULL;
+    int rc = 1;
+    if (!job.players || !job.res) { fprintf(stderr, "pongrl: out of memory\n"); goto out; }
+    for (int k = 0; k < workers; k++)
+        if (!(job.players[k] = malloc(sizeof(Player))) || player_init(job.players[k], &st.policy, env_id, greedy)) {
+            free(job.players[k]); job.players[k] = NULL;
+            fprintf(stderr, "pongrl: out of memory\n");
+            goto out;
+        }
+    if (!(wp = workpool_create(workers - 1))) { fprintf(stderr, "pongrl: cannot start threads\n"); goto out; }
+    workpool_run(wp, episodes, eval_episode, &job);
 
     double sum = 0, sq = 0, steps = 0, frames = 0;
     long agent = 0, cpu = 0, truncated = 0;
@@ -157,7 +148,10 @@ int cmd_eval(int argc, char **argv) {
            truncated ? ", some truncated by the episode cap" : "");
     rc = 0;
 out:
-    free(th);
+    workpool_destroy(wp);
+    for (int k = 0; job.players && k < workers; k++)
+        if (job.players[k]) { player_free(job.players[k]); free(job.players[k]); }
+    free(job.players);
     free(job.res);
     train_state_free(&st);
     return rc;

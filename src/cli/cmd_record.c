@@ -9,10 +9,11 @@
 
 #include "../media/video.h"
 #include "../train/train.h"
+#include "../util/file.h"
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "model.h"
+#include "../train/model.h"
 
 #define INPUT_SCALE 2                                  // 80x80 drawn as 160x160
 #define INPUT_Y0 35                                    // the seed crops rows 35..194: line them up
@@ -79,9 +80,7 @@ int cmd_record(int argc, char **argv) {
     if (!out[0]) die_usage("--out needs a file name, got ''");
     int format = video_format(out, err, sizeof(err));
     if (format < 0) die_usage("%s", err);
-    // written as OUT.tmp, renamed when whole: a full disk or a kill never leaves half a file
-    char tmp[4096];
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= (int)sizeof(tmp)) die_usage("--out: path too long");
+    if (strlen(out) >= FILE_PATH_MAX) die_usage("--out: path too long");
 
     TrainState st;
     char desc[2048];
@@ -91,19 +90,24 @@ int cmd_record(int argc, char **argv) {
     Player *pl = malloc(sizeof(Player));
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3), *canvas = malloc((size_t)PONG_SCREEN_H * cw * 3);
     VideoRec *video = NULL;
+    // written beside OUT, renamed when whole: a full disk or a kill never leaves half a file
+    FileReplace fr;
+    bool pending = false;            // fr.tmp exists and is ours to remove
     int rc = 1;
     if (!pl || !rgb || !canvas || player_init(pl, &st.policy, env_id, greedy)) {
         fprintf(stderr, "pongrl: out of memory\n");
         free(pl); pl = NULL;
         goto out;
     }
-    if (!(video = video_open(tmp, format, cw, PONG_SCREEN_H, pl->env.preset.frameskip_min, err, sizeof(err)))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    if (file_replace_begin(&fr, out, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    pending = true;
+    if (!(video = video_open(fr.tmp, format, cw, PONG_SCREEN_H, pl->env.preset.frameskip_min, err, sizeof(err)))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
     player_reset(pl, play_env_seed(seed, 0), play_act_seed(seed, 0));
     EnvStep s = {0};
     int64_t steps = 0, frames = 0;
     do {
         env_render_rgb(&pl->env, rgb);                 // what is on screen when the agent acts
-        player_step(pl, &st.policy, &s);
+        player_step(pl, &s);
         compose(canvas, cw, rgb, pl->x, input);
         if (video_add(video, canvas, s.frames, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
         steps++;
@@ -115,8 +119,9 @@ int cmd_record(int argc, char **argv) {
     VideoSummary vs;
     int crc = video_close(video, &vs, err, sizeof(err));
     video = NULL;
-    if (crc) { fprintf(stderr, "pongrl: %s\n", err); remove(tmp); goto out; }
-    if (rename(tmp, out)) { fprintf(stderr, "pongrl: cannot write %s: %s\n", out, strerror(errno)); remove(tmp); goto out; }
+    if (crc) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    pending = false;
+    if (file_replace_commit(&fr, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
     EnvState es;
     env_state(&pl->env, &es);
     struct stat fst;
@@ -129,7 +134,8 @@ int cmd_record(int argc, char **argv) {
            out, vs.width, vs.height, (long long)vs.pictures, vs.seconds, size / 1024);
     rc = 0;
 out:
-    if (video) { char e2[256]; video_close(video, NULL, e2, sizeof(e2)); remove(tmp); }
+    if (video) { char e2[256]; video_close(video, NULL, e2, sizeof(e2)); }
+    if (pending) file_replace_abort(&fr);
     if (pl) player_free(pl);
     free(pl); free(rgb); free(canvas);
     train_state_free(&st);

@@ -154,6 +154,8 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
         if (given[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c))
             die_usage("--%s is a setting of --algo %s; this run's learner is %s", TRAIN_SETTING_ROWS[i].flag,
                       TRAIN_SETTING_ROWS[i].learner, c->algo);
+    const char *why = learner->check ? learner->check(c) : NULL;
+    if (why) die_usage("%s", why);
     if (c->workers > workers_max())
         die_usage("--workers %d: at most %d here (%d per core this process may use: more threads only share"
                   " the same cores)", c->workers, workers_max(), WORKERS_PER_CORE_MAX);
@@ -331,9 +333,11 @@ int cmd_train(int argc, char **argv) {
     }
     if (root && tp.saves)
         printf("checkpoint %s (%d saved, %.0f ms each)\n", last, tp.saves, 1000 * tp.save_s_total / tp.saves);
+    size_t wn;
+    const double *w = train_state_weights(&st, &wn);
     if (root) printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
                      (long long)st.iteration, (long long)st.episodes, st.running_reward,
-                     (unsigned long)crc32_of(st.policy.w, st.policy.n * sizeof(double)));
+                     (unsigned long)crc32_of(w, wn * sizeof(double)));
     if (comm->report(comm, &st, stdout)) rc = 1;     // collective: stdout_lost does not skip it
     if (stdout_lost) rc = 1;
     goto out;

@@ -12,7 +12,7 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "model.h"
+#include "../train/model.h"
 
 #define WATCH_FRAME_HZ 60.0          // an emulated Atari frame is 1/60 s
 #define FINAL_HOLD_S 2.0             // the last picture of a game stays 2 s, as in record's GIF
@@ -92,7 +92,7 @@ int cmd_watch(int argc, char **argv) {
         double due = clock_now_s();
         do {
             env_render_rgb(&pl->env, rgb);                 // what is on screen when the agent acts
-            player_step(pl, &st.policy, &s);
+            player_step(pl, &s);
             if (window_show(win, rgb, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
             double now = clock_now_s();
             if (now > due + LATE_RESET_S) due = now;

@@ -13,7 +13,7 @@
 #include "args.h"
 #include "commands.h"
 #include "../train/weights_npy.h"
-#include "model.h"
+#include "../train/model.h"
 
 // MODEL --out PATH, the form both commands take; returns the out path.
 static const char *parse_model_out(int argc, char **argv, const char *cmd, const char *usage, const char *help) {

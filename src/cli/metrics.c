@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../train/checkpoint.h"
+#include "../util/file.h"
 
 // ----------------------------------------------------------------------------
 // one row per iteration
@@ -104,9 +105,8 @@ static const char *excerpt(const char *line, char *buf, size_t n) {
 }
 
 int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t errlen) {
-    char path[CKPT_PATH_MAX], tmp[CKPT_PATH_MAX + 8];
+    char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/metrics.csv", run_dir);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     const long long N = s->iteration, B = s->cfg.batch_size;
     FILE *in = fopen(path, "r");
     if (!in) {
@@ -116,8 +116,11 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
                     "again at iteration %lld\n", path, N, N + 1);
         return 0;
     }
-    FILE *out = fopen(tmp, "w");
-    if (!out) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); fclose(in); return -1; }
+    // the good rows go to a new file that replaces the old one whole (file.h)
+    FileReplace fr;
+    if (file_replace_begin(&fr, path, err, errlen)) { fclose(in); return -1; }
+    FILE *out = fopen(fr.tmp, "w");
+    if (!out) { snprintf(err, errlen, "cannot write %s: %s", fr.tmp, strerror(errno)); file_replace_abort(&fr); fclose(in); return -1; }
     char header[1024];
     const int extra = header_of(s->learner, header, sizeof(header));
     fprintf(out, "%s\n", header);
@@ -125,7 +128,10 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     size_t cap = 0;
     ssize_t len;
     long lineno = 0, bad = 0, dropped = 0;
-    long long prev = 0, kept = 0, first_missing = 0;
+    long long prev = 0, kept = 0, first_missing = 0, prev_episodes = 0;
+    // the seeds' recipe finishes batch_size episodes an iteration; rollouts of fixed length
+    // (ppo) finish however many end in them
+    const bool fixed_batch = !strcmp(s->cfg.algo, "pg");
     bool has_header = false;
     while ((len = getline(&line, &cap, in)) > 0) {
         lineno++;
@@ -138,7 +144,8 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
         if (strlen(line) != (size_t)len - 1 || !metrics_row(line, extra, &r)) wrong = "not a metrics row";   // a NUL inside
         else if (r.iteration > N) { dropped++; continue; }       // written after the checkpoint
         else if (r.iteration <= prev) wrong = "out of order";
-        else if (r.episodes != r.iteration * B) wrong = "episodes do not match the batch size";
+        else if (fixed_batch && r.episodes != r.iteration * B) wrong = "episodes do not match the batch size";
+        else if (r.episodes < prev_episodes || r.episodes > s->episodes) wrong = "episodes out of order";
         else if (r.iteration == N && (r.episodes != s->episodes || r.agent_steps != s->agent_steps ||
                                       fabs(r.running_mean - s->running_reward) > 1e-6))
             wrong = "does not match the checkpoint";
@@ -148,6 +155,7 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
         }
         if (r.iteration != prev + 1 && !first_missing) first_missing = prev + 1;
         prev = r.iteration;
+        prev_episodes = r.episodes;
         kept++;
         fprintf(out, "%s\n", line);
     }
@@ -158,10 +166,10 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     if (lineno > 0 && !has_header && bad++ == 0) snprintf(why, sizeof(why), "line 1: not the header");
     if (fclose(out) != 0 || read_error) {
         snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));
-        remove(tmp);
+        file_replace_abort(&fr);
         return -1;
     }
-    if (!bad && !dropped && has_header) { remove(tmp); }      // nothing to change
+    if (!bad && !dropped && has_header) { file_replace_abort(&fr); }      // nothing to change
     else {
         char damaged[CKPT_PATH_MAX + 32] = "";
         if (bad) {      // nothing is lost: the old file stays beside the new one
@@ -171,15 +179,11 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
             // a hard link: metrics.csv exists at every moment, whenever a kill comes
             if (link(path, damaged) && rename(path, damaged)) {
                 snprintf(err, errlen, "cannot keep %s as %s: %s", path, damaged, strerror(errno));
-                remove(tmp);
+                file_replace_abort(&fr);
                 return -1;
             }
         }
-        if (rename(tmp, path)) {
-            snprintf(err, errlen, "cannot rewrite %s: %s", path, strerror(errno));
-            remove(tmp);
-            return -1;
-        }
+        if (file_replace_commit(&fr, err, errlen)) return -1;
         if (bad) {
             char missing[64] = "";
             if (kept < N) snprintf(missing, sizeof(missing), ", the first missing iteration %lld", first_missing);

@@ -1,15 +1,19 @@
-// play.c: one agent step at a time, as rollout_play does it but keeping nothing for a gradient.
+// play.c: one agent step at a time through rl/agent.h, keeping nothing for a gradient (play.h).
 #include "play.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy) {
+int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id) {
     memset(pl, 0, sizeof(*pl));
     if (env_init(&pl->env, env_id, 0) != ENV_OK) return -1;
-    pl->h = malloc(sizeof(double) * (size_t)p->H);
-    pl->greedy = greedy;
+    pl->policy = policy;
+    pl->h = malloc(sizeof(double) * (size_t)(policy.h_len > 0 ? policy.h_len : 1));
     return pl->h ? 0 : -1;
+}
+
+int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy) {
+    return player_init_policy(pl, agent_policy_seed(p, greedy), env_id);
 }
 
 void player_free(Player *pl) {
@@ -18,29 +22,14 @@ void player_free(Player *pl) {
 }
 
 void player_reset(Player *pl, uint64_t env_seed, uint64_t act_seed) {
-    env_reset(&pl->env, env_seed);
-    rng_seed(&pl->rng, act_seed);
-    pl->cur = 0;
-    pl->have_prev = false;
+    agent_reset(&pl->agent, &pl->env, env_seed, act_seed);
 }
 
-int player_step(Player *pl, const Policy *p, EnvStep *out) {
-    uint8_t *cur = pl->obs[pl->cur], *prev = pl->obs[pl->cur ^ 1];
-    env_render_obs80(&pl->env, cur);
-    pl->nnz = 0;
-    for (int i = 0; i < POLICY_D; i++) {
-        int d = pl->have_prev ? (int)cur[i] - (int)prev[i] : 0;
-        pl->x[i] = (int8_t)d;
-        if (d) { pl->idx[pl->nnz] = (uint16_t)i; pl->sign[pl->nnz] = (int8_t)d; pl->nnz++; }
-    }
-    pl->have_prev = true;
-    pl->cur ^= 1;
-    double aprob = policy_forward(p, (SparseX){ pl->nnz, pl->idx, pl->sign }, pl->h);
-    pl->last_p = aprob;
-    // the draw is made in greedy mode too, so both modes walk the stream alike
-    double u = rng_uniform(&pl->rng);
-    int action = (pl->greedy ? aprob > 0.5 : u < aprob) ? ACTION_RIGHT : ACTION_LEFT;
-    env_step(&pl->env, action, out);      // cannot fail: valid action, episode not over
+int player_step(Player *pl, EnvStep *out) {
+    AgentInput in = { pl->idx, pl->sign, 0 };
+    int action = agent_step(&pl->agent, &pl->policy, &in, pl->h, &pl->last_p, out);
+    memset(pl->x, 0, sizeof(pl->x));
+    for (int k = 0; k < in.nnz; k++) pl->x[pl->idx[k]] = pl->sign[k];
     return action;
 }
 

@@ -1,37 +1,34 @@
-// play.h: the trained policy playing, without learning: what eval and record share. The
-// agent sees what it saw in training (the difference of two 80x80 frames, zeros on the
-// first step) and acts as in training: UP (2) if u < p, else DOWN (3), u from its own
-// stream, one draw per step; or greedily, UP iff p > 0.5.
+// play.h: a trained policy playing, without learning: what eval, record and watch share. It
+// acts through rl/agent.h's agent_step, as training does: the difference of two 80x80 frames
+// (zeros on the first step), one uniform draw per step from its own stream; the seeds' policy
+// samples UP (2) if u < p, else DOWN (3), or greedily UP iff p > 0.5.
 #ifndef PONGRL_PLAY_H
 #define PONGRL_PLAY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../env/env.h"
-#include "../policy/policy.h"
+#include "../rl/agent.h"
 
 typedef struct {
     Env env;
-    Rng rng;
-    bool greedy;
-    uint8_t obs[2][POLICY_D];       // current and previous 80x80 frames
-    int cur;
-    bool have_prev;
+    Agent agent;
+    AgentPolicy policy;
     int8_t x[POLICY_D];             // the input of the last step, dense (for pictures)
     uint16_t idx[POLICY_D];         // the same, sparse
     int8_t sign[POLICY_D];
-    int nnz;
-    double *h;                      // (H,)
+    double *h;                      // (policy.h_len,) act's scratch
     double last_p;                  // probability of UP at the last step
 } Player;
 
-// 0, or -1 (unknown env id, out of memory).
+// The seeds' network p playing env_id. 0, or -1 (unknown env id, out of memory).
 int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy);
+// Any learner's policy playing env_id. 0, or -1 (unknown env id, out of memory).
+int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id);
 void player_free(Player *pl);
 void player_reset(Player *pl, uint64_t env_seed, uint64_t act_seed);
-// One agent step; returns the action taken (ACTION_RIGHT = UP, ACTION_LEFT = DOWN).
-int player_step(Player *pl, const Policy *p, EnvStep *out);
+// One agent step; returns the action taken.
+int player_step(Player *pl, EnvStep *out);
 
 // Seeds of evaluation episode e: a family of streams apart from training's.
 uint64_t play_env_seed(uint64_t seed, int64_t e);

@@ -11,17 +11,19 @@
 #include <unistd.h>
 
 #include "../train/checkpoint.h"
+#include "../util/file.h"
 
 // ----------------------------------------------------------------------------
 // config.txt: for people; the checkpoint is what a resume reads
 
 int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
     const TrainConfig *c = &s->cfg;
-    char path[CKPT_PATH_MAX], tmp[CKPT_PATH_MAX + 8];
+    char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/config.txt", c->run_dir);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); return -1; }
+    FileReplace fr;
+    if (file_replace_begin(&fr, path, err, errlen)) return -1;
+    FILE *f = fopen(fr.tmp, "w");
+    if (!f) { snprintf(err, errlen, "cannot write %s: %s", fr.tmp, strerror(errno)); file_replace_abort(&fr); return -1; }
     fprintf(f, "# pongrl run configuration (written by pongrl train; the checkpoints hold the same)\n");
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
         const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
@@ -34,12 +36,12 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
             "wall_s = %.3f\n",
             (long long)s->iteration, (long long)s->episodes, (long long)s->agent_steps,
             (long long)s->frames, s->running_reward, s->wall_s);
-    if (fclose(f) != 0 || rename(tmp, path)) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        remove(tmp);
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", fr.tmp, strerror(errno));
+        file_replace_abort(&fr);
         return -1;
     }
-    return 0;
+    return file_replace_commit(&fr, err, errlen);
 }
 
 // ----------------------------------------------------------------------------

@@ -39,7 +39,7 @@ static int print_batch_line(const TrainState *s, const TrainBatch *b, double ses
     }
     printf("Batch %lld computed %d rollouts in %.3f seconds, running mean is %.4f"
            " | %.0f steps/s | mean length %.0f%s\n",
-           (long long)s->iteration, c->batch_size, b->secs, s->running_reward,
+           (long long)s->iteration, b->episodes, b->secs, s->running_reward,
            b->secs > 0 ? b->steps / b->secs : 0.0, b->mean_len, eta);
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout)) return 0;

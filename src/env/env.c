@@ -47,25 +47,37 @@ const char *env_preset_id(int i) {
 // ----------------------------------------------------------------------------
 // episode
 
-int env_init(Env *env, const char *id, uint64_t seed) {
+int env_init(Env *env, const char *id, uint64_t seed) { return env_init_flavour(env, id, 0, 0, seed); }
+
+int env_init_flavour(Env *env, const char *id, int mode, int difficulty, uint64_t seed) {
     const EnvPreset *p = env_preset_find(id);
     if (p == NULL) return ENV_ERR_PRESET;
+    if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES)
+        return ENV_ERR_FLAVOUR;
     memset(env, 0, sizeof *env);
     env->preset = *p;
+    env->mode = mode;
+    env->difficulty = difficulty;
     env_reset(env, seed);
     return ENV_OK;
 }
 
+int env_num_modes(void) { return PONG_MODES; }
+int env_num_difficulties(void) { return PONG_DIFFICULTIES; }
+
 void env_reset(Env *env, uint64_t seed) {
     // ALE reset(): paddles back to the default resistance, the previous action (for sticky
-    // actions) back to NOOP, episode frame counter to 0; pong_reset() covers the emulated
-    // part (60 NOOP frames and the soft resets).
-    pong_reset(&env->game);
+    // actions) back to NOOP, episode frame counter to 0, then one frame counted for each
+    // SELECT press that reaches the mode (StellaEnvironment::pressSelect); pong_reset_flavour
+    // covers the emulated part (60 NOOP frames, the soft resets, the presses).
+    pong_reset_flavour(&env->game, env->mode, env->difficulty);
+    int presses = pong_select_presses(env->mode);
     rng_seed(&env->rng, seed);
     env->resistance = PADDLE_RESISTANCE_DEFAULT;
     env->last_action = ACTION_NOOP;
     env->steps = 0;
-    env->frames = 0;
+    env->frames = presses;
+    env->frame_number += presses;
     env->terminated = false;
     env->truncated = false;
 }
@@ -142,6 +154,7 @@ const char *env_strerror(int code) {
     case -4: return "bad argument (preset numbers, count or observation type)";   // VECENV_ERR_ARG
     case ENV_ERR_STATE: return "not a pongrl env state of this version, or a corrupt one";
     case ENV_ERR_STATE_OTHER: return "an env state of another preset, mode or difficulty";
+    case ENV_ERR_FLAVOUR: return "no such flavour: mode must be 0 or 1, difficulty 0 to 3";
     default: return "unknown error";
     }
 }
@@ -263,11 +276,14 @@ void env_ram(const Env *env, uint8_t *ram) { pong_ram(&env->game, ram); }
 // ----------------------------------------------------------------------------
 // opaque-handle API for bindings (in the spirit of ALE's old ale_c_wrapper.h)
 
-Env *env_new(const char *id, uint64_t seed) {
-    if (env_preset_find(id) == NULL) return NULL;
+Env *env_new(const char *id, uint64_t seed) { return env_new_flavour(id, 0, 0, seed); }
+
+Env *env_new_flavour(const char *id, int mode, int difficulty, uint64_t seed) {
+    Env probe;
+    if (env_init_flavour(&probe, id, mode, difficulty, seed) != ENV_OK) return NULL;
     Env *env = malloc(sizeof *env);
     if (env == NULL) return NULL;
-    env_init(env, id, seed);
+    memcpy(env, &probe, sizeof *env);
     return env;
 }
 

@@ -21,7 +21,8 @@ enum { ACTION_NOOP = 0, ACTION_FIRE = 1, ACTION_RIGHT = 2, ACTION_LEFT = 3,
 // -4 is vecenv.h's VECENV_ERR_ARG. env_strerror(code) says each in one line.
 enum { ENV_OK = 0, ENV_ERR_PRESET = -1, ENV_ERR_ACTION = -2, ENV_ERR_DONE = -3,
        ENV_ERR_STATE = -5,          // not a pongrl env state, another version, or corrupt
-       ENV_ERR_STATE_OTHER = -6 };  // a state of another preset or flavour
+       ENV_ERR_STATE_OTHER = -6,    // a state of another preset or flavour
+       ENV_ERR_FLAVOUR = -7 };      // a mode outside [0, 2) or a difficulty outside [0, 4)
 
 typedef struct {
     const char *id;          // "ALE/Pong-v5", ...
@@ -56,7 +57,13 @@ typedef struct {
 } EnvStep;
 
 // Initialise from a preset id; returns ENV_ERR_PRESET for an unknown id (env untouched).
+// Mode 0, difficulty 0: what every preset plays unless told otherwise.
 int env_init(Env *env, const char *id, uint64_t seed);
+// The same with ALE's mode (0, 1: the cartridge's games 1 and 2) and difficulty (0..3: bit 0
+// the CPU's bat, bit 1 the agent's, short when set); ENV_ERR_FLAVOUR for others (env
+// untouched). As in ALE, a reset in mode 1 presses SELECT once, which counts one frame:
+// env->frames starts at 1 there (getEpisodeFrameNumber), and the v5 frame cap counts it.
+int env_init_flavour(Env *env, const char *id, int mode, int difficulty, uint64_t seed);
 // Start a new episode; the seed reseeds the env's random stream.
 void env_reset(Env *env, uint64_t seed);
 // One agent step; ENV_ERR_ACTION for an action outside [0, 6), ENV_ERR_DONE after the end
@@ -85,8 +92,8 @@ const char *env_strerror(int code);
 // action for sticky actions outside its state (StellaEnvironment::m_player_a_action), so a
 // restore there leaves it as the last act() set it; here it is restored with the rest, so
 // that a restored state (with its stream) replays exactly what followed the clone.
-#define ENV_STATE_BYTES 294
-#define ENV_STATE_VERSION 1
+#define ENV_STATE_BYTES 297
+#define ENV_STATE_VERSION 2   // 2: the flavours (switches, bat masks)
 size_t env_state_size(void);                                 // ENV_STATE_BYTES, for bindings
 void env_clone(const Env *env, bool include_rng, uint8_t *buf);   // buf: ENV_STATE_BYTES
 // ENV_OK, or (env untouched): ENV_ERR_STATE for bytes that are not a state of this version
@@ -109,6 +116,11 @@ void env_ram(const Env *env, uint8_t *ram);            // (128,): ALE getRAM()
 const char *env_preset_id(int i);
 // A new env on the heap, reset with the seed; NULL for an unknown id (or out of memory).
 Env *env_new(const char *id, uint64_t seed);
+// The same with a mode and difficulty; NULL also for a bad mode or difficulty.
+Env *env_new_flavour(const char *id, int mode, int difficulty, uint64_t seed);
+// ALE's getAvailableModes()/getAvailableDifficulties() for Pong: the counts (2, 4).
+int env_num_modes(void);
+int env_num_difficulties(void);
 void env_free(Env *env);
 size_t env_sizeof(void);
 

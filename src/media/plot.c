@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../util/file.h"
+
 // The rows after the header (-1 if the file cannot be read), and the largest wall_s (4th column).
 static long scan_rows(const char *path, double *wall_max) {
     FILE *f = fopen(path, "r");
@@ -61,16 +63,14 @@ int plot_curve(const char *metrics_csv, const char *png, const char *title, char
     double div = wall_max < 120 ? 1 : wall_max < 7200 ? 60 : 3600;
     const char *unit = div == 1 ? "seconds" : div == 60 ? "minutes" : "hours";
     if (!gnuplot_found()) { snprintf(err, errlen, "gnuplot not found: no curve drawn (install gnuplot-nox)"); return -1; }
-    char tmp[4096];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", png);
-    // gnuplot draws to stdout when it cannot open its output: make sure it can, first
-    FILE *probe = fopen(tmp, "wb");
-    if (!probe) { snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno)); return -1; }
-    fclose(probe);
+    // gnuplot draws to stdout when it cannot open its output: begin makes sure it can, first
+    FileReplace fr;
+    if (file_replace_begin(&fr, png, err, errlen)) return -1;
+    const char *tmp = fr.tmp;
     // stderr of gnuplot goes to a pipe we ignore: its own messages are not one clear line; its
     // stdout too, so that no picture ever lands on ours
     FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
-    if (!g) { snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno)); remove(tmp); return -1; }
+    if (!g) { snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno)); file_replace_abort(&fr); return -1; }
     fprintf(g,
         "set terminal pngcairo size 1200,500 noenhanced font 'sans,10'\n"
         "set output '%s'\n"
@@ -94,12 +94,11 @@ int plot_curve(const char *metrics_csv, const char *png, const char *title, char
     int st = pclose(g);
     struct stat drawn;
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || stat(tmp, &drawn) || drawn.st_size == 0) {
-        remove(tmp);
+        file_replace_abort(&fr);
         if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
             snprintf(err, errlen, "gnuplot not found: no curve drawn (install gnuplot-nox)");
         else snprintf(err, errlen, "gnuplot failed drawing %s", png);
         return -1;
     }
-    if (rename(tmp, png)) { snprintf(err, errlen, "cannot write %s: %s", png, strerror(errno)); remove(tmp); return -1; }
-    return 0;
+    return file_replace_commit(&fr, err, errlen);
 }

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-// Draws two panels into png (written to png.tmp, then renamed): batch mean and running
+// Draws two panels into png (atomically, file.h): batch mean and running
 // mean reward against episodes, and against training wall time. Returns 0; 1 when
 // metrics.csv has no rows yet (nothing drawn); -1 with one line in err (gnuplot missing
 // or failing, unreadable metrics).

@@ -1,8 +1,10 @@
-// pong.c: Video Olympics game 1 (Pong against the computer), re-created from the cartridge.
+// pong.c: Video Olympics games 1 and 2 (Pong against the computer), re-created from the
+// cartridge.
 //
 // Evidence. The rules below are the cartridge's own program (CX2621 Video Olympics, md5
 // 60e0ea3cbe0913d39803477945e9e5ec, disassembled with cc65's da65; $Fxxx names the routine),
-// specialised to game 1 with ALE's default switches; the drawing follows the kernel's
+// specialised to games 1 and 2 (ALE's modes 0 and 1) and the four positions of the
+// difficulty switches; the drawing follows the kernel's
 // writes to the TIA line by line. docs/pong-spec.md describes the game in words.
 // tests/unit/test_pong.c replays real ALE episodes (tests/data/ale-real/) and
 // checks every frame's RGB crc32, RAM and reward.
@@ -46,7 +48,14 @@ enum {
     OTHER = 0x93,         // LAST_SCORER ^ 2
     HOLD = 0x94,          // bit 6: the ball is held (other games); bit 7: wall contact
     CPU_TARGET = 0x95,    // the CPU bat's vertical counter
-    GAME = 0x96,          // game number - 1 (0: game 1)
+    GAME = 0x96,          // game number - 1 (0: game 1): ALE's mode
+    FLAGS = 0x97,         // game flags ($F712); bit 7: the last bat's button doubles the
+                          // ball's vertical step (game 2)
+    FLAGS2 = 0x98,        // game flags ($F713); bit 7: a held button speeds the ball up at a
+                          // contact (game 1), else every 4th contact does (game 2)
+    RULES = 0x9A,         // $F6C5: bits 0-1 pick the contact speed-up mask ($F6BC)
+    BAT_MASK = 0xA5,      // $A5 CPU bat, $A6 agent bat: height masks, $F0 (16 lines) or $F8
+    MISSILE_MASK = 0xA7,  // $A7, $A8: the missiles' masks, $F2 or $FA (they never show)
     BALL_X = 0xB1,        // ball horizontal counter: column = BALL_X - 49
     BAT_V = 0xB2,         // $B2 CPU bat, $B3 agent bat, $B4/$B5 missiles (unused here)
     BALL_V = 0xB6,        // ball vertical counter
@@ -94,7 +103,9 @@ static const uint8_t GAME_COLORS[4] = {0x38, 0xC8, 0x0F, 0x22};   // CPU, agent,
 #define CPU_BAT_X 16              // $AD = $40
 #define AGENT_BAT_X 140           // $AE = $BC
 #define BAT_W 4                   // GRP = $F0, single width
-#define BAT_LINES_MASK 0xF0       // $A5/$A6: 16 counter values, difficulty B
+#define BAT_MASK_LONG 0xF0        // $A5/$A6 with the difficulty switch at B: 16 counter values
+#define BAT_MASK_SHORT 0xF8       // at A: 8 ($F6A4 + 1)
+#define BAT_SHORT_BIT 0x08        // the bit of the mask that says which ($F4D0)
 #define BALL_W 2                  // CTRLPF $15: ball size 2
 #define BALL_X_OFFSET 49
 
@@ -151,6 +162,20 @@ static const uint8_t RESET_RAM[PONG_RAM_SIZE] = {
 #define RESET_BALL_X 2
 #define RESET_BALL_V 59
 
+// The switches ALE holds (SWCHB): colour, no select, no reset; bit 6 the left difficulty
+// switch (A when set), bit 7 the right one. ALE's difficulty d sets the left one to A when
+// d & 1, the right one when d & 2 (ALEState::setDifficultySwitches).
+#define SWITCHES_DEFAULT 0x3F
+#define SWITCH_RESET 0x01
+#define SWITCH_LEFT_A 0x40
+#define SWITCH_RIGHT_A 0x80
+
+// Game 2's bytes of the reset state, frame 0 of every mode-1 trace (ALE presses SELECT once
+// after the first soft reset: the press and its release restart the frame count, and the
+// CPU bat's drift while the ball is hidden follows the count).
+#define RESET_MODE1_FRAME 0x09
+#define RESET_MODE1_CPU_V 0x14
+
 // ----------------------------------------------------------------------------
 // 6502 arithmetic, where the carry or the flags reach the RAM
 
@@ -182,6 +207,8 @@ static void picture_take(Pong *g) {
     PongPicture *p = &g->pic;
     p->cpu_v = RAM(g, BAT_V);
     p->agent_v = RAM(g, BAT_V + 1);
+    p->cpu_mask = RAM(g, BAT_MASK);
+    p->agent_mask = RAM(g, BAT_MASK + 1);
     p->ball_v = RAM(g, BALL_V);
     p->ball_x = g->ball_x;
     p->vdel = g->vdel;
@@ -190,9 +217,42 @@ static void picture_take(Pong *g) {
     memcpy(p->colors, g->colors, sizeof p->colors);
 }
 
-void pong_reset(Pong *g) {
+// $F23A: the game's configuration bytes from its number and the switches, as the end of
+// every frame writes them: flags ($F712/$F713, both games share row 0; game 2 keeps $97's
+// top bits and clears $98's), the bats' and missiles' masks ($F6A4/$F6AC, one row further
+// for a switch at A), and $81, the CPU bat's row index, left in RAM.
+static void configure(Pong *g) {
+    static const uint8_t F712[2] = {0x98, 0x80};   // $F712, $F713: row ($96 & $3E) = 0
+    uint8_t game = RAM(g, GAME);
+    RAM(g, FLAGS) = F712[0];
+    RAM(g, FLAGS2) = F712[1];
+    RAM(g, FLAGS + (game & 1)) &= 0x3F;
+    bool left_a = g->switches & SWITCH_LEFT_A, right_a = g->switches & SWITCH_RIGHT_A;
+    RAM(g, BAT_MASK) = left_a ? BAT_MASK_SHORT : BAT_MASK_LONG;
+    RAM(g, BAT_MASK + 1) = right_a ? BAT_MASK_SHORT : BAT_MASK_LONG;
+    RAM(g, MISSILE_MASK) = left_a ? 0xFA : 0xF2;
+    RAM(g, MISSILE_MASK + 1) = right_a ? 0xFA : 0xF2;
+    RAM(g, TMP1) = left_a;
+}
+
+int pong_select_presses(int mode) { return mode; }   // from $96 = 0, one press a game
+
+void pong_reset(Pong *g) { pong_reset_flavour(g, 0, 0); }
+
+bool pong_reset_flavour(Pong *g, int mode, int difficulty) {
+    if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES)
+        return false;
     memset(g, 0, sizeof *g);
     memcpy(g->ram, RESET_RAM, sizeof g->ram);
+    g->switches = (uint8_t)(SWITCHES_DEFAULT | ((difficulty & 1) ? SWITCH_LEFT_A : 0) |
+                            ((difficulty & 2) ? SWITCH_RIGHT_A : 0));
+    RAM(g, SWITCHES) = g->switches & ~SWITCH_RESET;   // RESET still held on the last frame
+    RAM(g, GAME) = (uint8_t)mode;
+    if (mode == 1) {
+        RAM(g, FRAME) = RESET_MODE1_FRAME;
+        RAM(g, CPU_TARGET) = RAM(g, BAT_V) = RESET_MODE1_CPU_V;
+    }
+    configure(g);
     g->colors_of = (uint8_t)~RAM(g, ATTRACT);
     colors_for_next_frame(g);
     g->digits_of[0] = RAM(g, SCORE_CPU);          // the reset RAM's pointers show 0 : 0
@@ -207,6 +267,7 @@ void pong_reset(Pong *g) {
     // the ball as ALE's reset sequence left it: rows 45..48, without the delay register
     g->pic.ball_v = RESET_BALL_V;
     g->pic.paddle_line = RAM(g, PADDLE_RAW);
+    return true;
 }
 
 void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]) { memcpy(ram, g->ram, PONG_RAM_SIZE); }
@@ -216,12 +277,14 @@ void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]) { memcpy(ram, g->ram, P
 // little-endian. A field added to Pong must be added here (and PONG_STATE_BYTES grown).
 
 static void picture_put(ByteWriter *w, const PongPicture *p) {
-    bytes_put_u8(w, p->cpu_v); bytes_put_u8(w, p->agent_v); bytes_put_u8(w, p->ball_v);
+    bytes_put_u8(w, p->cpu_v); bytes_put_u8(w, p->agent_v);
+    bytes_put_u8(w, p->cpu_mask); bytes_put_u8(w, p->agent_mask); bytes_put_u8(w, p->ball_v);
     bytes_put_u8(w, p->ball_x); bytes_put_u8(w, p->vdel); bytes_put_u8(w, p->paddle_line);
     bytes_put(w, p->digits, 4); bytes_put_u8(w, p->agent_digits_mask); bytes_put(w, p->colors, 4);
 }
 static void picture_get(ByteReader *r, PongPicture *p) {
-    p->cpu_v = bytes_get_u8(r); p->agent_v = bytes_get_u8(r); p->ball_v = bytes_get_u8(r);
+    p->cpu_v = bytes_get_u8(r); p->agent_v = bytes_get_u8(r);
+    p->cpu_mask = bytes_get_u8(r); p->agent_mask = bytes_get_u8(r); p->ball_v = bytes_get_u8(r);
     p->ball_x = bytes_get_u8(r); p->vdel = bytes_get_u8(r); p->paddle_line = bytes_get_u8(r);
     bytes_get(r, p->digits, 4); p->agent_digits_mask = bytes_get_u8(r); bytes_get(r, p->colors, 4);
 }
@@ -229,6 +292,7 @@ static void picture_get(ByteReader *r, PongPicture *p) {
 void pong_state_save(const Pong *g, uint8_t buf[PONG_STATE_BYTES]) {
     ByteWriter w = {buf, 0};
     bytes_put(&w, g->ram, PONG_RAM_SIZE);
+    bytes_put_u8(&w, g->switches);
     bytes_put(&w, g->colors, 4);
     bytes_put_u8(&w, g->collisions); bytes_put_u8(&w, g->ball_x); bytes_put_u8(&w, g->vdel);
     picture_put(&w, &g->pic);
@@ -242,6 +306,7 @@ void pong_state_load(Pong *g, const uint8_t buf[PONG_STATE_BYTES]) {
     ByteReader r = {buf, PONG_STATE_BYTES, 0, false};
     memset(g, 0, sizeof *g);
     bytes_get(&r, g->ram, PONG_RAM_SIZE);
+    g->switches = bytes_get_u8(&r);
     bytes_get(&r, g->colors, 4);
     g->collisions = bytes_get_u8(&r); g->ball_x = bytes_get_u8(&r); g->vdel = bytes_get_u8(&r);
     picture_get(&r, &g->pic);
@@ -290,7 +355,10 @@ static void ball_move(Pong *g) {
     if (!(RAM(g, HOLD) & 0x40)) {
         int c = 0;
         RAM(g, BALL_V_FRAC) = adc(RAM(g, BALL_DV_FRAC), RAM(g, BALL_V_FRAC), &c);
-        uint8_t a = adc(0, RAM(g, BALL_DV), &c);
+        // game 2: while the button of the last bat to touch the ball ($C3) is held, the
+        // ball steps twice its vertical speed
+        bool twice = (RAM(g, FLAGS) & 0x80) && !(RAM(g, SCORER_BUTTON) & 0x80);
+        uint8_t a = adc(twice ? RAM(g, BALL_DV) : 0, RAM(g, BALL_DV), &c);
         c = 0;
         a = adc(a, RAM(g, BALL_V), &c);
         RAM(g, BALL_V) = a;
@@ -316,6 +384,10 @@ static uint8_t speed_up(uint8_t v) {
     return (int8_t)(v - 5) < 0 ? v : 4;
 }
 
+// $F6BC: game 2 speeds the ball up when the contact count has these bits clear ($9A & 3 = 1:
+// every 4th contact)
+static const uint8_t SPEEDUP_EVERY[4] = {0xFF, 0x03, 0x07, 0x0F};
+
 // $F45F: the ball met a bat (collision latch of the last frame). Bat x: 0 CPU, 1 agent.
 static void bat_contact(Pong *g) {
     int x;
@@ -326,19 +398,25 @@ static void bat_contact(Pong *g) {
     RAM(g, SOUND) = 0xC4;
     RAM(g, HITS)++;
     RAM(g, LAST_SCORER) = (uint8_t)x;
-    // $F4BE: a bat whose button is held speeds the ball up
-    if (RAM(g, BUTTONS + x) == 0) {
+    // $F4AC: game 1 ($98 bit 7): a bat whose button is held speeds the ball up ($F4BE);
+    // game 2: every 4th contact does
+    bool faster;
+    if (RAM(g, FLAGS2) & 0x80) faster = RAM(g, BUTTONS + x) == 0;
+    else faster = RAM(g, HITS) != 0 && (RAM(g, HITS) & SPEEDUP_EVERY[RAM(g, RULES) & 3]) == 0;
+    if (faster) {
         RAM(g, BALL_DX) = speed_up(RAM(g, BALL_DX));
         RAM(g, BALL_DV) = speed_up(RAM(g, BALL_DV));
     }
-    // $F4D0: the new vertical speed from where the ball met the bat
+    // $F4D0: the new vertical speed from where the ball met the bat; a short bat (switch
+    // at A) measures from 4 counters higher and keeps the full slope (no halving)
+    bool short_bat = RAM(g, BAT_MASK + x) & BAT_SHORT_BIT;
     int c = 0;
-    uint8_t a = adc(7, RAM(g, BAT_V + x), &c);
+    uint8_t a = adc(short_bat ? 3 : 7, RAM(g, BAT_V + x), &c);
     a = sbc(a, RAM(g, BALL_V), &c);
     a = (uint8_t)((a & 0x3F) >> 1);
     if (a >= 0x10) a |= 0xE0;
     a = negate(a);
-    a = (uint8_t)((a >> 1) | (a & 0x80));      // cmp #$80; ror: halve, keep the sign
+    if (!short_bat) a = (uint8_t)((a >> 1) | (a & 0x80));   // cmp #$80; ror: halve, keep the sign
     RAM(g, BALL_DV) = a;
     // $F4F6: send the ball back if it moves towards the bat
     uint8_t dx = RAM(g, BALL_DX);
@@ -347,9 +425,9 @@ static void bat_contact(Pong *g) {
 
 // $F0CE..$F21F
 static void game_logic(Pong *g) {
-    // $F0CE: console switches. ALE holds SWCHB at $3F (no reset or select, colour,
-    // difficulty B for both players); a changed select would restart the frame count.
-    const uint8_t swchb = 0x3F;
+    // $F0CE: console switches. ALE holds SWCHB (no reset or select, colour, the difficulty
+    // switches of its flavour); a changed select would restart the frame count.
+    const uint8_t swchb = g->switches;
     uint8_t changed = swchb ^ RAM(g, SWITCHES);
     RAM(g, SWITCHES) = swchb;
     if (changed & 0x02) RAM(g, FRAME) = 0;
@@ -467,8 +545,8 @@ static uint8_t paddle_line(Pong *g, int resistance) {
 static int row_counter_p0(int r) { int c = (r + 15) & ~1; return c > KERNEL_LAST ? KERNEL_LAST : c; }
 static int row_counter_p1(int r) { int c = (r + 14) & ~1; return c > KERNEL_LAST - 2 ? KERNEL_LAST - 2 : c; }
 
-static bool bat_on(uint8_t v, int c, int first) {
-    return c >= first && ((c - v) & BAT_LINES_MASK) == 0;
+static bool bat_on(uint8_t v, uint8_t mask, int c, int first) {
+    return c >= first && ((c - v) & mask) == 0;
 }
 static bool ball_counter_on(uint8_t v, int c, int first) {
     return c >= first && ((c - v) & 0xFC) == 0;
@@ -478,17 +556,17 @@ static bool ball_counter_on(uint8_t v, int c, int first) {
 static int bottom_cycles(const PongPicture *p, int c) {
     return (p->paddle_line >= KERNEL_FIRST + 2 && c <= p->paddle_line) ? 40 : 38;
 }
-static int bat_test_cycles(uint8_t v, int c) { return ((c - v) & BAT_LINES_MASK) == 0 ? 3 : 4; }
+static int bat_test_cycles(uint8_t v, uint8_t mask, int c) { return ((c - v) & mask) == 0 ? 3 : 4; }
 
 // The first column showing the VDELBL copy taken at the end of line c-15.
 static int vdel_split_x(const PongPicture *p, int c) {
-    int t = bottom_cycles(p, c) + 30 + bat_test_cycles(p->agent_v, c);
+    int t = bottom_cycles(p, c) + 30 + bat_test_cycles(p->agent_v, p->agent_mask, c);
     return 3 * t - 68 + GRP1_WRITE_DELAY;
 }
 // The first column showing ENABL(c+2), written during line c-14.
 static int enabl_split_x(const PongPicture *p, int c) {
-    int t = bottom_cycles(p, c) + 96 + bat_test_cycles(p->agent_v, c) +
-            bat_test_cycles(p->cpu_v, c + 2) - 76;
+    int t = bottom_cycles(p, c) + 96 + bat_test_cycles(p->agent_v, p->agent_mask, c) +
+            bat_test_cycles(p->cpu_v, p->cpu_mask, c + 2) - 76;
     return 3 * t - 68 + ENABL_WRITE_DELAY;
 }
 
@@ -541,10 +619,10 @@ static uint8_t picture_collisions(const PongPicture *p) {
             if (!ball_on(p, r, x)) continue;
             if (row_is_wall(r)) cx |= CX_BALL_PF;
             if (x >= CPU_BAT_X && x < CPU_BAT_X + BAT_W &&
-                bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2))
+                bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2))
                 cx |= CX_P0_BALL;
             if (x >= AGENT_BAT_X && x < AGENT_BAT_X + BAT_W &&
-                bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST))
+                bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST))
                 cx |= CX_P1_BALL;
         }
     }
@@ -602,11 +680,12 @@ static void end_of_frame(Pong *g, bool fire) {
     }
     // sound timer
     if (RAM(g, SOUND) & 0x3F) RAM(g, SOUND)--;
-    // $F23A: game constants (already in RAM), colours; the scratch bytes $80/$81 (used by
-    // the digit loop and the kernel too) end every frame as $C0/$00
+    // $F23A: game constants (already in RAM: configure() at reset), colours; the scratch
+    // bytes $80/$81 (used by the digit loop and the kernel too) end every frame as $C0 and
+    // the CPU bat's row index (1 with the left switch at A)
     colors_for_next_frame(g);
     RAM(g, TMP0) = 0xC0;
-    RAM(g, TMP1) = 0x00;
+    RAM(g, TMP1) = (g->switches & SWITCH_LEFT_A) ? 1 : 0;
     // $F07A: frame counters
     if (++RAM(g, FRAME) == 0) { RAM(g, FRAME_HI)++; RAM(g, ATTRACT)++; }
     // $F0A1: paddle buttons (SWCHA bits 7, 6, 3, 2): only the agent's (1) can be pressed
@@ -696,10 +775,10 @@ void pong_render_indices(const Pong *g, uint8_t *screen) {
     memset(screen + WALL_BOTTOM_ROW0 * PONG_SCREEN_W, c[2], (PONG_SCREEN_H - WALL_BOTTOM_ROW0) * PONG_SCREEN_W);
     RowRange k = cpu_rows(p);
     for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2)) put_index(screen, c, r, CPU_BAT_X, BAT_W, 0);
+        if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2)) put_index(screen, c, r, CPU_BAT_X, BAT_W, 0);
     k = agent_rows(p);
     for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST)) put_index(screen, c, r, AGENT_BAT_X, BAT_W, 1);
+        if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST)) put_index(screen, c, r, AGENT_BAT_X, BAT_W, 1);
     k = ball_rows(p);
     for (int r = k.row0; r <= k.row1; r++)
         for (int k = 0; k < BALL_W; k++) {
@@ -738,10 +817,10 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb) {
     }
     RowRange k = cpu_rows(p);
     for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2)) put_rgb(&t, r, CPU_BAT_X, BAT_W, 0);
+        if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2)) put_rgb(&t, r, CPU_BAT_X, BAT_W, 0);
     k = agent_rows(p);
     for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST)) put_rgb(&t, r, AGENT_BAT_X, BAT_W, 1);
+        if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST)) put_rgb(&t, r, AGENT_BAT_X, BAT_W, 1);
     k = ball_rows(p);
     for (int r = k.row0; r <= k.row1; r++)
         for (int k = 0; k < BALL_W; k++) {
@@ -776,13 +855,13 @@ void pong_render_obs80(const Pong *g, uint8_t *obs) {
     if (red_shows(p->colors[0])) {
         k = cpu_rows(p);
         for (int r = k.row0 | 1; r <= k.row1; r += 2)
-            if (bat_on(p->cpu_v, row_counter_p0(r), KERNEL_FIRST + 2))
+            if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2))
                 memset(obs + (r - OBS_ROW0) / 2 * PONG_OBS80 + CPU_BAT_X / 2, 1, BAT_W / 2);
     }
     if (red_shows(p->colors[1])) {
         k = agent_rows(p);
         for (int r = k.row0 | 1; r <= k.row1; r += 2)
-            if (bat_on(p->agent_v, row_counter_p1(r), KERNEL_FIRST))
+            if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST))
                 memset(obs + (r - OBS_ROW0) / 2 * PONG_OBS80 + AGENT_BAT_X / 2, 1, BAT_W / 2);
     }
     if (red_shows(p->colors[2])) {

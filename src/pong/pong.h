@@ -1,5 +1,6 @@
-// pong.h: Atari 2600 Video Olympics (game 1: one player against the computer) as ALE
-// presents it, re-created in C from the cartridge's own program.
+// pong.h: Atari 2600 Video Olympics (games 1 and 2: one player against the computer)
+// as ALE presents it, in every mode and difficulty ALE offers, re-created in C from the
+// cartridge's own program.
 //
 // The state is the console's 128 bytes of RAM, byte for byte what ALE's getRAM() returns,
 // plus the few TIA registers that outlive a frame. One call of pong_frame() is one 60 Hz
@@ -9,6 +10,10 @@
 // deterministic function of the paddle's resistance and button, with no random number
 // generator (the cartridge has none). The caller (env/) owns everything ALE adds on top:
 // actions, paddle resistance, frameskip, sticky actions, seeding.
+//
+// Flavours (ALE's setMode/setDifficulty): mode 0 is the cartridge's game 1, mode 1 its game 2
+// (RAM $96 = mode). Difficulty bit 0 is the left switch (the CPU's bat), bit 1 the right one
+// (the agent's): switch A halves that bat, 8 lines instead of 16.
 //
 // Screen coordinates: x is the column (0..159), y the row (0..209) of the 210x160
 // observation.
@@ -23,6 +28,8 @@
 #define PONG_OBS80 80              // the seed's preprocessed grid is 80x80
 #define PONG_WIN_SCORE 21
 #define PONG_RAM_SIZE 128          // the console RAM, $80..$FF, as ALEInterface::getRAM() returns it
+#define PONG_MODES 2               // ALE PongSettings: getNumModes() = 2 (modes 0, 1)
+#define PONG_DIFFICULTIES 4        // ALE PongSettings::getAvailableDifficulties(): 0..3
 
 // ALE's paddle controller (ale_state.hpp): resistance range and per-frame step.
 #define PADDLE_RESISTANCE_MIN 27450
@@ -33,6 +40,7 @@
 // What the kernel drew in the last frame: enough to redraw the picture exactly.
 typedef struct {
     uint8_t cpu_v, agent_v;    // the bats' vertical counters (RAM $B2, $B3)
+    uint8_t cpu_mask, agent_mask; // their height masks (RAM $A5, $A6): $F0 16 lines, $F8 8
     uint8_t ball_v;            // the ball's vertical counter (RAM $B6)
     uint8_t ball_x;            // the ball's column (TIA position of the ball)
     uint8_t vdel;              // TIA VDELBL: the ball drawn through the delay register
@@ -45,6 +53,7 @@ typedef struct {
 
 typedef struct {
     uint8_t ram[PONG_RAM_SIZE];   // RAM $80..$FF
+    uint8_t switches;             // the console switches (SWCHB) as ALE holds them
     // TIA registers that outlive a frame
     uint8_t colors[4];            // set at the end of a frame for the next frame's kernel
     uint8_t collisions;           // latched while drawing, read by the next frame's logic
@@ -58,9 +67,16 @@ typedef struct {
     uint8_t pot_line, default_line;
 } Pong;
 
-// The state ALE's reset() leaves (power-on, 60 NOOP frames, the soft resets): the RAM and
-// the picture of the real game's first observation.
+// The state ALE's reset() leaves (power-on, 60 NOOP frames, the soft resets, SELECT pressed
+// until RAM $96 holds the mode): the RAM and the picture of the real game's first
+// observation. pong_reset is mode 0, difficulty 0. pong_reset_flavour returns false (g
+// untouched) for a mode outside [0, PONG_MODES) or a difficulty outside
+// [0, PONG_DIFFICULTIES).
 void pong_reset(Pong *g);
+bool pong_reset_flavour(Pong *g, int mode, int difficulty);
+// The SELECT presses ALE's reset makes to reach a mode (each one counts one frame in ALE's
+// frame numbers: StellaEnvironment::pressSelect).
+int pong_select_presses(int mode);
 
 // One frame. resistance: the agent paddle's resistance (ALE units, clamped by the caller to
 // [PADDLE_RESISTANCE_MIN, PADDLE_RESISTANCE_MAX]); fire: the paddle's button.
@@ -76,7 +92,7 @@ static inline bool pong_game_over(const Pong *g) {
 // The whole game as bytes, for cloning (env_clone): the RAM, the TIA registers that outlive
 // a frame, the last picture and the caches, in a fixed order with no padding, so the bytes
 // are the same on every platform. pong_state_load takes what pong_state_save wrote.
-#define PONG_STATE_BYTES 160
+#define PONG_STATE_BYTES 163
 void pong_state_save(const Pong *g, uint8_t buf[PONG_STATE_BYTES]);
 void pong_state_load(Pong *g, const uint8_t buf[PONG_STATE_BYTES]);
 

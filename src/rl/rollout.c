@@ -5,9 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
 
 // ----------------------------------------------------------------------------
 // trajectory storage (grows geometrically; a worker reuses it for every episode)
@@ -42,47 +39,6 @@ static int trajectory_reserve_nz(Trajectory *tr, size_t nz) {
     return 0;
 }
 
-// A 64-bit mask of the pixels that differ in the block of 64 at b0 (bit k: pixel b0 + k).
-static inline uint64_t diff_mask64(const uint8_t *cur, const uint8_t *prev, int b0) {
-#if defined(__AVX512BW__)
-    return _mm512_cmpneq_epi8_mask(_mm512_loadu_si512(cur + b0), _mm512_loadu_si512(prev + b0));
-#elif defined(__AVX2__)
-    uint32_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-                      _mm256_loadu_si256((const __m256i *)(cur + b0)), _mm256_loadu_si256((const __m256i *)(prev + b0))));
-    uint32_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-                      _mm256_loadu_si256((const __m256i *)(cur + b0 + 32)), _mm256_loadu_si256((const __m256i *)(prev + b0 + 32))));
-    return ~((uint64_t)hi << 32 | lo);
-#elif defined(__SSE2__)
-    uint64_t m = 0;
-    for (int q = 0; q < 4; q++) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(cur + b0 + 16 * q));
-        __m128i b = _mm_loadu_si128((const __m128i *)(prev + b0 + 16 * q));
-        m |= (uint64_t)(uint16_t)~_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)) << (16 * q);
-    }
-    return m;
-#else
-    uint64_t m = 0;
-    for (int k = 0; k < 64; k++) m |= (uint64_t)(cur[b0 + k] != prev[b0 + k]) << k;
-    return m;
-#endif
-}
-
-int trajectory_push_diff(Trajectory *tr, const uint8_t *cur, const uint8_t *prev) {
-    if (trajectory_reserve_nz(tr, tr->nz + POLICY_D)) return -1;
-    size_t nz = tr->nz;
-    // A difference frame is ~99% zeros: one compare a block of 64 pixels, then a visit to each
-    // pixel that differs, in order
-    for (int b0 = 0; b0 < POLICY_D; b0 += 64)
-        for (uint64_t m = diff_mask64(cur, prev, b0); m; m &= m - 1) {
-            int k = b0 + __builtin_ctzll(m);
-            tr->idx[nz] = (uint16_t)k;
-            tr->sign[nz] = (int8_t)((int)cur[k] - (int)prev[k]);
-            nz++;
-        }
-    tr->nz = nz;
-    return 0;
-}
-
 static SparseX trajectory_x(const Trajectory *tr, int t) {
     return (SparseX){ (int)(tr->xoff[t + 1] - tr->xoff[t]), tr->idx + tr->xoff[t], tr->sign + tr->xoff[t] };
 }
@@ -111,32 +67,24 @@ void worker_free(Worker *w) {
 int rollout_play(Worker *w, const Policy *p, Env *env, uint64_t env_seed, uint64_t act_seed,
                  EpisodeStats *st) {
     Trajectory *tr = &w->tr;
-    Rng rng;
-    rng_seed(&rng, act_seed);
-    env_reset(env, env_seed);
+    const AgentPolicy ap = agent_policy_seed(p, false);      // sampling, as the seed trains
+    agent_reset(&w->agent, env, env_seed, act_seed);
     memset(st, 0, sizeof(*st));
     tr->T = 0; tr->nz = 0;
     if (trajectory_reserve_steps(tr, 1)) return -1;
     tr->xoff[0] = 0;
-    int cur = 0;
-    bool have_prev = false;
     for (;;) {
         int t = tr->T;
-        if (trajectory_reserve_steps(tr, t + 1)) return -1;
-        env_render_obs80(env, w->obs[cur]);
-        // x = cur_x - prev_x, or zeros on the first step
-        if (have_prev && trajectory_push_diff(tr, w->obs[cur], w->obs[cur ^ 1])) return -1;
+        if (trajectory_reserve_steps(tr, t + 1) || trajectory_reserve_nz(tr, tr->nz + POLICY_D)) return -1;
+        AgentInput in = { tr->idx + tr->nz, tr->sign + tr->nz, 0 };     // the input goes on the trajectory
+        double aprob;
+        EnvStep s;
+        int action = agent_step(&w->agent, &ap, &in, tr->h + (size_t)t * tr->H, &aprob, &s);
+        tr->nz += (size_t)in.nnz;
         tr->xoff[t + 1] = (uint32_t)tr->nz;
-        have_prev = true;
-        cur ^= 1;
-        double *h = tr->h + (size_t)t * tr->H;
-        double aprob = policy_forward(p, trajectory_x(tr, t), h);
-        int action = rng_uniform(&rng) < aprob ? ACTION_RIGHT : ACTION_LEFT;   // 2 if u < p else 3
         double y = action == ACTION_RIGHT ? 1.0 : 0.0;                         // the fake label
         tr->dlogp[t] = y - aprob;
         tr->action[t] = (uint8_t)action;
-        EnvStep s;
-        env_step(env, action, &s);        // cannot fail: valid action, episode not over
         tr->reward[t] = s.reward;
         tr->T = t + 1;
         st->reward_sum += s.reward;

@@ -12,6 +12,7 @@
 #include "../policy/policy.h"
 #include "../util/rng.h"
 #include "../util/rowset.h"
+#include "agent.h"
 
 // What one episode left behind, step by step (t = 0 .. T-1).
 typedef struct {
@@ -36,7 +37,7 @@ typedef struct {
 // Scratch a worker owns for its whole life.
 typedef struct {
     Trajectory tr;
-    uint8_t obs[2][POLICY_D];   // current and previous 80x80 frames
+    Agent agent;                // the acting side: frames, action draws
     double *grad;               // (n,) dense gradient of one episode
     double *dh;                 // (H,)
     RowSet touched;             // input pixels seen this episode (the rows of grad in use)
@@ -46,7 +47,8 @@ typedef struct {
 int worker_alloc(Worker *w, const Policy *p);        // 0 or -1 (out of memory)
 void worker_free(Worker *w);
 
-// Play one episode from env_seed (env) and act_seed (action sampling); fills w->tr.
+// Play one episode from env_seed (env) and act_seed (action sampling), acting through
+// agent_step with the seeds' policy; fills w->tr.
 // Returns 0, or -1 if memory ran out.
 int rollout_play(Worker *w, const Policy *p, Env *env, uint64_t env_seed, uint64_t act_seed,
                  EpisodeStats *st);
@@ -61,8 +63,5 @@ void standardize(double *x, int T);
 // (on the rows in w->touched, and W2; the other rows hold stale values).
 // Returns 0, or -1 if memory ran out.
 int rollout_gradient(Worker *w, const Policy *p, double gamma);
-
-// The sparse difference x = cur - prev of two binary 80x80 frames, appended to tr.
-int trajectory_push_diff(Trajectory *tr, const uint8_t *cur, const uint8_t *prev);
 
 #endif

@@ -127,29 +127,9 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
     size_t len;
     uint8_t *buf = serialize(s, a, na, flags, &len);
     if (!buf) { snprintf(err, errlen, "cannot write checkpoint %s: out of memory", path); return -1; }
-    char tmp[CKPT_PATH_MAX];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    const char *step = "create";
-    if (fd < 0) goto fail;
-    step = "write";
-    if (file_write_all(fd, buf, len)) goto fail;
-    step = "sync";
-    if (fsync(fd)) goto fail;
-    step = "close";
-    { int rc = close(fd); fd = -1; if (rc) goto fail; }
-    step = "rename";
-    if (rename(tmp, path)) goto fail;
+    int rc = file_replace(path, buf, len, err, errlen);   // on failure the previous checkpoint is untouched
     free(buf);
-    // the rename is durable once the directory is; a failure here loses nothing already on disk
-    if (file_sync_dir(path)) { snprintf(err, errlen, "cannot sync the directory of %s: %s", path, strerror(errno)); return -1; }
-    return 0;
-fail:
-    snprintf(err, errlen, "cannot %s checkpoint %s: %s", step, tmp, strerror(errno));
-    if (fd >= 0) close(fd);
-    unlink(tmp);                                  // the previous checkpoint was never touched
-    free(buf);
-    return -1;
+    return rc;
 }
 
 // ----------------------------------------------------------------------------

@@ -80,6 +80,11 @@ typedef struct Learner {
     // The pool's threads are this process's workers; comm hands out work (source), sums
     // exactly across ranks (reduce). 0, or -1 with one line in err.
     int (*iterate)(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *b, char *err, size_t errlen);
+    // NULL, or what is wrong with c's settings together (one line), beyond each one's range.
+    const char *(*check)(const TrainConfig *c);
+    // NULL where s->policy is the learner's network; else its own network's weights (*n of
+    // them), what the run's closing "weights crc32" is of (ppo: its actor-critic).
+    const double *(*weights)(const TrainState *s, size_t *n);
 } Learner;
 
 // The learner of `name` in a NULL-terminated list, or NULL.

@@ -1,42 +1,34 @@
-// pool.c: persistent worker threads (pool.h). Episodes are handed out one at a time as
-// workers free up, so one long game does not hold up the rest. Each thread sums its episodes'
-// gradients in its own exact fixed-point accumulator, valid only on the rows its episodes
-// touched in this batch (a row's first episode stores instead of adding, so nothing is ever
-// cleared); at the end the other threads' rows are merged into thread 0's, which is the sum.
+// pool.c: the training's workers (pool.h) on the threads of util/workpool.h. A batch is one
+// part per worker, each with its own Env and scratch; a part takes episodes one at a time as it
+// frees up, so one long game does not hold up the rest. Each part sums its episodes' gradients
+// in its own exact fixed-point accumulator, valid only on the rows its episodes touched in this
+// batch (a row's first episode stores instead of adding, so nothing is ever cleared); at the end
+// the other parts' rows are merged into part 0's, which is the sum.
 #include "pool.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../util/workpool.h"
 #include "episode_seed.h"
 
 typedef struct {
     Pool *pool;
-    pthread_t tid;
     Env env;
     Worker w;
-    GradSum acc;             // this thread's episodes, summed: valid on the rows in `used` and on W2
+    GradSum acc;             // this part's episodes, summed: valid on the rows in `used` and on W2
     RowSet used;             // input pixels (rows of W1) its episodes touched in this batch
-    bool w2_used;            // W2 holds this batch's sum (the thread played an episode)
+    bool w2_used;            // W2 holds this batch's sum (the part played an episode)
     int error;               // set when an episode failed (out of memory, gradient overflow)
     int64_t error_episode;
 } Thread;
 
 struct Pool {
     int n;
-    Thread *th;
-    pthread_mutex_t mu;
-    pthread_cond_t start_cv, done_cv;
-    uint64_t generation;     // bumped for every batch, and every job
-    int running;             // threads still playing the current batch (or running the job)
-    bool quit;
-    // the current job (pool_for), or NULL: a batch
-    void (*job)(void *ctx, int part, int parts);
-    void *job_ctx;
+    Thread *th;              // (n,) a batch's part k plays on th[k], whichever thread runs it
+    WorkPool *wp;            // n threads: while they play, the caller polls the transport
     // the current batch, read-only for the threads while it runs
     const Policy *p;
     uint64_t run_seed;
@@ -70,44 +62,31 @@ static void thread_play_batch(Thread *t) {
     }
 }
 
-static void *thread_main(void *arg) {
-    Thread *t = arg;
-    Pool *pool = t->pool;
-    uint64_t seen = 0;
-    for (;;) {
-        pthread_mutex_lock(&pool->mu);
-        while (!pool->quit && pool->generation == seen) pthread_cond_wait(&pool->start_cv, &pool->mu);
-        if (pool->quit) { pthread_mutex_unlock(&pool->mu); return NULL; }
-        seen = pool->generation;
-        void (*job)(void *, int, int) = pool->job;
-        void *job_ctx = pool->job_ctx;
-        pthread_mutex_unlock(&pool->mu);
+static void poll_source(void *src) { ((EpisodeSource *)src)->poll(src); }
 
-        if (job) job(job_ctx, (int)(t - pool->th), pool->n);
-        else thread_play_batch(t);
+static void play_part(void *ctx, int part, int worker) {
+    (void)worker;
+    Pool *pool = ctx;
+    thread_play_batch(&pool->th[part]);
+}
 
-        pthread_mutex_lock(&pool->mu);
-        if (--pool->running == 0) pthread_cond_signal(&pool->done_cv);
-        pthread_mutex_unlock(&pool->mu);
-    }
+static void free_thread(Thread *t) {
+    worker_free(&t->w);
+    gradsum_free(&t->acc);
+    rowset_free(&t->used);
 }
 
 Pool *pool_create(int threads, const char *env_id, const Policy *shape) {
     Pool *pool = calloc(1, sizeof(*pool));
     if (!pool) return NULL;
     pool->th = calloc((size_t)threads, sizeof(Thread));
-    if (!pool->th) { free(pool); return NULL; }
-    pthread_mutex_init(&pool->mu, NULL);
-    pthread_cond_init(&pool->start_cv, NULL);
-    pthread_cond_init(&pool->done_cv, NULL);
+    if (!pool->th || !(pool->wp = workpool_create(threads))) { free(pool->th); free(pool); return NULL; }
     for (int i = 0; i < threads; i++) {
         Thread *t = &pool->th[i];
         t->pool = pool;
         if (rowset_alloc(&t->used, shape->D) || env_init(&t->env, env_id, 0) != ENV_OK || worker_alloc(&t->w, shape) ||
-            gradsum_alloc(&t->acc, shape->n) || pthread_create(&t->tid, NULL, thread_main, t)) {
-            worker_free(&t->w);
-            gradsum_free(&t->acc);
-            rowset_free(&t->used);
+            gradsum_alloc(&t->acc, shape->n)) {
+            free_thread(t);
             pool->n = i;
             pool_destroy(pool);
             return NULL;
@@ -119,19 +98,8 @@ Pool *pool_create(int threads, const char *env_id, const Policy *shape) {
 
 void pool_destroy(Pool *pool) {
     if (!pool) return;
-    pthread_mutex_lock(&pool->mu);
-    pool->quit = true;
-    pthread_cond_broadcast(&pool->start_cv);
-    pthread_mutex_unlock(&pool->mu);
-    for (int i = 0; i < pool->n; i++) {
-        pthread_join(pool->th[i].tid, NULL);
-        worker_free(&pool->th[i].w);
-        gradsum_free(&pool->th[i].acc);
-        rowset_free(&pool->th[i].used);
-    }
-    pthread_mutex_destroy(&pool->mu);
-    pthread_cond_destroy(&pool->start_cv);
-    pthread_cond_destroy(&pool->done_cv);
+    workpool_destroy(pool->wp);
+    for (int i = 0; i < pool->n; i++) free_thread(&pool->th[i]);
     free(pool->th);
     free(pool);
 }
@@ -208,30 +176,10 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
     (void)count;
     for (int i = 0; i < pool->n; i++) { thread_acc_reset(&pool->th[i]); pool->th[i].error = 0; }
     rowset_clear(rows);
-    pthread_mutex_lock(&pool->mu);
-    pool->job = NULL;
     pool->p = p; pool->run_seed = run_seed; pool->gamma = gamma;
     pool->src = src; pool->first = first; pool->stats = stats;
-    pool->running = pool->n;
-    pool->generation++;
-    pthread_cond_broadcast(&pool->start_cv);
-    while (pool->running > 0) {
-        if (src->poll) {
-            // the main thread keeps the transport moving while the workers play
-            pthread_mutex_unlock(&pool->mu);
-            src->poll(src);
-            pthread_mutex_lock(&pool->mu);
-            if (pool->running == 0) break;
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 200000;                       // 0.2 ms
-            if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
-            pthread_cond_timedwait(&pool->done_cv, &pool->mu, &ts);
-        } else {
-            pthread_cond_wait(&pool->done_cv, &pool->mu);
-        }
-    }
-    pthread_mutex_unlock(&pool->mu);
+    if (src->poll) workpool_run_polling(pool->wp, pool->n, play_part, pool, poll_source, src);
+    else workpool_run(pool->wp, pool->n, play_part, pool);
     for (int i = 0; i < pool->n; i++) {
         Thread *t = &pool->th[i];
         if (t->error) {
@@ -257,15 +205,14 @@ int pool_play(Pool *pool, const Policy *p, uint64_t run_seed, double gamma, Epis
 
 int pool_threads(const Pool *pool) { return pool->n; }
 
+typedef struct { void (*fn)(void *ctx, int part, int parts); void *ctx; int parts; } ForJob;
+static void for_part(void *ctx, int part, int worker) {
+    (void)worker;
+    ForJob *j = ctx;
+    j->fn(j->ctx, part, j->parts);
+}
+
 void pool_for(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx) {
-    if (pool->n == 1) { fn(ctx, 0, 1); return; }   // no hand-off for one thread
-    pthread_mutex_lock(&pool->mu);
-    pool->job = fn;
-    pool->job_ctx = ctx;
-    pool->running = pool->n;
-    pool->generation++;
-    pthread_cond_broadcast(&pool->start_cv);
-    while (pool->running > 0) pthread_cond_wait(&pool->done_cv, &pool->mu);
-    pool->job = NULL;
-    pthread_mutex_unlock(&pool->mu);
+    ForJob j = { fn, ctx, pool->n };
+    workpool_run(pool->wp, pool->n, for_part, &j);
 }

@@ -57,6 +57,13 @@ bool train_state_settled(const TrainState *s) {
     return !s->learner || s->learner->settled(s);
 }
 
+const double *train_state_weights(const TrainState *s, size_t *n) {
+    const double *w = s->learner && s->learner->weights ? s->learner->weights(s, n) : NULL;
+    if (w) return w;
+    *n = s->policy.n;
+    return s->policy.w;
+}
+
 int train_state_arrays(TrainState *s, LearnerArray *out) {
     if (s->learner) return s->learner->arrays(s, out);
     const SavedArrays *sv = &s->saved;

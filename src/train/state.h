@@ -50,6 +50,9 @@ int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t 
 // out; checkpoint_write refuses an unsettled state). Nothing to do without a learner.
 void train_state_settle(TrainState *s);
 bool train_state_settled(const TrainState *s);
+// The weights that say the run's bits (the closing "weights crc32", the ranks' final check):
+// the learner's own network's (Learner.weights) or s->policy's. *n gets their count.
+const double *train_state_weights(const TrainState *s, size_t *n);
 // The arrays to save: the learner's (settled), or those loaded and not yet taken. Returns how many.
 int train_state_arrays(TrainState *s, LearnerArray *out);
 

@@ -2,10 +2,10 @@
 #include "weights_npy.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../util/file.h"
 #include "../util/npy.h"
@@ -14,8 +14,8 @@
 
 #define NPY_PATH_MAX (RUN_DIR_MAX + 512)
 
-// W1.npy and W2.npy are written as .tmp files, synced, then renamed, as checkpoints are: a
-// full disk or a kill leaves the previous pair (or none), never a partial file.
+// W1.npy and W2.npy are written whole beside their names, then both renamed (file_replace):
+// a full disk or a kill leaves the previous pair (or none), never a partial file.
 int weights_export_npy(const Policy *p, const char *dir, char *err, size_t errlen) {
     const char *bad = weights_unusable(p->w, p->n);
     if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
@@ -23,25 +23,28 @@ int weights_export_npy(const Policy *p, const char *dir, char *err, size_t errle
     double *w1 = malloc(sizeof(double) * (size_t)D * H);
     if (!w1) { snprintf(err, errlen, "out of memory"); return -1; }
     transpose_f64(policy_w1t(p), (size_t)D, (size_t)H, w1);          // ours is (D, H); the seed's W1 is (H, D)
-    char path[2][NPY_PATH_MAX], tmp[2][NPY_PATH_MAX + 8];
+    FileReplace f[2];
+    bool pending[2] = { false, false };                               // a temporary file to remove on failure
     size_t s1[2] = { (size_t)H, (size_t)D }, s2[1] = { (size_t)H };
+    char path[NPY_PATH_MAX];
+    int rc = -1;
     for (int k = 0; k < 2; k++) {
-        snprintf(path[k], sizeof(path[k]), "%s/W%d.npy", dir, k + 1);
-        snprintf(tmp[k], sizeof(tmp[k]), "%s.tmp", path[k]);
+        snprintf(path, sizeof(path), "%s/W%d.npy", dir, k + 1);
+        if (file_replace_begin(&f[k], path, err, errlen)) goto out;
+        pending[k] = true;
     }
-    int rc = 0, k = 0;
-    if (npy_write(tmp[0], "<f8", 2, s1, w1) || (k = 1, npy_write(tmp[1], "<f8", 1, s2, policy_w2(p)))) {
-        snprintf(err, errlen, "cannot write %s: %s", tmp[k], strerror(errno));
-        rc = -1;
-    } else {
-        for (k = 0; k < 2 && rc == 0; k++)
-            if (rename(tmp[k], path[k])) { snprintf(err, errlen, "cannot write %s: %s", path[k], strerror(errno)); rc = -1; }
-        if (rc == 0 && file_sync_dir(path[0])) {
-            snprintf(err, errlen, "cannot sync the directory of %s: %s", path[0], strerror(errno));
-            rc = -1;
+    for (int k = 0; k < 2; k++)
+        if (k == 0 ? npy_write(f[0].tmp, "<f8", 2, s1, w1) : npy_write(f[1].tmp, "<f8", 1, s2, policy_w2(p))) {
+            snprintf(err, errlen, "cannot write %s: %s", f[k].tmp, strerror(errno));
+            goto out;
         }
+    for (int k = 0; k < 2; k++) {
+        pending[k] = false;                                           // commit removes it itself on failure
+        if (file_replace_commit(&f[k], err, errlen)) goto out;
     }
-    if (rc) { unlink(tmp[0]); unlink(tmp[1]); }
+    rc = 0;
+out:
+    for (int k = 0; k < 2; k++) if (pending[k]) file_replace_abort(&f[k]);
     free(w1);
     return rc;
 }

@@ -41,7 +41,6 @@ int npy_write(const char *path, const char *descr, int ndim, const size_t *shape
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
     int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == hlen &&
              (count == 0 || fwrite(data, esz, count, f) == count);
-    if (ok && (fflush(f) != 0 || fsync(fileno(f)) != 0)) ok = 0;      // on disk before a rename
     if (fclose(f) != 0) ok = 0;
     return ok ? 0 : -1;
 }

@@ -292,6 +292,54 @@ def test_pickle_and_deepcopy():
         assert np.array_equal(w.step(3)[0], w2.step(3)[0])
 
 
+def test_wrapper_calls():
+    """What Gymnasium's AtariPreprocessing and CleanRL's Atari wrappers call, in their order
+    (tools/check_third_party.py runs the wrappers themselves where their sources are)."""
+    for id in pongrl.PRESETS:
+        env = pongrl.make(id, frameskip=1)
+        u = env.unwrapped
+        # AtariPreprocessing.__init__: the env must not skip frames; NOOP first
+        assert getattr(u, "_frameskip", None) == 1 and u.get_action_meanings()[0] == "NOOP"
+        # FireResetEnv: FIRE second, at least 3 actions
+        assert u.get_action_meanings()[1] == "FIRE" and len(u.get_action_meanings()) >= 3
+        buffers = [np.empty(env.observation_space.shape[:2], np.uint8) for _ in range(2)]
+        env.reset(seed=0)
+        noops = u.np_random.integers(1, 31)           # NoopResetEnv / AtariPreprocessing
+        for _ in range(noops):
+            obs, *_ = env.step(0)
+        lives = u.ale.lives()                          # EpisodicLifeEnv
+        u.ale.getScreenGrayscale(buffers[0])
+        twin = pongrl.make(id, frameskip=1, obs_type="grayscale")
+        twin.reset(seed=0)
+        for _ in range(noops):
+            gobs, *_ = twin.step(0)
+        assert np.array_equal(buffers[0], gobs) and lives == 0
+        for t in range(4):                             # AtariPreprocessing.step: 4 frames
+            obs, r, term, trunc, info = env.step(2)
+            if t == 2:
+                u.ale.getScreenGrayscale(buffers[1])
+            if t == 3:
+                u.ale.getScreenGrayscale(buffers[0])
+        assert u.ale.lives() == 0
+        pooled = np.maximum(buffers[0], buffers[1])
+        assert pooled.shape == (210, 160)
+    if pongrl.gymnasium is None:
+        return
+    import gymnasium
+    from gymnasium.wrappers import AtariPreprocessing
+    stack = getattr(gymnasium.wrappers, "FrameStackObservation", None) or gymnasium.wrappers.FrameStack
+    for gid in pongrl.gymnasium_ids():
+        if "-ram" in gid:
+            continue
+        env = stack(AtariPreprocessing(gymnasium.make(gid, frameskip=1)), 4)
+        obs, _ = env.reset(seed=0)
+        for _ in range(100):
+            obs, *_ = env.step(env.action_space.sample())
+        assert np.asarray(obs).shape == (4, 84, 84), gid
+    raises((ValueError, gymnasium.error.Error), AtariPreprocessing, gymnasium.make("pongrl/Pong-v5"))
+    print("gymnasium %s: AtariPreprocessing + %s on every preset" % (gymnasium.__version__, stack.__name__))
+
+
 def test_register_ale_ids():
     if pongrl.gymnasium is None:
         print("gymnasium not importable: register_ale_ids not tested")
@@ -320,4 +368,4 @@ if __name__ == "__main__":
     sys.exit(run([test_standalone_replays_a_real_episode, test_full_action_set_and_frame_skip,
                   test_settings_and_roms, test_env_handle, test_presets_as_ale_py,
                   test_seeds_info_and_actions, test_clone_and_restore, test_pickle_and_deepcopy,
-                  test_register_ale_ids]))
+                  test_wrapper_calls, test_register_ale_ids]))

@@ -8,7 +8,8 @@ Without gymnasium the stand-in spaces are tested; with gymnasium importable (e.g
 on PYTHONPATH) the same checks run on gymnasium's classes, then gymnasium's own check_env,
 and once more with PONGRL_NO_GYMNASIUM=1 in a subprocess for the stand-ins.
 PONGRL_GYMNASIUM_DIRS (colon-separated Gymnasium source trees, each holding gymnasium/, e.g.
-from `git archive v0.29.1 gymnasium` of its repository) runs the whole test once per tree.
+from `git archive v0.29.1 gymnasium` of its repository) runs this test and
+test_ale_interface.py (AtariPreprocessing, register_ale_ids) once per tree.
 Exit 0 pass, 77 skip (library not built), anything else fail.
 """
 import os
@@ -102,9 +103,8 @@ def test_obs_types_and_render():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert env.render() is None      # Gymnasium: nothing to render without a mode
-    msg = raises(ValueError, pongrl.make, "ALE/Pong-v5", render_mode="human")
-    assert "rgb_array" in msg, msg
-    raises(ValueError, pongrl.make, "ALE/Pong-v5", render_mode="video")
+    msg = raises(ValueError, pongrl.make, "ALE/Pong-v5", render_mode="video")
+    assert "rgb_array" in msg and "human" in msg, msg     # "human": tests/sh/test_watch_python.sh
     raises(ValueError, pongrl.make, "ALE/Pong-v5", obs_type="pixels")
     msg = raises(TypeError, pongrl.make, "ALE/Pong-v5", sticky=0.1)
     assert "repeat_action_probability" in msg, msg
@@ -258,18 +258,22 @@ def test_with_gymnasium():
 
 
 def test_gymnasium_versions():
-    """The whole file once more per tree of PONGRL_GYMNASIUM_DIRS (0.29.1 to 1.4 were tried)."""
+    """This file and test_ale_interface.py once more per tree of PONGRL_GYMNASIUM_DIRS."""
     dirs = [d for d in os.environ.get("PONGRL_GYMNASIUM_DIRS", "").split(":") if d]
     if not dirs or os.environ.get("PONGRL_GYMNASIUM_CHILD"):
         return
     for d in dirs:
         assert os.path.isdir(os.path.join(d, "gymnasium")), "%s holds no gymnasium/" % d
         path = os.pathsep.join([d] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
-        r = subprocess.run([sys.executable, os.path.abspath(__file__)], capture_output=True,
-                           text=True, env=dict(os.environ, PYTHONPATH=path,
-                                               PONGRL_GYMNASIUM_CHILD="1"))
-        assert r.returncode == 0, "with %s:\n%s%s" % (d, r.stdout, r.stderr)
-        print("  " + [x for x in r.stdout.splitlines() if x.startswith("gymnasium ")][0])
+        here = os.path.dirname(os.path.abspath(__file__))
+        for test in ("test_gym_api.py", "test_ale_interface.py"):
+            r = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning",
+                                os.path.join(here, test)], capture_output=True, text=True,
+                               env=dict(os.environ, PYTHONPATH=path, PONGRL_GYMNASIUM_CHILD="1"))
+            assert r.returncode == 0, "%s with %s:\n%s%s" % (test, d, r.stdout, r.stderr)
+            for x in r.stdout.splitlines():
+                if x.startswith("gymnasium "):
+                    print("  " + x)
 
 
 if __name__ == "__main__":

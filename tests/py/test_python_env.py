@@ -217,6 +217,70 @@ def test_real_trace_through_python():
     assert obs.shape == (128,) and obs.dtype == np.uint8 and np.array_equal(obs, ram[0])
 
 
+def test_load():
+    """pongrl.load: the shipped model's weights are its W1.npy/W2.npy; its probabilities on a
+    game's frames are the seed's own policy_forward on the seed's preprocess; a checkpoint, its
+    run directory and its export load the same network; a batch acts row by row."""
+    import tempfile
+    model_dir = os.path.join(ROOT, "models", "pong-v5")
+    W1 = np.load(os.path.join(model_dir, "W1.npy"))
+    W2 = np.load(os.path.join(model_dir, "W2.npy"))
+    pol = pongrl.load(model_dir, seed=0)
+    assert pol.algo == "pg" and pol.H == W1.shape[0]
+    assert np.array_equal(pol.w1t, W1.T) and np.array_equal(pol.w2, W2)
+    seed = Model(W1, W2)
+    env = pongrl.make("ALE/Pong-v5", render_mode="rgb_array")
+    twin = pongrl.make("ALE/Pong-v5", obs_type="obs80")
+    obs, _ = env.reset(seed=3)
+    o80, _ = twin.reset(seed=3)
+    pol.reset()
+    prev, rgb_rows = None, []
+    for t in range(300):
+        cur = preprocess(obs)                       # the seed's code
+        x = cur - prev if prev is not None else np.zeros(D)
+        prev = cur
+        want, _ = seed.policy_forward(x)
+        got = pol.probability(obs)
+        assert abs(got - want) < 1e-12, (t, got, want)
+        rgb_rows.append(got)
+        a = 2 if t % 3 else 3
+        obs, *_ = env.step(a)
+        o80, *_ = twin.step(a)
+    # obs80 observations give the same inputs; a batch of two rows acts as two policies
+    pol.reset()
+    twin.reset(seed=3)
+    env.reset(seed=3)
+    batch = pongrl.load(model_dir)
+    o80, _ = twin.reset(seed=3)
+    obs, _ = env.reset(seed=3)
+    for t in range(50):
+        p80 = pol.probability(o80)
+        pb = batch.probability(np.stack([obs, obs]))
+        assert abs(p80 - rgb_rows[t]) < 1e-12 and np.allclose(pb, rgb_rows[t], atol=1e-12, rtol=0)
+        a = 2 if t % 3 else 3
+        obs, *_ = env.step(a)
+        o80, *_ = twin.step(a)
+    assert pol.act(o80, greedy=True) in (2, 3) and set(batch.act(np.stack([obs, obs]))) <= {2, 3}
+    # a checkpoint of a tiny run, its run directory and its export: the same network
+    bin_ = os.environ.get("PONGRL_BIN") or os.path.join(ROOT, "build", "pongrl")
+    with tempfile.TemporaryDirectory() as d:
+        run_dir, out = os.path.join(d, "run"), os.path.join(d, "npy")
+        subprocess.run([bin_, "train", "--hidden", "3", "--batch-size", "1", "--iterations", "1",
+                        "--workers", "1", "--quiet", "--run-dir", run_dir], check=True,
+                       capture_output=True)
+        subprocess.run([bin_, "export", run_dir, "--out", out], check=True, capture_output=True)
+        ckpt = os.path.join(run_dir, "checkpoints", "ckpt-00000001.bin")
+        a, b, c = pongrl.load(run_dir), pongrl.load(ckpt), pongrl.load(out)
+        assert a.H == 3 and np.array_equal(a.w1t, b.w1t) and np.array_equal(a.w1t, c.w1t)
+        assert np.array_equal(np.load(os.path.join(out, "W1.npy")).T, b.w1t)
+        for bad in (d, os.path.join(d, "nothing"), os.path.join(out, "W1.npy")):
+            try:
+                pongrl.load(bad)
+                raise AssertionError("pongrl.load(%r) accepted" % bad)
+            except ValueError as e:
+                assert str(e).startswith("pongrl.load: "), str(e)
+
+
 def test_abi_check():
     # the library's own table (src/env/abi.c) against _lib.py's hand-made ctypes mirrors
     import ctypes
@@ -240,5 +304,5 @@ def test_abi_check():
 
 
 if __name__ == "__main__":
-    sys.exit(run([test_abi_check, test_seed_rollout, test_shapes_and_obs80, test_all_presets, test_errors,
+    sys.exit(run([test_abi_check, test_load, test_seed_rollout, test_shapes_and_obs80, test_all_presets, test_errors,
              test_seeding, test_real_trace_through_python]))

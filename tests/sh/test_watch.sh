@@ -21,24 +21,17 @@ echo "no display: rc=$rc: $err"
 if echo "$err" | grep -q "built without SDL2"; then echo "skip: this pongrl was built without SDL2 (libsdl2-dev)"; exit 77; fi
 err=$("$bin" watch "$model" --scale 0 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] || fail "--scale 0: rc=$rc '$err'"
-for tool in Xvfb xwd xwininfo ffmpeg; do
-    command -v $tool >/dev/null || { echo "skip: $tool not installed (Debian: xvfb, x11-apps, x11-utils, ffmpeg)"; exit 77; }
-done
-
-# a virtual X server on a free display (-displayfd: it picks the number and writes it)
-Xvfb -displayfd 3 -screen 0 640x700x24 -nolisten tcp 3>"$tmp/dpy" 2>"$tmp/xvfb.log" &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$tmp/dpy" ] && break; sleep 0.1; done
-[ -s "$tmp/dpy" ] || fail "Xvfb did not start: $(cat "$tmp/xvfb.log")"
-export DISPLAY=:$(cat "$tmp/dpy")
-echo "Xvfb on $DISPLAY"
+source tests/sh/xvfb_common.sh
+xvfb_start
 
 # the reference: the same game (seed 1, eval's episode 0) as a lossless GIF, every picture
 "$bin" record "$model" --max-steps 400 --out "$tmp/ref.gif" >/dev/null || fail "record"
 ffmpeg -v error -i "$tmp/ref.gif" -fps_mode passthrough -f rawvideo -pix_fmt rgb24 -y "$tmp/ref.rgb" || fail "ffmpeg"
 
-# window_id NAME_PART -> "x y w h" of the window once it is mapped
+# "x y w h" of the watch window once window_open has returned (the first line on stdout: SDL
+# may make and replace a window while it picks a renderer, so none is trusted before)
 window_geometry() {
+    for _ in $(seq 100); do grep -q '^pongrl watch:' "$tmp/watch.out" && break; sleep 0.1; done
     for _ in $(seq 100); do
         line=$(xwininfo -root -tree 2>/dev/null | grep "\"pongrl watch" | head -1)
         if [ -n "$line" ]; then
@@ -96,7 +89,6 @@ if command -v xdotool >/dev/null; then
     "$bin" watch "$model" --env pongrl/PongNoFrameskip-v4 >"$tmp/watch.out" 2>"$tmp/watch.err" &
     wpid=$!; pids+=($wpid)
     window_geometry >/dev/null || fail "no window appeared (NoFrameskip)"
-    sleep 0.5
     xdotool search --name "pongrl watch" windowfocus --sync key Escape || fail "xdotool"
     for _ in $(seq 50); do kill -0 $wpid 2>/dev/null || break; sleep 0.1; done
     kill -0 $wpid 2>/dev/null && fail "Esc did not close the window"

@@ -772,3 +772,74 @@ Test(env, clone_through_the_handle_api) {
     env_free(env);
     free(buf);
 }
+
+// ----------------------------------------------------------------------------
+// flavours: ALE's modes and difficulties
+
+Test(env, bad_flavours_are_errors) {
+    const int bad[][2] = {{-1, 0}, {2, 0}, {0, -1}, {0, 4}, {7, 9}};
+    Env env, copy;
+    memset(&env, 0xAB, sizeof env);
+    memcpy(&copy, &env, sizeof env);
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        cr_assert_eq(env_init_flavour(&env, "ALE/Pong-v5", bad[k][0], bad[k][1], 0), ENV_ERR_FLAVOUR);
+        cr_assert_null(env_new_flavour("ALE/Pong-v5", bad[k][0], bad[k][1], 0));
+    }
+    cr_assert(memcmp(&env, &copy, sizeof env) == 0, "env_init_flavour touched the env on error");
+    cr_assert_eq(env_init_flavour(&env, "Breakout-v4", 0, 0, 0), ENV_ERR_PRESET);
+    cr_assert_str_eq(env_strerror(ENV_ERR_FLAVOUR), "no such flavour: mode must be 0 or 1, difficulty 0 to 3");
+    cr_assert_eq(env_num_modes(), 2);
+    cr_assert_eq(env_num_difficulties(), 4);
+    for (int m = 0; m < 2; m++)
+        for (int d = 0; d < 4; d++) {
+            Env *e = env_new_flavour("Pong-v4", m, d, 1);
+            cr_assert_not_null(e);
+            cr_assert_eq(e->mode, m);
+            cr_assert_eq(e->difficulty, d);
+            env_free(e);
+        }
+}
+
+// ALE's reset presses SELECT once in mode 1 and counts that frame (StellaEnvironment::
+// pressSelect): measured with ALE 0.12.1 and the real ROM, getEpisodeFrameNumber() is 1 and
+// getFrameNumber() 1 after the first reset_game() in mode 1 (0 and 0 in mode 0), and 1 and
+// 12 after 10 more frames and a second reset; with max_num_frames_per_episode 10 a mode-1
+// episode is truncated after 9 act() calls, a mode-0 one after 10.
+Test(env, mode_1_counts_its_select_press_as_ale_does) {
+    Env env;
+    for (int mode = 0; mode < 2; mode++) {
+        env_init_flavour(&env, "PongNoFrameskip-v4", mode, 0, 0);
+        cr_assert_eq(env.frames, mode);
+        cr_assert_eq(env.frame_number, mode);
+        for (int i = 0; i < 10; i++) env_step(&env, ACTION_NOOP, NULL);
+        env_reset(&env, 0);
+        cr_assert_eq(env.frames, mode);
+        cr_assert_eq(env.frame_number, mode ? 12 : 10);
+        env.preset.max_frames = 10;
+        EnvStep st = {0};
+        int acts = 0;
+        while (!st.truncated && !st.terminated) { env_step(&env, ACTION_NOOP, &st); acts++; }
+        cr_assert_eq(acts, mode ? 9 : 10);
+        cr_assert_eq(env.frames, 10);
+    }
+}
+
+// A state of one flavour is refused by an env of another; within a flavour it round-trips.
+Test(env, states_belong_to_their_flavour) {
+    static uint8_t buf[ENV_STATE_BYTES];
+    Env a, b;
+    Rng ar;
+    rng_seed(&ar, 1);
+    env_init_flavour(&a, "ALE/Pong-v5", 1, 2, 5);
+    play_hash(&a, &ar, 200);
+    env_clone(&a, true, buf);
+    for (int m = 0; m < 2; m++)
+        for (int d = 0; d < 4; d++) {
+            env_init_flavour(&b, "ALE/Pong-v5", m, d, 5);
+            cr_assert_eq(env_restore(&b, buf), (m == 1 && d == 2) ? ENV_OK : ENV_ERR_STATE_OTHER,
+                         "mode %d difficulty %d", m, d);
+        }
+    env_init_flavour(&b, "ALE/Pong-v5", 1, 2, 6);
+    cr_assert_eq(env_restore(&b, buf), ENV_OK);
+    cr_assert(memcmp(&a, &b, sizeof a) == 0);
+}

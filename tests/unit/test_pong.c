@@ -87,12 +87,12 @@ static void prepro(const uint8_t *rgb, uint8_t *obs) {
 
 typedef struct { size_t frames, rgb_equal, ram_equal, reward_equal, obs_equal; } ReplayCount;
 
-static ReplayCount replay(const Trace *t, const char *name) {
+static ReplayCount replay_flavour(const Trace *t, const char *name, int mode, int difficulty) {
     static uint8_t rgb[RGB_BYTES];
     uint8_t ram[PONG_RAM_SIZE], obs[PONG_OBS80 * PONG_OBS80], want_obs[PONG_OBS80 * PONG_OBS80];
     ReplayCount c = {0};
     Env env;
-    cr_assert_eq(env_init(&env, "PongNoFrameskip-v4", 0), ENV_OK);
+    cr_assert_eq(env_init_flavour(&env, "PongNoFrameskip-v4", mode, difficulty, 0), ENV_OK);
     for (size_t i = 0; i <= t->frames; i++) {
         if (i > 0) {
             EnvStep st;
@@ -114,6 +114,8 @@ static ReplayCount replay(const Trace *t, const char *name) {
     return c;
 }
 
+static ReplayCount replay(const Trace *t, const char *name) { return replay_flavour(t, name, 0, 0); }
+
 Test(pong, real_traces_replay_frame_for_frame, .timeout = 300) {
     size_t total = 0;
     for (size_t k = 0; k < N_TRACES; k++) {
@@ -129,6 +131,31 @@ Test(pong, real_traces_replay_frame_for_frame, .timeout = 300) {
         trace_free(&t);
     }
     cr_assert_geq(total, 30000);
+}
+
+// Every flavour ALE offers (modes 0 and 1, difficulties 0 to 3), two real episodes each
+// (tests/data/ale-real/flavours: shared/reference/ale-real/flavours, recorded with ALE's
+// setMode and setDifficulty): a random agent and a ball tracker.
+Test(pong, real_flavour_traces_replay_frame_for_frame, .timeout = 300) {
+    size_t total = 0;
+    for (int mode = 0; mode < PONG_MODES; mode++)
+        for (int difficulty = 0; difficulty < PONG_DIFFICULTIES; difficulty++)
+            for (int policy = 0; policy < 2; policy++) {
+                char name[64];
+                snprintf(name, sizeof name, "flavours/%s-m%dd%d", policy ? "track" : "random", mode,
+                         difficulty);
+                Trace t = trace_load(name);
+                ReplayCount c = replay_flavour(&t, name, mode, difficulty);
+                fprintf(stderr, "%-22s %6zu frames: RGB %zu, RAM %zu, reward %zu, obs80 %zu identical\n",
+                        name, c.frames, c.rgb_equal, c.ram_equal, c.reward_equal, c.obs_equal);
+                cr_expect_eq(c.rgb_equal, c.frames, "%s: RGB frames differ", name);
+                cr_expect_eq(c.ram_equal, c.frames, "%s: RAM differs", name);
+                cr_expect_eq(c.reward_equal, t.frames, "%s: rewards differ", name);
+                cr_expect_eq(c.obs_equal, c.frames, "%s: obs80 is not prepro(RGB)", name);
+                total += c.frames;
+                trace_free(&t);
+            }
+    cr_assert_geq(total, 80000);
 }
 
 // The replay above would pass vacuously if the comparison could not see a difference: one
@@ -183,14 +210,14 @@ Test(pong, the_frame_count_wrap_stops_the_game_as_the_real_one_does) {
 // the real game did: clones at several points of a long real episode, each restored after a
 // detour of random play, then the rest of the trace replayed frame for frame.
 
-Test(pong, a_restored_state_replays_the_real_trace, .timeout = 300) {
-    Trace t = trace_load("track-3");
+static size_t replay_from_clones(const char *name, int mode, int difficulty) {
+    Trace t = trace_load(name);
     static uint8_t rgb[RGB_BYTES], state[ENV_STATE_BYTES];
     uint8_t ram[PONG_RAM_SIZE];
-    const size_t at[] = {0, 59, 1000, 7777, 15000, t.frames - 100};
+    const size_t at[] = {0, 59, 1000, t.frames / 2, t.frames - 100};
     Env env, other;
-    cr_assert_eq(env_init(&env, "PongNoFrameskip-v4", 0), ENV_OK);
-    cr_assert_eq(env_init(&other, "PongNoFrameskip-v4", 1), ENV_OK);
+    cr_assert_eq(env_init_flavour(&env, "PongNoFrameskip-v4", mode, difficulty, 0), ENV_OK);
+    cr_assert_eq(env_init_flavour(&other, "PongNoFrameskip-v4", mode, difficulty, 1), ENV_OK);
     size_t frame = 0, checked = 0;
     for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
         for (; frame < at[k]; frame++) env_step(&env, t.actions[frame], NULL);
@@ -206,15 +233,21 @@ Test(pong, a_restored_state_replays_the_real_trace, .timeout = 300) {
             cr_assert_eq(env_step(&other, t.actions[i], &st), ENV_OK);
             env_render_rgb(&other, rgb);
             env_ram(&other, ram);
-            cr_assert_eq((uint32_t)crc32(0, rgb, RGB_BYTES), t.crc[i + 1], "clone at %zu: frame %zu", at[k], i + 1);
-            cr_assert(memcmp(ram, t.ram + PONG_RAM_SIZE * (i + 1), PONG_RAM_SIZE) == 0, "clone at %zu: RAM of frame %zu", at[k], i + 1);
+            cr_assert_eq((uint32_t)crc32(0, rgb, RGB_BYTES), t.crc[i + 1], "%s, clone at %zu: frame %zu", name, at[k], i + 1);
+            cr_assert(memcmp(ram, t.ram + PONG_RAM_SIZE * (i + 1), PONG_RAM_SIZE) == 0, "%s, clone at %zu: RAM of frame %zu", name, at[k], i + 1);
             cr_assert_eq(st.reward, t.rewards[i]);
             cr_assert_eq(st.terminated, i + 1 == t.frames);
             checked++;
         }
     }
-    fprintf(stderr, "restored states: %zu frames replayed identically\n", checked);
     trace_free(&t);
+    return checked;
+}
+
+Test(pong, a_restored_state_replays_the_real_trace, .timeout = 300) {
+    size_t a = replay_from_clones("track-3", 0, 0);
+    size_t b = replay_from_clones("flavours/track-m1d3", 1, 3);
+    fprintf(stderr, "restored states: %zu frames (track-3) and %zu (track-m1d3) replayed identically\n", a, b);
 }
 
 // ----------------------------------------------------------------------------

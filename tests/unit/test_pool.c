@@ -1,10 +1,12 @@
-// test_pool.c: the worker pool (train/pool.h) and the set of touched rows it keeps per thread
-// (util/rowset.h).
+// test_pool.c: the worker pool (train/pool.h), the set of touched rows it keeps per part
+// (util/rowset.h), and the threads under both (util/workpool.h).
 #include <criterion/criterion.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "train/pool.h"
 #include "util/rowset.h"
+#include "util/workpool.h"
 
 // Members in the order they joined, marks kept, a clear that costs the members and leaves the
 // set empty for the next batch.
@@ -52,4 +54,61 @@ Test(pool, for_runs_each_part_once_on_its_own_thread) {
     }
     pool_destroy(pool);
     policy_free(&shape);
+}
+
+// ----------------------------------------------------------------------------
+// util/workpool.h, on which the training pool, eval and the vector env run
+
+typedef struct { atomic_int ran[1000]; atomic_int bad; int workers; } RunProbe;
+static void run_probe(void *ctx, int part, int worker) {
+    RunProbe *rp = ctx;
+    if (part < 0 || part >= 1000 || worker < 0 || worker >= rp->workers) { atomic_store(&rp->bad, 1); return; }
+    atomic_fetch_add(&rp->ran[part], 1);
+}
+
+// Every part exactly once, job after job, with worker ids in range; with no threads too.
+Test(workpool, every_part_once) {
+    for (int threads = 0; threads <= 3; threads++) {
+        WorkPool *wp = workpool_create(threads);
+        cr_assert_not_null(wp);
+        cr_assert_eq(workpool_workers(wp), threads + 1);
+        for (int round = 0; round < 50; round++) {
+            int parts = 1 + (round * 37) % 1000;
+            RunProbe *rp = calloc(1, sizeof(*rp));
+            rp->workers = threads + 1;
+            workpool_run(wp, parts, run_probe, rp);
+            cr_expect_eq(atomic_load(&rp->bad), 0);
+            for (int k = 0; k < 1000; k++)
+                cr_expect_eq(atomic_load(&rp->ran[k]), k < parts, "threads %d round %d part %d", threads, round, k);
+            free(rp);
+        }
+        workpool_destroy(wp);
+    }
+}
+
+// Parts up to the workers run at the same time: each waits until all have started.
+typedef struct { atomic_int started, bad; int parts; } Barrier;
+static void barrier_part(void *ctx, int part, int worker) {
+    Barrier *b = ctx;
+    atomic_fetch_add(&b->started, 1);
+    for (long spin = 0; atomic_load(&b->started) < b->parts && spin < 2000000000L; spin++) {}
+    if (atomic_load(&b->started) < b->parts) atomic_store(&b->bad, 1);
+}
+
+static void count_poll(void *p) { atomic_fetch_add((atomic_int *)p, 1); }
+
+Test(workpool, parts_up_to_the_workers_run_at_once) {
+    WorkPool *wp = workpool_create(3);
+    cr_assert_not_null(wp);
+    for (int parts = 2; parts <= 4; parts++) {
+        Barrier b = { 0, 0, parts };
+        workpool_run(wp, parts, barrier_part, &b);
+        cr_expect_eq(atomic_load(&b.bad), 0, "parts %d did not all start", parts);
+    }
+    Barrier b = { 0, 0, 3 };                        // the caller only polls: the 3 threads run them
+    atomic_int polls = 0;
+    workpool_run_polling(wp, 3, barrier_part, &b, count_poll, &polls);
+    cr_expect_eq(atomic_load(&b.bad), 0);
+    cr_expect_gt(atomic_load(&polls), 0, "poll never called");
+    workpool_destroy(wp);
 }

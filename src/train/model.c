@@ -1,4 +1,5 @@
-// model.c: a model loaded from whatever the user points at (model.h).
+// model.c: a model loaded from whatever the user points at (model.h), for the CLI (eval,
+// record, watch, export) and for bindings (pongrl.load in Python).
 #include "model.h"
 
 #include <errno.h>
@@ -8,11 +9,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../train/checkpoint.h"
-#include "../train/weights_npy.h"
+#include "checkpoint.h"
+#include "weights_npy.h"
 
 static bool is_dir(const char *p) { struct stat st; return stat(p, &st) == 0 && S_ISDIR(st.st_mode); }
 static bool exists(const char *p) { struct stat st; return stat(p, &st) == 0; }
+
+// eval, record and export play the seeds' network (s->policy); another learner's network is
+// not that one.
+static int acting_policy(TrainState *s, const char *src, char *err, size_t errlen) {
+    if (!strcmp(s->cfg.algo, "pg")) return 0;
+    snprintf(err, errlen, "%s: a model of --algo %s: eval, record and export play the seeds' network only (not yet %s's)",
+             src, s->cfg.algo, s->cfg.algo);
+    train_state_free(s);
+    return -1;
+}
 
 int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char *err, size_t errlen) {
     memset(s, 0, sizeof(*s));
@@ -20,7 +31,7 @@ int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char 
     char path[CKPT_PATH_MAX];
     if (!is_dir(src)) {
         uint32_t flags;
-        if (checkpoint_load(src, s, &flags, err, errlen)) return -1;
+        if (checkpoint_load(src, s, &flags, err, errlen) || acting_policy(s, src, err, errlen)) return -1;
         snprintf(desc, desclen, "%s (%s, H=%d, iteration %lld, %lld episodes)", src,
                  flags & CKPT_FLAG_IMPORTED ? "imported weights" : "checkpoint", s->policy.H,
                  (long long)s->iteration, (long long)s->episodes);
@@ -40,7 +51,26 @@ int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char 
             snprintf(err, errlen, "%s: not a checkpoint, a run directory, nor a folder with W1.npy and W2.npy", src);
         return -1;
     }
+    if (acting_policy(s, src, err, errlen)) return -1;
     snprintf(desc, desclen, "%s (checkpoint, H=%d, iteration %lld, %lld episodes)", path, s->policy.H,
              (long long)s->iteration, (long long)s->episodes);
     return 0;
+}
+
+TrainState *model_open(const char *src, char *err, size_t errlen) {
+    TrainState *s = malloc(sizeof *s);
+    char desc[CKPT_PATH_MAX + 128];
+    if (s == NULL) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (model_load(src, s, desc, sizeof desc, err, errlen)) { free(s); return NULL; }
+    return s;
+}
+
+int model_hidden(const TrainState *s) { return s->policy.H; }
+const double *model_weights(const TrainState *s) { return s->policy.w; }
+const char *model_algo(const TrainState *s) { return s->cfg.algo[0] ? s->cfg.algo : "pg"; }
+
+void model_close(TrainState *s) {
+    if (s == NULL) return;
+    train_state_free(s);
+    free(s);
 }

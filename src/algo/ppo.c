@@ -1,0 +1,668 @@
+// ppo.c: PPO's rollout, GAE, loss, exact minibatch gradient and Adam step (ppo.h).
+#include "ppo.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/clock.h"
+#include "../util/mem.h"
+#include "../util/rng.h"
+
+const int PPO_ACTION_ID[PPO_ACTIONS] = { ACTION_NOOP, ACTION_RIGHT, ACTION_LEFT };
+
+// stream purposes (rng_key's last word)
+#define KEY_ENV 0x70706f65      // "ppoe": env e's episode j
+#define KEY_ACT 0x70706f61      // "ppoa": env e's action sampling in iteration i
+#define KEY_PERM 0x70706f70     // "ppop": the shuffle of epoch k of iteration i
+#define KEY_INIT 0x70706f77     // "ppow": the initial weights
+#define N_STATS 6
+
+void ppo_config_default(PpoConfig *c) {
+    TrainConfig t;                   // the settings table's defaults (train/config.h)
+    train_config_default(&t);
+    memset(c, 0, sizeof(*c));
+    c->envs = t.envs; c->steps = t.steps;
+    c->epochs = t.epochs; c->minibatches = t.minibatches;
+    c->chunk = PPO_CHUNK;
+    c->hidden = PPO_HIDDEN;
+    c->coarse = t.coarse != 0;
+    c->lr = PPO_LR;
+    c->anneal_steps = t.anneal_steps;
+    c->gamma = t.gamma; c->lambda = t.lambda;
+    c->clip = t.clip;
+    c->ent_coef = t.ent_coef; c->vf_coef = t.vf_coef;
+    c->max_grad_norm = t.max_grad_norm;
+    c->seed = t.seed;
+}
+
+const char *ppo_config_check(const PpoConfig *c) {
+    if (c->envs < 1 || c->envs > 65536) return "--envs must be in [1, 65536]";
+    if (c->steps < 1 || c->steps > 65536) return "--steps must be in [1, 65536]";
+    if ((int64_t)c->envs * c->steps > 16777216) return "--envs x --steps must be at most 2^24";
+    if (c->epochs < 1) return "--epochs must be at least 1";
+    if (c->minibatches < 1 || c->minibatches > c->envs * c->steps) return "--minibatches must be in [1, envs x steps]";
+    if (c->chunk < 1) return "--chunk must be at least 1";
+    if (c->hidden < 1 || c->hidden > 4096) return "--hidden must be in [1, 4096]";
+    if (!(c->lr > 0 && c->lr < 1)) return "--lr must be in (0, 1)";
+    if (c->anneal_steps < 0) return "--anneal-steps must be >= 0";
+    if (!(c->gamma >= 0 && c->gamma <= 1) || !(c->lambda >= 0 && c->lambda <= 1)) return "--gamma and --lambda must be in [0, 1]";
+    if (!(c->clip > 0)) return "--clip must be > 0";
+    if (!(c->ent_coef >= 0) || !(c->vf_coef >= 0)) return "--ent-coef and --vf-coef must be >= 0";
+    if (!(c->max_grad_norm > 0)) return "--max-grad-norm must be > 0";
+    return NULL;
+}
+
+// ----------------------------------------------------------------------------
+// per-thread scratch of the update
+
+struct PpoThread {
+    double *g;               // (n,) float64 gradient of the current chunk: its rows in `crows`, the tail
+    RowSet crows;            // W1 rows of the current chunk
+    uint8_t *fresh;          // (D,) per non-zero of a sample: its row is new to the chunk
+    GradSum acc;             // exact sum of this thread's chunks: on `used` and the tail
+    RowSet used;
+    bool tail_used;
+    double *h, *dh;          // (H,)
+    int bad;
+};
+
+static void thread_free(PpoThread *t) {
+    free(t->g); free(t->fresh); free(t->h); free(t->dh);
+    rowset_free(&t->crows); rowset_free(&t->used);
+    gradsum_free(&t->acc);
+}
+
+static int thread_alloc(PpoThread *t, const AcNet *net) {
+    memset(t, 0, sizeof(*t));
+    t->g = big_calloc(net->n, sizeof(double));
+    t->fresh = calloc((size_t)net->D, 1);
+    t->h = calloc((size_t)net->H, sizeof(double));
+    t->dh = calloc((size_t)net->H, sizeof(double));
+    if (!t->g || !t->fresh || !t->h || !t->dh || rowset_alloc(&t->crows, net->D) ||
+        rowset_alloc(&t->used, net->D) || gradsum_alloc(&t->acc, net->n)) { thread_free(t); return -1; }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// create / destroy
+
+static uint64_t env_episode_seed(uint64_t seed, int e, int64_t j) { return rng_key(seed, (uint64_t)e, (uint64_t)j, KEY_ENV); }
+
+void ppo_destroy(Ppo *p) {
+    if (!p) return;
+    if (p->th) for (int i = 0; i < p->threads; i++) thread_free(&p->th[i]);
+    free(p->th);
+    if (p->xidx) for (int e = 0; e < p->cfg.envs; e++) { free(p->xidx[e]); free(p->xsign[e]); }
+    free(p->xidx); free(p->xsign); free(p->xcap); free(p->xoff);
+    free(p->envs);
+    free(p->action); free(p->logp); free(p->value); free(p->reward); free(p->adv); free(p->ret);
+    free(p->done); free(p->next_value); free(p->ended); free(p->ended_slot);
+    free(p->perm); free(p->mb_adv); free(p->rowsq); free(p->g); free(p->row_mark); free(p->chunk_stats);
+    rowset_free(&p->rows);
+    free(p->adam_m); free(p->adam_v);
+    acnet_free(&p->net);
+    free(p);
+}
+
+Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errlen) {
+    const char *why = ppo_config_check(cfg);
+    if (why) { snprintf(err, errlen, "%s", why); return NULL; }
+    if (!env_preset_find(env_id)) { snprintf(err, errlen, "unknown env id '%s'", env_id); return NULL; }
+    Ppo *p = calloc(1, sizeof(*p));
+    if (!p) goto oom;
+    p->cfg = *cfg;
+    const int N = cfg->envs, T = cfg->steps;
+    const size_t B = (size_t)N * T;
+    const int M = (int)(B / (size_t)cfg->minibatches);
+    const int chunks = (M + cfg->chunk - 1) / cfg->chunk;
+    if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) goto oom;
+    acnet_init_random(&p->net, rng_key(cfg->seed, 0, 0, KEY_INIT));
+    p->adam_m = big_calloc(p->net.n, sizeof(double));
+    p->adam_v = big_calloc(p->net.n, sizeof(double));
+    p->envs = calloc((size_t)N, sizeof(PpoEnv));
+    p->xoff = calloc((size_t)N * (T + 1), sizeof(uint32_t));
+    p->xidx = calloc((size_t)N, sizeof(uint16_t *));
+    p->xsign = calloc((size_t)N, sizeof(int8_t *));
+    p->xcap = calloc((size_t)N, sizeof(size_t));
+    p->action = calloc(B, 1);
+    p->done = calloc(B, 1);
+    p->logp = calloc(B, sizeof(double));
+    p->value = calloc(B, sizeof(double));
+    p->reward = calloc(B, sizeof(double));
+    p->adv = calloc(B, sizeof(double));
+    p->ret = calloc(B, sizeof(double));
+    p->next_value = calloc((size_t)N, sizeof(double));
+    p->ended = calloc(B, sizeof(PpoEpisode));
+    p->ended_slot = calloc(B, sizeof(PpoEpisode));
+    p->perm = calloc(B, sizeof(int32_t));
+    p->mb_adv = calloc((size_t)M, sizeof(double));
+    p->rowsq = calloc((size_t)p->net.D, sizeof(double));
+    p->g = big_calloc(p->net.n, sizeof(double));
+    p->row_mark = calloc((size_t)p->net.D, 1);
+    p->chunk_stats = calloc((size_t)chunks * N_STATS, sizeof(double));
+    if (!p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
+        !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended || !p->ended_slot ||
+        !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->row_mark || !p->chunk_stats ||
+        rowset_alloc(&p->rows, p->net.D)) goto oom;
+    for (int e = 0; e < N; e++) {
+        PpoEnv *v = &p->envs[e];
+        if (env_init(&v->env, env_id, env_episode_seed(cfg->seed, e, 0)) != ENV_OK) goto oom;
+        v->episode = 1;
+    }
+    return p;
+oom:
+    snprintf(err, errlen, "out of memory");
+    ppo_destroy(p);
+    return NULL;
+}
+
+int ppo_bind(Ppo *p, Pool *pool) {
+    p->pool = pool;
+    const int n = pool_threads(pool);
+    if (n == p->threads) return 0;
+    for (int i = 0; i < p->threads; i++) thread_free(&p->th[i]);
+    free(p->th);
+    p->threads = 0;
+    p->th = calloc((size_t)n, sizeof(PpoThread));
+    if (!p->th) return -1;
+    for (int i = 0; i < n; i++) {
+        if (thread_alloc(&p->th[i], &p->net)) return -1;
+        p->threads = i + 1;
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// the envs' state as float64 (a learner's arrays are float64): per env its episode counter,
+// running return and length, its ALE-style state (env_clone, with its random stream) and its
+// previous frame, the bytes packed 4 to a double (exact: below 2^32)
+
+#define REC_BYTES (ENV_STATE_BYTES + POLICY_D)
+#define REC_DOUBLES (3 + (REC_BYTES + 3) / 4)
+
+size_t ppo_envs_doubles(const Ppo *p) { return (size_t)p->cfg.envs * REC_DOUBLES; }
+
+void ppo_envs_save(const Ppo *p, double *out) {
+    uint8_t bytes[REC_BYTES + 3];
+    for (int e = 0; e < p->cfg.envs; e++) {
+        const PpoEnv *v = &p->envs[e];
+        double *o = out + (size_t)e * REC_DOUBLES;
+        o[0] = (double)v->episode; o[1] = v->ep_return; o[2] = (double)v->ep_len;
+        memset(bytes, 0, sizeof(bytes));
+        env_clone(&v->env, true, bytes);
+        memcpy(bytes + ENV_STATE_BYTES, v->prev, POLICY_D);
+        for (int k = 0; k < (REC_BYTES + 3) / 4; k++)
+            o[3 + k] = (double)((uint32_t)bytes[4 * k] | (uint32_t)bytes[4 * k + 1] << 8 |
+                                (uint32_t)bytes[4 * k + 2] << 16 | (uint32_t)bytes[4 * k + 3] << 24);
+    }
+}
+
+int ppo_envs_load(Ppo *p, const double *in) {
+    uint8_t bytes[REC_BYTES + 3];
+    for (int e = 0; e < p->cfg.envs; e++) {
+        PpoEnv *v = &p->envs[e];
+        const double *o = in + (size_t)e * REC_DOUBLES;
+        for (int k = 0; k < (REC_BYTES + 3) / 4; k++) {
+            const double d = o[3 + k];
+            if (!(d >= 0 && d < 4294967296.0) || d != (double)(uint32_t)d) return -1;
+            const uint32_t u = (uint32_t)d;
+            for (int b = 0; b < 4; b++) bytes[4 * k + b] = (uint8_t)(u >> (8 * b));
+        }
+        if (!(o[0] >= 1 && o[0] < 9e15) || !(fabs(o[1]) <= 1e6) || !(o[2] >= 0 && o[2] < 9e15)) return -1;
+        for (int k = 0; k < POLICY_D; k++) if (bytes[ENV_STATE_BYTES + k] > 1) return -1;
+        if (env_restore(&v->env, bytes) != ENV_OK) return -1;
+        memcpy(v->prev, bytes + ENV_STATE_BYTES, POLICY_D);
+        v->episode = (int64_t)o[0]; v->ep_return = o[1]; v->ep_len = (int64_t)o[2];
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// rollout
+
+SparseX ppo_sample_x(const Ppo *p, int s) {
+    const int T = p->cfg.steps, e = s / T, t = s % T;
+    const uint32_t *off = p->xoff + (size_t)e * (T + 1);
+    return (SparseX){ (int)(off[t + 1] - off[t]), p->xidx[e] + off[t], p->xsign[e] + off[t] };
+}
+
+// The input of a state (ppo.h): the frame's pixels (+1), then at 6400 + k the difference
+// cur - prev; with coarse views, then the coarse view of the frame (+1) and its difference from
+// the previous frame's. The scans skip 8 zero bytes at a time: ~99% of the 80x80 grid is zeros.
+static void coarse_view(const uint8_t *f, uint8_t *c) {
+    memset(c, 0, PPO_COARSE);
+    for (int b = 0; b < POLICY_D; b += 8) {
+        uint64_t w;
+        memcpy(&w, f + b, 8);
+        if (!w) continue;
+        for (int k = b; k < b + 8; k++) {
+            if (!f[k]) continue;
+            const int y = k / 80, x = k % 80;
+            c[(y / PPO_POOL) * (80 / PPO_POOL) + x / PPO_POOL] = 1;
+            c[PPO_COARSE_ROWS + (x / PPO_BAND) * 80 + y] = 1;
+            c[PPO_COARSE_COLS + (y / PPO_BAND) * 80 + x] = 1;
+        }
+    }
+}
+
+int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign) {
+    int n = 0;
+    for (int b = 0; b < POLICY_D; b += 8) {
+        uint64_t c;
+        memcpy(&c, cur + b, 8);
+        if (!c) continue;
+        for (int k = b; k < b + 8; k++)
+            if (cur[k]) { idx[n] = (uint16_t)k; sign[n++] = 1; }
+    }
+    for (int b = 0; b < POLICY_D; b += 8) {
+        uint64_t c, q;
+        memcpy(&c, cur + b, 8);
+        memcpy(&q, prev + b, 8);
+        if (c == q) continue;
+        for (int k = b; k < b + 8; k++)
+            if (cur[k] != prev[k]) { idx[n] = (uint16_t)(POLICY_D + k); sign[n++] = (int8_t)(cur[k] - prev[k]); }
+    }
+    if (!coarse) return n;
+    uint8_t cc[PPO_COARSE], pc[PPO_COARSE];
+    coarse_view(cur, cc);
+    coarse_view(prev, pc);
+    for (int k = 0; k < PPO_COARSE; k++)
+        if (cc[k]) { idx[n] = (uint16_t)(2 * POLICY_D + k); sign[n++] = 1; }
+    for (int k = 0; k < PPO_COARSE; k++)
+        if (cc[k] != pc[k]) { idx[n] = (uint16_t)(2 * POLICY_D + PPO_COARSE + k); sign[n++] = (int8_t)(cc[k] - pc[k]); }
+    return n;
+}
+
+static int env_reserve(Ppo *p, int e, size_t need) {
+    if (need <= p->xcap[e]) return 0;
+    size_t cap = p->xcap[e] ? p->xcap[e] : 16384;
+    while (cap < need) cap *= 2;
+    uint16_t *i = realloc(p->xidx[e], cap * sizeof(uint16_t));
+    if (!i) return -1;
+    p->xidx[e] = i;
+    int8_t *s = realloc(p->xsign[e], cap);
+    if (!s) return -1;
+    p->xsign[e] = s;
+    p->xcap[e] = cap;
+    return 0;
+}
+
+// Sample an action index from logp with u in [0, 1): the first whose cumulative probability exceeds u.
+static int sample_action(const double *logp, int A, double u) {
+    double c = 0.0;
+    for (int a = 0; a < A - 1; a++) {
+        c += exp(logp[a]);
+        if (u < c) return a;
+    }
+    return A - 1;
+}
+
+typedef struct { Ppo *p; atomic_int bad; } CollectJob;
+
+static void collect_part(void *ctx, int part, int parts) {
+    CollectJob *job = ctx;
+    Ppo *p = job->p;
+    const int N = p->cfg.envs, T = p->cfg.steps, A = PPO_ACTIONS;
+    PpoThread *th = &p->th[part];
+    uint8_t cur[POLICY_D];
+    double logits[ACNET_A_MAX], logp[ACNET_A_MAX];
+    for (int e = (int)((int64_t)N * part / parts); e < (int)((int64_t)N * (part + 1) / parts); e++) {
+        PpoEnv *v = &p->envs[e];
+        uint32_t *off = p->xoff + (size_t)e * (T + 1);
+        Rng rng;
+        rng_seed(&rng, rng_key(p->cfg.seed, (uint64_t)p->iteration, (uint64_t)e, KEY_ACT));
+        v->frames = 0;
+        off[0] = 0;
+        for (int t = 0; t <= T; t++) {
+            // the state's input (at t = T: the state after the rollout, for its value)
+            if (env_reserve(p, e, (size_t)off[t] + (size_t)p->net.D)) { atomic_store(&job->bad, 1); return; }
+            uint16_t *idx = p->xidx[e] + off[t];
+            int8_t *sign = p->xsign[e] + off[t];
+            env_render_obs80(&v->env, cur);
+            int nnz = ppo_input(cur, v->prev, p->cfg.coarse, idx, sign);
+            if (t == T) {
+                // (the next rollout starts from the same state and recomputes it)
+                p->next_value[e] = acnet_forward(&p->net, (SparseX){ nnz, idx, sign }, th->h, logits);
+                break;
+            }
+            off[t + 1] = off[t] + (uint32_t)nnz;
+            const size_t s = (size_t)e * T + t;
+            p->value[s] = acnet_forward(&p->net, (SparseX){ nnz, idx, sign }, th->h, logits);
+            acnet_log_softmax(logits, A, logp);
+            int a = sample_action(logp, A, rng_uniform(&rng));
+            p->action[s] = (uint8_t)a;
+            p->logp[s] = logp[a];
+            memcpy(v->prev, cur, POLICY_D);
+            EnvStep st;
+            env_step(&v->env, PPO_ACTION_ID[a], &st);
+            v->frames += st.frames;
+            p->reward[s] = st.reward;
+            v->ep_return += st.reward;
+            v->ep_len++;
+            p->done[s] = st.terminated || st.truncated;
+            if (p->done[s]) {
+                p->ended_slot[s] = (PpoEpisode){ t, e, v->ep_return, v->ep_len };
+                env_reset(&v->env, env_episode_seed(p->cfg.seed, e, v->episode++));
+                memset(v->prev, 0, POLICY_D);        // the first frame's difference is the frame
+                v->ep_return = 0; v->ep_len = 0;
+            }
+        }
+    }
+}
+
+int ppo_collect(Ppo *p) {
+    const int N = p->cfg.envs, T = p->cfg.steps;
+    CollectJob job = { p, 0 };
+    memset(p->done, 0, (size_t)N * T);
+    pool_for(p->pool, collect_part, &job);
+    if (atomic_load(&job.bad)) return -1;
+    // episodes in (t, env) order, whoever played them
+    p->n_ended = 0;
+    for (int t = 0; t < T; t++)
+        for (int e = 0; e < N; e++)
+            if (p->done[(size_t)e * T + t]) p->ended[p->n_ended++] = p->ended_slot[(size_t)e * T + t];
+    p->agent_steps += (int64_t)N * T;
+    p->episodes += p->n_ended;
+    p->frames = 0;
+    for (int e = 0; e < N; e++) p->frames += p->envs[e].frames;
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// GAE, as CleanRL: done[t] cuts the bootstrap from step t to t + 1
+
+void ppo_advantages(Ppo *p) {
+    const int N = p->cfg.envs, T = p->cfg.steps;
+    const double gamma = p->cfg.gamma, lambda = p->cfg.lambda;
+    for (int e = 0; e < N; e++) {
+        const size_t s0 = (size_t)e * T;
+        double last = 0.0;
+        for (int t = T - 1; t >= 0; t--) {
+            const size_t s = s0 + t;
+            const double nonterminal = p->done[s] ? 0.0 : 1.0;
+            const double next = t == T - 1 ? p->next_value[e] : p->value[s + 1];
+            const double delta = p->reward[s] + gamma * next * nonterminal - p->value[s];
+            last = delta + gamma * lambda * nonterminal * last;
+            p->adv[s] = last;
+            p->ret[s] = last + p->value[s];
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------
+// the minibatch's gradient: chunks of samples in float64, each chunk's sum added exactly
+
+typedef struct {
+    Ppo *p;
+    const int32_t *mb;
+    int M, chunks;
+    atomic_int next;
+} GradJob;
+
+// The loss of one sample and its gradient wrt the logits and the value (not divided by M).
+// stats += policy loss, value loss, entropy, approx kl, clipped (0/1).
+static void sample_loss(const PpoConfig *c, const double *logits, double v, int a, double old_logp,
+                        double old_v, double adv, double ret, double *dlogits, double *dv, double *stats) {
+    double logp[ACNET_A_MAX];
+    const int A = PPO_ACTIONS;
+    const double ent = acnet_log_softmax(logits, A, logp);
+    const double logratio = logp[a] - old_logp, ratio = exp(logratio);
+    const double clipped = ratio < 1.0 - c->clip ? 1.0 - c->clip : ratio > 1.0 + c->clip ? 1.0 + c->clip : ratio;
+    const double pg1 = -adv * ratio, pg2 = -adv * clipped;
+    // d(max(pg1, pg2))/dlogp: through pg1 (ratio' = ratio) unless the clipped term is larger
+    const double dlogp = pg1 >= pg2 ? -adv * ratio : 0.0;
+    for (int k = 0; k < A; k++) {
+        const double pk = exp(logp[k]);
+        dlogits[k] = dlogp * ((k == a ? 1.0 : 0.0) - pk) + c->ent_coef * pk * (logp[k] + ent);
+    }
+    // value: 0.5 max((v - R)^2, (v_old + clip(v - v_old, -c, c) - R)^2)
+    const double dvv = v - old_v;
+    const double vc = old_v + (dvv < -c->clip ? -c->clip : dvv > c->clip ? c->clip : dvv);
+    const double l1 = (v - ret) * (v - ret), l2 = (vc - ret) * (vc - ret);
+    const bool inside = dvv >= -c->clip && dvv <= c->clip;
+    *dv = c->vf_coef * (l1 >= l2 ? v - ret : inside ? vc - ret : 0.0);
+    stats[0] += pg1 >= pg2 ? pg1 : pg2;
+    stats[1] += 0.5 * (l1 >= l2 ? l1 : l2);
+    stats[2] += ent;
+    stats[3] += (ratio - 1.0) - logratio;
+    stats[4] += fabs(ratio - 1.0) > c->clip ? 1.0 : 0.0;
+}
+
+static void grad_chunk(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi, double *stats) {
+    const AcNet *net = &p->net;
+    const size_t H = (size_t)net->H;
+    const size_t tail_n = net->n - net->tail;
+    double logits[ACNET_A_MAX], dlogits[ACNET_A_MAX], dv;
+    rowset_clear(&th->crows);
+    memset(th->g + net->tail, 0, sizeof(double) * tail_n);
+    for (int i = lo; i < hi; i++) {
+        const int s = mb[i];
+        SparseX x = ppo_sample_x(p, s);
+        for (int k = 0; k < x.nnz; k++) th->fresh[k] = rowset_add(&th->crows, x.idx[k]);
+        const double v = acnet_forward(net, x, th->h, logits);
+        sample_loss(&p->cfg, logits, v, p->action[s], p->logp[s], p->value[s], p->mb_adv[i], p->ret[s],
+                    dlogits, &dv, stats);
+        acnet_backward(net, x, th->h, dlogits, dv, th->g, th->dh, th->fresh);
+    }
+    int bad = 0;
+    for (int r = 0; r < th->crows.n; r++) {
+        const size_t off = (size_t)th->crows.list[r] * H;
+        bad |= rowset_add(&th->used, th->crows.list[r]) ? gradsum_set(&th->acc, th->g, off, H)
+                                                         : gradsum_add(&th->acc, th->g, off, H);
+    }
+    bad |= th->tail_used ? gradsum_add(&th->acc, th->g, net->tail, tail_n) : gradsum_set(&th->acc, th->g, net->tail, tail_n);
+    th->tail_used = true;
+    th->bad |= bad;
+}
+
+static void grad_part(void *ctx, int part, int parts) {
+    (void)parts;
+    GradJob *job = ctx;
+    Ppo *p = job->p;
+    PpoThread *th = &p->th[part];
+    const int C = p->cfg.chunk;
+    int c;
+    while ((c = atomic_fetch_add(&job->next, 1)) < job->chunks) {
+        double *st = p->chunk_stats + (size_t)c * N_STATS;
+        memset(st, 0, sizeof(double) * N_STATS);
+        grad_chunk(p, th, job->mb, c * C, c * C + C < job->M ? c * C + C : job->M, st);
+    }
+}
+
+// The threads' sums into p->g, row by row (rows ascending in p->rows), times 1/M.
+typedef struct {
+    Ppo *p;
+    double scale;
+    atomic_int bad;
+} MergeJob;
+
+static void merge_part(void *ctx, int part, int parts) {
+    MergeJob *job = ctx;
+    Ppo *p = job->p;
+    const size_t H = (size_t)p->net.H;
+    const int n = p->rows.n;
+    int bad = 0;
+    for (int r = (int)((int64_t)n * part / parts); r < (int)((int64_t)n * (part + 1) / parts); r++) {
+        const int row = p->rows.list[r];
+        const size_t off = (size_t)row * H;
+        PpoThread *first = NULL;
+        for (int i = 0; i < p->threads; i++) {
+            PpoThread *t = &p->th[i];
+            if (!rowset_has(&t->used, row)) continue;
+            if (!first) first = t;
+            else bad |= gradsum_merge_range(&first->acc, &t->acc, off, H);
+        }
+        gradsum_to_double_range(&first->acc, p->g + off, off, H);
+        for (size_t j = 0; j < H; j++) p->g[off + j] *= job->scale;
+    }
+    if (part == parts - 1) {
+        const size_t off = p->net.tail, len = p->net.n - p->net.tail;
+        PpoThread *first = NULL;
+        for (int i = 0; i < p->threads; i++) {
+            PpoThread *t = &p->th[i];
+            if (!t->tail_used) continue;
+            if (!first) first = t;
+            else bad |= gradsum_merge_range(&first->acc, &t->acc, off, len);
+        }
+        gradsum_to_double_range(&first->acc, p->g + off, off, len);
+        for (size_t j = 0; j < len; j++) p->g[off + j] *= job->scale;
+    }
+    if (bad) atomic_store(&job->bad, 1);
+}
+
+int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
+    // normalised advantages, in minibatch order (std with Bessel's correction, as torch)
+    double mean = 0.0, var = 0.0;
+    for (int i = 0; i < M; i++) mean += p->adv[mb[i]];
+    mean /= M;
+    for (int i = 0; i < M; i++) { double d = p->adv[mb[i]] - mean; var += d * d; }
+    const double sd = M > 1 ? sqrt(var / (M - 1)) : 0.0;
+    for (int i = 0; i < M; i++) p->mb_adv[i] = (p->adv[mb[i]] - mean) / (sd + PPO_ADV_EPS);
+
+    for (int i = 0; i < p->threads; i++) {
+        rowset_clear(&p->th[i].used);
+        p->th[i].tail_used = false;
+        p->th[i].bad = 0;
+    }
+    const int chunks = (M + p->cfg.chunk - 1) / p->cfg.chunk;
+    GradJob job = { p, mb, M, chunks, 0 };
+    pool_for(p->pool, grad_part, &job);
+    int bad = 0;
+    for (int i = 0; i < p->threads; i++) bad |= p->th[i].bad;
+    if (bad) return -1;
+
+    // the rows any thread touched, ascending: an order that no thread count changes
+    rowset_clear(&p->rows);
+    for (int i = 0; i < p->threads; i++)
+        for (int r = 0; r < p->th[i].used.n; r++) p->row_mark[p->th[i].used.list[r]] = 1;
+    for (int row = 0; row < p->net.D; row++)
+        if (p->row_mark[row]) { p->row_mark[row] = 0; rowset_add(&p->rows, row); }
+    MergeJob mj = { p, 1.0 / M, 0 };
+    pool_for(p->pool, merge_part, &mj);
+    if (atomic_load(&mj.bad)) return -1;
+
+    for (int k = 0; k < N_STATS; k++) sums[k] = 0.0;
+    for (int c = 0; c < chunks; c++)
+        for (int k = 0; k < N_STATS; k++) sums[k] += p->chunk_stats[(size_t)c * N_STATS + k];
+    for (int k = 0; k < N_STATS; k++) sums[k] /= M;
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// clip the global norm, Adam
+
+typedef struct {
+    Ppo *p;
+    double lr, coef;
+    double *rowsq;          // (rows) sum of squares of each row, for the norm
+} StepJob;
+
+static void norm_part(void *ctx, int part, int parts) {
+    StepJob *job = ctx;
+    Ppo *p = job->p;
+    const size_t H = (size_t)p->net.H;
+    const int n = p->rows.n;
+    for (int r = (int)((int64_t)n * part / parts); r < (int)((int64_t)n * (part + 1) / parts); r++) {
+        const double *g = p->g + (size_t)p->rows.list[r] * H;
+        double s = 0.0;
+        for (size_t j = 0; j < H; j++) s += g[j] * g[j];
+        job->rowsq[r] = s;
+    }
+}
+
+static void adam_part(void *ctx, int part, int parts) {
+    StepJob *job = ctx;
+    Ppo *p = job->p;
+    const size_t H = (size_t)p->net.H;
+    const int n = p->rows.n;
+    for (int r = (int)((int64_t)n * part / parts); r < (int)((int64_t)n * (part + 1) / parts); r++) {
+        const size_t off = (size_t)p->rows.list[r] * H;
+        if (job->coef < 1.0) for (size_t j = 0; j < H; j++) p->g[off + j] *= job->coef;
+        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, H, job->lr,
+                    PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t);
+    }
+    if (part == parts - 1) {
+        const size_t off = p->net.tail, len = p->net.n - p->net.tail;
+        if (job->coef < 1.0) for (size_t j = 0; j < len; j++) p->g[off + j] *= job->coef;
+        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, len, job->lr,
+                    PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t);
+    }
+}
+
+double ppo_step(Ppo *p, double lr) {
+    // the norm: rows in ascending order, then the tail (torch sums per parameter, then the
+    // norms' squares; the difference is rounding)
+    StepJob job = { p, lr, 1.0, p->rowsq };
+    pool_for(p->pool, norm_part, &job);
+    double sq = 0.0;
+    for (int r = 0; r < p->rows.n; r++) sq += p->rowsq[r];
+    const double *tg = p->g + p->net.tail;
+    for (size_t j = 0; j < p->net.n - p->net.tail; j++) sq += tg[j] * tg[j];
+    const double norm = sqrt(sq);
+    const double coef = p->cfg.max_grad_norm / (norm + PPO_NORM_EPS);
+    job.coef = coef < 1.0 ? coef : 1.0;
+    p->adam_t++;
+    pool_for(p->pool, adam_part, &job);
+    return norm;
+}
+
+// ----------------------------------------------------------------------------
+// one iteration
+
+int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen) {
+    const PpoConfig *c = &p->cfg;
+    const int B = c->envs * c->steps, M = B / c->minibatches;
+    memset(st, 0, sizeof(*st));
+    double frac = c->anneal_steps > 0 ? 1.0 - (double)p->agent_steps / (double)c->anneal_steps : 1.0;
+    st->lr = c->lr * (frac > 0.0 ? frac : 0.0);
+    double t0 = clock_now_s();
+    if (ppo_collect(p)) { snprintf(err, errlen, "out of memory"); return -1; }
+    ppo_advantages(p);
+    double t1 = clock_now_s();
+    double sums[N_STATS], acc[N_STATS] = {0}, gn = 0.0;
+    int steps = 0;
+    for (int ep = 0; ep < c->epochs; ep++) {
+        // Fisher-Yates from the epoch's own stream
+        Rng rng;
+        rng_seed(&rng, rng_key(c->seed, (uint64_t)p->iteration, (uint64_t)ep, KEY_PERM));
+        for (int i = 0; i < B; i++) p->perm[i] = i;
+        for (int i = B - 1; i > 0; i--) {
+            int j = (int)rng_below(&rng, (uint64_t)i + 1);
+            int32_t tmp = p->perm[i]; p->perm[i] = p->perm[j]; p->perm[j] = tmp;
+        }
+        for (int m = 0; m < c->minibatches; m++) {
+            if (ppo_minibatch_grad(p, p->perm + (size_t)m * M, M, sums)) {
+                snprintf(err, errlen, "iteration %lld: a gradient sum passed 2^31 or is not finite "
+                         "(training diverged; try a smaller --lr)", (long long)p->iteration);
+                return -1;
+            }
+            gn += ppo_step(p, st->lr);
+            for (int k = 0; k < N_STATS; k++) acc[k] += sums[k];
+            steps++;
+        }
+    }
+    st->policy_loss = acc[0] / steps;
+    st->value_loss = acc[1] / steps;
+    st->entropy = acc[2] / steps;
+    st->approx_kl = acc[3] / steps;
+    st->clip_frac = acc[4] / steps;
+    st->grad_norm = gn / steps;
+    // explained variance of the returns by the values, over the batch
+    double mr = 0.0, md = 0.0;
+    for (int s = 0; s < B; s++) { mr += p->ret[s]; md += p->ret[s] - p->value[s]; }
+    mr /= B; md /= B;
+    double vr = 0.0, vd = 0.0;
+    for (int s = 0; s < B; s++) {
+        double a = p->ret[s] - mr, d = p->ret[s] - p->value[s] - md;
+        vr += a * a; vd += d * d;
+    }
+    st->explained_var = vr > 0.0 ? 1.0 - vd / vr : NAN;
+    st->rollout_s = t1 - t0;
+    st->update_s = clock_now_s() - t1;
+    p->iteration++;
+    p->last = *st;
+    return 0;
+}

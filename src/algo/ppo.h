@@ -1,0 +1,187 @@
+// ppo.h: proximal policy optimisation (Schulman et al. 2017) as CleanRL's ppo_atari.py does it,
+// on the exact game, with the sparse actor-critic network of policy/acnet.h.
+//
+// One iteration: N envs play T steps each with the current weights (fixed-length rollouts,
+// an env that ends an episode starts the next one inside the step); GAE(gamma, lambda) gives
+// advantages and returns; then E epochs over the N*T samples in M shuffled minibatches, each a
+// step of Adam on the clipped surrogate, the clipped value loss and an entropy bonus, after
+// clipping the gradient's global norm. The learning rate falls linearly to zero.
+//
+// Same seed, same bits: env e's episode j is seeded from (run seed, e, j), its action sampling
+// in iteration i from (run seed, i, e), the shuffle of epoch k from (run seed, i, k); nothing
+// depends on which thread played or summed what. A minibatch's gradient is the exact
+// fixed-point sum (train/gradsum.h) of the float64 gradients of fixed chunks of its samples
+// (PPO_CHUNK samples, summed in order), so the weights are the same bits with any number of
+// threads.
+//
+// Adam on W1 is lazy (torch.optim.SparseAdam's rule): a minibatch moves only the W1 rows its
+// inputs touch (a few hundred of 12,800), and only their moments decay; the dense part (b1,
+// the heads) gets torch.optim.Adam. A dense Adam over W1 would touch 3.3 M weights a minibatch.
+//
+// Sample s of a rollout is env s / T, step s % T (env-major).
+#ifndef PONGRL_PPO_H
+#define PONGRL_PPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../env/env.h"
+#include "../policy/acnet.h"
+#include "../train/config.h"
+#include "../train/gradsum.h"
+#include "../train/learner.h"
+#include "../train/pool.h"
+#include "../util/rowset.h"
+
+#define PPO_ADAM_BETA1 0.9            // torch.optim.Adam's defaults
+#define PPO_ADAM_BETA2 0.999
+#define PPO_ADAM_EPS 1e-5             // CleanRL's ppo_atari.py
+#define PPO_ADV_EPS 1e-8              // CleanRL: (adv - mean) / (std + 1e-8)
+#define PPO_NORM_EPS 1e-6             // torch clip_grad_norm_: max_norm / (norm + 1e-6)
+#define PPO_ACTIONS 3                 // NOOP, RIGHT (up), LEFT (down): FIRE adds nothing in Pong
+#define PPO_HIDDEN 128                // its defaults of the common settings (the rest: config.h's table)
+#define PPO_LR 5e-4
+#define PPO_CHUNK 256                 // samples summed in float64 before the exact sum (fixes the bits)
+
+extern const int PPO_ACTION_ID[PPO_ACTIONS];   // the env action of each policy output
+
+// The learner of `pongrl train --algo ppo` (ppo_learner.c): its settings are TrainConfig's.
+extern const Learner PPO_LEARNER;
+
+// The input: the 80x80 binary frame (6400) and its difference from the previous frame (6400,
+// the previous frame is zeros at an episode's start); with coarse views, also a coarse view of
+// the frame (+1 where lit) and its difference from the previous frame's coarse view, each of
+//   20x20 cells of 4x4 pixels (lit when any pixel is)               400
+//   4 bands of 20 columns: which of the 80 rows are lit in the band  320
+//   4 bands of 20 rows: which of the 80 columns are lit in the band  320
+// The coarse inputs are shared by many positions, so what is learnt at one position carries
+// to its neighbours (tile coding): the ball's row, wherever the ball is in its band.
+#define PPO_POOL 4
+#define PPO_BAND 20
+#define PPO_COARSE_ROWS 400
+#define PPO_COARSE_COLS 720
+#define PPO_COARSE 1040
+static inline int ppo_input_size(bool coarse) { return 2 * POLICY_D + (coarse ? 2 * PPO_COARSE : 0); }
+// The sparse input of frame cur after prev (binary 80x80) into idx/sign (room for
+// ppo_input_size entries), ascending; returns the count.
+int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign);
+
+typedef struct {
+    int envs, steps;            // N envs x T steps a rollout
+    int epochs, minibatches;    // E passes over the batch, M minibatches each
+    int chunk;                  // samples a float64 partial sum (fixes the bits)
+    int hidden;                 // H
+    bool coarse;                // the input's coarse views (ppo_input)
+    double lr;                  // Adam's at the start; falls linearly to 0 over anneal_steps
+    int64_t anneal_steps;       // agent steps (0: constant lr)
+    double gamma, lambda;       // GAE
+    double clip;                // the ratio's clip (and the value's)
+    double ent_coef, vf_coef;
+    double max_grad_norm;
+    uint64_t seed;
+} PpoConfig;
+
+// The settings table's defaults (train/config.h), PPO_HIDDEN and PPO_LR.
+void ppo_config_default(PpoConfig *c);
+// NULL when c makes sense, else what is wrong (one line).
+const char *ppo_config_check(const PpoConfig *c);
+
+// One env of the rollout: the game, the previous 80x80 frame, its episode counters.
+typedef struct {
+    Env env;
+    uint8_t prev[POLICY_D];
+    int64_t episode;             // episodes this env started (its seed's index)
+    double ep_return;            // the running episode's
+    int64_t ep_len;
+    int64_t frames;              // emulated in the last rollout
+} PpoEnv;
+
+// A finished episode: where it ended in the rollout (step t of env e) and what it scored.
+typedef struct {
+    int t, env;
+    double ret;
+    int64_t len;
+} PpoEpisode;
+
+// One iteration's diagnostics (means over every minibatch of every epoch, as CleanRL logs).
+typedef struct {
+    double policy_loss, value_loss, entropy, approx_kl, clip_frac, explained_var;
+    double grad_norm;           // before clipping, mean
+    double lr;
+    double rollout_s, update_s; // wall time of each phase
+} PpoStats;
+
+typedef struct PpoThread PpoThread;
+
+typedef struct Ppo {
+    PpoConfig cfg;
+    AcNet net;
+    double *adam_m, *adam_v;     // (n,) each
+    int64_t adam_t;              // steps taken
+    int64_t iteration;           // iterations done
+    int64_t agent_steps;         // all envs, all iterations
+    int64_t episodes;            // finished
+    int64_t frames;              // emulated in the last rollout, all envs
+    PpoEnv *envs;                // (N,)
+    // the rollout, env-major (s = e*T + t)
+    uint32_t *xoff;              // (N, T+1) env e's step t input: xs[e] entries [xoff[e][t], xoff[e][t+1])
+    uint16_t **xidx;             // (N,) growing arrays of sparse inputs
+    int8_t **xsign;
+    size_t *xcap;                // (N,)
+    uint8_t *action;             // (B,) policy output index in [0, PPO_ACTIONS)
+    double *logp, *value, *reward, *adv, *ret;   // (B,)
+    uint8_t *done;               // (B,) the episode ended with this step's action
+    double *next_value;          // (N,) the value of each env's state after the rollout
+    PpoEpisode *ended;           // (N*T) episodes that ended this rollout, (t, env) order
+    int n_ended;
+    PpoEpisode *ended_slot;      // (N*T) scratch: at e*T + t, the episode env e ended at step t
+    // the update
+    int32_t *perm;               // (B,)
+    double *mb_adv;              // (B / M) normalised advantages of the current minibatch
+    double *g;                   // (n,) the minibatch's gradient, valid on `rows` and the tail
+    RowSet rows;                 // W1 rows the minibatch touched
+    uint8_t *row_mark;           // (D,)
+    double *rowsq;               // (D,) the squared norm of each row in `rows`
+    double *chunk_stats;         // (chunks, 6)
+    Pool *pool;                  // whose threads run the passes (ppo_bind)
+    PpoThread *th;               // (threads,) their scratch
+    int threads;
+    PpoStats last;
+} Ppo;
+
+// A fresh learner: weights from the seed, every env reset to its episode 0. NULL with a line
+// in err (bad settings or env id, out of memory).
+Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errlen);
+void ppo_destroy(Ppo *p);
+// The pool whose threads run its passes (pool_for), scratch for each; before the first
+// iteration, and again if the pool changes. 0, or -1 (out of memory).
+int ppo_bind(Ppo *p, Pool *pool);
+
+// The envs' state (episode counters, games with their random streams, previous frames) as
+// ppo_envs_doubles() float64s, for a checkpoint; load returns -1 for values no save writes.
+size_t ppo_envs_doubles(const Ppo *p);
+void ppo_envs_save(const Ppo *p, double *out);
+int ppo_envs_load(Ppo *p, const double *in);
+
+// One iteration: rollout, advantages, update. 0, or -1 with a line in err.
+int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen);
+
+// ----------------------------------------------------------------------------
+// The phases, for tests (ppo_iteration is these in order)
+
+// Plays T steps of every env; fills the rollout arrays, next_value and ended. 0, or -1 (out
+// of memory).
+int ppo_collect(Ppo *p);
+// GAE(gamma, lambda) as CleanRL: adv and ret = adv + value.
+void ppo_advantages(Ppo *p);
+// The gradient of minibatch mb (M sample indices) into p->g on p->rows and the tail, summed
+// exactly; the minibatch's loss terms into sums (6 doubles: policy loss, value loss, entropy,
+// approx kl, clip fraction, as means; the sixth unused). -1 if the sum diverged.
+int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums);
+// Clips p->g's global norm (returned, before clipping) and takes one Adam step at lr.
+double ppo_step(Ppo *p, double lr);
+// The sample's input.
+SparseX ppo_sample_x(const Ppo *p, int s);
+
+#endif

@@ -1,0 +1,154 @@
+// ppo_learner.c: PPO (ppo.h) as a learner of the training loop (train/learner.h): the run's
+// settings in, its state as float64 arrays (weights, Adam's moments, the envs' games and
+// previous frames) for the checkpoint, one iteration a rollout and its update.
+//
+// The run's counters are the truth: an iteration's action streams and shuffles are keyed by
+// s->iteration, the lr by s->agent_steps, Adam's step count is iterations x epochs x
+// minibatches. So a resumed run needs only the arrays to go on bit-identically.
+#include "ppo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../train/comm.h"
+#include "../train/state.h"
+#include "../util/mem.h"
+
+typedef struct {
+    Ppo *ppo;
+    double *envs;            // (ppo_envs_doubles) the envs' state, as last settled or loaded
+    bool loaded;             // envs holds a loaded state the envs have not taken yet
+    int64_t settled_at;      // the iteration envs was settled at
+    EpisodeStats *ended;     // (N*T) an iteration's finished episodes, in (step, env) order
+} PpoState;
+
+static PpoState *ppo_state(const TrainState *s) { return (PpoState *)s->algo; }
+
+static void ppo_config_of(const TrainConfig *c, PpoConfig *p) {
+    ppo_config_default(p);
+    p->envs = c->envs; p->steps = c->steps; p->epochs = c->epochs; p->minibatches = c->minibatches;
+    p->hidden = c->hidden; p->coarse = c->coarse;
+    p->lr = c->lr; p->anneal_steps = c->anneal_steps;
+    p->gamma = c->gamma; p->lambda = c->lambda; p->clip = c->clip;
+    p->ent_coef = c->ent_coef; p->vf_coef = c->vf_coef; p->max_grad_norm = c->max_grad_norm;
+    p->seed = c->seed;
+}
+
+// Its own rows' defaults are the table's; these two common ones it sets its own.
+static void ppo_defaults(TrainConfig *c) {
+    c->hidden = PPO_HIDDEN;
+    c->lr = PPO_LR;
+}
+
+static const char *ppo_learner_check(const TrainConfig *c) {
+    PpoConfig p;
+    ppo_config_of(c, &p);
+    return ppo_config_check(&p);
+}
+
+// Weights, Adam's two moments, the minibatch gradient; each thread's gradient and exact sum.
+static double ppo_memory_bytes(const TrainConfig *c) {
+    const double n = (double)ppo_input_size(c->coarse) * c->hidden;
+    return n * 8 * 4 + (double)c->workers * n * (8 + 16);
+}
+
+static void ppo_learner_destroy(TrainState *s) {
+    PpoState *st = ppo_state(s);
+    if (!st) return;
+    ppo_destroy(st->ppo);
+    free(st->envs);
+    free(st->ended);
+    free(st);
+    s->algo = NULL;
+}
+
+static int ppo_learner_create(TrainState *s, bool fresh) {
+    (void)fresh;          // the weights are drawn from the seed either way; a load overwrites them
+    PpoState *st = calloc(1, sizeof(PpoState));
+    if (!st) return -1;
+    s->algo = st;
+    PpoConfig c;
+    ppo_config_of(&s->cfg, &c);
+    char err[256];
+    if (!(st->ppo = ppo_create(&c, s->cfg.env_id, err, sizeof(err)))) { ppo_learner_destroy(s); return -1; }
+    st->envs = malloc(sizeof(double) * ppo_envs_doubles(st->ppo));
+    st->ended = calloc((size_t)c.envs * c.steps, sizeof(EpisodeStats));
+    if (!st->envs || !st->ended) { ppo_learner_destroy(s); return -1; }
+    ppo_envs_save(st->ppo, st->envs);
+    st->loaded = true;        // a load overwrites envs; a fresh run takes back what it saved
+    st->settled_at = s->iteration;
+    return 0;
+}
+
+static int ppo_learner_arrays(TrainState *s, LearnerArray *out) {
+    PpoState *st = ppo_state(s);
+    const size_t n = st->ppo->net.n;
+    out[0] = (LearnerArray){ "PPO weights", st->ppo->net.w, n, false };
+    out[1] = (LearnerArray){ "Adam m", st->ppo->adam_m, n, false };
+    out[2] = (LearnerArray){ "Adam v", st->ppo->adam_v, n, true };
+    out[3] = (LearnerArray){ "PPO envs", st->envs, ppo_envs_doubles(st->ppo), false };
+    return 4;
+}
+
+static void ppo_learner_settle(TrainState *s) {
+    PpoState *st = ppo_state(s);
+    if (st->loaded) return;          // envs still holds the state the envs will take
+    ppo_envs_save(st->ppo, st->envs);
+    st->settled_at = s->iteration;
+}
+
+static bool ppo_learner_settled(const TrainState *s) {
+    const PpoState *st = ppo_state(s);
+    return st->loaded || st->settled_at == s->iteration;
+}
+
+static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
+    PpoState *st = ppo_state(s);
+    Ppo *p = st->ppo;
+    if (comm->size > 1) { snprintf(err, errlen, "--algo ppo runs in one process (not under MPI yet)"); return -1; }
+    if (ppo_bind(p, pool)) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (st->loaded) {
+        if (ppo_envs_load(p, st->envs)) { snprintf(err, errlen, "the checkpoint's env states are not valid"); return -1; }
+        st->loaded = false;
+    }
+    p->iteration = s->iteration;
+    p->agent_steps = s->agent_steps;
+    p->adam_t = s->iteration * p->cfg.epochs * p->cfg.minibatches;
+    PpoStats ps;
+    if (ppo_iteration(p, &ps, err, errlen)) return -1;
+    for (int i = 0; i < p->n_ended; i++)
+        st->ended[i] = (EpisodeStats){ (int)p->ended[i].ret, (int)p->ended[i].len, 0, false };
+    lb->episodes = st->ended;
+    lb->count = p->n_ended;
+    lb->steps = (int64_t)p->cfg.envs * p->cfg.steps;
+    lb->frames = p->frames;
+    const double m[] = { ps.policy_loss, ps.value_loss, ps.entropy, ps.approx_kl, ps.clip_frac,
+                         ps.explained_var, ps.grad_norm, ps.lr };
+    memcpy(lb->metrics, m, sizeof(m));
+    return 0;
+}
+
+static const double *ppo_learner_weights(const TrainState *s, size_t *n) {
+    *n = ppo_state(s)->ppo->net.n;
+    return ppo_state(s)->ppo->net.w;
+}
+
+static const char *const PPO_METRICS[] = { "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac",
+                                           "explained_var", "grad_norm", "lr", NULL };
+
+const Learner PPO_LEARNER = {
+    .name = "ppo",
+    .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
+    .metrics = PPO_METRICS,
+    .defaults = ppo_defaults,
+    .check = ppo_learner_check,
+    .memory_bytes = ppo_memory_bytes,
+    .create = ppo_learner_create,
+    .destroy = ppo_learner_destroy,
+    .arrays = ppo_learner_arrays,
+    .settle = ppo_learner_settle,
+    .settled = ppo_learner_settled,
+    .iterate = ppo_learner_iterate,
+    .weights = ppo_learner_weights,
+};

@@ -1,0 +1,138 @@
+// acnet.c: forward, backward and Adam of PPO's actor-critic network (acnet.h).
+#include "acnet.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/mem.h"
+#include "../util/rng.h"
+
+int acnet_alloc(AcNet *net, int D, int H, int A) {
+    net->D = D; net->H = H; net->A = A;
+    net->tail = (size_t)D * H;
+    net->n = net->tail + (size_t)H + (size_t)A * H + (size_t)A + (size_t)H + 1;
+    net->w = big_calloc(net->n, sizeof(double));
+    return net->w ? 0 : -1;
+}
+
+void acnet_free(AcNet *net) {
+    free(net->w);
+    net->w = NULL;
+}
+
+AcParts acnet_parts(const AcNet *net, double *v) {
+    const size_t H = (size_t)net->H, A = (size_t)net->A;
+    AcParts p;
+    p.b1 = v + net->tail;
+    p.Wpi = p.b1 + H;
+    p.bpi = p.Wpi + A * H;
+    p.wv = p.bpi + A;
+    p.bv = p.wv + H;
+    return p;
+}
+
+void acnet_init_random(AcNet *net, uint64_t seed) {
+    Rng rng;
+    rng_seed(&rng, seed);
+    const size_t H = (size_t)net->H, A = (size_t)net->A;
+    const double s1 = 1.0 / sqrt(ACNET_INIT_NNZ), sh = 1.0 / sqrt((double)H);
+    memset(net->w, 0, sizeof(double) * net->n);
+    for (size_t k = 0; k < net->tail; k++) net->w[k] = rng_normal(&rng) * s1;
+    AcParts p = acnet_parts(net, net->w);
+    for (size_t k = 0; k < A * H; k++) p.Wpi[k] = rng_normal(&rng) * ACNET_PI_GAIN * sh;
+    for (size_t k = 0; k < H; k++) p.wv[k] = rng_normal(&rng) * sh;
+}
+
+// ----------------------------------------------------------------------------
+// the inner loops: one row of H, contiguous, vectorised
+
+static void row_axpy(double *restrict y, const double *restrict x, double a, int n) {
+    for (int j = 0; j < n; j++) y[j] += a * x[j];
+}
+
+static void row_signed_add(double *restrict y, const double *restrict x, int sign, int n) {
+    if (sign > 0) for (int j = 0; j < n; j++) y[j] += x[j];
+    else          for (int j = 0; j < n; j++) y[j] -= x[j];
+}
+
+static void row_signed_set(double *restrict y, const double *restrict x, int sign, int n) {
+    if (sign > 0) for (int j = 0; j < n; j++) y[j] = x[j];
+    else          for (int j = 0; j < n; j++) y[j] = -x[j];
+}
+
+static double row_dot(const double *restrict a, const double *restrict b, int n) {
+    double s = 0.0;
+    for (int j = 0; j < n; j++) s += a[j] * b[j];   // in order (no -ffast-math): the bits are fixed
+    return s;
+}
+
+// ----------------------------------------------------------------------------
+// forward
+
+double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
+    const int H = net->H, A = net->A;
+    AcParts p = acnet_parts(net, net->w);
+    memcpy(h, p.b1, sizeof(double) * H);
+    for (int k = 0; k < x.nnz; k++)                 // x: entries in {-1, +1}
+        row_signed_add(h, net->w + (size_t)x.idx[k] * H, x.sign[k], H);
+    for (int j = 0; j < H; j++)
+        if (h[j] < 0.0) h[j] = 0.0;
+    for (int a = 0; a < A; a++) logits[a] = p.bpi[a] + row_dot(p.Wpi + (size_t)a * H, h, H);
+    return p.bv[0] + row_dot(p.wv, h, H);
+}
+
+double acnet_log_softmax(const double *logits, int A, double *logp) {
+    double mx = logits[0];
+    for (int a = 1; a < A; a++) if (logits[a] > mx) mx = logits[a];
+    double s = 0.0;
+    for (int a = 0; a < A; a++) s += exp(logits[a] - mx);
+    const double lse = mx + log(s);
+    double ent = 0.0;
+    for (int a = 0; a < A; a++) {
+        logp[a] = logits[a] - lse;
+        ent -= exp(logp[a]) * logp[a];
+    }
+    return ent;
+}
+
+// ----------------------------------------------------------------------------
+// backward
+
+void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *dlogits, double dv,
+                    double *g, double *dh, const uint8_t *fresh) {
+    const int H = net->H, A = net->A;
+    AcParts w = acnet_parts(net, net->w), d = acnet_parts(net, g);
+    // heads: dWpi[a] += dlogits[a] h; dwv += dv h; dh = Wpi' dlogits + wv dv, masked by h > 0
+    for (int j = 0; j < H; j++) dh[j] = dv * w.wv[j];
+    for (int a = 0; a < A; a++) {
+        row_axpy(d.Wpi + (size_t)a * H, h, dlogits[a], H);
+        row_axpy(dh, w.Wpi + (size_t)a * H, dlogits[a], H);
+        d.bpi[a] += dlogits[a];
+    }
+    row_axpy(d.wv, h, dv, H);
+    d.bv[0] += dv;
+    for (int j = 0; j < H; j++) {
+        if (h[j] <= 0.0) dh[j] = 0.0;
+        d.b1[j] += dh[j];
+    }
+    for (int k = 0; k < x.nnz; k++) {               // dW1[idx] += sign * dh
+        double *row = g + (size_t)x.idx[k] * H;
+        if (fresh && fresh[k]) row_signed_set(row, dh, x.sign[k], H);
+        else row_signed_add(row, dh, x.sign[k], H);
+    }
+}
+
+// ----------------------------------------------------------------------------
+// Adam
+
+void adam_update(double *w, double *m, double *v, const double *g, size_t n, double lr,
+                 double beta1, double beta2, double eps, int64_t t) {
+    const double bc1 = 1.0 - pow(beta1, (double)t), bc2 = sqrt(1.0 - pow(beta2, (double)t));
+    const double step = lr / bc1;
+    for (size_t k = 0; k < n; k++) {
+        m[k] = beta1 * m[k] + (1.0 - beta1) * g[k];
+        v[k] = beta2 * v[k] + (1.0 - beta2) * (g[k] * g[k]);
+        w[k] -= step * (m[k] / (sqrt(v[k]) / bc2 + eps));
+    }
+}

@@ -1,0 +1,65 @@
+// acnet.h: the actor-critic network of PPO (src/algo/ppo.h), float64:
+//
+//   x (D = 12,800) sparse: the 80x80 binary frame, then its difference from the previous frame
+//   h = relu(W1' x + b1)                    (H,)
+//   logits = Wpi h + bpi                    (A,)  the policy over the A actions
+//   v = wv . h + bv                         ()    the value
+//
+// The input has a few dozen non-zeros (paddles and ball, and what moved), so the first layer
+// costs O(nnz x H): W1 is stored (D, H) row-major, the H weights of one input contiguous.
+//
+// Storage: every parameter in one float64 array,
+//   W1 (D, H) | b1 (H) | Wpi (A, H) | bpi (A) | wv (H) | bv (1)
+// and a gradient has the same layout. The part after W1 is the "tail" (ACNET tail_n).
+#ifndef PONGRL_ACNET_H
+#define PONGRL_ACNET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+#define ACNET_D (2 * POLICY_D)       // the frame and its difference
+#define ACNET_A_MAX 6                // at most the six minimal actions
+#define ACNET_INIT_NNZ 40.0          // W1 ~ randn / sqrt(40): ~40 inputs are non-zero a frame
+#define ACNET_PI_GAIN 0.01           // policy head starts near uniform (CleanRL: orthogonal 0.01)
+
+typedef struct {
+    int D, H, A;
+    size_t n;            // D*H + tail
+    size_t tail;         // offset of b1: everything after W1
+    double *w;           // (n,)
+} AcNet;
+
+typedef struct {
+    double *b1, *Wpi, *bpi, *wv, *bv;
+} AcParts;
+
+int acnet_alloc(AcNet *net, int D, int H, int A);    // 0 or -1 (out of memory); zeros
+void acnet_free(AcNet *net);
+// W1 ~ randn / sqrt(40), Wpi ~ randn * 0.01 / sqrt(H), wv ~ randn / sqrt(H), biases zero,
+// drawn in storage order.
+void acnet_init_random(AcNet *net, uint64_t seed);
+// The tail's parts of a parameter-shaped array (weights or gradient).
+AcParts acnet_parts(const AcNet *net, double *v);
+
+// h: (H,) after ReLU; logits: (A,); returns the value.
+double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits);
+
+// log softmax of logits into logp (A,); returns the entropy -sum p log p.
+double acnet_log_softmax(const double *logits, int A, double *logp);
+
+// The backward pass of one sample, accumulated into g (parameter-shaped): given dL/dlogits
+// (A,) and dL/dv, adds the gradients of Wpi, bpi, wv, bv, b1 and of W1's rows idx[k].
+// dh: (H,) scratch. fresh: NULL, or (nnz,) with 1 where W1's row idx[k] of g holds nothing yet
+// (it is written, not added to).
+void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *dlogits, double dv,
+                    double *g, double *dh, const uint8_t *fresh);
+
+// Adam as torch.optim.Adam (eps outside the square root, bias corrections at step t >= 1):
+//   m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
+//   w -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+void adam_update(double *w, double *m, double *v, const double *g, size_t n, double lr,
+                 double beta1, double beta2, double eps, int64_t t);
+
+#endif

@@ -1,0 +1,25 @@
+// model.h: the model that eval, record and export are pointed at.
+#ifndef PONGRL_MODEL_H
+#define PONGRL_MODEL_H
+
+#include <stddef.h>
+
+#include "state.h"
+
+// A checkpoint file, a run directory (its newest usable checkpoint), a checkpoints/ folder,
+// or a folder holding the seed's W1.npy and W2.npy. Fills s (cfg default except what the
+// source says; no learner state for .npy) and a short description of what was loaded. 0, or -1
+// with one line in err.
+int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char *err, size_t errlen);
+
+// The same as an opaque handle, for bindings (python/pongrl/policy.py): NULL with one line in
+// err, else a model to read and then close. Its acting network: model_hidden() = H and
+// model_weights() = D*H + H float64 (W1 transposed (D, H), then W2; policy.h); model_algo():
+// the learner that trained it ("pg" for the seed's .npy files).
+TrainState *model_open(const char *src, char *err, size_t errlen);
+int model_hidden(const TrainState *s);
+const double *model_weights(const TrainState *s);
+const char *model_algo(const TrainState *s);
+void model_close(TrainState *s);
+
+#endif

@@ -1,0 +1,127 @@
+// ppo_dump.c: build/ppo_dump, test support (not part of the product binary): one PPO batch
+// and one minibatch step exported as .npy for the NumPy reference (tests/py/test_ppo_reference.py).
+//
+//   build/ppo_dump [--seed N] [--threads N] [--iterations N (6)] [--coarse 0|1] --out DIR
+//
+// A small learner (8 envs x 32 steps, H = 16, 2 minibatches, chunks of 8 samples) trains for
+// --iterations iterations (so that Adam's moments are not zero), then plays rollouts until one
+// holds an episode's end.
+// Writes to DIR, in the network's layout (acnet.h):
+//   w, m, v (n,) weights and Adam moments before the step; shape.npy (D, H, A, adam_t, M)
+//   x (B, D) int8 inputs (D = 12,800, or 14,880 with the coarse views); action (B,) int32; logp, value, reward (B,); done (B,) uint8;
+//   next_value (N,); adv, ret (B,) GAE; mb (M,) int32 the minibatch's samples;
+//   grad (n,) its gradient (zero on W1 rows it does not touch); stats (5,) its mean policy
+//   loss, value loss, entropy, approx kl, clip fraction; hyper (8,): lr, gamma, lambda, clip,
+//   ent_coef, vf_coef, max_grad_norm, norm (before clipping); w_new, m_new, v_new (n,) after
+//   the step.
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/ppo.h"
+#include "util/npy.h"
+
+static const char *dir;
+
+static void usage(const char *why) {
+    fprintf(stderr, "ppo_dump: %s (usage: ppo_dump [--seed N] [--threads N] [--iterations N] [--coarse 0|1] --out DIR)\n", why);
+    exit(2);
+}
+
+static void save(const char *name, const char *descr, int ndim, size_t a, size_t b, const void *data) {
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s.npy", dir, name);
+    size_t shape[2] = {a, b};
+    if (npy_write(path, descr, ndim, shape, data)) { fprintf(stderr, "ppo_dump: cannot write %s\n", path); exit(1); }
+}
+
+int main(int argc, char **argv) {
+    static const struct option opts[] = {{"seed", 1, 0, 's'}, {"threads", 1, 0, 't'}, {"iterations", 1, 0, 'i'},
+                                         {"coarse", 1, 0, 'c'}, {"out", 1, 0, 'o'}, {0, 0, 0, 0}};
+    PpoConfig c;
+    ppo_config_default(&c);
+    c.envs = 8; c.steps = 32; c.hidden = 16; c.minibatches = 2; c.chunk = 8; c.epochs = 2;
+    c.lr = 2.5e-3;               // large enough that the few iterations move the weights
+    int threads = 2, iterations = 6, o;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (o) {
+        case 's': c.seed = strtoull(optarg, NULL, 10); break;
+        case 't': threads = atoi(optarg); break;
+        case 'i': iterations = atoi(optarg); break;
+        case 'c': c.coarse = atoi(optarg) != 0; break;
+        case 'o': dir = optarg; break;
+        default: usage("bad option");
+        }
+    }
+    if (!dir) usage("--out DIR is needed");
+    if (threads < 1 || iterations < 0) usage("--threads or --iterations out of range");
+    char err[256];
+    // the pool's threads run PPO's passes; its own workers' scratch (pg's) is sized for H = 1
+    Policy shape;
+    Pool *pool = NULL;
+    Ppo *p = ppo_create(&c, "ALE/Pong-v5", err, sizeof(err));
+    if (!p) { fprintf(stderr, "ppo_dump: %s\n", err); return 1; }
+    if (policy_alloc(&shape, POLICY_D, 1) || !(pool = pool_create(threads, "ALE/Pong-v5", &shape)) || ppo_bind(p, pool)) {
+        fprintf(stderr, "ppo_dump: out of memory\n");
+        return 1;
+    }
+    PpoStats st;
+    for (int i = 0; i < iterations; i++)
+        if (ppo_iteration(p, &st, err, sizeof(err))) { fprintf(stderr, "ppo_dump: %s\n", err); return 1; }
+    const int N = c.envs, T = c.steps, B = N * T, M = B / c.minibatches, D = p->net.D;
+    const size_t n = p->net.n;
+    // rollouts with these weights until one holds an episode's end (GAE's cut is tested too)
+    for (int tries = 0;; tries++) {
+        if (ppo_collect(p)) { fprintf(stderr, "ppo_dump: out of memory\n"); return 1; }
+        if (p->n_ended > 0 || tries == 100) break;
+    }
+    ppo_advantages(p);
+    save("w", "<f8", 1, n, 0, p->net.w);
+    save("m", "<f8", 1, n, 0, p->adam_m);
+    save("v", "<f8", 1, n, 0, p->adam_v);
+    int8_t *x = calloc((size_t)B * D, 1);
+    int32_t *a = malloc(sizeof(int32_t) * B), *mb = malloc(sizeof(int32_t) * M);
+    double *g = calloc(n, sizeof(double));
+    if (!x || !a || !mb || !g) { fprintf(stderr, "ppo_dump: out of memory\n"); return 1; }
+    for (int s = 0; s < B; s++) {
+        SparseX sx = ppo_sample_x(p, s);
+        for (int k = 0; k < sx.nnz; k++) x[(size_t)s * D + sx.idx[k]] = sx.sign[k];
+        a[s] = p->action[s];
+    }
+    save("x", "|i1", 2, (size_t)B, (size_t)D, x);
+    save("action", "<i4", 1, (size_t)B, 0, a);
+    save("logp", "<f8", 1, (size_t)B, 0, p->logp);
+    save("value", "<f8", 1, (size_t)B, 0, p->value);
+    save("reward", "<f8", 1, (size_t)B, 0, p->reward);
+    save("done", "|u1", 1, (size_t)B, 0, p->done);
+    save("next_value", "<f8", 1, (size_t)N, 0, p->next_value);
+    save("adv", "<f8", 1, (size_t)B, 0, p->adv);
+    save("ret", "<f8", 1, (size_t)B, 0, p->ret);
+    // a minibatch: every third sample, from the middle on (a fixed, non-contiguous choice)
+    for (int i = 0; i < M; i++) mb[i] = (int32_t)((B / 2 + 3 * i) % B);
+    save("mb", "<i4", 1, (size_t)M, 0, mb);
+    double sums[6];
+    if (ppo_minibatch_grad(p, mb, M, sums)) { fprintf(stderr, "ppo_dump: gradient diverged\n"); return 1; }
+    const size_t H = (size_t)p->net.H;
+    for (int r = 0; r < p->rows.n; r++)
+        memcpy(g + p->rows.list[r] * H, p->g + p->rows.list[r] * H, sizeof(double) * H);
+    memcpy(g + p->net.tail, p->g + p->net.tail, sizeof(double) * (n - p->net.tail));
+    save("grad", "<f8", 1, n, 0, g);
+    save("stats", "<f8", 1, 5, 0, sums);
+    const double lr = c.lr * 0.75;
+    double hyper[8] = { lr, c.gamma, c.lambda, c.clip, c.ent_coef, c.vf_coef, c.max_grad_norm, 0 };
+    hyper[7] = ppo_step(p, lr);
+    save("hyper", "<f8", 1, 8, 0, hyper);
+    double dims[5] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M };
+    save("shape", "<f8", 1, 5, 0, dims);
+    save("w_new", "<f8", 1, n, 0, p->net.w);
+    save("m_new", "<f8", 1, n, 0, p->adam_m);
+    save("v_new", "<f8", 1, n, 0, p->adam_v);
+    free(x); free(a); free(mb); free(g);
+    ppo_destroy(p);
+    pool_destroy(pool);
+    policy_free(&shape);
+    return 0;
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# --algo ppo: same seed, same bits. The weights (crc32) and metrics rows (all but wall_s) after
+# N iterations are the same with 1, 2 and 3 worker threads (each minibatch's gradient is an
+# exact fixed-point sum of fixed chunks), and N/2 iterations then --resume to N gives them too
+# (the checkpoint, format version 2, holds Adam's moments and every env's game, random stream
+# and previous frame; a fresh run's rollouts run on past episode ends). Another seed gives other
+# weights; PPO's flags are refused for the seeds' recipe.
+set -uo pipefail
+bin=${PONGRL_BIN:-build/pongrl}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+crc() { sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p'; }
+rows() { cut -d, -f1-3,5- "$1/metrics.csv"; }
+# 8 envs x 100 steps x 10 iterations: 1,000 steps an env, past the ends of random episodes
+T=(--algo ppo --envs 8 --steps 100 --hidden 32 --minibatches 5 --epochs 2 --seed 3 --quiet)
+
+a=$("$bin" train "${T[@]}" --iterations 10 --workers 1 --run-dir "$tmp/w1" | crc)
+b=$("$bin" train "${T[@]}" --iterations 10 --workers 2 --run-dir "$tmp/w2" | crc)
+c=$("$bin" train "${T[@]}" --iterations 10 --workers 3 --run-dir "$tmp/w3" | crc)
+echo "workers 1: $a  2: $b  3: $c"
+[ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" = "$c" ] || fail "weights differ with the thread count"
+for w in 2 3; do diff <(rows "$tmp/w1") <(rows "$tmp/w$w") || fail "metrics differ, workers 1 and $w"; done
+eps=$(tail -1 "$tmp/w1/metrics.csv" | cut -d, -f2)
+[ "$eps" -gt 0 ] || fail "no episode ended: the resume below would not cross an episode's end"
+
+"$bin" train "${T[@]}" --iterations 5 --workers 2 --run-dir "$tmp/r" >/dev/null || fail "first half"
+head -c 12 "$tmp/r/checkpoints/ckpt-00000005.bin" | od -An -tu4 -j8 | grep -q ' 2$' || fail "not format version 2"
+got=$("$bin" train --resume "$tmp/r" --iterations 10 --workers 1 --quiet | crc)
+echo "straight $a, resumed $got"
+[ "$got" = "$a" ] || fail "resumed weights differ"
+diff <(rows "$tmp/w1") <(rows "$tmp/r") || fail "resumed metrics differ"
+
+d=$("$bin" train "${T[@]}" --iterations 2 --seed 4 --run-dir "$tmp/s4" | crc)
+[ -n "$d" ] || fail "seed 4 run"
+e=$("$bin" train "${T[@]}" --iterations 2 --run-dir "$tmp/s3" | crc)
+echo "seed 3: $e, seed 4: $d"
+[ "$d" != "$e" ] || fail "another seed, the same weights"
+
+err=$("$bin" train --envs 4 --iterations 1 --run-dir "$tmp/pg" 2>&1 >/dev/null); rc=$?
+[ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] || fail "--envs without --algo ppo: rc=$rc '$err'"
+echo "$err"
+echo "ok"
