@@ -43,14 +43,35 @@ class EnvPreset(ctypes.Structure):  # env.h EnvPreset
 class VecOut(ctypes.Structure):  # vecenv.h VecOut: pointers to caller-owned arrays
     _fields_ = [(name, ctypes.c_void_p) for name in (
         "obs", "rewards", "terminated", "truncated", "final_obs", "episode_return",
-        "episode_length", "episode_frames")]
+        "episode_length", "episode_frames", "env_ids", "frame_number", "episode_frame_number")]
+
+
+class AtariConfig(ctypes.Structure):  # atari_prep.h AtariConfig
+    _fields_ = [("img_height", ctypes.c_int), ("img_width", ctypes.c_int),
+                ("grayscale", ctypes.c_bool), ("stack_num", ctypes.c_int),
+                ("frameskip", ctypes.c_int), ("maxpool", ctypes.c_bool),
+                ("noop_max", ctypes.c_int), ("use_fire_reset", ctypes.c_bool),
+                ("episodic_life", ctypes.c_bool), ("life_loss_info", ctypes.c_bool),
+                ("reward_clipping", ctypes.c_bool), ("max_frames", ctypes.c_int64),
+                ("repeat_action_probability", ctypes.c_double)]
+
+
+class VecConfig(ctypes.Structure):  # vecenv.h VecConfig
+    _fields_ = [("num_envs", ctypes.c_int), ("num_threads", ctypes.c_int),
+                ("obs_type", ctypes.c_int), ("autoreset", ctypes.c_int),
+                ("batch_size", ctypes.c_int), ("thread_affinity_offset", ctypes.c_int),
+                ("atari", ctypes.POINTER(AtariConfig))]
+
+
+AUTORESET_MODES = {"NextStep": 0, "SameStep": 1, "Disabled": 2}   # vecenv.h VECENV_*
+CONSTANTS.update(VECENV_NEXT_STEP=0, VECENV_SAME_STEP=1, VECENV_DISABLED=2)
 
 
 class AbiEntry(ctypes.Structure):  # abi.h AbiEntry
     _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
 
 
-MIRRORS = (EnvStep, EnvPreset, EnvState, VecOut)
+MIRRORS = (EnvStep, EnvPreset, EnvState, VecOut, AtariConfig, VecConfig)
 
 
 def abi_table(lib):
@@ -132,6 +153,11 @@ def _load():
         "vecenv_step": (ctypes.c_int, [vp, i32p, ctypes.POINTER(VecOut),
                                        ctypes.POINTER(ctypes.c_int)]),
         "vecenv_env": (vp, [vp, ctypes.c_int]),
+        "vecenv_create": (vp, [ctypes.POINTER(EnvPreset), ctypes.POINTER(VecConfig),
+                               ctypes.POINTER(ctypes.c_char_p)]),
+        "vecenv_reset_mask": (ctypes.c_int, [vp, vp, vp, ctypes.POINTER(VecOut)]),
+        "vecenv_batch_size": (ctypes.c_int, [vp]),
+        "vecenv_obs_size": (ctypes.c_size_t, [vp]),
         "env_act": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(EnvStep)]),
         "env_set_ram": (ctypes.c_bool, [vp, ctypes.c_int, ctypes.c_uint8]),
         "env_render_indices": (None, [vp, vp]),

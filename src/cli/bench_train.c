@@ -23,7 +23,7 @@ static double time_update(int batch, int workers, int64_t *steps) {
     cfg.batch_size = batch; cfg.workers = workers; cfg.iterations = 1; cfg.quiet = true;
     TrainState st;
     if (train_state_init(&st, &cfg, algo_find(cfg.algo))) return -1;
-    Pool *pool = pool_create(workers, cfg.env_id, &st.policy);
+    Pool *pool = pool_create(workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy);
     Comm *comm = comm_local_create();
     char err[256];
     int rc = pool && comm ? train_run(&st, pool, comm, NULL, err, sizeof(err)) : -1;   // warm-up
@@ -52,7 +52,7 @@ int bench_train(int argc, char **argv) {
     Worker w;
     Env env;
     if (train_state_init(&st, &cfg, algo_find(cfg.algo)) || worker_alloc(&w, &st.policy)) return 1;
-    env_init(&env, cfg.env_id, 0);
+    env_init_flavour(&env, cfg.env_id, cfg.mode, cfg.difficulty, 0);
     EpisodeStats es;
     rollout_play(&w, &st.policy, &env, episode_env_seed(1, 0), episode_act_seed(1, 0), &es);
     const Trajectory *tr = &w.tr;

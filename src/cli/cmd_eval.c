@@ -68,6 +68,8 @@ static void print_help(void) {
            "\n"
            "  --episodes N   games to play                                 (default 20)\n"
            "  --env ID       environment                                   (default: the model's)\n"
+           "  --mode M       ALE's game mode, 0 or 1                       (default: the model's)\n"
+           "  --difficulty D ALE's difficulty, 0 to 3                      (default: the model's)\n"
            "  --greedy       UP iff p > 0.5, instead of sampling as in training\n"
            "  --seed S       evaluation seed: same seed, same output       (default 1)\n"
            "  --workers N    threads                                       (default: one per core)\n"
@@ -76,10 +78,12 @@ static void print_help(void) {
 
 int cmd_eval(int argc, char **argv) {
     static const struct option opts[] = {
-        {"episodes", 1, 0, 'n'}, {"env", 1, 0, 'e'}, {"greedy", 0, 0, 'g'}, {"seed", 1, 0, 's'},
+        {"episodes", 1, 0, 'n'}, {"env", 1, 0, 'e'}, {"mode", 1, 0, 'M'}, {"difficulty", 1, 0, 'D'},
+        {"greedy", 0, 0, 'g'}, {"seed", 1, 0, 's'},
         {"workers", 1, 0, 'w'}, {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int episodes = 20, workers = train_cores_available();
     const char *env_id = NULL;
+    int mode = -1, difficulty = -1;             // -1: the model's
     bool greedy = false, verbose = false;
     uint64_t seed = 1;
     opterr = 0;
@@ -88,6 +92,8 @@ int cmd_eval(int argc, char **argv) {
         switch (o) {
         case 'n': episodes = (int)arg_int("--episodes", optarg, 1, 1000000); break;
         case 'e': env_id = arg_env("--env", optarg); break;
+        case 'M': mode = (int)arg_int("--mode", optarg, 0, env_num_modes() - 1); break;
+        case 'D': difficulty = (int)arg_int("--difficulty", optarg, 0, env_num_difficulties() - 1); break;
         case 'g': greedy = true; break;
         case 's': seed = arg_u64("--seed", optarg); break;
         case 'w': workers = (int)arg_int("--workers", optarg, 1, 1024); break;
@@ -105,7 +111,11 @@ int cmd_eval(int argc, char **argv) {
     char desc[2048], err[2048];
     if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (!env_id) env_id = st.cfg.env_id;
-    printf("pongrl eval: %s\n  %s, %d episodes, %s, seed %llu, %d workers\n", desc, env_id, episodes,
+    if (mode < 0) mode = st.cfg.mode;
+    if (difficulty < 0) difficulty = st.cfg.difficulty;
+    char flavour[64] = "";
+    if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
+    printf("pongrl eval: %s\n  %s%s, %d episodes, %s, seed %llu, %d workers\n", desc, env_id, flavour, episodes,
            greedy ? "greedy" : "stochastic", (unsigned long long)seed, workers);
     fflush(stdout);
 
@@ -114,7 +124,7 @@ int cmd_eval(int argc, char **argv) {
     int rc = 1;
     if (!job.players || !job.res) { fprintf(stderr, "pongrl: out of memory\n"); goto out; }
     for (int k = 0; k < workers; k++)
-        if (!(job.players[k] = malloc(sizeof(Player))) || player_init(job.players[k], &st.policy, env_id, greedy)) {
+        if (!(job.players[k] = malloc(sizeof(Player))) || player_init(job.players[k], &st.policy, env_id, mode, difficulty, greedy)) {
             free(job.players[k]); job.players[k] = NULL;
             fprintf(stderr, "pongrl: out of memory\n");
             goto out;

@@ -46,20 +46,24 @@ static void print_help(void) {
            "\n"
            "  --out FILE       the .gif or .mp4 to write (required)\n"
            "  --env ID         environment, e.g. ALE/Pong-v5 or pongrl/Pong-v5 (default: the model's)\n"
+           "  --mode M         ALE's game mode, 0 or 1                  (default: the model's)\n"
+           "  --difficulty D   ALE's difficulty, 0 to 3                 (default: the model's)\n"
            "  --seed S         game seed                                (default 1)\n"
            "  --greedy         UP iff p > 0.5, instead of sampling as in training\n"
-           "  --max-steps N    stop after N agent steps         (default: none, the whole game)\n"
+           "  --max-steps N    stop after N agent steps                 (default: the whole game)\n"
            "  --with-input     the 80x80 difference frame the network sees, beside the screen\n");
 }
 
 int cmd_record(int argc, char **argv) {
     static const struct option opts[] = {
-        {"out", 1, 0, 'o'}, {"env", 1, 0, 'e'}, {"seed", 1, 0, 's'}, {"greedy", 0, 0, 'g'},
+        {"out", 1, 0, 'o'}, {"env", 1, 0, 'e'}, {"mode", 1, 0, 'M'}, {"difficulty", 1, 0, 'D'},
+        {"seed", 1, 0, 's'}, {"greedy", 0, 0, 'g'},
         {"max-steps", 1, 0, 'm'}, {"with-input", 0, 0, 'i'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     const char *out = NULL, *env_id = NULL;
     char err[2048];
     uint64_t seed = 1;
     bool greedy = false, input = false;
+    int mode = -1, difficulty = -1;                    // -1: the model's
     int64_t max_steps = 0;                             // 0: to the end of the game
     opterr = 0;
     int o;
@@ -67,6 +71,8 @@ int cmd_record(int argc, char **argv) {
         switch (o) {
         case 'o': out = optarg; break;
         case 'e': env_id = arg_env("--env", optarg); break;
+        case 'M': mode = (int)arg_int("--mode", optarg, 0, env_num_modes() - 1); break;
+        case 'D': difficulty = (int)arg_int("--difficulty", optarg, 0, env_num_difficulties() - 1); break;
         case 's': seed = arg_u64("--seed", optarg); break;
         case 'g': greedy = true; break;
         case 'm': max_steps = arg_int("--max-steps", optarg, 1, 10000000); break;
@@ -86,6 +92,8 @@ int cmd_record(int argc, char **argv) {
     char desc[2048];
     if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (!env_id) env_id = st.cfg.env_id;
+    if (mode < 0) mode = st.cfg.mode;
+    if (difficulty < 0) difficulty = st.cfg.difficulty;
     const int cw = PONG_SCREEN_W * (input ? 2 : 1);
     Player *pl = malloc(sizeof(Player));
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3), *canvas = malloc((size_t)PONG_SCREEN_H * cw * 3);
@@ -94,7 +102,7 @@ int cmd_record(int argc, char **argv) {
     FileReplace fr;
     bool pending = false;            // fr.tmp exists and is ours to remove
     int rc = 1;
-    if (!pl || !rgb || !canvas || player_init(pl, &st.policy, env_id, greedy)) {
+    if (!pl || !rgb || !canvas || player_init(pl, &st.policy, env_id, mode, difficulty, greedy)) {
         fprintf(stderr, "pongrl: out of memory\n");
         free(pl); pl = NULL;
         goto out;
@@ -126,9 +134,11 @@ int cmd_record(int argc, char **argv) {
     env_state(&pl->env, &es);
     struct stat fst;
     long long size = stat(out, &fst) == 0 ? (long long)fst.st_size : -1;
-    printf("pongrl record: %s\n  %s, seed %llu, %s: %s after %lld steps (%lld frames), agent %lld, cpu %lld\n"
+    char flavour[64] = "";
+    if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
+    printf("pongrl record: %s\n  %s%s, seed %llu, %s: %s after %lld steps (%lld frames), agent %lld, cpu %lld\n"
            "  wrote %s: %dx%d, %lld frames, %.1f s, %lld KiB\n",
-           desc, env_id, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
+           desc, env_id, flavour, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
            s.terminated ? "game over" : s.truncated ? "truncated by the episode cap" : "stopped at --max-steps",
            (long long)steps, (long long)frames, (long long)es.score_agent, (long long)es.score_cpu,
            out, vs.width, vs.height, (long long)vs.pictures, vs.seconds, size / 1024);

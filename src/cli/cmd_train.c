@@ -303,15 +303,17 @@ int cmd_train(int argc, char **argv) {
     if (root && ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, err, sizeof(err))) ||
                  rundir_write_config(&st, err, sizeof(err))))
         goto fail;
-    if (!(pool = pool_create(cfg.workers, cfg.env_id, &st.policy))) {
+    if (!(pool = pool_create(cfg.workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy))) {
         snprintf(err, sizeof(err), "cannot start %d worker threads", cfg.workers);
         goto fail;
     }
     if (root) {
         char ranks[256];
         comm->describe(comm, ranks, sizeof(ranks));
-        printf("pongrl train: %s, %s, batch %d, %d worker%s, seed %llu, run dir %s%s\n", cfg.algo, cfg.env_id,
-               cfg.batch_size, cfg.workers, cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir, ranks);
+        printf("pongrl train: %s, %s", cfg.algo, cfg.env_id);
+        if (cfg.mode || cfg.difficulty) printf(" mode %d difficulty %d", cfg.mode, cfg.difficulty);
+        printf(", batch %d, %d worker%s, seed %llu, run dir %s%s\n", cfg.batch_size, cfg.workers,
+               cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir, ranks);
         fflush(stdout);
     }
     // rank 0 logs, writes metrics.csv and checkpoints after every iteration

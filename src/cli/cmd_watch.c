@@ -28,8 +28,8 @@ static void print_help(void) {
            "  --env ID         environment, e.g. ALE/Pong-v5 or pongrl/Pong-v5 (default: the model's)\n"
            "  --seed S         game seed                                (default 1)\n"
            "  --greedy         UP iff p > 0.5, instead of sampling as in training\n"
-           "  --games N        stop after N games                (default: until closed)\n"
-           "  --max-steps N    end a game after N agent steps    (default: none)\n"
+           "  --games N        stop after N games                       (default: until closed)\n"
+           "  --max-steps N    end a game after N agent steps           (default: none)\n"
            "  --scale K        window size: K times 160x210             (default 3)\n"
            "  --speed X        X times real time                        (default 1)\n");
 }
@@ -70,7 +70,7 @@ int cmd_watch(int argc, char **argv) {
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3);
     Window *win = NULL;
     int rc = 1;
-    if (!pl || !rgb || player_init(pl, &st.policy, env_id, greedy)) {
+    if (!pl || !rgb || player_init(pl, &st.policy, env_id, st.cfg.mode, st.cfg.difficulty, greedy)) {
         fprintf(stderr, "pongrl: out of memory\n");
         free(pl); pl = NULL;
         goto out;

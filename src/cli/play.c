@@ -4,16 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id) {
+int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty) {
     memset(pl, 0, sizeof(*pl));
-    if (env_init(&pl->env, env_id, 0) != ENV_OK) return -1;
+    if (env_init_flavour(&pl->env, env_id, mode, difficulty, 0) != ENV_OK) return -1;
     pl->policy = policy;
     pl->h = malloc(sizeof(double) * (size_t)(policy.h_len > 0 ? policy.h_len : 1));
     return pl->h ? 0 : -1;
 }
 
-int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy) {
-    return player_init_policy(pl, agent_policy_seed(p, greedy), env_id);
+int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int difficulty, bool greedy) {
+    return player_init_policy(pl, agent_policy_seed(p, greedy), env_id, mode, difficulty);
 }
 
 void player_free(Player *pl) {

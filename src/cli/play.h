@@ -21,10 +21,11 @@ typedef struct {
     double last_p;                  // probability of UP at the last step
 } Player;
 
-// The seeds' network p playing env_id. 0, or -1 (unknown env id, out of memory).
-int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy);
-// Any learner's policy playing env_id. 0, or -1 (unknown env id, out of memory).
-int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id);
+// The seeds' network p playing env_id with ALE's mode and difficulty (env_init_flavour).
+// 0, or -1 (unknown env id, bad mode or difficulty, out of memory).
+int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int difficulty, bool greedy);
+// Any learner's policy playing env_id, mode, difficulty. 0, or -1 (as player_init).
+int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty);
 void player_free(Player *pl);
 void player_reset(Player *pl, uint64_t env_seed, uint64_t act_seed);
 // One agent step; returns the action taken.

@@ -41,6 +41,10 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "the learner (below)") \
     X(STR,  env_id,           "env",              "ALE/Pong-v5", 0, 0,                RUN,  "", \
       "ALE/Pong-v5, Pong-v0, Pong-v4, PongDeterministic-v0/-v4, PongNoFrameskip-v0/-v4") \
+    X(INT,  mode,             "mode",             0,             0, 1,                RUN,  "", \
+      "ALE's game mode: 0 or 1 (the cartridge's games 1 and 2)") \
+    X(INT,  difficulty,       "difficulty",       0,             0, 3,                RUN,  "", \
+      "ALE's difficulty 0-3: bit 0 halves the CPU's bat, bit 1 the agent's") \
     X(INT,  batch_size,       "batch-size",       10,            1, TRAIN_BATCH_MAX,  RUN,  "", \
       "episodes per update") \
     X(INT,  hidden,           "hidden",           POLICY_H_DEFAULT, 1, TRAIN_H_MAX,   RUN,  "", \
