@@ -310,9 +310,9 @@ int cmd_train(int argc, char **argv) {
     if (root) {
         char ranks[256];
         comm->describe(comm, ranks, sizeof(ranks));
-        printf("pongrl train: %s, %s", cfg.algo, cfg.env_id);
+        printf("pongrl train: %s", cfg.env_id);
         if (cfg.mode || cfg.difficulty) printf(" mode %d difficulty %d", cfg.mode, cfg.difficulty);
-        printf(", batch %d, %d worker%s, seed %llu, run dir %s%s\n", cfg.batch_size, cfg.workers,
+        printf(", algo %s, batch %d, %d worker%s, seed %llu, run dir %s%s\n", cfg.algo, cfg.batch_size, cfg.workers,
                cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir, ranks);
         fflush(stdout);
     }
