@@ -49,7 +49,7 @@ static void bench_args(int argc, char **argv, BenchArgs *a) {
     *a = (BenchArgs){ 10, 10, 1, "1,2,4", "vader,tcp" };
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(f, "--help")) {
+        if (arg_is_help(f)) {
             printf("usage: pongrl bench cluster [--batch-per-rank N (10)] [--iterations N (10)] [--workers N (1)]\n"
                    "                            [--ranks 1,2,4] [--transports vader,tcp]\n"
                    "Without mpirun: launches mpirun for each rank count and transport (Open MPI).\n"

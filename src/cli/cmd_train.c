@@ -112,7 +112,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
     TrainConfig flags = *c;
     opterr = 0;
     int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (o >= OPT_ROW && o < OPT_ROW + TRAIN_SETTING_COUNT) {
             const TrainSetting *row = &TRAIN_SETTING_ROWS[o - OPT_ROW];
             char why[128];
@@ -133,6 +133,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--resume: path too long");
             *resume = optarg;
             break;
+        case 'h':
         case OPT_HELP:    print_help(c); exit(0);
         case ':':         die_usage("%s needs a value", argv[optind - 1]);
         default:          die_usage("unknown option '%s'", argv[optind - 1]);
