@@ -11,11 +11,12 @@ import ctypes
 import os
 
 ENV_OK, ENV_ERR_PRESET, ENV_ERR_ACTION, ENV_ERR_DONE, VECENV_ERR_ARG = 0, -1, -2, -3, -4
-ENV_ERR_STATE, ENV_ERR_STATE_OTHER = -5, -6
+ENV_ERR_STATE, ENV_ERR_STATE_OTHER, ENV_ERR_FLAVOUR = -5, -6, -7
 OBS_TYPES = {"rgb": 0, "grayscale": 1, "ram": 2, "obs80": 3}
 CONSTANTS = {"ENV_OK": ENV_OK, "ENV_ERR_PRESET": ENV_ERR_PRESET, "ENV_ERR_ACTION": ENV_ERR_ACTION,
              "ENV_ERR_DONE": ENV_ERR_DONE, "VECENV_ERR_ARG": VECENV_ERR_ARG,
              "ENV_ERR_STATE": ENV_ERR_STATE, "ENV_ERR_STATE_OTHER": ENV_ERR_STATE_OTHER,
+             "ENV_ERR_FLAVOUR": ENV_ERR_FLAVOUR,
              "OBS_RGB": OBS_TYPES["rgb"], "OBS_GRAYSCALE": OBS_TYPES["grayscale"],
              "OBS_RAM": OBS_TYPES["ram"], "OBS_OBS80": OBS_TYPES["obs80"]}
 
@@ -166,10 +167,16 @@ def _load():
         "env_clone": (None, [vp, ctypes.c_bool, vp]),
         "env_restore": (ctypes.c_int, [vp, ctypes.c_char_p]),
         "env_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+        "env_set_flavour": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_int]),
+        "env_num_modes": (ctypes.c_int, []),
+        "env_num_difficulties": (ctypes.c_int, []),
         "model_open": (vp, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
         "model_hidden": (ctypes.c_int, [vp]),
         "model_weights": (ctypes.POINTER(ctypes.c_double), [vp]),
         "model_algo": (ctypes.c_char_p, [vp]),
+        "model_array": (ctypes.POINTER(ctypes.c_double), [vp, ctypes.c_int,
+                                                          ctypes.POINTER(ctypes.c_char_p),
+                                                          ctypes.POINTER(ctypes.c_size_t)]),
         "model_close": (None, [vp]),
     }
     for name, (res, args) in sigs.items():

@@ -1,7 +1,6 @@
 // cmd_eval.c: `pongrl eval`: how good is a model? N games on every core, then the mean
 // score with its 95% interval, the share of points won and the mean episode length.
 // Episode e is seeded from (--seed, e) alone, so the output does not depend on --workers.
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,56 +59,23 @@ static double t975(int df) {
     return z + (z * z * z + z) / (4 * d) + (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
 }
 
-static void print_help(void) {
-    printf("usage: pongrl eval MODEL [options]\n"
-           "\n"
-           "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
-           "file, a run directory (its newest checkpoint) or a folder with the seed's W1.npy/W2.npy.\n"
-           "\n"
-           "  --episodes N   games to play                                 (default 20)\n"
-           "  --env ID       environment                                   (default: the model's)\n"
-           "  --mode M       ALE's game mode, 0 or 1                       (default: the model's)\n"
-           "  --difficulty D ALE's difficulty, 0 to 3                      (default: the model's)\n"
-           "  --greedy       UP iff p > 0.5, instead of sampling as in training\n"
-           "  --seed S       evaluation seed: same seed, same output       (default 1)\n"
-           "  --workers N    threads                                       (default: one per core)\n"
-           "  --verbose      one line per game\n");
-}
-
 int cmd_eval(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"episodes", 1, 0, 'n'}, {"env", 1, 0, 'e'}, {"mode", 1, 0, 'M'}, {"difficulty", 1, 0, 'D'},
-        {"greedy", 0, 0, 'g'}, {"seed", 1, 0, 's'},
-        {"workers", 1, 0, 'w'}, {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    int episodes = 20, workers = train_cores_available();
-    const char *env_id = NULL;
-    int mode = -1, difficulty = -1;             // -1: the model's
-    bool greedy = false, verbose = false;
-    uint64_t seed = 1;
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case 'n': episodes = (int)arg_int("--episodes", optarg, 1, 1000000); break;
-        case 'e': env_id = arg_env("--env", optarg); break;
-        case 'M': mode = (int)arg_int("--mode", optarg, 0, env_num_modes() - 1); break;
-        case 'D': difficulty = (int)arg_int("--difficulty", optarg, 0, env_num_difficulties() - 1); break;
-        case 'g': greedy = true; break;
-        case 's': seed = arg_u64("--seed", optarg); break;
-        case 'w': workers = (int)arg_int("--workers", optarg, 1, 1024); break;
-        case 'v': verbose = true; break;
-        case 'h': print_help(); return 0;
-        case ':': die_usage("%s needs a value", argv[optind - 1]);
-        default:  die_usage("eval: unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1) die_usage("eval needs one MODEL (a checkpoint, run directory or folder with W1.npy)");
+    PlayArgs a;
+    play_args_parse(argc, argv, PLAY_OPT_EPISODES | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_GREEDY | PLAY_OPT_SEED | PLAY_OPT_WORKERS |
+                    PLAY_OPT_VERBOSE, "MODEL [options]",
+                    "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
+                    "file, a run directory (its newest checkpoint) or a folder with the seed's W1.npy/W2.npy.\n", &a);
+    int episodes = a.episodes, workers = a.workers;
+    const char *env_id = a.env_id;
+    int mode = a.mode, difficulty = a.difficulty;
+    const bool greedy = a.greedy, verbose = a.verbose;
+    const uint64_t seed = a.seed;
     if (workers < 1) workers = 1;
     if (workers > episodes) workers = episodes;
 
     TrainState st;
     char desc[2048], err[2048];
-    if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (model_load(a.model, &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (!env_id) env_id = st.cfg.env_id;
     if (mode < 0) mode = st.cfg.mode;
     if (difficulty < 0) difficulty = st.cfg.difficulty;

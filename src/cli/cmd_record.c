@@ -1,7 +1,6 @@
 // cmd_record.c: `pongrl record`: one game played by a model, as an animated GIF or an MP4 at
 // real speed, optionally with the network's input beside the screen.
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,54 +34,22 @@ static void compose(uint8_t *canvas, int cw, const uint8_t *rgb, const int8_t *x
         }
 }
 
-static void print_help(void) {
-    printf("usage: pongrl record MODEL --out game.gif|game.mp4 [options]\n"
-           "\n"
-           "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
-           "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"
-           "game.mp4 an H.264 MP4 scaled up 4 times (needs ffmpeg on PATH). MODEL is a\n"
-           "checkpoint file, a run directory (its newest checkpoint) or a folder with W1.npy/W2.npy.\n"
-           "The game is episode 0 of `pongrl eval --seed S`.\n"
-           "\n"
-           "  --out FILE       the .gif or .mp4 to write (required)\n"
-           "  --env ID         environment, e.g. ALE/Pong-v5 or pongrl/Pong-v5 (default: the model's)\n"
-           "  --mode M         ALE's game mode, 0 or 1                  (default: the model's)\n"
-           "  --difficulty D   ALE's difficulty, 0 to 3                 (default: the model's)\n"
-           "  --seed S         game seed                                (default 1)\n"
-           "  --greedy         UP iff p > 0.5, instead of sampling as in training\n"
-           "  --max-steps N    stop after N agent steps                 (default: the whole game)\n"
-           "  --with-input     the 80x80 difference frame the network sees, beside the screen\n");
-}
-
 int cmd_record(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"out", 1, 0, 'o'}, {"env", 1, 0, 'e'}, {"mode", 1, 0, 'M'}, {"difficulty", 1, 0, 'D'},
-        {"seed", 1, 0, 's'}, {"greedy", 0, 0, 'g'},
-        {"max-steps", 1, 0, 'm'}, {"with-input", 0, 0, 'i'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    const char *out = NULL, *env_id = NULL;
+    PlayArgs a;
+    play_args_parse(argc, argv, PLAY_OPT_OUT | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_MAX_STEPS |
+                    PLAY_OPT_WITH_INPUT, "MODEL --out game.gif|game.mp4 [options]",
+                    "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
+                    "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"
+                    "game.mp4 an H.264 MP4 scaled up 4 times (needs ffmpeg on PATH). MODEL is a\n"
+                    "checkpoint file, a run directory (its newest checkpoint) or a folder with W1.npy/W2.npy.\n"
+                    "The game is episode 0 of `pongrl eval --seed S`.\n", &a);
+    const char *out = a.out, *env_id = a.env_id;
+    int mode = a.mode, difficulty = a.difficulty;
     char err[2048];
-    uint64_t seed = 1;
-    bool greedy = false, input = false;
-    int mode = -1, difficulty = -1;                    // -1: the model's
-    int64_t max_steps = 0;                             // 0: to the end of the game
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case 'o': out = optarg; break;
-        case 'e': env_id = arg_env("--env", optarg); break;
-        case 'M': mode = (int)arg_int("--mode", optarg, 0, env_num_modes() - 1); break;
-        case 'D': difficulty = (int)arg_int("--difficulty", optarg, 0, env_num_difficulties() - 1); break;
-        case 's': seed = arg_u64("--seed", optarg); break;
-        case 'g': greedy = true; break;
-        case 'm': max_steps = arg_int("--max-steps", optarg, 1, 10000000); break;
-        case 'i': input = true; break;
-        case 'h': print_help(); return 0;
-        case ':': die_usage("%s needs a value", argv[optind - 1]);
-        default:  die_usage("record: unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1 || !out) die_usage("usage: pongrl record MODEL --out game.gif|game.mp4");
+    const uint64_t seed = a.seed;
+    const bool greedy = a.greedy, input = a.with_input;
+    const int64_t max_steps = a.max_steps;              // 0: to the end of the game
+    if (!out) die_usage("usage: pongrl record MODEL --out game.gif|game.mp4");
     if (!out[0]) die_usage("--out needs a file name, got ''");
     int format = video_format(out, err, sizeof(err));
     if (format < 0) die_usage("%s", err);
@@ -90,7 +57,7 @@ int cmd_record(int argc, char **argv) {
 
     TrainState st;
     char desc[2048];
-    if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (model_load(a.model, &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (!env_id) env_id = st.cfg.env_id;
     if (mode < 0) mode = st.cfg.mode;
     if (difficulty < 0) difficulty = st.cfg.difficulty;

@@ -343,3 +343,13 @@ bool env_set_ram(Env *env, int index, uint8_t value) {
 }
 
 void env_render_indices(const Env *env, uint8_t *screen) { pong_render_indices(&env->game, screen); }
+
+int env_set_flavour(Env *env, int mode, int difficulty) {
+    // ALE's setMode/setDifficulty: stored, played from the next reset (ALE applies them in
+    // reset_game); env_init_flavour's ranges.
+    if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES)
+        return ENV_ERR_FLAVOUR;
+    env->mode = mode;
+    env->difficulty = difficulty;
+    return ENV_OK;
+}

@@ -150,5 +150,8 @@ int env_act(Env *env, int action, int frames, EnvStep *out);
 bool env_set_ram(Env *env, int index, uint8_t value);
 // getScreen(): NTSC palette indices, (210, 160).
 void env_render_indices(const Env *env, uint8_t *screen);
+// setMode/setDifficulty: the flavour the next env_reset plays (env_init_flavour's meanings);
+// ENV_ERR_FLAVOUR (env untouched) outside its ranges.
+int env_set_flavour(Env *env, int mode, int difficulty);
 
 #endif
