@@ -164,6 +164,7 @@ bench: setup
 	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes
 	$(BUILD)/random_play_stats
 	$(BUILD)/pongrl bench env
+	/usr/bin/python3 bench/atari_vec_bench.py --repeat 3   # ALE's own beside it: PONGRL_ALE_VEC_BENCH, PONGRL_ALE_ROM
 	set -o pipefail; $(BUILD)/pongrl bench train | tee $(BUILD)/bench_train.txt
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py --dump $(BUILD)/dump_episodes --ours $(BUILD)/bench_train.txt
 	$(BUILD)/pongrl bench cluster

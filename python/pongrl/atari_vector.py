@@ -160,6 +160,7 @@ class AtariVectorEnv(_VecBase, NativeVec):
             seeds[:] = given
         else:
             seeds[mask] = given
+        self._out.obs = self._obs.ctypes.data
         rc = lib.vecenv_reset_mask(self._handle, None if mask is None else mask.ctypes.data,
                                    seeds.ctypes.data, self._out_ref)
         if rc != _lib.ENV_OK:
@@ -200,6 +201,8 @@ class AtariVectorEnv(_VecBase, NativeVec):
         if self._sent is None:
             raise RuntimeError("pongrl.AtariVectorEnv: recv() without send()")
         a, self._sent = self._sent, None
+        obs = np.empty_like(self._obs)           # a fresh array, written in place by C: no copy
+        self._out.obs = obs.ctypes.data
         rc = lib.vecenv_step(self._handle, a.ctypes.data, self._out_ref, ctypes.byref(self._bad))
         if rc == _lib.ENV_ERR_DONE:
             raise RuntimeError("pongrl.AtariVectorEnv: env %d's episode has ended and autoreset_mode "
@@ -211,7 +214,7 @@ class AtariVectorEnv(_VecBase, NativeVec):
         terminations, truncations = self._terminated.copy(), self._truncated.copy()
         if self.autoreset_mode == AutoresetMode.SAME_STEP and (terminations | truncations).any():
             info["final_obs"] = self._final_obs.copy()
-        return self._obs.copy(), self._rewards.astype(np.int32), terminations, truncations, info
+        return obs, self._rewards.astype(np.int32), terminations, truncations, info
 
     def get_action_meanings(self):
         return list(self._meanings)

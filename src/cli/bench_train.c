@@ -31,7 +31,7 @@ static double time_update(int batch, int workers, int64_t *steps) {
     rc = rc ? rc : train_run(&st, pool, comm, NULL, err, sizeof(err));
     double dt = clock_now_s() - t0;
     *steps = st.agent_steps - steps0;
-    comm_local_destroy(comm);
+    if (comm) comm->destroy(comm);
     pool_destroy(pool);
     train_state_free(&st);
     return rc ? -1 : dt;

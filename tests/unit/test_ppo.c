@@ -100,7 +100,7 @@ Test(ppo, checkpoint_v2_round_trip_and_resume) {
     unlink(path);
     pool_destroy(pool);
     pool_destroy(pool1);
-    comm_local_destroy(comm);
+    comm->destroy(comm);
     train_state_free(&a);
     train_state_free(&b);
 }
