@@ -51,6 +51,10 @@ def _int(name, x, low=None):
 class AtariVectorEnv(_VecBase, NativeVec):
     """ale_py.vector_env.AtariVectorEnv's constructor and behaviour; game="pong" only."""
 
+    # Gymnasium's VectorEnv.close comes first in the MRO and frees nothing (0.29's also reads a
+    # viewer this class lacks): NativeVec's frees the C handle.
+    close = NativeVec.close
+
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, game="pong", num_envs=1, *, batch_size=0, num_threads=0,
@@ -156,6 +160,7 @@ class AtariVectorEnv(_VecBase, NativeVec):
             seeds[:] = given
         else:
             seeds[mask] = given
+        self._out.obs = self._obs.ctypes.data
         rc = lib.vecenv_reset_mask(self._handle, None if mask is None else mask.ctypes.data,
                                    seeds.ctypes.data, self._out_ref)
         if rc != _lib.ENV_OK:
@@ -196,6 +201,8 @@ class AtariVectorEnv(_VecBase, NativeVec):
         if self._sent is None:
             raise RuntimeError("pongrl.AtariVectorEnv: recv() without send()")
         a, self._sent = self._sent, None
+        obs = np.empty_like(self._obs)           # a fresh array, written in place by C: no copy
+        self._out.obs = obs.ctypes.data
         rc = lib.vecenv_step(self._handle, a.ctypes.data, self._out_ref, ctypes.byref(self._bad))
         if rc == _lib.ENV_ERR_DONE:
             raise RuntimeError("pongrl.AtariVectorEnv: env %d's episode has ended and autoreset_mode "
@@ -207,7 +214,7 @@ class AtariVectorEnv(_VecBase, NativeVec):
         terminations, truncations = self._terminated.copy(), self._truncated.copy()
         if self.autoreset_mode == AutoresetMode.SAME_STEP and (terminations | truncations).any():
             info["final_obs"] = self._final_obs.copy()
-        return self._obs.copy(), self._rewards.astype(np.int32), terminations, truncations, info
+        return obs, self._rewards.astype(np.int32), terminations, truncations, info
 
     def get_action_meanings(self):
         return list(self._meanings)

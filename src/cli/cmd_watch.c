@@ -19,12 +19,13 @@
 
 int cmd_watch(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv, PLAY_OPT_ENV | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_GAMES | PLAY_OPT_MAX_STEPS |
+    play_args_parse(argc, argv, PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_GAMES | PLAY_OPT_MAX_STEPS |
                     PLAY_OPT_SCALE | PLAY_OPT_SPEED, "MODEL [options]",
                     "Shows a trained policy playing in a window, in real time (60 emulated frames/s), game\n"
                     "after game until the window is closed (or Esc, q, Ctrl-C). Needs a display and a pongrl\n"
                     "built with SDL2 (libsdl2-dev). MODEL as for eval; game g is eval's episode g.\n", &a);
     const char *env_id = a.env_id;
+    int mode = a.mode, difficulty = a.difficulty;          // -1: the model's
     const uint64_t seed = a.seed;
     const bool greedy = a.greedy;
     const int64_t games = a.games, max_steps = a.max_steps;     // 0: no limit
@@ -35,11 +36,13 @@ int cmd_watch(int argc, char **argv) {
     char desc[2048], err[2048];
     if (model_load(a.model, &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (!env_id) env_id = st.cfg.env_id;
+    if (mode < 0) mode = st.cfg.mode;
+    if (difficulty < 0) difficulty = st.cfg.difficulty;
     Player *pl = malloc(sizeof(Player));
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3);
     Window *win = NULL;
     int rc = 1;
-    if (!pl || !rgb || player_init(pl, &st.policy, env_id, st.cfg.mode, st.cfg.difficulty, greedy)) {
+    if (!pl || !rgb || player_init(pl, &st.policy, env_id, mode, difficulty, greedy)) {
         fprintf(stderr, "pongrl: out of memory\n");
         free(pl); pl = NULL;
         goto out;

@@ -114,7 +114,8 @@ int area_resize_init(AreaResize *r, int src_h, int src_w, int dst_h, int dst_w, 
     r->src_h = src_h, r->src_w = src_w, r->dst_h = dst_h, r->dst_w = dst_w, r->cn = cn;
     r->xtab = malloc((size_t)src_w * 2 * sizeof(AreaTap));
     r->ytab = malloc((size_t)src_h * 2 * sizeof(AreaTap));
-    if (r->xtab == NULL || r->ytab == NULL) {
+    r->ytab_of = malloc((size_t)(dst_h + 1) * sizeof(int));
+    if (r->xtab == NULL || r->ytab == NULL || r->ytab_of == NULL) {
         area_resize_free(r);
         return -1;
     }
@@ -125,17 +126,47 @@ int area_resize_init(AreaResize *r, int src_h, int src_w, int dst_h, int dst_w, 
     if (fabs(sx - ix) < DBL_EPSILON && fabs(sy - iy) < DBL_EPSILON) r->iscale_x = ix, r->iscale_y = iy;
     r->xtab_n = area_tab(src_w, dst_w, cn, sx, r->xtab);
     r->ytab_n = area_tab(src_h, dst_h, 1, sy, r->ytab);
+    for (int dy = 0, j = 0; dy <= dst_h; dy++) {     // taps come in destination-row order
+        while (j < r->ytab_n && r->ytab[j].di < dy) j++;
+        r->ytab_of[dy] = j;
+    }
+    if (cn == 1) {                                    // the same taps by column
+        int *count = calloc((size_t)dst_w, sizeof(int));
+        if (count == NULL) { area_resize_free(r); return -1; }
+        for (int k = 0; k < r->xtab_n; k++)
+            if (++count[r->xtab[k].di] > r->col_taps) r->col_taps = count[r->xtab[k].di];
+        r->col_src = calloc((size_t)r->col_taps * dst_w, sizeof(int));
+        r->col_w = calloc((size_t)r->col_taps * dst_w, sizeof(float));
+        if (r->col_src == NULL || r->col_w == NULL) { free(count); area_resize_free(r); return -1; }
+        memset(count, 0, (size_t)dst_w * sizeof(int));
+        for (int k = 0; k < r->xtab_n; k++) {
+            int dx = r->xtab[k].di, t = count[dx]++;
+            r->col_src[t * dst_w + dx] = r->xtab[k].si;
+            r->col_w[t * dst_w + dx] = r->xtab[k].alpha;
+        }
+        for (int dx = 0; dx < dst_w; dx++)
+            for (int t = count[dx]; t < r->col_taps; t++) r->col_src[t * dst_w + dx] = r->col_src[dx];
+        free(count);
+    }
     return 0;
 }
 
 void area_resize_free(AreaResize *r) {
     free(r->xtab);
     free(r->ytab);
+    free(r->ytab_of);
+    free(r->col_src);
+    free(r->col_w);
     r->xtab = r->ytab = NULL;
+    r->ytab_of = r->col_src = NULL;
+    r->col_w = NULL;
 }
 
-static uint8_t round_u8(float x) {           // saturate_cast<uchar>(float): cvRound, clamp
-    float v = nearbyintf(x);
+// saturate_cast<uchar>(float): cvRound (half to even), clamped. Adding and subtracting 1.5 *
+// 2^23 rounds a float below 2^22 to an integer half to even in the default rounding mode,
+// and unlike nearbyintf it vectorises.
+static inline uint8_t round_u8(float x) {
+    float v = (x + 12582912.0f) - 12582912.0f;
     return (uint8_t)(v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : v);
 }
 
@@ -204,6 +235,73 @@ void area_resize_run(const AreaResize *r, const uint8_t *src, uint8_t *dst, floa
     for (int dx = 0; dx < w; dx++) d[dx] = round_u8(sum[dx]);
 }
 
+// Two rows of n bytes (a multiple of 8) alike? Inline and vectorised, where memcmp is a call.
+static inline bool rows_equal(const uint8_t *a, const uint8_t *b, size_t n) {
+    uint64_t diff = 0;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    return diff == 0;
+}
+
+// One source row's horizontal sums (ResizeArea_Invoker's buf): taps in table order.
+static void area_hrow(const AreaResize *r, const uint8_t *s, float *buf) {
+    const int w = r->dst_w * r->cn;
+    if (r->cn == 1) {
+        // by column: buf = 0 + p0 (= p0), then += p1, p2, ...; the loops vectorise
+        float f[PONG_SCREEN_W];
+        for (int x = 0; x < r->src_w; x++) f[x] = s[x];
+        const int *src = r->col_src;
+        const float *wt = r->col_w;
+        for (int dx = 0; dx < w; dx++) buf[dx] = f[src[dx]] * wt[dx];
+        for (int t = 1; t < r->col_taps; t++)
+            for (int dx = 0; dx < w; dx++) buf[dx] += f[src[t * w + dx]] * wt[t * w + dx];
+        return;
+    }
+    for (int dx = 0; dx < w; dx++) buf[dx] = 0.0f;
+    for (int k = 0; k < r->xtab_n; k++)
+        for (int c = 0; c < r->cn; c++) buf[r->xtab[k].di + c] += s[r->xtab[k].si + c] * r->xtab[k].alpha;
+}
+
+void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *changed,
+                        float *hsum, const uint8_t *prev_dst, uint8_t *dst) {
+    const int w = r->dst_w * r->cn;
+    const size_t src_step = (size_t)r->src_w * r->cn;
+    for (int sy = 0; sy < r->src_h; sy++) {
+        if (!changed[sy]) continue;
+        const uint8_t *s = src + (size_t)sy * src_step;
+        float *h = hsum + (size_t)sy * w;
+        if (sy > 0 && rows_equal(s, s - src_step, src_step))   // as the row above (bats, walls)
+            memcpy(h, h - w, (size_t)w * sizeof(float));
+        else
+            area_hrow(r, s, h);
+    }
+    float sum[3 * PONG_SCREEN_W];
+    for (int dy = 0; dy < r->dst_h; dy++) {
+        int j0 = r->ytab_of[dy], j1 = r->ytab_of[dy + 1];
+        uint8_t *d = dst + (size_t)dy * w;
+        bool dirty = false;
+        for (int j = j0; j < j1; j++) dirty |= changed[r->ytab[j].si] != 0;
+        if (!dirty) {
+            if (prev_dst != dst) memcpy(d, prev_dst + (size_t)dy * w, (size_t)w);
+            continue;
+        }
+        // sum = beta * buf for the first tap (OpenCV's 0 + x is x), then += in order
+        const float *h = hsum + (size_t)r->ytab[j0].si * w;
+        float beta = r->ytab[j0].alpha;
+        for (int dx = 0; dx < w; dx++) sum[dx] = beta * h[dx];
+        for (int j = j0 + 1; j < j1; j++) {
+            h = hsum + (size_t)r->ytab[j].si * w;
+            beta = r->ytab[j].alpha;
+            for (int dx = 0; dx < w; dx++) sum[dx] += beta * h[dx];
+        }
+        for (int dx = 0; dx < w; dx++) d[dx] = round_u8(sum[dx]);
+    }
+}
+
 // ----------------------------------------------------------------------------
 // the env
 
@@ -224,7 +322,9 @@ int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize
     a->raw[1] = calloc(raw, 1);
     a->stack = calloc(atari_obs_size(cfg), 1);
     a->scratch = calloc((size_t)2 * cfg->img_width * 3, sizeof(float));
-    if (!a->raw[0] || !a->raw[1] || !a->stack || !a->scratch) {
+    a->changed = calloc(PONG_SCREEN_H, 1);
+    a->hsum = calloc((size_t)PONG_SCREEN_H * cfg->img_width * (cfg->grayscale ? 1 : 3), sizeof(float));
+    if (!a->raw[0] || !a->raw[1] || !a->stack || !a->scratch || !a->changed || !a->hsum) {
         atari_env_free(a);
         return -1;
     }
@@ -237,8 +337,26 @@ void atari_env_free(AtariEnv *a) {
     free(a->raw[1]);
     free(a->stack);
     free(a->scratch);
-    a->raw[0] = a->raw[1] = a->stack = NULL;
-    a->scratch = NULL;
+    free(a->changed);
+    free(a->hsum);
+    a->raw[0] = a->raw[1] = a->stack = a->changed = NULL;
+    a->scratch = a->hsum = NULL;
+}
+
+int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
+    s->idx = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W);
+    s->frame = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
+    if (s->idx == NULL || s->frame == NULL) {
+        atari_scratch_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+void atari_scratch_free(AtariScratch *s) {
+    free(s->idx);
+    free(s->frame);
+    s->idx = s->frame = NULL;
 }
 
 // ALE's grayscale palette: (uint8_t)round(0.2989 r + 0.5870 g + 0.1140 b), ColourPalette.cpp.
@@ -248,8 +366,10 @@ static uint8_t gray_of(uint8_t index) {
     return (uint8_t)round(rgb[0] * 0.2989 + rgb[1] * 0.5870 + rgb[2] * 0.1140);
 }
 
-// getScreenGrayscale / getScreenRGB of the current frame into buf.
-static void capture(const AtariEnv *a, uint8_t *buf) {
+// getScreenGrayscale / getScreenRGB of the current frame into buf. Most rows of a Pong
+// frame repeat the row above (background, walls, bats, thick digits): such a row's gray
+// values are copied rather than looked up again.
+static void capture(const AtariEnv *a, uint8_t *buf, uint8_t *idx) {
     if (!a->cfg->grayscale) {
         pong_render_rgb(&a->env.game, buf);
         return;
@@ -261,21 +381,66 @@ static void capture(const AtariEnv *a, uint8_t *buf) {
         lut_ready = true;
     }
     enum { W = PONG_SCREEN_W, H = PONG_SCREEN_H };
-    pong_render_indices(&a->env.game, buf);
-    for (size_t i = 0; i < (size_t)W * H; i++) buf[i] = lut[buf[i]];
+    _Static_assert(W % 8 == 0, "rows are read in 8-pixel chunks");
+    pong_render_indices(&a->env.game, idx);
+    for (int y = 0; y < H; y++) {
+        const uint8_t *s = idx + (size_t)y * W;
+        uint8_t *d = buf + (size_t)y * W;
+        if (y > 0 && rows_equal(s, s - W, W)) {
+            memcpy(d, d - W, W);
+            continue;
+        }
+        // runs of one colour: an 8-pixel chunk like the one before is copied
+        uint64_t last = ~(uint64_t)0, cur;
+        for (int x = 0; x < W; x += 8) {
+            memcpy(&cur, s + x, 8);
+            if (cur == last) {
+                memcpy(d + x, d + x - 8, 8);
+                continue;
+            }
+            for (int k = 0; k < 8; k++) d[x + k] = lut[s[x + k]];
+            last = cur;
+        }
+    }
 }
 
-// PreprocessedEnv::process_screen: max-pool into raw[0], resize into the ring.
-static void process_screen(AtariEnv *a) {
+// PreprocessedEnv::process_screen: max-pool into raw[0], resize into the ring. raw[0] held the
+// last pooled frame; a frame captured for it this step waits in the scratch, so that each
+// pooled row is compared with the last one as it is written, and the resize redone only for
+// the rows that changed (area_resize_update).
+static void process_screen(AtariEnv *a, const AtariScratch *sc) {
     const AtariConfig *c = a->cfg;
-    size_t raw = (size_t)PONG_SCREEN_H * PONG_SCREEN_W * (c->grayscale ? 1 : 3);
-    if (c->maxpool) {
-        uint8_t *d = a->raw[0];
-        const uint8_t *s = a->raw[1];
-        for (size_t i = 0; i < raw; i++) d[i] = d[i] > s[i] ? d[i] : s[i];
+    const size_t row = (size_t)PONG_SCREEN_W * (c->grayscale ? 1 : 3);
+    const size_t fb = frame_bytes(c);
+    const uint8_t *src0 = a->fresh0 ? sc->frame : a->raw[0];
+    uint8_t *dst = a->stack + (size_t)a->stack_idx * fb;
+    const uint8_t *prev = a->stack + (size_t)((a->stack_idx + c->stack_num - 1) % c->stack_num) * fb;
+    const AreaResize *r = a->resize;
+    for (int y = 0; y < PONG_SCREEN_H; y++) {
+        const uint8_t *s0 = src0 + y * row, *s1 = a->raw[1] + y * row;
+        uint8_t *d = a->raw[0] + y * row;
+        uint8_t diff = 0;
+        if (c->maxpool) {
+            for (size_t x = 0; x < row; x++) {
+                uint8_t p = s1[x] > s0[x] ? s1[x] : s0[x];
+                diff |= p ^ d[x];
+                d[x] = p;
+            }
+        } else if (s0 != d) {
+            for (size_t x = 0; x < row; x++) {
+                diff |= s0[x] ^ d[x];
+                d[x] = s0[x];
+            }
+        }
+        a->changed[y] = !a->pooled_valid || diff != 0;
     }
-    uint8_t *dst = a->stack + (size_t)a->stack_idx * frame_bytes(c);
-    area_resize_run(a->resize, a->raw[0], dst, a->scratch);
+    a->fresh0 = false;
+    if (r->iscale_x > 0 || (r->src_h == r->dst_h && r->src_w == r->dst_w)) {
+        area_resize_run(r, a->raw[0], dst, a->scratch);
+    } else {
+        area_resize_update(r, a->raw[0], a->changed, a->hsum, prev, dst);
+        a->pooled_valid = true;
+    }
     a->stack_idx = (a->stack_idx + 1) % c->stack_num;
 }
 
@@ -288,7 +453,7 @@ static int act(AtariEnv *a, int action) {
     return st.reward;
 }
 
-void atari_env_reset(AtariEnv *a, int64_t seed) {
+void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
     const AtariConfig *c = a->cfg;
     if (seed >= 0) {
         // ALE: random_seed, rng_.seed(seed), loadROM (the frame counter starts again)
@@ -313,15 +478,17 @@ void atari_env_reset(AtariEnv *a, int64_t seed) {
     }
     memset(a->stack, 0, atari_obs_size(c));
     a->stack_idx = 0;
-    capture(a, a->raw[0]);
+    a->pooled_valid = false;             // the ring's last frame is gone: resize it all
+    capture(a, sc->frame, sc->idx);
+    a->fresh0 = true;
     memset(a->raw[1], 0, (size_t)PONG_SCREEN_H * PONG_SCREEN_W * (c->grayscale ? 1 : 3));
-    process_screen(a);
+    process_screen(a, sc);
     a->elapsed = 0;
     a->reward = 0;
     a->game_over = false;
 }
 
-void atari_env_step(AtariEnv *a, int action) {
+void atari_env_step(AtariEnv *a, int action, const AtariScratch *sc) {
     const AtariConfig *c = a->cfg;
     int reward = 0;
     for (int skip = c->frameskip; skip > 0; skip--) {
@@ -329,9 +496,10 @@ void atari_env_step(AtariEnv *a, int action) {
         a->game_over = pong_game_over(&a->env.game);
         a->elapsed++;
         if (a->game_over || a->elapsed >= c->max_frames) break;
-        if (skip <= 2) capture(a, a->raw[skip - 1]);
+        if (skip == 2) capture(a, a->raw[1], sc->idx);
+        if (skip == 1) capture(a, sc->frame, sc->idx), a->fresh0 = true;
     }
-    process_screen(a);
+    process_screen(a, sc);
     a->reward = c->reward_clipping ? (reward < -1 ? -1 : reward > 1 ? 1 : reward) : reward;
 }
 

@@ -54,20 +54,49 @@ typedef struct {
     int iscale_x, iscale_y;      // > 0: both factors are integers (OpenCV's resizeAreaFast_)
     AreaTap *xtab, *ytab;
     int xtab_n, ytab_n;
+    int *ytab_of;                // (dst_h + 1,): destination row dy's taps are ytab[ytab_of[dy]..]
+    // xtab by destination column (cn == 1): tap k of column dx is source pixel col_src[k][dx]
+    // with weight col_w[k][dx]; columns with fewer taps are padded with weight 0 (adding
+    // 0 * s = +0 to a sum leaves it unchanged, so the sums stay OpenCV's to the bit)
+    int col_taps;
+    int *col_src;                // (col_taps, dst_w)
+    float *col_w;                // (col_taps, dst_w)
 } AreaResize;
 int area_resize_init(AreaResize *r, int src_h, int src_w, int dst_h, int dst_w, int cn);
 void area_resize_free(AreaResize *r);
 // dst: (dst_h, dst_w, cn); scratch: 2 * dst_w * cn floats.
 void area_resize_run(const AreaResize *r, const uint8_t *src, uint8_t *dst, float *scratch);
+// The same result computed again only where src changed: hsum (src_h, dst_w * cn) holds each
+// source row's horizontal sums and prev_dst the last result; rows whose source rows did not
+// change (changed[sy] == 0) are copied from prev_dst (which may be dst itself). A row's sums
+// depend on that row alone, and a destination row on its source rows' sums alone, so the
+// result equals area_resize_run's. Only for non-integer factors (iscale_x == 0).
+void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *changed,
+                        float *hsum, const uint8_t *prev_dst, uint8_t *dst);
+
+// What one thread needs while it steps an env, whichever env: a frame of palette indices and
+// the newest captured frame before it is pooled.
+typedef struct {
+    uint8_t *idx;                // (210, 160)
+    uint8_t *frame;              // (210, 160[, 3])
+} AtariScratch;
+int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg);   // -1: out of memory
+void atari_scratch_free(AtariScratch *s);
 
 typedef struct {
     Env env;                     // the game, frameskip 1 (ALE's act()), no caps of its own
     const AtariConfig *cfg;
     const AreaResize *resize;    // shared, read-only
     Mt19937 noop_rng;
-    uint8_t *raw[2];             // the last two frames (210, 160[, 3]), ALE's raw_frames_
+    uint8_t *raw[2];             // the last two frames (210, 160[, 3]), ALE's raw_frames_;
+                                 // raw[0] holds the last pooled frame between steps
+    bool fresh0;                 // this step captured raw[0]'s frame (it waits in the scratch)
     uint8_t *stack;              // (stack_num, frame) ring; stack_idx: the next to write
     float *scratch;
+    // the incremental resize (area_resize_update): which pooled rows changed, their sums
+    uint8_t *changed;            // (210,)
+    float *hsum;                 // (210, W * C)
+    bool pooled_valid;           // raw[0], hsum and the ring's last frame belong together
     int stack_idx;
     int64_t elapsed;             // frames since reset (ALE's elapsed_steps_)
     int64_t frame_number;        // frames since the seeded reset (ALE getFrameNumber)
@@ -83,9 +112,9 @@ int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize
 void atari_env_free(AtariEnv *a);
 // ALE's PreprocessedEnv::reset: seed >= 0 reseeds the no-op stream (as reset(seed=)); -1
 // goes on with it (autoreset, reset() without a seed).
-void atari_env_reset(AtariEnv *a, int64_t seed);
+void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *s);
 // PreprocessedEnv::step with a minimal-set action in [0, ACTION_COUNT).
-void atari_env_step(AtariEnv *a, int action);
+void atari_env_step(AtariEnv *a, int action, const AtariScratch *s);
 // game over, or the frame cap reached
 bool atari_env_over(const AtariEnv *a);
 bool atari_env_terminated(const AtariEnv *a);

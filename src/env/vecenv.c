@@ -1,29 +1,22 @@
-// vecenv.c: N environments stepped together by a persistent pool of threads (see vecenv.h).
+// vecenv.c: N environments stepped together on the project's pool of threads (see vecenv.h).
 //
-// The envs are cut into chunks of contiguous envs; the calling thread and the pool's threads
-// claim chunks until none is left. Every env's randomness comes from (seed, env index,
-// episode index), never from the thread, so who steps a chunk changes nothing but the speed.
-// Claiming (rather than a fixed share per thread) matters on a busy machine: a worker that
-// the scheduler has not run yet claims nothing, and the caller steps its chunks instead of
-// waiting a time slice (measured: fixed shares took 1-4 ms a step at load 3.5 on 2 cores).
-// Between steps a worker spins briefly on the generation counter before sleeping on the
-// condition variable: a Python loop calls step() again within microseconds, and a sleeping
-// thread takes tens of microseconds to wake.
+// A step's rows are cut into chunks of contiguous rows, the parts of one workpool job: the
+// calling thread and the pool's threads claim them until none is left (util/workpool.h says
+// why claiming, and why a thread spins briefly before it sleeps). Every env's randomness
+// comes from (seed, env index, episode index), never from the thread, so who steps a chunk
+// changes nothing but the speed.
 #include "vecenv.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/workpool.h"
+
 #define VECENV_SEED_PURPOSE 0x76656e76ULL  // "venv": env i, episode j -> rng_key(seed, i, j, this)
-// Waiting: a few microseconds of pause, then sched_yield (so a thread that shares our core
-// can run: on a busy machine the worker and the caller can land on one core), then sleep.
-#define VECENV_SPIN_PAUSE 256
-#define VECENV_SPIN_YIELD 64
 #define VECENV_MAX_THREADS 256
 #define VECENV_CHUNKS_PER_THREAD 8         // chunks a job is cut into, per thread
 
@@ -121,6 +114,8 @@ struct VecEnv {
     AtariConfig atari_cfg;
     AreaResize resize;
     AtariEnv *aenvs;           // (N,) with atari
+    AtariScratch *scratch;     // (workers,) with atari
+    int n_scratch;
     // env i's episode j is seeded with rng_key(base_seed[i], base_index[i], j, "venv")
     uint64_t *base_seed;
     int64_t *base_index, *episode;
@@ -140,27 +135,18 @@ struct VecEnv {
     int *last_rows;            // (B,) env of each row of the last returned batch
     int job_rows;
     const VecOut *out;
-    // the pool: n_threads - 1 workers (tids[1..]); the caller claims chunks too
-    pthread_t *tids;
-    int n_started;
-    pthread_mutex_t mu;
-    pthread_cond_t start_cv, done_cv;
-    atomic_uint_fast64_t generation;
-    int n_chunks, chunk;       // the rows in chunks of `chunk` rows
-    // (generation << 32) | next chunk to claim: a thread claims only its generation's chunks
-    atomic_uint_fast64_t claim;
-    atomic_int chunks_done;    // chunks of the current generation finished
-    atomic_bool quit;
+    WorkPool *pool;            // n_threads - 1 threads; the caller claims chunks too
+    int chunk;                 // rows per part of the running job
+    int pin_offset;            // thread_affinity_offset, -1: none
+    bool *pinned;              // (n_threads,) a pool thread has pinned itself
 };
-
-typedef struct { VecEnv *v; } WorkerArg;
 
 uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode) {
     return rng_key(seed, (uint64_t)env_index, (uint64_t)episode, VECENV_SEED_PURPOSE);
 }
 
 // A new episode of env i: seeded, its stream starts again from (seed, index); else it goes on.
-static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t index) {
+static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t index, int worker) {
     if (seeded) {
         v->base_seed[i] = seed;
         v->base_index[i] = index;
@@ -174,7 +160,7 @@ static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t inde
     v->ep_frames[i] = 0;
     v->over[i] = false;
     if (v->is_atari) {
-        atari_env_reset(&v->aenvs[i], seeded ? (int64_t)(seed & 0x7fffffff) : -1);
+        atari_env_reset(&v->aenvs[i], seeded ? (int64_t)(seed & 0x7fffffff) : -1, &v->scratch[worker]);
     } else {
         env_reset(&v->envs[i], rng_key(v->base_seed[i], (uint64_t)v->base_index[i],
                                         (uint64_t)v->episode[i], VECENV_SEED_PURPOSE));
@@ -204,13 +190,13 @@ static void write_row(VecEnv *v, int r, int i, double reward, bool term, bool tr
 }
 
 // One step of env i's game; returns the reward, sets the flags, counts the episode.
-static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc) {
+static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc, int worker) {
     double reward;
     int frames;
     if (v->is_atari) {
         AtariEnv *a = &v->aenvs[i];
         int64_t before = a->elapsed;
-        atari_env_step(a, action);
+        atari_env_step(a, action, &v->scratch[worker]);
         reward = a->reward;
         *term = atari_env_terminated(a);
         *trunc = atari_env_truncated(a);
@@ -230,12 +216,12 @@ static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc)
     return reward;
 }
 
-static void row_run(VecEnv *v, int r) {
+static void row_run(VecEnv *v, int r, int worker) {
     const VecOut *out = v->out;
     int i = v->rows[r];
     switch ((JobKind)v->job_kind[i]) {
     case JOB_RESET:
-        env_start(v, i, v->job_seeded[i], v->job_seed[i], v->job_index[i]);
+        env_start(v, i, v->job_seeded[i], v->job_seed[i], v->job_index[i], worker);
         write_row(v, r, i, 0.0, false, false);
         return;
     case JOB_REPORT:
@@ -245,12 +231,12 @@ static void row_run(VecEnv *v, int r) {
         break;
     }
     if (v->autoreset == VECENV_NEXT_STEP && v->over[i]) {   // the step after the end resets
-        env_start(v, i, false, 0, 0);
+        env_start(v, i, false, 0, 0, worker);
         write_row(v, r, i, 0.0, false, false);
         return;
     }
     bool term, trunc;
-    double reward = env_advance(v, i, v->job_action[i], &term, &trunc);
+    double reward = env_advance(v, i, v->job_action[i], &term, &trunc, worker);
     if (term || trunc) {
         if (out->episode_return) out->episode_return[r] = v->ep_return[i];
         if (out->episode_length) out->episode_length[r] = v->ep_length[i];
@@ -258,142 +244,43 @@ static void row_run(VecEnv *v, int r) {
         v->over[i] = true;
         if (v->autoreset == VECENV_SAME_STEP) {
             if (out->final_obs) write_obs(v, i, out->final_obs + (size_t)r * v->obs_size);
-            env_start(v, i, false, 0, 0);
+            env_start(v, i, false, 0, 0, worker);
         }
     }
     write_row(v, r, i, reward, term, trunc);
 }
 
 // ----------------------------------------------------------------------------
-// the pool
+// the pool (util/workpool.h: the project's one pool)
 
-static void run_chunk(VecEnv *v, int c) {
-    int lo = c * v->chunk;
-    int hi = lo + v->chunk < v->job_rows ? lo + v->chunk : v->job_rows;
-    for (int r = lo; r < hi; r++) row_run(v, r);
-}
-
-// Claims and runs chunks of generation gen until none is left; returns true when this
-// thread finished the generation's last chunk.
-static bool claim_and_run(VecEnv *v, uint64_t gen) {
-    bool last = false;
-    uint_fast64_t c = atomic_load_explicit(&v->claim, memory_order_acquire);
-    while ((c >> 32) == (gen & 0xffffffffu) && (int)(c & 0xffffffffu) < v->n_chunks) {
-        if (!atomic_compare_exchange_weak_explicit(&v->claim, &c, c + 1, memory_order_acq_rel,
-                                                   memory_order_acquire))
-            continue;                       // c now holds the current value: try again
-        run_chunk(v, (int)(c & 0xffffffffu));
-        if (atomic_fetch_add_explicit(&v->chunks_done, 1, memory_order_acq_rel) + 1 == v->n_chunks)
-            last = true;
-        c = atomic_load_explicit(&v->claim, memory_order_acquire);
-    }
-    return last;
-}
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-// Waits until done(ctx) is true or the spin budget is spent; returns done(ctx).
-static bool spin_until(bool (*done)(void *), void *ctx) {
-    for (int i = 0; i < VECENV_SPIN_PAUSE; i++) {
-        if (done(ctx)) return true;
-        cpu_relax();
-    }
-    for (int i = 0; i < VECENV_SPIN_YIELD; i++) {
-        if (done(ctx)) return true;
-        sched_yield();
-    }
-    return done(ctx);
-}
-
-typedef struct { VecEnv *v; uint64_t seen; } GenWait;
-static bool generation_moved(void *ctx) {
-    GenWait *w = ctx;
-    return atomic_load_explicit(&w->v->generation, memory_order_acquire) != w->seen ||
-           atomic_load_explicit(&w->v->quit, memory_order_relaxed);
-}
-static bool all_chunks_done(void *ctx) {
+static void run_part(void *ctx, int part, int worker) {
     VecEnv *v = ctx;
-    return atomic_load_explicit(&v->chunks_done, memory_order_acquire) == v->n_chunks;
-}
-
-static void *worker_main(void *arg) {
-    WorkerArg *wa = arg;
-    VecEnv *v = wa->v;
-    free(wa);
-    uint64_t seen = 0;
-    for (;;) {
-        // The generation only changes under the mutex, so a worker that finds it unchanged
-        // under the mutex cannot miss the broadcast.
-        GenWait gw = {v, seen};
-        spin_until(generation_moved, &gw);
-        uint64_t g = atomic_load_explicit(&v->generation, memory_order_acquire);
-        if (g == seen) {
-            pthread_mutex_lock(&v->mu);
-            while ((g = atomic_load(&v->generation)) == seen && !atomic_load(&v->quit))
-                pthread_cond_wait(&v->start_cv, &v->mu);
-            pthread_mutex_unlock(&v->mu);
-        }
-        if (atomic_load(&v->quit)) return NULL;
-        seen = g;
-        if (claim_and_run(v, g)) {
-            pthread_mutex_lock(&v->mu);
-            pthread_cond_signal(&v->done_cv);
-            pthread_mutex_unlock(&v->mu);
+    if (v->pin_offset >= 0 && worker < v->n_threads - 1 && !v->pinned[worker]) {
+        // ale-py's thread_affinity_offset: pool thread k on core (offset + k) % cores
+        v->pinned[worker] = true;
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        if (cores > 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET((int)((v->pin_offset + worker) % cores), &set);
+            pthread_setaffinity_np(pthread_self(), sizeof set, &set);
         }
     }
+    int lo = part * v->chunk;
+    int hi = lo + v->chunk < v->job_rows ? lo + v->chunk : v->job_rows;
+    for (int r = lo; r < hi; r++) row_run(v, r, worker);
 }
 
-// Runs the rows' jobs, the caller claiming chunks too, and returns when all are done.
+// Runs the rows' jobs in chunks on the pool, the caller claiming chunks too.
 static void run_job(VecEnv *v, int rows) {
     v->job_rows = rows;
     int per = v->n_threads * VECENV_CHUNKS_PER_THREAD;
     v->chunk = (rows + per - 1) / per;
-    v->n_chunks = (rows + v->chunk - 1) / v->chunk;
-    uint64_t gen = atomic_load_explicit(&v->generation, memory_order_relaxed) + 1;
-    atomic_store_explicit(&v->chunks_done, 0, memory_order_relaxed);
-    atomic_store_explicit(&v->claim, (gen & 0xffffffffu) << 32, memory_order_release);
-    if (v->n_threads > 1) {
-        pthread_mutex_lock(&v->mu);
-        atomic_store_explicit(&v->generation, gen, memory_order_release);
-        pthread_cond_broadcast(&v->start_cv);
-        pthread_mutex_unlock(&v->mu);
-    } else {
-        atomic_store_explicit(&v->generation, gen, memory_order_release);
-    }
-    claim_and_run(v, gen);
-    if (!all_chunks_done(v)) {              // a worker is finishing its last chunk
-        spin_until(all_chunks_done, v);
-        if (!all_chunks_done(v)) {
-            pthread_mutex_lock(&v->mu);
-            while (!all_chunks_done(v)) pthread_cond_wait(&v->done_cv, &v->mu);
-            pthread_mutex_unlock(&v->mu);
-        }
-    }
+    workpool_run(v->pool, (rows + v->chunk - 1) / v->chunk, run_part, v);
 }
 
 // ----------------------------------------------------------------------------
 // public API
-
-static void pin_threads(VecEnv *v, int offset) {
-#if defined(__linux__) && defined(CPU_SET)
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores < 1) return;
-    for (int k = 1; k <= v->n_started; k++) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET((int)((offset + k) % cores), &set);
-        pthread_setaffinity_np(v->tids[k], sizeof set, &set);
-    }
-#else
-    (void)v, (void)offset;
-#endif
-}
 
 static const char *config_check(const EnvPreset *p, const VecConfig *c) {
     if (env_preset_check(p) != ENV_OK) return "bad preset";
@@ -449,18 +336,13 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
     v->queue = calloc(n, sizeof(int));
     v->rows = calloc(n, sizeof(int));
     v->last_rows = calloc(n, sizeof(int));
-    v->tids = calloc((size_t)num_threads, sizeof(pthread_t));
-    pthread_mutex_init(&v->mu, NULL);
-    pthread_cond_init(&v->start_cv, NULL);
-    pthread_cond_init(&v->done_cv, NULL);
-    atomic_init(&v->generation, 0);
-    atomic_init(&v->claim, 0);
-    atomic_init(&v->chunks_done, 0);
-    atomic_init(&v->quit, false);
+    v->pinned = calloc((size_t)num_threads, sizeof(bool));
+    v->pin_offset = c->thread_affinity_offset;
+    v->pool = workpool_create(num_threads - 1);
     if ((v->is_atari ? (void *)v->aenvs : (void *)v->envs) == NULL || !v->base_seed ||
         !v->base_index || !v->episode || !v->ep_return || !v->ep_length || !v->ep_frames ||
         !v->frame_number || !v->over || !v->job_kind || !v->job_action || !v->job_seeded || !v->job_seed ||
-        !v->job_index || !v->queue || !v->rows || !v->last_rows || !v->tids) {
+        !v->job_index || !v->queue || !v->rows || !v->last_rows || !v->pinned || !v->pool) {
         vecenv_free(v);
         return NULL;
     }
@@ -471,6 +353,13 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
             vecenv_free(v);
             return NULL;
         }
+        int workers = workpool_workers(v->pool);
+        v->scratch = calloc((size_t)workers, sizeof(AtariScratch));
+        if (v->scratch == NULL) { vecenv_free(v); return NULL; }
+        v->n_scratch = workers;
+        for (int w = 0; w < workers; w++) {
+            if (atari_scratch_init(&v->scratch[w], ac) != 0) { vecenv_free(v); return NULL; }
+        }
         for (int i = 0; i < num_envs; i++) {
             if (atari_env_init(&v->aenvs[i], ac, &v->resize, vecenv_episode_seed(0, i, 0)) != 0) {
                 vecenv_free(v);
@@ -480,18 +369,6 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
     } else {
         for (int i = 0; i < num_envs; i++) env_init_preset(&v->envs[i], p, vecenv_episode_seed(0, i, 0));
     }
-    for (int k = 1; k < num_threads; k++) {
-        WorkerArg *wa = malloc(sizeof *wa);
-        if (wa == NULL) { vecenv_free(v); return NULL; }
-        wa->v = v;
-        if (pthread_create(&v->tids[k], NULL, worker_main, wa) != 0) {
-            free(wa);
-            vecenv_free(v);
-            return NULL;
-        }
-        v->n_started = k;
-    }
-    if (c->thread_affinity_offset >= 0) pin_threads(v, c->thread_affinity_offset);
     return v;
 }
 
@@ -504,16 +381,11 @@ VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_ty
 
 void vecenv_free(VecEnv *v) {
     if (v == NULL) return;
-    pthread_mutex_lock(&v->mu);
-    atomic_store(&v->quit, true);
-    pthread_cond_broadcast(&v->start_cv);
-    pthread_mutex_unlock(&v->mu);
-    for (int k = 1; k <= v->n_started; k++) pthread_join(v->tids[k], NULL);
-    pthread_mutex_destroy(&v->mu);
-    pthread_cond_destroy(&v->start_cv);
-    pthread_cond_destroy(&v->done_cv);
+    workpool_destroy(v->pool);
     if (v->aenvs)
         for (int i = 0; i < v->n; i++) atari_env_free(&v->aenvs[i]);
+    for (int w = 0; v->scratch && w < v->n_scratch; w++) atari_scratch_free(&v->scratch[w]);
+    free(v->scratch);
     area_resize_free(&v->resize);
     free(v->aenvs);
     free(v->envs);
@@ -533,7 +405,7 @@ void vecenv_free(VecEnv *v) {
     free(v->queue);
     free(v->rows);
     free(v->last_rows);
-    free(v->tids);
+    free(v->pinned);
     free(v);
 }
 
