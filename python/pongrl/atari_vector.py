@@ -51,6 +51,10 @@ def _int(name, x, low=None):
 class AtariVectorEnv(_VecBase, NativeVec):
     """ale_py.vector_env.AtariVectorEnv's constructor and behaviour; game="pong" only."""
 
+    # Gymnasium's VectorEnv.close comes first in the MRO and frees nothing (0.29's also reads a
+    # viewer this class lacks): NativeVec's frees the C handle.
+    close = NativeVec.close
+
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
     def __init__(self, game="pong", num_envs=1, *, batch_size=0, num_threads=0,

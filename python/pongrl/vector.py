@@ -126,6 +126,10 @@ class VecEnv(_VecBase, NativeVec):
     the same arrays each time, overwritten by the next step (EnvPool/PufferLib-style, fastest).
     """
 
+    # Gymnasium's VectorEnv.close comes first in the MRO and frees nothing (0.29's also reads a
+    # viewer this class lacks): NativeVec's frees the C handle.
+    close = NativeVec.close
+
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["rgb_array"]}
 
     def __init__(self, preset="ALE/Pong-v5", num_envs=8, num_threads=None, seed=None, copy=True,

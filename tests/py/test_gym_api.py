@@ -170,6 +170,7 @@ def test_full_action_space():
     v.step([17, 2])
     raises(ValueError, v.step, [18, 0])
     v.close()
+    raises(RuntimeError, v.step, [0, 0])      # closed: the C envs are freed
 
 
 def test_ids_and_spec():
