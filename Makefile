@@ -62,6 +62,11 @@ $(BUILD)/obj/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE) $(OPT) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) $(if $(filter $(WINDOW_SRC),$<),$(SDL_DEF) $(SDL_CFLAGS)) -c $< -o $@
 
+# The version is written once, in python/pongrl/__init__.py; `pongrl --version` says the same.
+VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' python/pongrl/__init__.py)
+$(BUILD)/obj/src/cli/main.o $(BUILD)/san/src/cli/main.o: BASE += -DPONGRL_VERSION='"$(VERSION)"'
+$(BUILD)/obj/src/cli/main.o $(BUILD)/san/src/cli/main.o: python/pongrl/__init__.py
+
 # The game's frame is byte arithmetic on its RAM, which the vectoriser packs into vector code
 # that costs more than it saves: 25-31 ns a frame without it against 33-36 ns (alternating runs).
 $(BUILD)/obj/src/pong/pong.o: OPT += -fno-tree-vectorize
@@ -94,7 +99,7 @@ $(BUILD)/test_allreduce: tests/mpi/test_allreduce.c $(BUILD)/san/src/cluster/all
 	    $(MPI_LIBS) $(LIBS)
 
 # Test support, not in the product binary: episodes and one update exported as .npy for the
-# NumPy reference tests (tests/py) and bench train's comparison with the seed's code.
+# NumPy reference tests (tests/py) and bench/seed_bench.py's comparison with the seed's code.
 $(BUILD)/dump_episodes: tests/reference/dump_episodes.c $(BUILD)/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
@@ -155,12 +160,19 @@ $(BUILD)/random_play_stats: tools/random_play_stats.c $(BUILD)/libpongrl.a $(HDR
 $(BUILD)/fidelity_image: tools/fidelity_image.c $(BUILD)/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
+# The worker pool's round trip (bench/README.md: its waiting strategy against a condition variable alone).
+$(BUILD)/workpool_bench: bench/workpool_bench.c $(BUILD)/libpongrl.a $(HDRS)
+	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+
 bench: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes
+	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes $(BUILD)/workpool_bench
 	$(BUILD)/random_play_stats
 	$(BUILD)/pongrl bench env
-	$(BUILD)/pongrl bench train
+	/usr/bin/python3 bench/atari_vec_bench.py --repeat 3   # ALE's own beside it: PONGRL_ALE_VEC_BENCH, PONGRL_ALE_ROM
+	set -o pipefail; $(BUILD)/pongrl bench train | tee $(BUILD)/bench_train.txt
+	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py --dump $(BUILD)/dump_episodes --ours $(BUILD)/bench_train.txt
 	$(BUILD)/pongrl bench cluster
+	$(BUILD)/workpool_bench
 
 clean:
 	rm -rf $(BUILD)

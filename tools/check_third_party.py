@@ -22,6 +22,10 @@ wrappers it uses). Its imports tyro and torch.utils.tensorboard are not in Debia
 not import, this script writes two stand-ins to a temporary directory (tyro.cli: --kebab-case
 flags into the dataclass; a SummaryWriter that prints the episodic returns) and says so.
 Needs torch (Debian's python3-torch) and cv2 (python3-opencv) for the CleanRL part.
+
+--rom PATH: a real Pong ROM file (ALE's repository holds it at commit 6c750e84,
+src/python/roms/pong.bin): pongrl.ALEInterface().loadROM(PATH) takes it (its md5 checked) and
+plays the same game as loadROM("pong"); a copy with one byte changed is refused.
 """
 import argparse
 import os
@@ -153,6 +157,37 @@ sys.modules["torch.utils.tensorboard"] = m
 '''
 
 
+def check_rom(path):
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import numpy as np
+    import pongrl
+    import hashlib
+    with open(path, "rb") as f:
+        data = f.read()
+    print("ROM %s: %d bytes, md5 %s" % (path, len(data), hashlib.md5(data).hexdigest()))
+    rams = []
+    for rom in (path, "pong"):
+        ale = pongrl.ALEInterface()
+        ale.loadROM(rom)
+        ale.reset_game()
+        for t in range(500):
+            ale.act(ale.getMinimalActionSet()[t // 7 % 6])
+        rams.append(ale.getRAM())
+    print("  loadROM(%r) and loadROM('pong'): the same RAM after 500 act(): %s"
+          % (path, np.array_equal(*rams)))
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "pong-1.bin")
+        with open(bad, "wb") as f:
+            f.write(data[:-1] + bytes([data[-1] ^ 1]))
+        try:
+            pongrl.ALEInterface().loadROM(bad)
+            print("  a copy with one byte changed: accepted (wrong)")
+            return 1
+        except RuntimeError as e:
+            print("  a copy with one byte changed: refused: %s" % e)
+    return 0 if np.array_equal(*rams) else 1
+
+
 def run_ppo_atari(gym_dir, cleanrl_dir, steps):
     shim = tempfile.mkdtemp(prefix="pongrl-shims-")
     env = dict(os.environ)
@@ -213,19 +248,22 @@ def main():
     ap.add_argument("--gymnasium", action="append", default=[], metavar="DIR")
     ap.add_argument("--cleanrl", metavar="DIR")
     ap.add_argument("--ppo-steps", type=int, default=4096)
+    ap.add_argument("--rom", metavar="PATH", help="a real Pong ROM file")
     a = ap.parse_args()
-    if not a.gymnasium:
-        print("check_third_party: give at least one --gymnasium DIR (a tree holding gymnasium/)",
-              file=sys.stderr)
+    if not a.gymnasium and not a.rom:
+        print("check_third_party: give at least one --gymnasium DIR (a tree holding gymnasium/) "
+              "or --rom PATH", file=sys.stderr)
         return 2
     for d in a.gymnasium + ([a.cleanrl] if a.cleanrl else []):
         if not os.path.isdir(d):
             print("check_third_party: %s is not a directory" % d, file=sys.stderr)
             return 2
     failed = 0
+    if a.rom:
+        failed += check_rom(a.rom) != 0
     for d in a.gymnasium:
         failed += child(d, "atari_preprocessing") != 0
-    if a.cleanrl:
+    if a.cleanrl and a.gymnasium:
         failed += child(a.gymnasium[0], "cleanrl_wrappers", a.cleanrl) != 0
         old = [d for d in a.gymnasium if gym_version(d).startswith("0.29")]
         if old:

@@ -24,8 +24,9 @@ from .env import (ACTION_MEANINGS, CAPS, ENV_IDS, GYM021_MAX_EPISODE_STEPS, OBS8
 from .policy import load
 from .spaces import Box, Discrete, MultiDiscrete, gymnasium
 from .vector import VecEnv
+from .atari_vector import AtariVectorEnv
 
-__all__ = ["make", "make_vec", "Env", "VecEnv", "Discrete", "Box", "MultiDiscrete", "PRESETS",
+__all__ = ["make", "make_vec", "Env", "VecEnv", "AtariVectorEnv", "Discrete", "Box", "MultiDiscrete", "PRESETS",
            "ENV_IDS", "RAM_IDS", "ACTION_MEANINGS", "OBS_SHAPES", "spaces", "gymnasium_ids",
            "ALEInterface", "ALEState", "Action", "LoggerMode", "register_ale_ids", "CAPS",
            "GYM021_MAX_EPISODE_STEPS", "load"]
@@ -54,7 +55,7 @@ def make(id, **kwargs):
 def make_vec(id, num_envs, num_threads=None, **kwargs):
     """pongrl.make_vec("ALE/Pong-v5", 64, num_threads=2, obs_type="obs80", copy=False):
     num_envs envs stepped in C by num_threads threads (default: one per core)."""
-    _check_kwargs("make_vec", kwargs, extra=("copy",))
+    _check_kwargs("make_vec", kwargs, extra=("copy", "autoreset_mode"))
     return VecEnv(id, num_envs, num_threads=num_threads, **kwargs)
 
 
@@ -66,13 +67,18 @@ def gymnasium_ids():
 _ENTRY_POINT, _VECTOR_ENTRY_POINT = "pongrl:Env", "pongrl:VecEnv"
 
 
+def _vector_entry_point(id):
+    """Pong-v5 as ale-py registers ALE/Pong-v5: gymnasium.make_vec gives the AtariVectorEnv."""
+    return "pongrl.atari_vector:make_vector" if id == "ALE/Pong-v5" else _VECTOR_ENTRY_POINT
+
+
 def _register():
     registry = gymnasium.envs.registration.registry
     for id in ENV_IDS:
         gid = gymnasium_id(id)
         if gid not in registry:
             gymnasium.register(id=gid, entry_point=_ENTRY_POINT, kwargs={"preset": id},
-                               vector_entry_point=_VECTOR_ENTRY_POINT)
+                               vector_entry_point=_vector_entry_point(id))
 
 
 def register_ale_ids(override=False):
@@ -94,7 +100,7 @@ def register_ale_ids(override=False):
         if id in registry:
             del registry[id]
         gymnasium.register(id=id, entry_point=_ENTRY_POINT, kwargs={"preset": id},
-                           vector_entry_point=_VECTOR_ENTRY_POINT)
+                           vector_entry_point=_vector_entry_point(id))
     return ENV_IDS
 
 

@@ -11,11 +11,12 @@ import ctypes
 import os
 
 ENV_OK, ENV_ERR_PRESET, ENV_ERR_ACTION, ENV_ERR_DONE, VECENV_ERR_ARG = 0, -1, -2, -3, -4
-ENV_ERR_STATE, ENV_ERR_STATE_OTHER = -5, -6
+ENV_ERR_STATE, ENV_ERR_STATE_OTHER, ENV_ERR_FLAVOUR = -5, -6, -7
 OBS_TYPES = {"rgb": 0, "grayscale": 1, "ram": 2, "obs80": 3}
 CONSTANTS = {"ENV_OK": ENV_OK, "ENV_ERR_PRESET": ENV_ERR_PRESET, "ENV_ERR_ACTION": ENV_ERR_ACTION,
              "ENV_ERR_DONE": ENV_ERR_DONE, "VECENV_ERR_ARG": VECENV_ERR_ARG,
              "ENV_ERR_STATE": ENV_ERR_STATE, "ENV_ERR_STATE_OTHER": ENV_ERR_STATE_OTHER,
+             "ENV_ERR_FLAVOUR": ENV_ERR_FLAVOUR,
              "OBS_RGB": OBS_TYPES["rgb"], "OBS_GRAYSCALE": OBS_TYPES["grayscale"],
              "OBS_RAM": OBS_TYPES["ram"], "OBS_OBS80": OBS_TYPES["obs80"]}
 
@@ -43,14 +44,35 @@ class EnvPreset(ctypes.Structure):  # env.h EnvPreset
 class VecOut(ctypes.Structure):  # vecenv.h VecOut: pointers to caller-owned arrays
     _fields_ = [(name, ctypes.c_void_p) for name in (
         "obs", "rewards", "terminated", "truncated", "final_obs", "episode_return",
-        "episode_length", "episode_frames")]
+        "episode_length", "episode_frames", "env_ids", "frame_number", "episode_frame_number")]
+
+
+class AtariConfig(ctypes.Structure):  # atari_prep.h AtariConfig
+    _fields_ = [("img_height", ctypes.c_int), ("img_width", ctypes.c_int),
+                ("grayscale", ctypes.c_bool), ("stack_num", ctypes.c_int),
+                ("frameskip", ctypes.c_int), ("maxpool", ctypes.c_bool),
+                ("noop_max", ctypes.c_int), ("use_fire_reset", ctypes.c_bool),
+                ("episodic_life", ctypes.c_bool), ("life_loss_info", ctypes.c_bool),
+                ("reward_clipping", ctypes.c_bool), ("max_frames", ctypes.c_int64),
+                ("repeat_action_probability", ctypes.c_double)]
+
+
+class VecConfig(ctypes.Structure):  # vecenv.h VecConfig
+    _fields_ = [("num_envs", ctypes.c_int), ("num_threads", ctypes.c_int),
+                ("obs_type", ctypes.c_int), ("autoreset", ctypes.c_int),
+                ("batch_size", ctypes.c_int), ("thread_affinity_offset", ctypes.c_int),
+                ("atari", ctypes.POINTER(AtariConfig))]
+
+
+AUTORESET_MODES = {"NextStep": 0, "SameStep": 1, "Disabled": 2}   # vecenv.h VECENV_*
+CONSTANTS.update(VECENV_NEXT_STEP=0, VECENV_SAME_STEP=1, VECENV_DISABLED=2)
 
 
 class AbiEntry(ctypes.Structure):  # abi.h AbiEntry
     _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
 
 
-MIRRORS = (EnvStep, EnvPreset, EnvState, VecOut)
+MIRRORS = (EnvStep, EnvPreset, EnvState, VecOut, AtariConfig, VecConfig)
 
 
 def abi_table(lib):
@@ -132,6 +154,11 @@ def _load():
         "vecenv_step": (ctypes.c_int, [vp, i32p, ctypes.POINTER(VecOut),
                                        ctypes.POINTER(ctypes.c_int)]),
         "vecenv_env": (vp, [vp, ctypes.c_int]),
+        "vecenv_create": (vp, [ctypes.POINTER(EnvPreset), ctypes.POINTER(VecConfig),
+                               ctypes.POINTER(ctypes.c_char_p)]),
+        "vecenv_reset_mask": (ctypes.c_int, [vp, vp, vp, ctypes.POINTER(VecOut)]),
+        "vecenv_batch_size": (ctypes.c_int, [vp]),
+        "vecenv_obs_size": (ctypes.c_size_t, [vp]),
         "env_act": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(EnvStep)]),
         "env_set_ram": (ctypes.c_bool, [vp, ctypes.c_int, ctypes.c_uint8]),
         "env_render_indices": (None, [vp, vp]),
@@ -140,10 +167,16 @@ def _load():
         "env_clone": (None, [vp, ctypes.c_bool, vp]),
         "env_restore": (ctypes.c_int, [vp, ctypes.c_char_p]),
         "env_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+        "env_set_flavour": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_int]),
+        "env_num_modes": (ctypes.c_int, []),
+        "env_num_difficulties": (ctypes.c_int, []),
         "model_open": (vp, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
         "model_hidden": (ctypes.c_int, [vp]),
         "model_weights": (ctypes.POINTER(ctypes.c_double), [vp]),
         "model_algo": (ctypes.c_char_p, [vp]),
+        "model_array": (ctypes.POINTER(ctypes.c_double), [vp, ctypes.c_int,
+                                                          ctypes.POINTER(ctypes.c_char_p),
+                                                          ctypes.POINTER(ctypes.c_size_t)]),
         "model_close": (None, [vp]),
     }
     for name, (res, args) in sigs.items():

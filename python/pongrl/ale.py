@@ -30,10 +30,6 @@ from ._lib import lib
 # Video Olympics (CX2621), the ROM ALE plays as "pong": docs/pong-spec.md, ALE's
 # src/ale/games/supported/Pong.cpp
 PONG_ROM_MD5 = "60e0ea3cbe0913d39803477945e9e5ec"
-# What ALE offers for Pong (Pong.cpp getAvailableModes/Difficulties); pongrl accepts those
-# its library supports (available_flavours()).
-ALE_MODES = (0, 1)
-ALE_DIFFICULTIES = (0, 1, 2, 3)
 
 
 class Action(enum.IntEnum):
@@ -84,11 +80,9 @@ def rom_md5(path):
 def is_pong(rom):
     """ALEInterface.isSupportedROM: 'pong' for the name or a file holding the Pong ROM."""
     rom = os.fspath(rom)
-    if rom.lower() in ("pong", "pong.bin"):
-        return "pong"
-    if os.path.isfile(rom) and rom_md5(rom) == PONG_ROM_MD5:
-        return "pong"
-    return None
+    if os.path.isfile(rom):
+        return "pong" if rom_md5(rom) == PONG_ROM_MD5 else None
+    return "pong" if rom == "pong" else None
 
 
 class ALEState:
@@ -246,7 +240,7 @@ class ALEInterface:
         seed = int(s["random_seed"]) & ((1 << 64) - 1)
         if self._env is None:
             from .env import Env
-            self._env = Env("ALE/Pong-v5", frameskip=1, seed=seed,
+            self._env = Env("ALE/Pong-v5", frameskip=1, seed=seed, max_episode_steps=0,
                             repeat_action_probability=s["repeat_action_probability"],
                             max_num_frames_per_episode=s["max_num_frames_per_episode"])
             self._own = True
@@ -300,10 +294,10 @@ class ALEInterface:
         return list(Action)
 
     def getAvailableModes(self):
-        return [m for m in ALE_MODES if _supported(mode=m)]
+        return list(range(lib.env_num_modes()))          # ALE's Pong: [0, 1]
 
     def getAvailableDifficulties(self):
-        return [d for d in ALE_DIFFICULTIES if _supported(difficulty=d)]
+        return list(range(lib.env_num_difficulties()))   # ALE's Pong: [0, 1, 2, 3]
 
     def setMode(self, mode):
         if mode not in self.getAvailableModes():
@@ -379,11 +373,3 @@ class ALEInterface:
     def __repr__(self):
         return "<pongrl.ALEInterface %s>" % ("pong" if self._env is not None else "no ROM")
 
-
-def _supported(mode=None, difficulty=None):
-    from .env import resolve
-    try:
-        resolve("ALE/Pong-v5", mode=mode, difficulty=difficulty)
-    except ValueError:
-        return False
-    return True

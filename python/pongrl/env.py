@@ -90,11 +90,13 @@ def _is_int(x):
 
 def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
             max_num_frames_per_episode=None, max_episode_steps=None, full_action_space=False,
-            mode=None, difficulty=None, render_mode=None, caps=None, render_modes=("rgb_array",)):
+            mode=None, difficulty=None, render_mode=None, caps=None, render_modes=("rgb_array",),
+            flavours=False):
     """ale-py's keyword arguments -> (canonical id, obs_type, EnvPreset) or a clear error.
     caps: "ale-py" (the preset's, the default) or "gym-0.21" (gym 0.21's step caps and no
     frame cap for the v0/v4 ids; v5 keeps its 108,000 frames). render_modes: those the caller
-    can draw ("human" only for Env)."""
+    can draw ("human" only for Env). flavours: the caller plays ALE's modes and difficulties
+    (pongrl.Env does); otherwise only the defaults are accepted."""
     if not isinstance(id, str):
         raise TypeError("pongrl: the environment id must be a string, got %r" % (id,))
     id = _FROM_GYMNASIUM_ID.get(id, id)
@@ -112,9 +114,15 @@ def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
                          % (" or ".join(map(repr, render_modes)), render_mode))
     if full_action_space not in (False, True):
         raise ValueError("pongrl: full_action_space must be True or False")
-    for name, v in (("mode", mode), ("difficulty", difficulty)):
-        if v not in (None, 0):
-            raise ValueError("pongrl: %s=%r is not supported (only the default, 0)" % (name, v))
+    for name, v, n in (("mode", mode, lib.env_num_modes()),
+                       ("difficulty", difficulty, lib.env_num_difficulties())):
+        if v is None or (_is_int(v) and v == 0):
+            continue
+        if not flavours:
+            raise ValueError("pongrl: %s=%r is not supported here (only the default, 0)" % (name, v))
+        if not _is_int(v) or not 0 <= v < n:
+            raise ValueError("pongrl: %s must be an int in [0, %d) (ALE's for Pong), got %r"
+                             % (name, n, v))
     found = lib.env_preset_find(base.encode())
     preset = _lib.EnvPreset.from_buffer_copy(found.contents)
     if caps not in (None,) + CAPS:
@@ -229,7 +237,8 @@ class Env(_EnvBase):
                       max_num_frames_per_episode=max_num_frames_per_episode,
                       max_episode_steps=max_episode_steps, full_action_space=full_action_space,
                       mode=mode, difficulty=difficulty, render_mode=render_mode, caps=caps)
-        id, obs_type, preset = resolve(preset, render_modes=self.metadata["render_modes"], **kwargs)
+        id, obs_type, preset = resolve(preset, render_modes=self.metadata["render_modes"],
+                                       flavours=True, **kwargs)
         self._handle = None
         self._window = None
         self._kwargs = dict(kwargs, preset=id)      # for pickle and copy
@@ -265,6 +274,9 @@ class Env(_EnvBase):
         self._obs_type = obs_type
         self._game = "pong"
         self._game_mode, self._game_difficulty = mode, difficulty
+        if mode or difficulty:      # ale-py: setMode/setDifficulty after loadROM, then reset
+            self._set_flavour(mode, difficulty)
+            lib.env_reset(self._handle, self._seed)
         self._action_set = list(Action) if full_action_space else list(MINIMAL_ACTIONS)
         self.continuous = False
         self.sound_obs = False
@@ -299,6 +311,8 @@ class Env(_EnvBase):
         episode_seed = self._seed if self._episode == 0 else _mix64(self._seed ^ _mix64(self._episode))
         self._episode += 1
         lib.env_reset(self._handle, episode_seed)
+        # a reset in mode 1 presses SELECT once, a frame ALE counts (env.h env_init_flavour)
+        self._total_frames += self.state()["frames"]
         self._draw()
 
     def step(self, action):
@@ -340,10 +354,16 @@ class Env(_EnvBase):
         lib.env_free(self._handle)
         self._handle = handle
         self._seed, self._episode, self._total_frames = seed, 1, 0
+        self._game_mode = self._game_difficulty = None    # ALE's loadROM: the default flavour
 
     def _set_flavour(self, mode, difficulty):
-        """ale.setMode/setDifficulty at reset_game (only the default flavour for now)."""
-        resolve(self.spec_id, mode=mode, difficulty=difficulty)
+        """ALE's mode and difficulty (None: keep the current one) for the next reset."""
+        mode = self._game_mode if mode is None else mode
+        difficulty = self._game_difficulty if difficulty is None else difficulty
+        resolve(self.spec_id, mode=mode, difficulty=difficulty, flavours=True)
+        if lib.env_set_flavour(self._handle, int(mode or 0), int(difficulty or 0)) != _lib.ENV_OK:
+            raise ValueError("pongrl: mode %r, difficulty %r refused" % (mode, difficulty))
+        self._game_mode, self._game_difficulty = mode, difficulty
 
     # -- state cloning (ale-py's clone_state / restore_state), pickle and copy
 
@@ -384,6 +404,7 @@ class Env(_EnvBase):
                 "np_random": self._np_random, "np_random_seed": self._np_random_seed,
                 "action_space": self.action_space, "spec": self.spec,
                 "ale_settings": dict(self.ale._settings),
+                "flavour": (self._game_mode, self._game_difficulty),
                 "state": self._clone(True).serialize()}
 
     def __setstate__(self, d):
@@ -392,6 +413,8 @@ class Env(_EnvBase):
         self._np_random, self._np_random_seed = d["np_random"], d["np_random_seed"]
         self.action_space, self.spec = d["action_space"], d["spec"]
         self.ale._settings.update(d["ale_settings"])
+        if d["flavour"] != (self._game_mode, self._game_difficulty):
+            self._set_flavour(*d["flavour"])
         self._restore(ALEState(d["state"]))
 
     def render(self):

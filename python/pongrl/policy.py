@@ -9,8 +9,9 @@
         ...
 
 The C library reads the file (src/train/model.h: whatever `pongrl eval` accepts) and gives its
-acting network; the learner that trained it (its --algo) picks the Python class that acts
-with it (POLICIES). A learner whose acting network differs adds its class there.
+acting network and its learner's arrays (a PPO model's actor-critic, say); the learner that
+trained it (its --algo) picks the Python class that acts with them (POLICIES): a learner whose
+acting network differs adds a class with from_model(weights, arrays, **kw) there.
 """
 import ctypes
 
@@ -40,6 +41,12 @@ class SeedPolicy:
     of two preprocessed frames, as `pongrl train` plays: RIGHT with probability p, else LEFT.
     act(obs) takes one observation or a batch (a vector env's); it remembers the last frame of
     each row, so call reset() when an episode starts (reset(rows) for some rows of a batch)."""
+
+    @classmethod
+    def from_model(cls, weights, arrays, **kw):
+        """From the model's acting network (policy.h layout) and its learner's arrays."""
+        h = (weights.shape[0]) // (D + 1)
+        return cls(weights[:D * h].reshape(D, h), weights[D * h:], **kw)
 
     def __init__(self, w1t, w2, algo="pg", source="", greedy=False, seed=None):
         self.w1t, self.w2 = w1t, w2           # (D, H) and (H,) float64
@@ -97,13 +104,20 @@ def load(path, greedy=False, seed=None):
         raise ValueError("pongrl.load: %s" % err.value.decode(errors="replace"))
     try:
         h = lib.model_hidden(handle)
-        w = np.ctypeslib.as_array(lib.model_weights(handle), shape=(D * h + h,)).copy()
+        weights = np.ctypeslib.as_array(lib.model_weights(handle), shape=(D * h + h,)).copy()
         algo = lib.model_algo(handle).decode()
+        arrays, i = {}, 0
+        name, n = ctypes.c_char_p(), ctypes.c_size_t()
+        while True:
+            p = lib.model_array(handle, i, ctypes.byref(name), ctypes.byref(n))
+            if not p:
+                break
+            arrays[name.value.decode()] = np.ctypeslib.as_array(p, shape=(n.value,)).copy()
+            i += 1
     finally:
         lib.model_close(handle)
     cls = POLICIES.get(algo)
     if cls is None:
         raise ValueError("pongrl.load: %s was trained by --algo %s, which pongrl.load cannot "
                          "play yet (it plays: %s)" % (path, algo, ", ".join(POLICIES)))
-    return cls(w[:D * h].reshape(D, h), w[D * h:], algo=algo, source=str(path), greedy=greedy,
-               seed=seed)
+    return cls.from_model(weights, arrays, algo=algo, source=str(path), greedy=greedy, seed=seed)

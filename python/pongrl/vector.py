@@ -1,12 +1,21 @@
 """pongrl.VecEnv: N environments stepped in C by a pool of threads (src/env/vecenv.h), shaped
 like gymnasium.vector.VectorEnv (and one, when gymnasium is importable).
 
-Autoreset is Gymnasium's AutoresetMode.SAME_STEP: an env whose episode ends is reset inside
-the same step(); `obs` holds the new episode's first observation and info["final_obs"] (an
-object array, None for the others, with the mask info["_final_obs"]) the last one. The
-ended episodes' return, length and frames are in info["final_info"]["episode"] = {"r", "l", "f"} with the
-mask info["final_info"]["_episode"] (the names gymnasium's RecordEpisodeStatistics uses; that
-wrapper, which adds info["episode"] itself, works on this env too).
+autoreset_mode= picks Gymnasium's AutoresetMode (a member or its value "NextStep",
+"SameStep", "Disabled"); pongrl.make_vec's default is SAME_STEP, as before the modes came:
+- SAME_STEP: an env whose episode ends is reset inside the same step(); `obs` holds the new
+  episode's first observation and info["final_obs"] (an object array, None for the others,
+  with the mask info["_final_obs"]) the last one. The ended episodes' return, length and
+  frames are in info["final_info"]["episode"] = {"r", "l", "f"} with the mask
+  info["final_info"]["_episode"].
+- NEXT_STEP (Gymnasium's default): the step that ends an episode returns its last
+  observation; the env's next step resets it, ignores its action and returns the new first
+  observation with reward 0.
+- DISABLED: an ended env must be reset with reset(options={"reset_mask": mask}); stepping it
+  raises.
+Gymnasium's RecordEpisodeStatistics (which adds info["episode"] itself) works in every mode.
+reset(seed=) takes an int (env i's episodes come from (seed, i)), a list or array of one seed
+per env (reset) or None; reset(options={"reset_mask": bool array}) resets only those envs.
 
 Env i's episode j is seeded from (seed, i, j) alone: results do not depend on num_threads.
 """
@@ -20,29 +29,117 @@ from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SH
                   make_spec, observation_space, resolve)
 from .spaces import Box, Closing, Discrete, MultiDiscrete, StandInRandom, gymnasium
 
+from .spaces import AutoresetMode    # Gymnasium's, or a stand-in before 1.1 / without it
+
 if gymnasium is not None:
     from gymnasium.vector import VectorEnv as _VecBase
-    from .spaces import AutoresetMode    # Gymnasium's, or a stand-in before 1.1
-    _SAME_STEP = AutoresetMode.SAME_STEP
 else:
     _VecBase = StandInRandom
-    _SAME_STEP = "SameStep"
 
 
-class VecEnv(_VecBase, Closing):
+def autoreset_mode(mode):
+    """An AutoresetMode from a member or its value ("NextStep", "SameStep", "Disabled")."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    value = getattr(mode, "value", mode)        # another enum with the same values
+    for m in AutoresetMode:
+        if m.value == value:
+            return m
+    raise ValueError("pongrl: autoreset_mode must be one of %s, got %r"
+                     % (", ".join(m.value for m in AutoresetMode), mode))
+
+
+def reset_seeds(seed, n, fn="reset"):
+    """One int seed, or a list/array of n ints (None entries allowed: -1) -> int64 (n,)."""
+    if isinstance(seed, np.ndarray) or isinstance(seed, (list, tuple)):
+        seeds = [(-1 if s is None else as_seed(s)) for s in list(seed)]
+        if len(seeds) != n:
+            raise ValueError("pongrl: %s: seed must have one entry per env being reset (%d), got %d"
+                             % (fn, n, len(seeds)))
+        return np.array(seeds, dtype=np.int64)
+    raise TypeError("pongrl: %s: seed must be an int, a sequence of ints or None, got %r" % (fn, seed))
+
+
+def reset_mask(options, n):
+    """options["reset_mask"] (a bool array of shape (n,)) or None."""
+    if not options or "reset_mask" not in options:
+        return None
+    mask = options["reset_mask"]
+    if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+        raise TypeError("pongrl: reset_mask must be a boolean numpy array, got %r" % (type(mask),))
+    if mask.shape != (n,):
+        raise ValueError("pongrl: reset_mask must have shape (%d,), got %s" % (n, mask.shape))
+    return np.ascontiguousarray(mask)
+
+
+class NativeVec(Closing):
+    """What pongrl's vector envs share: the C handle (vecenv.h), its closing, np_random."""
+
+    def close(self, **kwargs):
+        if getattr(self, "_handle", None) and lib is not None:
+            lib.vecenv_free(self._handle)
+            self._handle = None
+        self.closed = True
+
+    def __del__(self):
+        self.close()
+
+    def _check_open(self):
+        if not getattr(self, "_handle", None):
+            raise RuntimeError("pongrl: the vector environment is closed")
+
+    def _alloc_out(self, rows, shape):
+        """The arrays the C side writes into (caller-owned), rows of a step, and their VecOut."""
+        self._obs = np.zeros(shape, dtype=np.uint8)
+        self._final_obs = np.zeros(shape, dtype=np.uint8)
+        self._rewards = np.zeros(rows, dtype=np.float64)
+        self._terminated = np.zeros(rows, dtype=np.bool_)
+        self._truncated = np.zeros(rows, dtype=np.bool_)
+        self._done = np.zeros(rows, dtype=np.bool_)
+        self._ep_return = np.zeros(rows, dtype=np.float64)
+        self._ep_length = np.zeros(rows, dtype=np.int64)
+        self._ep_frames = np.zeros(rows, dtype=np.int64)
+        self._env_ids = np.zeros(rows, dtype=np.int32)
+        self._frame_number = np.zeros(rows, dtype=np.int64)
+        self._episode_frame_number = np.zeros(rows, dtype=np.int64)
+        self._out = _lib.VecOut(*(a.ctypes.data for a in (
+            self._obs, self._rewards, self._terminated, self._truncated, self._final_obs,
+            self._ep_return, self._ep_length, self._ep_frames, self._env_ids,
+            self._frame_number, self._episode_frame_number)))
+        self._out_ref = ctypes.byref(self._out)
+
+    def _set_np_random(self, seed):
+        if gymnasium is None:
+            return StandInRandom._set_np_random(self, seed)
+        from gymnasium.utils import seeding
+        self._np_random, self._np_random_seed = seeding.np_random(seed)
+
+
+def _is_int_seed(seed):
+    return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
+
+
+class VecEnv(_VecBase, NativeVec):
     """num_envs Pong environments stepped together; use pongrl.make_vec().
 
     copy=True (Gymnasium's default) returns fresh arrays from every step; copy=False returns
     the same arrays each time, overwritten by the next step (EnvPool/PufferLib-style, fastest).
     """
 
-    metadata = {"autoreset_mode": _SAME_STEP, "render_modes": ["rgb_array"]}
+    # Gymnasium's VectorEnv.close comes first in the MRO and frees nothing (0.29's also reads a
+    # viewer this class lacks): NativeVec's frees the C handle.
+    close = NativeVec.close
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["rgb_array"]}
 
     def __init__(self, preset="ALE/Pong-v5", num_envs=8, num_threads=None, seed=None, copy=True,
                  render_mode=None, obs_type=None, frameskip=None, repeat_action_probability=None,
                  max_num_frames_per_episode=None, max_episode_steps=None,
-                 full_action_space=False, mode=None, difficulty=None):
+                 full_action_space=False, mode=None, difficulty=None,
+                 autoreset_mode=AutoresetMode.SAME_STEP):
         self._handle = None
+        self.autoreset_mode = autoreset_mode = globals()["autoreset_mode"](autoreset_mode)
+        self.metadata = dict(type(self).metadata, autoreset_mode=autoreset_mode)
         kwargs = dict(obs_type=obs_type, frameskip=frameskip,
                       repeat_action_probability=repeat_action_probability,
                       max_num_frames_per_episode=max_num_frames_per_episode,
@@ -62,10 +159,16 @@ class VecEnv(_VecBase, Closing):
         self.copy = bool(copy)
         self.spec = make_spec(id, {k: v for k, v in kwargs.items() if v is not None and v is not False},
                               vector=True)
-        self._handle = lib.vecenv_new(ctypes.byref(preset), self.num_envs, int(num_threads),
-                                      _lib.OBS_TYPES[obs_type])
+        cfg = _lib.VecConfig(num_envs=self.num_envs, num_threads=int(num_threads),
+                             obs_type=_lib.OBS_TYPES[obs_type],
+                             autoreset=_lib.AUTORESET_MODES[autoreset_mode.value], batch_size=0,
+                             thread_affinity_offset=-1)
+        why = ctypes.c_char_p()
+        self._handle = lib.vecenv_create(ctypes.byref(preset), ctypes.byref(cfg), ctypes.byref(why))
         if not self._handle:
-            raise MemoryError("pongrl: vecenv_new(%r, %d) failed" % (id, self.num_envs))
+            if why.value:
+                raise ValueError("pongrl: %s" % why.value.decode())
+            raise MemoryError("pongrl: vecenv_create(%r, %d) failed" % (id, self.num_envs))
         self.num_threads = lib.vecenv_num_threads(self._handle)
         self.single_observation_space = observation_space(obs_type)
         self.full_action_space = bool(full_action_space)
@@ -78,21 +181,7 @@ class VecEnv(_VecBase, Closing):
         self.closed = False
         self._np_random = None
         self._np_random_seed = None
-        n = self.num_envs
-        # the C side writes into these (caller-owned) arrays
-        self._obs = np.zeros(shape, dtype=np.uint8)
-        self._final_obs = np.zeros(shape, dtype=np.uint8)
-        self._rewards = np.zeros(n, dtype=np.float64)
-        self._terminated = np.zeros(n, dtype=np.bool_)
-        self._truncated = np.zeros(n, dtype=np.bool_)
-        self._done = np.zeros(n, dtype=np.bool_)
-        self._ep_return = np.zeros(n, dtype=np.float64)
-        self._ep_length = np.zeros(n, dtype=np.int64)
-        self._ep_frames = np.zeros(n, dtype=np.int64)
-        self._out = _lib.VecOut(*(a.ctypes.data for a in (
-            self._obs, self._rewards, self._terminated, self._truncated, self._final_obs,
-            self._ep_return, self._ep_length, self._ep_frames)))
-        self._out_ref = ctypes.byref(self._out)
+        self._alloc_out(self.num_envs, shape)
         self._bad = ctypes.c_int(-1)
         self._bad_ref = ctypes.byref(self._bad)
         self._seed = as_seed(seed) if seed is not None else None
@@ -102,12 +191,14 @@ class VecEnv(_VecBase, Closing):
     # -- Gymnasium's VectorEnv API
 
     def reset(self, *, seed=None, options=None):
-        """Every env starts a new episode -> (obs (N, ...), info {}). seed: an int (env i's
-        episodes then come from (seed, i)); without one, the next in a stream from the last."""
+        """Every env (or those of options["reset_mask"]) starts a new episode -> (obs (N, ...),
+        info {}). seed: an int (env i's episodes then come from (seed, i)); a list or array of
+        one seed per env reset (None entries: that env goes on with its stream); without one,
+        the next in a stream from the last."""
         self._check_open()
-        if isinstance(seed, (list, tuple)):
-            raise ValueError("pongrl: VecEnv.reset takes one integer seed (env i's randomness "
-                             "comes from (seed, i)), not a list")
+        mask = reset_mask(options, self.num_envs)
+        if mask is not None or isinstance(seed, (list, tuple, np.ndarray)):
+            return self._reset_some(seed, mask)
         if seed is not None:
             seed = as_seed(seed)
             self._seed, self._resets = seed, 0
@@ -117,6 +208,31 @@ class VecEnv(_VecBase, Closing):
         s = self._seed if self._resets == 0 else _mix64(self._seed ^ _mix64(self._resets))
         self._resets += 1
         lib.vecenv_reset(self._handle, s, self._out_ref)
+        self._needs_reset = False
+        return self._ret(self._obs), {}
+
+    def _reset_some(self, seed, mask):
+        if mask is not None and not mask.all() and self._needs_reset:
+            raise RuntimeError("pongrl: the first reset() must reset every env")
+        k = self.num_envs if mask is None else int(mask.sum())
+        seeds = np.full(self.num_envs, -1, dtype=np.int64)
+        if seed is not None:
+            if _is_int_seed(seed):
+                given = np.arange(k, dtype=np.int64) + as_seed(seed)   # as ale-py: seed + k
+            else:
+                given = reset_seeds(seed, k)
+            if mask is None:
+                seeds[:] = given
+            else:
+                seeds[mask] = given
+        elif self._needs_reset:              # a first reset without seeds: a fresh stream
+            self._seed = self._seed if self._seed is not None else entropy_seed()
+            seeds[:] = [_mix64(self._seed ^ _mix64(i + 1)) & 0x7fffffffffffffff
+                        for i in range(self.num_envs)]
+        rc = lib.vecenv_reset_mask(self._handle, None if mask is None else mask.ctypes.data,
+                                   seeds.ctypes.data, self._out_ref)
+        if rc != _lib.ENV_OK:
+            raise RuntimeError("pongrl: reset(options={'reset_mask': ...}) failed")
         self._needs_reset = False
         return self._ret(self._obs), {}
 
@@ -144,12 +260,16 @@ class VecEnv(_VecBase, Closing):
                                  % (n_act, bad[0], a[bad[0]]))
             a = self._full_to_minimal[a]
         rc = lib.vecenv_step(self._handle, a.ctypes.data, self._out_ref, self._bad_ref)
+        if rc == _lib.ENV_ERR_DONE:
+            raise RuntimeError("pongrl: env %d's episode has ended and autoreset_mode is DISABLED: "
+                               "reset it with reset(options={'reset_mask': mask})" % self._bad.value)
         if rc != _lib.ENV_OK:
             i = self._bad.value
             raise ValueError("pongrl: actions must be integers in [0, %d) (%s); env %d got %r"
                              % (n_act, ", ".join(self._meanings), i, a[i]))
         np.logical_or(self._terminated, self._truncated, out=self._done)
-        info = self._end_info() if self._done.any() else {}
+        same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
+        info = self._end_info() if same_step and self._done.any() else {}
         return self._ret(self._obs), self._ret(self._rewards), self._ret(self._terminated), \
             self._ret(self._truncated), info
 
@@ -171,33 +291,15 @@ class VecEnv(_VecBase, Closing):
         lib.env_render_rgb(e, rgb.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
         return rgb
 
-    def close(self, **kwargs):
-        if getattr(self, "_handle", None) and lib is not None:
-            lib.vecenv_free(self._handle)
-            self._handle = None
-        self.closed = True
-
-    def __del__(self):
-        self.close()
-
     def __repr__(self):
-        return "pongrl.VecEnv(%s, num_envs=%d, num_threads=%d, obs_type=%s)" % (
-            self.spec_id, self.num_envs, getattr(self, "num_threads", 0), self.obs_type)
+        return "pongrl.VecEnv(%s, num_envs=%d, num_threads=%d, obs_type=%s, autoreset_mode=%s)" % (
+            self.spec_id, self.num_envs, getattr(self, "num_threads", 0), self.obs_type,
+            getattr(self, "autoreset_mode", None))
 
     # -- internals
 
-    def _check_open(self):
-        if not getattr(self, "_handle", None):
-            raise RuntimeError("pongrl: the vector environment is closed")
-
     def _ret(self, a):
         return a.copy() if self.copy else a
-
-    def _set_np_random(self, seed):
-        if gymnasium is None:
-            return StandInRandom._set_np_random(self, seed)
-        from gymnasium.utils import seeding
-        self._np_random, self._np_random_seed = seeding.np_random(seed)
 
     def _end_info(self):
         done = self._done.copy()

@@ -20,6 +20,8 @@ void die_usage(const char *fmt, ...) {
     exit(2);
 }
 
+bool arg_is_help(const char *s) { return !strcmp(s, "-h") || !strcmp(s, "--help"); }
+
 long long arg_int(const char *flag, const char *s, long long lo, long long hi) {
     char *end;
     errno = 0;

@@ -3,10 +3,14 @@
 #ifndef PONGRL_ARGS_H
 #define PONGRL_ARGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 // One line on stderr, "pongrl: ... (see --help)", and exit code 2: every usage error.
 void die_usage(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+// -h or --help: every subcommand takes both.
+bool arg_is_help(const char *s);
 
 long long arg_int(const char *flag, const char *s, long long lo, long long hi);
 double arg_double(const char *flag, const char *s, double lo, double hi);

@@ -49,7 +49,7 @@ static void bench_args(int argc, char **argv, BenchArgs *a) {
     *a = (BenchArgs){ 10, 10, 1, "1,2,4", "vader,tcp" };
     for (int i = 1; i < argc; i++) {
         const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(f, "--help")) {
+        if (arg_is_help(f)) {
             printf("usage: pongrl bench cluster [--batch-per-rank N (10)] [--iterations N (10)] [--workers N (1)]\n"
                    "                            [--ranks 1,2,4] [--transports vader,tcp]\n"
                    "Without mpirun: launches mpirun for each rank count and transport (Open MPI).\n"
@@ -91,10 +91,10 @@ static int cmp_double(const void *a, const void *b) {
 // one launch: every rank runs this
 
 static int bench_rank(const BenchArgs *a) {
-    int provided = 0, rank = 0, size = 1;
-    MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    char err[1024] = "";
+    Comm *comm = cluster_comm_create(err, sizeof(err));
+    if (!comm) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    const int rank = comm->rank, size = comm->size;
     TrainConfig cfg;
     train_config_default(&cfg);
     cfg.batch_size = a->batch_per_rank * size;
@@ -102,21 +102,21 @@ static int bench_rank(const BenchArgs *a) {
     cfg.iterations = 1;
     cfg.quiet = true;
     TrainState st;
-    if (train_state_init(&st, &cfg, algo_find(cfg.algo))) { fprintf(stderr, "pongrl: out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
-    Pool *pool = pool_create(cfg.workers, cfg.env_id, &st.policy);
-    char err[1024] = "";
-    Comm *comm = pool ? comm_mpi_create(&st, cfg.workers, false, err, sizeof(err)) : NULL;
-    if (!comm) {
-        fprintf(stderr, "pongrl: %s\n", pool ? err : "cannot start the worker threads");
+    Pool *pool = NULL;
+    if (comm->agree(comm, &cfg, false, err, sizeof(err))) {
+        if (rank == 0) fprintf(stderr, "pongrl: %s\n", err);
+        comm->destroy(comm);
         return 1;
     }
+    if (train_state_init(&st, &cfg, algo_find(cfg.algo))) comm->fail(comm, "out of memory");
+    if (!(pool = pool_create(cfg.workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy))) comm->fail(comm, "cannot start the worker threads");
     // warm-up: the first iteration sends the weights and cache and touches every page
-    if (train_run(&st, pool, comm, NULL, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); comm_mpi_abort(comm); }
+    if (train_run(&st, pool, comm, NULL, err, sizeof(err))) comm->fail(comm, err);
     comm_mpi_reset_times(comm);
     st.cfg.iterations = 1 + a->iterations;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = clock_now_s();
-    if (train_run(&st, pool, comm, NULL, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); comm_mpi_abort(comm); }
+    if (train_run(&st, pool, comm, NULL, err, sizeof(err))) comm->fail(comm, err);
     double wall = clock_now_s() - t0;
     CommTimes t;
     comm_mpi_times(comm, &t);
@@ -153,7 +153,7 @@ static int bench_rank(const BenchArgs *a) {
                        : 0.5 * (comm_worst[ns / 2 - 1] + comm_worst[ns / 2])));
         fflush(stdout);
     }
-    comm_mpi_destroy(comm);
+    comm->destroy(comm);
     pool_destroy(pool);
     train_state_free(&st);
     return 0;

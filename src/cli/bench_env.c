@@ -15,6 +15,7 @@
 
 #include "../env/env.h"
 #include "../util/clock.h"
+#include "args.h"
 
 #define BENCH_ENV_ID "ALE/Pong-v5"
 #define BENCH_CHUNK_STEPS 4096     // steps between clock reads (~1-4 ms)
@@ -84,6 +85,11 @@ static double bench_clone(bool restore, double min_seconds) {
 int bench_env(int argc, char **argv) {
     double seconds = 1.0;
     for (int i = 0; i < argc; i++) {
+        if (arg_is_help(argv[i])) {
+            printf("usage: pongrl bench env [--seconds S (1)]\n"
+                   "The environment's speed on one core, as name: value lines (see the top of bench_env.c).\n");
+            return 0;
+        }
         if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
             char *end;
             seconds = strtod(argv[++i], &end);

@@ -1,11 +1,9 @@
-// bench_train.c: `pongrl bench train`: the network's speed per agent step against the seed's
-// NumPy code on the same episode, training throughput, and the wall time of one update.
-#include <errno.h>
+// bench_train.c: `pongrl bench train`: the network's speed per agent step on one episode,
+// training throughput, and the wall time of one update. (The seed's NumPy code on the same
+// episode is timed by bench/seed_bench.py, which `make bench` runs after this.)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../algo/algo.h"
@@ -23,7 +21,7 @@ static double time_update(int batch, int workers, int64_t *steps) {
     cfg.batch_size = batch; cfg.workers = workers; cfg.iterations = 1; cfg.quiet = true;
     TrainState st;
     if (train_state_init(&st, &cfg, algo_find(cfg.algo))) return -1;
-    Pool *pool = pool_create(workers, cfg.env_id, &st.policy);
+    Pool *pool = pool_create(workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy);
     Comm *comm = comm_local_create();
     char err[256];
     int rc = pool && comm ? train_run(&st, pool, comm, NULL, err, sizeof(err)) : -1;   // warm-up
@@ -33,7 +31,7 @@ static double time_update(int batch, int workers, int64_t *steps) {
     rc = rc ? rc : train_run(&st, pool, comm, NULL, err, sizeof(err));
     double dt = clock_now_s() - t0;
     *steps = st.agent_steps - steps0;
-    comm_local_destroy(comm);
+    if (comm) comm->destroy(comm);
     pool_destroy(pool);
     train_state_free(&st);
     return rc ? -1 : dt;
@@ -41,18 +39,22 @@ static double time_update(int batch, int workers, int64_t *steps) {
 
 int bench_train(int argc, char **argv) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (argc > 1 && arg_is_help(argv[1])) {
+        printf("usage: pongrl bench train [WORKERS (default: one per core)]\n"
+               "The network's speed per agent step on one episode, training throughput and the wall time\n"
+               "of one update, as name: value lines (`make bench` adds the seed's NumPy code on the same episode).\n");
+        return 0;
+    }
     int workers = argc > 1 ? (int)arg_int("--workers", argv[1], 1, 1024) : (int)(cores > 0 ? cores : 1);
-    // the network on one real episode (untrained policy), ours against the seed's NumPy
-    char dir[64];
-    snprintf(dir, sizeof(dir), "/tmp/pongrl-bench-%d", (int)getpid());   // the seed's inputs go here
-    if (mkdir(dir, 0700) && errno != EEXIST) { perror("pongrl: bench train: mkdir"); return 1; }
+    // the network on one real episode (untrained policy); bench/seed_bench.py times the seed's
+    // NumPy code on the same episode
     TrainConfig cfg;
     train_config_default(&cfg);
     TrainState st;
     Worker w;
     Env env;
     if (train_state_init(&st, &cfg, algo_find(cfg.algo)) || worker_alloc(&w, &st.policy)) return 1;
-    env_init(&env, cfg.env_id, 0);
+    env_init_flavour(&env, cfg.env_id, cfg.mode, cfg.difficulty, 0);
     EpisodeStats es;
     rollout_play(&w, &st.policy, &env, episode_env_seed(1, 0), episode_act_seed(1, 0), &es);
     const Trajectory *tr = &w.tr;
@@ -81,23 +83,6 @@ int bench_train(int argc, char **argv) {
     printf("forward_us_per_step: %.3f\n", fwd * 1e6);
     printf("backward_us_per_step: %.3f\n", bwd * 1e6);
     fflush(stdout);
-    // the seed's code on the same episode
-    char cmd[1024];
-    snprintf(cmd, sizeof(cmd), "build/dump_episodes --seed 1 --episodes 1 --out %s >/dev/null && "
-             "OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py %s", dir, dir);
-    FILE *py = popen(cmd, "r");
-    double sf = 0, sb = 0;
-    char line[256];
-    while (py && fgets(line, sizeof(line), py)) {
-        fputs(line, stdout);
-        sscanf(line, "seed_forward_us_per_step: %lf", &sf);
-        sscanf(line, "seed_backward_us_per_step: %lf", &sb);
-    }
-    if (py) pclose(py);
-    if (sf > 0) printf("forward_speedup_vs_seed: %.1f\n", sf / (fwd * 1e6));
-    if (sb > 0) printf("backward_speedup_vs_seed: %.1f\n", sb / (bwd * 1e6));
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    if (system(cmd)) {}
     free(h); free(dl);
     worker_free(&w);
     train_state_free(&st);

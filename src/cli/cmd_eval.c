@@ -1,7 +1,6 @@
 // cmd_eval.c: `pongrl eval`: how good is a model? N games on every core, then the mean
 // score with its 95% interval, the share of points won and the mean episode length.
 // Episode e is seeded from (--seed, e) alone, so the output does not depend on --workers.
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +12,6 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "../train/model.h"
 
 typedef struct {
     int score;                 // agent - CPU points
@@ -60,52 +58,27 @@ static double t975(int df) {
     return z + (z * z * z + z) / (4 * d) + (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
 }
 
-static void print_help(void) {
-    printf("usage: pongrl eval MODEL [options]\n"
-           "\n"
-           "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
-           "file, a run directory (its newest checkpoint) or a folder with the seed's W1.npy/W2.npy.\n"
-           "\n"
-           "  --episodes N   games to play                                 (default 20)\n"
-           "  --env ID       environment                                   (default: the model's)\n"
-           "  --greedy       UP iff p > 0.5, instead of sampling as in training\n"
-           "  --seed S       evaluation seed: same seed, same output       (default 1)\n"
-           "  --workers N    threads                                       (default: one per core)\n"
-           "  --verbose      one line per game\n");
-}
-
 int cmd_eval(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"episodes", 1, 0, 'n'}, {"env", 1, 0, 'e'}, {"greedy", 0, 0, 'g'}, {"seed", 1, 0, 's'},
-        {"workers", 1, 0, 'w'}, {"verbose", 0, 0, 'v'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    int episodes = 20, workers = train_cores_available();
-    const char *env_id = NULL;
-    bool greedy = false, verbose = false;
-    uint64_t seed = 1;
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case 'n': episodes = (int)arg_int("--episodes", optarg, 1, 1000000); break;
-        case 'e': env_id = arg_env("--env", optarg); break;
-        case 'g': greedy = true; break;
-        case 's': seed = arg_u64("--seed", optarg); break;
-        case 'w': workers = (int)arg_int("--workers", optarg, 1, 1024); break;
-        case 'v': verbose = true; break;
-        case 'h': print_help(); return 0;
-        case ':': die_usage("%s needs a value", argv[optind - 1]);
-        default:  die_usage("eval: unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1) die_usage("eval needs one MODEL (a checkpoint, run directory or folder with W1.npy)");
+    PlayArgs a;
+    play_args_parse(argc, argv, PLAY_OPT_EPISODES | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_GREEDY | PLAY_OPT_SEED | PLAY_OPT_WORKERS |
+                    PLAY_OPT_VERBOSE, "MODEL [options]",
+                    "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
+                    "file, a run directory (its newest checkpoint) or a folder with the seed's W1.npy/W2.npy.\n", &a);
+    int episodes = a.episodes, workers = a.workers;
+    const char *env_id = a.env_id;
+    int mode = a.mode, difficulty = a.difficulty;
+    const bool greedy = a.greedy, verbose = a.verbose;
+    const uint64_t seed = a.seed;
     if (workers < 1) workers = 1;
     if (workers > episodes) workers = episodes;
 
     TrainState st;
-    char desc[2048], err[2048];
-    if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
-    if (!env_id) env_id = st.cfg.env_id;
-    printf("pongrl eval: %s\n  %s, %d episodes, %s, seed %llu, %d workers\n", desc, env_id, episodes,
+    char desc[2048];
+    if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
+    env_id = a.env_id; mode = a.mode; difficulty = a.difficulty;
+    char flavour[64] = "";
+    if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
+    printf("pongrl eval: %s\n  %s%s, %d episodes, %s, seed %llu, %d workers\n", desc, env_id, flavour, episodes,
            greedy ? "greedy" : "stochastic", (unsigned long long)seed, workers);
     fflush(stdout);
 
@@ -113,10 +86,11 @@ int cmd_eval(int argc, char **argv) {
     WorkPool *wp = NULL;
     int rc = 1;
     if (!job.players || !job.res) { fprintf(stderr, "pongrl: out of memory\n"); goto out; }
+    char perr[1024] = "out of memory";
     for (int k = 0; k < workers; k++)
-        if (!(job.players[k] = malloc(sizeof(Player))) || player_init_model(job.players[k], &st, env_id, greedy, err, sizeof(err))) {
+        if (!(job.players[k] = malloc(sizeof(Player))) || player_init_model(job.players[k], &st, env_id, mode, difficulty, greedy, perr, sizeof(perr))) {
             free(job.players[k]); job.players[k] = NULL;
-            fprintf(stderr, "pongrl: %s\n", err);
+            fprintf(stderr, "pongrl: %s\n", perr);
             goto out;
         }
     if (!(wp = workpool_create(workers - 1))) { fprintf(stderr, "pongrl: cannot start threads\n"); goto out; }

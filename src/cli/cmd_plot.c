@@ -9,7 +9,7 @@
 #include "metrics.h"
 
 int cmd_plot(int argc, char **argv) {
-    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    if (argc == 2 && arg_is_help(argv[1])) {
         printf("usage: pongrl plot RUN_DIR\n\n"
                "Draws RUN_DIR/curve.png: the batch mean and running mean reward against episodes and\n"
                "against training wall time (needs gnuplot; training refreshes it at each checkpoint).\n");

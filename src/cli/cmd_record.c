@@ -1,7 +1,6 @@
 // cmd_record.c: `pongrl record`: one game played by a model, as an animated GIF or an MP4 at
 // real speed, optionally with the network's input beside the screen.
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +12,6 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "../train/model.h"
 
 #define INPUT_SCALE 2                                  // 80x80 drawn as 160x160
 #define INPUT_Y0 35                                    // the seed crops rows 35..194: line them up
@@ -35,48 +33,22 @@ static void compose(uint8_t *canvas, int cw, const uint8_t *rgb, const int8_t *x
         }
 }
 
-static void print_help(void) {
-    printf("usage: pongrl record MODEL --out game.gif|game.mp4 [options]\n"
-           "\n"
-           "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
-           "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"
-           "game.mp4 an H.264 MP4 scaled up 4 times (needs ffmpeg on PATH). MODEL is a\n"
-           "checkpoint file, a run directory (its newest checkpoint) or a folder with W1.npy/W2.npy.\n"
-           "The game is episode 0 of `pongrl eval --seed S`.\n"
-           "\n"
-           "  --out FILE       the .gif or .mp4 to write (required)\n"
-           "  --env ID         environment, e.g. ALE/Pong-v5 or pongrl/Pong-v5 (default: the model's)\n"
-           "  --seed S         game seed                                (default 1)\n"
-           "  --greedy         UP iff p > 0.5, instead of sampling as in training\n"
-           "  --max-steps N    stop after N agent steps         (default: none, the whole game)\n"
-           "  --with-input     the 80x80 difference frame the network sees, beside the screen\n");
-}
-
 int cmd_record(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"out", 1, 0, 'o'}, {"env", 1, 0, 'e'}, {"seed", 1, 0, 's'}, {"greedy", 0, 0, 'g'},
-        {"max-steps", 1, 0, 'm'}, {"with-input", 0, 0, 'i'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    const char *out = NULL, *env_id = NULL;
+    PlayArgs a;
+    play_args_parse(argc, argv, PLAY_OPT_OUT | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_MAX_STEPS |
+                    PLAY_OPT_WITH_INPUT, "MODEL --out game.gif|game.mp4 [options]",
+                    "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
+                    "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"
+                    "game.mp4 an H.264 MP4 scaled up 4 times (needs ffmpeg on PATH). MODEL is a\n"
+                    "checkpoint file, a run directory (its newest checkpoint) or a folder with W1.npy/W2.npy.\n"
+                    "The game is episode 0 of `pongrl eval --seed S`.\n", &a);
+    const char *out = a.out, *env_id = a.env_id;
+    int mode = a.mode, difficulty = a.difficulty;
     char err[2048];
-    uint64_t seed = 1;
-    bool greedy = false, input = false;
-    int64_t max_steps = 0;                             // 0: to the end of the game
-    opterr = 0;
-    int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (o) {
-        case 'o': out = optarg; break;
-        case 'e': env_id = arg_env("--env", optarg); break;
-        case 's': seed = arg_u64("--seed", optarg); break;
-        case 'g': greedy = true; break;
-        case 'm': max_steps = arg_int("--max-steps", optarg, 1, 10000000); break;
-        case 'i': input = true; break;
-        case 'h': print_help(); return 0;
-        case ':': die_usage("%s needs a value", argv[optind - 1]);
-        default:  die_usage("record: unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1 || !out) die_usage("usage: pongrl record MODEL --out game.gif|game.mp4");
+    const uint64_t seed = a.seed;
+    const bool greedy = a.greedy, input = a.with_input;
+    const int64_t max_steps = a.max_steps;              // 0: to the end of the game
+    if (!out) die_usage("usage: pongrl record MODEL --out game.gif|game.mp4");
     if (!out[0]) die_usage("--out needs a file name, got ''");
     int format = video_format(out, err, sizeof(err));
     if (format < 0) die_usage("%s", err);
@@ -84,8 +56,8 @@ int cmd_record(int argc, char **argv) {
 
     TrainState st;
     char desc[2048];
-    if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
-    if (!env_id) env_id = st.cfg.env_id;
+    if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
+    env_id = a.env_id; mode = a.mode; difficulty = a.difficulty;
     const int cw = PONG_SCREEN_W * (input ? 2 : 1);
     Player *pl = malloc(sizeof(Player));
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3), *canvas = malloc((size_t)PONG_SCREEN_H * cw * 3);
@@ -94,8 +66,9 @@ int cmd_record(int argc, char **argv) {
     FileReplace fr;
     bool pending = false;            // fr.tmp exists and is ours to remove
     int rc = 1;
-    if (!pl || !rgb || !canvas || player_init_model(pl, &st, env_id, greedy, err, sizeof(err))) {
-        fprintf(stderr, "pongrl: %s\n", err);
+    char perr[1024] = "out of memory";
+    if (!pl || !rgb || !canvas || player_init_model(pl, &st, env_id, mode, difficulty, greedy, perr, sizeof(perr))) {
+        fprintf(stderr, "pongrl: %s\n", perr);
         free(pl); pl = NULL;
         goto out;
     }
@@ -126,9 +99,11 @@ int cmd_record(int argc, char **argv) {
     env_state(&pl->env, &es);
     struct stat fst;
     long long size = stat(out, &fst) == 0 ? (long long)fst.st_size : -1;
-    printf("pongrl record: %s\n  %s, seed %llu, %s: %s after %lld steps (%lld frames), agent %lld, cpu %lld\n"
+    char flavour[64] = "";
+    if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
+    printf("pongrl record: %s\n  %s%s, seed %llu, %s: %s after %lld steps (%lld frames), agent %lld, cpu %lld\n"
            "  wrote %s: %dx%d, %lld frames, %.1f s, %lld KiB\n",
-           desc, env_id, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
+           desc, env_id, flavour, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
            s.terminated ? "game over" : s.truncated ? "truncated by the episode cap" : "stopped at --max-steps",
            (long long)steps, (long long)frames, (long long)es.score_agent, (long long)es.score_cpu,
            out, vs.width, vs.height, (long long)vs.pictures, vs.seconds, size / 1024);

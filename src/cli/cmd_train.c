@@ -12,7 +12,6 @@
 
 #include "../algo/algo.h"
 #include "../cluster/cluster.h"
-#include "../cluster/launch.h"
 #include "../train/checkpoint.h"
 #include "../train/train.h"
 #include "../util/crc.h"
@@ -113,7 +112,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
     TrainConfig flags = *c;
     opterr = 0;
     int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (o >= OPT_ROW && o < OPT_ROW + TRAIN_SETTING_COUNT) {
             const TrainSetting *row = &TRAIN_SETTING_ROWS[o - OPT_ROW];
             char why[128];
@@ -134,6 +133,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--resume: path too long");
             *resume = optarg;
             break;
+        case 'h':
         case OPT_HELP:    print_help(c); exit(0);
         case ':':         die_usage("%s needs a value", argv[optind - 1]);
         default:          die_usage("unknown option '%s'", argv[optind - 1]);
@@ -164,7 +164,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
 
 // Refuses a configuration this machine cannot hold (say, --hidden 100000), before allocating
 // it: what its learner says it needs.
-static int check_memory(const TrainConfig *c) {
+static int check_memory(const TrainConfig *c, char *err, size_t errlen) {
     FILE *f = fopen("/proc/meminfo", "r");
     if (!f) return 0;                             // not Linux: the allocations will tell
     char line[256];
@@ -174,9 +174,9 @@ static int check_memory(const TrainConfig *c) {
     fclose(f);
     double need = algo_find(c->algo)->memory_bytes(c);
     if (avail_kb < 0 || need <= avail_kb * 1024) return 0;
-    fprintf(stderr, "pongrl: H=%d with %d worker thread%s needs about %.1f GB of memory; this machine has %.1f GB "
-            "available (fewer --workers or a smaller --hidden)\n", c->hidden, c->workers, c->workers == 1 ? "" : "s",
-            need / 1e9, avail_kb * 1024 / 1e9);
+    snprintf(err, errlen, "H=%d with %d worker thread%s needs about %.1f GB of memory; this machine has %.1f GB "
+             "available (fewer --workers or a smaller --hidden)", c->hidden, c->workers, c->workers == 1 ? "" : "s",
+             need / 1e9, avail_kb * 1024 / 1e9);
     return -1;
 }
 
@@ -187,40 +187,56 @@ static bool path_exists(const char *dir, const char *name) {
     return stat(p, &st) == 0;
 }
 
-// Loads the run to continue from its newest usable checkpoint and lays the flags given again
-// over its configuration. Only rank 0 speaks and touches the directory.
-static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags, const bool *given, bool root) {
-    char err[1024], path[RUN_DIR_MAX + 64];
-    if (checkpoint_load_latest(dir, st, path, sizeof(path), root ? stderr : NULL, err, sizeof(err))) {
+// Loads the run to continue from its newest usable checkpoint (rank 0 alone) and lays the
+// flags given again over its configuration. 0, or -1 with one line in err.
+static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags, const bool *given, char *err,
+                       size_t errlen) {
+    char why[1024], path[RUN_DIR_MAX + 64];
+    struct stat sb;
+    if (stat(dir, &sb)) { snprintf(err, errlen, "cannot resume: %s: %s", dir, strerror(errno)); return -1; }
+    if (!S_ISDIR(sb.st_mode)) { snprintf(err, errlen, "cannot resume: %s is not a run directory", dir); return -1; }
+    if (checkpoint_load_latest(dir, st, path, sizeof(path), stderr, why, sizeof(why))) {
         int ckpts, tmps;
         checkpoint_scan(dir, &ckpts, &tmps);
-        if (root && !ckpts && tmps)
-            fprintf(stderr, "pongrl: cannot resume: %s holds no checkpoint, only the unfinished first one of a run killed"
-                    " as it started: start that run again (its flags and --run-dir %s)\n", dir, dir);
-        else if (root) fprintf(stderr, "pongrl: cannot resume: %s\n", err);
+        if (!ckpts && tmps)
+            snprintf(err, errlen, "cannot resume: %s holds no checkpoint, only the unfinished first one of a run killed"
+                     " as it started: start that run again (its flags and --run-dir %s)", dir, dir);
+        else snprintf(err, errlen, "cannot resume: %s", why);
         return -1;
     }
     const Learner *learner = algo_find(st->cfg.algo);
-    if (!learner || train_state_attach(st, learner, err, sizeof(err))) {
-        if (root) fprintf(stderr, "pongrl: cannot resume: %s\n", learner ? err : "the run's learner is not in this build");
-        train_state_free(st);
+    if (!learner || train_state_attach(st, learner, why, sizeof(why))) {
+        snprintf(err, errlen, "cannot resume: %s", learner ? why : "the run's learner is not in this build");
         return -1;
     }
     // the flags given again: when to stop and how to keep the run; this process's own always
     train_config_copy(&st->cfg, flags, SETTING_GOAL, given);
     train_config_copy(&st->cfg, flags, SETTING_HOST, NULL);
-    TrainConfig *c = &st->cfg;
-    snprintf(c->run_dir, sizeof(c->run_dir), "%s", root ? dir : "");
-    if (!root) return 0;
+    snprintf(st->cfg.run_dir, sizeof(st->cfg.run_dir), "%s", dir);
     // rows a killed run wrote after its last checkpoint would be written again; missing or
     // damaged rows are said
-    if (metrics_sync(dir, st, err, sizeof(err))) {
-        fprintf(stderr, "pongrl: cannot resume: %s\n", err);
-        train_state_free(st);
-        return -1;
-    }
+    if (metrics_sync(dir, st, why, sizeof(why))) { snprintf(err, errlen, "cannot resume: %s", why); return -1; }
     printf("pongrl train: resuming %s at iteration %lld, %lld episodes, running mean %.4f\n", path,
            (long long)st->iteration, (long long)st->episodes, st->running_reward);
+    return 0;
+}
+
+// A fresh run's directory (rank 0): made, locked, and not already a run's. 0, or -1 with one
+// line in err.
+static int rundir_claim(const char *dir, bool resume, char *err, size_t errlen) {
+    if (!resume && mkdir_p(dir)) { snprintf(err, errlen, "cannot create run directory %s: %s", dir, strerror(errno)); return -1; }
+    // one owner at a time: rank 0 holds the lock for the whole run (released when it exits)
+    if (rundir_lock(dir, err, errlen)) return -1;
+    if (resume) return 0;
+    int ckpts, tmps;
+    checkpoint_scan(dir, &ckpts, &tmps);
+    if (ckpts || path_exists(dir, "metrics.csv")) {
+        snprintf(err, errlen, "%s already holds a run: continue it with --resume %s, or choose another --run-dir", dir, dir);
+        return -1;
+    }
+    if (tmps)       // the first checkpoint's write was killed: there is nothing to resume
+        fprintf(stderr, "pongrl: note: %s held only the unfinished first checkpoint of a run killed as it started;"
+                " starting afresh\n", dir);
     return 0;
 }
 
@@ -243,98 +259,70 @@ int cmd_train(int argc, char **argv) {
         localtime_r(&t, &tm);
         strftime(cfg.run_dir, sizeof(cfg.run_dir), "runs/%Y%m%d-%H%M%S", &tm);
     }
-    // under mpirun only rank 0 writes the run directory; the others only play
-    bool mpi = cluster_launched(), root = !mpi || cluster_launch_rank() == 0;
-    if (!root) { cfg.run_dir[0] = 0; cfg.quiet = true; }
-    // Several unbound ranks on one machine share its cores: one thread per core in all, never more
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (mpi && !given[train_setting_find("workers") - TRAIN_SETTING_ROWS] && cfg.workers == online) {
-        cfg.workers /= cluster_launch_local_size();
-        if (cfg.workers < 1) cfg.workers = 1;
-    }
-    // From here a stop request is kept: one that comes while the run is loaded or MPI starts
-    // (on any rank) stops it at the first chance.
+    // From here a stop request is kept: one that comes while the run is loaded or the
+    // transport starts (on any rank) stops it at the first chance.
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    if (!resume && check_memory(&cfg)) return 1;            // before anything is written
-    // an orphaned rank must not go on writing the run (nor hold its lock)
-    if (mpi) cluster_die_with_launcher();
-    if (root && !resume && mkdir_p(cfg.run_dir)) {
-        fprintf(stderr, "pongrl: cannot create run directory %s: %s\n", cfg.run_dir, strerror(errno));
-        return 1;
-    }
-    if (root && resume) {
-        struct stat sb;
-        if (stat(resume, &sb)) { fprintf(stderr, "pongrl: cannot resume: %s: %s\n", resume, strerror(errno)); return 1; }
-        if (!S_ISDIR(sb.st_mode)) { fprintf(stderr, "pongrl: cannot resume: %s is not a run directory\n", resume); return 1; }
-    }
-    // one owner at a time: rank 0 holds the lock for the whole run (released when it exits)
-    char lerr[RUN_DIR_MAX + 256];
-    if (root && rundir_lock(cfg.run_dir, lerr, sizeof(lerr))) { fprintf(stderr, "pongrl: %s\n", lerr); return 1; }
-    if (root && !resume) {
-        int ckpts, tmps;
-        checkpoint_scan(cfg.run_dir, &ckpts, &tmps);
-        if (ckpts || path_exists(cfg.run_dir, "metrics.csv")) {
-            fprintf(stderr, "pongrl: %s already holds a run: continue it with --resume %s, or choose another --run-dir\n",
-                    cfg.run_dir, cfg.run_dir);
-            return 1;
-        }
-        if (tmps)       // the first checkpoint's write was killed: there is nothing to resume
-            fprintf(stderr, "pongrl: note: %s held only the unfinished first checkpoint of a run killed as it started;"
-                    " starting afresh\n", cfg.run_dir);
-    }
-    // Resuming under mpirun, only rank 0 reads the run: the others take its configuration and,
-    // at the first iteration, its weights and cache (they need not see the run directory).
-    bool adopt = mpi && resume && !root;
-    TrainState st;
-    if (resume && !adopt) {
-        if (resume_load(&st, resume, &cfg, given, root)) return 1;
-        cfg = st.cfg;
-        if (check_memory(&cfg)) { train_state_free(&st); return 1; }
-    } else if (train_state_init(&st, &cfg, algo_find(cfg.algo))) { fprintf(stderr, "pongrl: out of memory\n"); return 1; }
-    // From here every way out goes through `out` (what is not made yet is NULL), and a failure
-    // to start through `fail`: said on stderr first, then, under mpirun, the job ended, as the
-    // other ranks would wait for this one.
+    // The transport this process was started for, before anything is written. From here every
+    // way out goes through `out` (what is not made yet is NULL or zero), and a failure on this
+    // process through comm->fail (which, when other processes wait for this one, ends the job).
     int rc = 1;
-    Comm *local = NULL, *comm = NULL;
     Pool *pool = NULL;
-    char err[1024] = "";
-    // the ranks check each other before anything is written: a refused launch leaves no run
-    if (!mpi && !(comm = local = comm_local_create())) { fprintf(stderr, "pongrl: out of memory\n"); goto fail; }
-    if (mpi && !(comm = comm_mpi_create(&st, cfg.workers, adopt, err, sizeof(err)))) {
-        if (root) fprintf(stderr, "pongrl: %s\n", err);
-        goto out;                               // MPI is finalized already
+    TrainState st;
+    memset(&st, 0, sizeof(st));
+    char err[3 * RUN_DIR_MAX] = "";     // room for a message naming the run directory twice
+    Comm *comm = cluster_comm_create(err, sizeof(err));
+    if (!comm) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    // only rank 0 writes the run directory and speaks; the others only play
+    const bool root = comm->rank == 0;
+    if (!root) { cfg.run_dir[0] = 0; cfg.quiet = true; }
+    // processes that share a machine share its cores: one thread per core in all, never more
+    const int workers_row = (int)(train_setting_find("workers") - TRAIN_SETTING_ROWS);
+    if (!given[workers_row] && cfg.workers == sysconf(_SC_NPROCESSORS_ONLN) && comm->local_size > 1)
+        cfg.workers = cfg.workers / comm->local_size > 0 ? cfg.workers / comm->local_size : 1;
+    if (!resume && check_memory(&cfg, err, sizeof(err))) goto fail;          // before anything is written
+    if (root && rundir_claim(cfg.run_dir, resume != NULL, err, sizeof(err))) goto fail;
+    // Resuming, only rank 0 reads the run: the others take its settings (comm->agree) and, at the
+    // first iteration, its standing, weights and learner state (they need not see the run directory).
+    if (root && resume) {
+        if (resume_load(&st, resume, &cfg, given, err, sizeof(err))) goto fail;
+        cfg = st.cfg;
+        if (check_memory(&cfg, err, sizeof(err))) goto fail;
     }
-    if (adopt) cfg = st.cfg;                    // rank 0's run, this rank's threads
-    // iteration 0 too: a run killed before its first scheduled checkpoint can still resume
-    if (root && ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, err, sizeof(err))) ||
-                 rundir_write_config(&st, err, sizeof(err)))) {
-        fprintf(stderr, "pongrl: %s\n", err);
+    // the ranks agree before anything is written: a refused launch leaves no run
+    if (comm->agree(comm, &cfg, resume && !root, err, sizeof(err))) {
+        if (root) fprintf(stderr, "pongrl: %s\n", err);
+        goto out;                               // every rank knows: each ends on its own
+    }
+    if (!(root && resume) && train_state_init(&st, &cfg, algo_find(cfg.algo))) {
+        snprintf(err, sizeof(err), "out of memory");
         goto fail;
     }
-    if (!(pool = pool_create(cfg.workers, cfg.env_id, &st.policy))) {
-        fprintf(stderr, "pongrl: cannot start %d worker threads\n", cfg.workers);
+    // iteration 0 too: a run killed before its first scheduled checkpoint can still resume
+    if (root && ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, err, sizeof(err))) ||
+                 rundir_write_config(&st, err, sizeof(err))))
+        goto fail;
+    if (!(pool = pool_create(cfg.workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy))) {
+        snprintf(err, sizeof(err), "cannot start %d worker threads", cfg.workers);
         goto fail;
     }
     if (root) {
-        printf("pongrl train: %s, batch %d, %d worker%s, seed %llu, run dir %s", cfg.env_id, cfg.batch_size,
-               cfg.workers, cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir);
-        if (mpi) printf(", %d MPI ranks (rank 0's worker threads above; each rank has its own)", comm->size);
-        printf("\n");
+        char ranks[256];
+        comm->describe(comm, ranks, sizeof(ranks));
+        printf("pongrl train: %s", cfg.env_id);
+        if (cfg.mode || cfg.difficulty) printf(" mode %d difficulty %d", cfg.mode, cfg.difficulty);
+        printf(", algo %s, batch %d, %d worker%s, seed %llu, run dir %s%s\n", cfg.algo, cfg.batch_size, cfg.workers,
+               cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir, ranks);
         fflush(stdout);
     }
     // rank 0 logs, writes metrics.csv and checkpoints after every iteration
     TrainProgress tp;
     train_progress_init(&tp, &st);
     const TrainHooks hooks = { train_progress_on_iteration, &tp };
-    rc = train_run(&st, pool, comm, root ? &hooks : NULL, err, sizeof(err)) ? 1 : 0;
-    if (rc && mpi) {
-        fprintf(stderr, "pongrl: rank %d: %s\n", comm->rank, err);
-        comm_mpi_abort(comm);                   // the others are waiting for this rank
-    }
-    if (rc) fprintf(stderr, "pongrl: %s\n", err);
+    if (train_run(&st, pool, comm, root ? &hooks : NULL, err, sizeof(err))) goto fail;
+    rc = 0;
     char last[CKPT_PATH_MAX];
     checkpoint_path(cfg.run_dir, tp.last_iteration, last, sizeof(last));
     const bool stdout_lost = root && tp.stdout_errno;
@@ -348,19 +336,18 @@ int cmd_train(int argc, char **argv) {
     }
     if (root && tp.saves)
         printf("checkpoint %s (%d saved, %.0f ms each)\n", last, tp.saves, 1000 * tp.save_s_total / tp.saves);
-    size_t wn = st.policy.n;
-    const double *w = st.learner && st.learner->weights ? st.learner->weights(&st, &wn) : st.policy.w;
-    if (!rc && root) printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
-                (long long)st.iteration, (long long)st.episodes, st.running_reward,
-                (unsigned long)crc32_of(w, wn * sizeof(double)));
-    if (mpi && !rc && comm_mpi_report(comm, stdout)) rc = 1;     // collective: stdout_lost does not skip it
+    size_t wn;
+    const double *w = train_state_weights(&st, &wn);
+    if (root) printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
+                     (long long)st.iteration, (long long)st.episodes, st.running_reward,
+                     (unsigned long)crc32_of(w, wn * sizeof(double)));
+    if (comm->report(comm, &st, stdout)) rc = 1;     // collective: stdout_lost does not skip it
     if (stdout_lost) rc = 1;
     goto out;
 fail:
-    if (mpi) comm_mpi_abort(comm);
+    comm->fail(comm, err);
 out:
-    if (mpi && comm) comm_mpi_destroy(comm);
-    comm_local_destroy(local);
+    comm->destroy(comm);
     pool_destroy(pool);
     train_state_free(&st);
     return rc;

@@ -21,7 +21,7 @@ static const char *parse_model_out(int argc, char **argv, const char *cmd, const
     const char *out = NULL;
     opterr = 0;
     int o;
-    while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (o) {
         case 'o': out = optarg; break;
         case 'h': fputs(help, stdout); exit(0);

@@ -20,13 +20,18 @@ static const char *USAGE =
     "  export       a model's weights as the seed's W1.npy/W2.npy\n"
     "  import       W1.npy/W2.npy from the seed's Python code as a pongrl weights file\n"
     "  bench env    environment speed (name: value lines)\n"
-    "  bench train  network and training speed, against the seed's NumPy code\n"
-    "  bench cluster  MPI transport cost: share of an iteration spent communicating\n";
+    "  bench train  network and training speed (make bench adds the seed's NumPy code)\n"
+    "  bench cluster  MPI transport cost: share of an iteration spent communicating\n"
+    "  version      the version (also --version)\n";
 
 int main(int argc, char **argv) {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    if (argc < 2 || arg_is_help(argv[1]) || !strcmp(argv[1], "help")) {
         fputs(USAGE, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("pongrl %s\n", PONGRL_VERSION);
+        return 0;
     }
     // A closed stdout (`pongrl train | head`) is an error to report, not a silent death by
     // SIGPIPE: train stops after its batch with a checkpoint, the others say it on the way out.
@@ -41,7 +46,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(cmd, "export")) rc = cmd_export(argc - 1, argv + 1);
     else if (!strcmp(cmd, "import")) rc = cmd_import(argc - 1, argv + 1);
     else if (!strcmp(cmd, "bench")) {
-        if (argc < 3) die_usage("bench needs a target: env or train");
+        if (argc < 3) die_usage("bench needs a target: env, train or cluster");
+        if (arg_is_help(argv[2])) { fputs(USAGE, stdout); return 0; }
         if (!strcmp(argv[2], "env")) rc = bench_env(argc - 2, argv + 2);
         else if (!strcmp(argv[2], "train")) rc = bench_train(argc - 2, argv + 2);
         else if (!strcmp(argv[2], "cluster")) rc = bench_cluster(argc - 2, argv + 2);

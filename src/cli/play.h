@@ -10,6 +10,7 @@
 
 #include "../rl/agent.h"
 #include "../train/state.h"
+#include <stddef.h>
 
 typedef struct {
     Env env;
@@ -22,17 +23,53 @@ typedef struct {
     double last_p;                  // probability of UP at the last step
 } Player;
 
-// The seeds' network p playing env_id. 0, or -1 (unknown env id, out of memory).
-int player_init(Player *pl, const Policy *p, const char *env_id, bool greedy);
+// The seeds' network p playing env_id with ALE's mode and difficulty (env_init_flavour).
+// 0, or -1 (unknown env id, bad mode or difficulty, out of memory).
+int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int difficulty, bool greedy);
 // The model in s (model_load: the seeds' network, or a PPO run's, whose learner it attaches)
-// playing env_id. 0, or -1 with one line in err.
-int player_init_model(Player *pl, TrainState *s, const char *env_id, bool greedy, char *err, size_t errlen);
-// Any learner's policy playing env_id. 0, or -1 (unknown env id, out of memory).
-int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id);
+// playing as player_init. 0, or -1 with one line in err.
+int player_init_model(Player *pl, TrainState *s, const char *env_id, int mode, int difficulty, bool greedy,
+                      char *err, size_t errlen);
+// Any learner's policy playing env_id, mode, difficulty. 0, or -1 (as player_init).
+int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty);
 void player_free(Player *pl);
 void player_reset(Player *pl, uint64_t env_seed, uint64_t act_seed);
 // One agent step; returns the action taken.
 int player_step(Player *pl, EnvStep *out);
+
+// ----------------------------------------------------------------------------
+// the flags of eval, record and watch, written once: each command names the ones it takes
+
+enum {
+    PLAY_OPT_OUT = 1 << 0, PLAY_OPT_EPISODES = 1 << 1, PLAY_OPT_ENV = 1 << 2, PLAY_OPT_SEED = 1 << 3,
+    PLAY_OPT_GREEDY = 1 << 4, PLAY_OPT_WORKERS = 1 << 5, PLAY_OPT_GAMES = 1 << 6, PLAY_OPT_MAX_STEPS = 1 << 7,
+    PLAY_OPT_WITH_INPUT = 1 << 8, PLAY_OPT_SCALE = 1 << 9, PLAY_OPT_SPEED = 1 << 10, PLAY_OPT_VERBOSE = 1 << 11,
+    PLAY_OPT_MODE = 1 << 12, PLAY_OPT_DIFFICULTY = 1 << 13,
+};
+
+typedef struct {
+    const char *model;              // the one positional argument
+    const char *out;                // --out, NULL if not given
+    const char *env_id;             // --env, NULL: the model's
+    int mode, difficulty;           // ALE's game mode and difficulty; -1: the model's
+    uint64_t seed;                  // 1
+    bool greedy, with_input, verbose;
+    int episodes;                   // 20
+    int workers;                    // one per core
+    int64_t games, max_steps;       // 0: no limit
+    int scale;                      // 3
+    double speed;                   // 1
+} PlayArgs;
+
+// Parses argv (argv[0]: the command's name) for the flags in `opts` (PLAY_OPT_*) and one MODEL.
+// -h/--help prints "usage: pongrl CMD USAGE", `about` and the flags, and exits 0; anything
+// else that is wrong ends in die_usage.
+void play_args_parse(int argc, char **argv, unsigned opts, const char *usage, const char *about, PlayArgs *a);
+
+// Loads MODEL (a->model: a checkpoint, a run directory, a folder with W1.npy/W2.npy) into st
+// (train_state_free frees it) and its description into desc; --env, --mode and --difficulty
+// left out take the model's. 0, or 1 with one line on stderr.
+int play_load_model(PlayArgs *a, TrainState *st, char *desc, size_t desclen);
 
 // Seeds of evaluation episode e: a family of streams apart from training's.
 uint64_t play_env_seed(uint64_t seed, int64_t e);

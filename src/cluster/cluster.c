@@ -7,20 +7,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launch.h"
+
 #ifndef HAVE_MPI
 
 // ----------------------------------------------------------------------------
 // a build without MPI: say so instead of running N unconnected copies
 
-Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t errlen) {
-    (void)st; (void)threads; (void)adopt;
+Comm *cluster_comm_create(char *err, size_t errlen) {
+    if (!cluster_launched()) {
+        Comm *c = comm_local_create();
+        if (!c) snprintf(err, errlen, "out of memory");
+        return c;
+    }
     snprintf(err, errlen, "started by an MPI launcher, but this pongrl was built without MPI "
              "(install libopenmpi-dev, then make clean all)");
     return NULL;
 }
-int comm_mpi_report(Comm *c, FILE *out) { (void)c; (void)out; return 0; }
-void comm_mpi_destroy(Comm *c) { (void)c; }
-void comm_mpi_abort(Comm *c) { (void)c; exit(1); }
 void comm_mpi_times(const Comm *c, CommTimes *t) { (void)c; memset(t, 0, sizeof(*t)); }
 int comm_mpi_samples(const Comm *c, double *iter_s, double *comm_s, int max) {
     (void)c; (void)iter_s; (void)comm_s; (void)max;
@@ -38,6 +41,8 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 // ----------------------------------------------------------------------------
 // the Comm
 
+static int buffers_for(MpiComm *m, int D, int H);
+
 static int mpi_begin(Comm *c, TrainState *st, bool *stop) {
     MpiComm *m = (MpiComm *)c;
     double t0 = clock_now_s(), comm_s = m->t.bcast_s + m->t.reduce_s;
@@ -48,29 +53,21 @@ static int mpi_begin(Comm *c, TrainState *st, bool *stop) {
     m->last_begin = t0;
     m->last_comm = comm_s;
     Header h = {0};
-    if (c->rank == 0) {
-        h = (Header){ st->iteration, st->episodes, st->agent_steps, st->frames, st->running_reward,
-                      st->wall_s, *stop, !m->synced };
-    }
+    if (c->rank == 0) h = (Header){ train_state_counters(st), st->iteration, *stop, !m->synced };
     MPI_Request req;
     MPI_Ibcast(&h, (int)sizeof(h), MPI_BYTE, 0, MPI_COMM_WORLD, &req);
     dispatch_wait(NULL, &req);       // ranks > 0 wait here while rank 0 logs and checkpoints
     double t1 = clock_now_s();
     m->t.wait_s += t1 - t0;
-    if (c->rank != 0) {
-        st->iteration = h.iteration; st->episodes = h.episodes;
-        st->agent_steps = h.agent_steps; st->frames = h.frames;
-        st->running_reward = h.running_reward; st->wall_s = h.wall_s;
-        *stop = h.stop != 0;
-    }
+    *stop = h.stop != 0;
     m->iteration = h.iteration;
     if (h.stop || c->size == 1) return 0;
     if (h.full) {
-        // Once per run: rank 0's weights and learner state (a fresh run's are the same
-        // everywhere, a resumed one's are rank 0's checkpoint). From then on every rank applies
-        // the same update to the same sums, so only those travel. Every rank settles first:
-        // what it owed is then nothing, and what it holds is overwritten.
-        train_state_settle(st);
+        // Once per run: rank 0's standing, weights and learner state (a fresh run's are the
+        // same everywhere, a resumed one's are rank 0's checkpoint). From then on every rank
+        // applies the same update to the same sums, so only those travel.
+        if (c->rank == 0) train_state_settle(st);
+        else train_state_adopt(st, &h.at);
         const Policy *p = &st->policy;
         MPI_Bcast(p->w, (int)p->n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         LearnerArray a[LEARNER_ARRAYS_MAX];
@@ -91,12 +88,16 @@ static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int
                       uint64_t digest, const double **g, char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
     double t0 = clock_now_s();
-    m->t.play_s += t0 - m->t_source;
-    m->t.iterations++;
+    if (m->t_source > 0) {                      // the first sum since the work was handed out
+        m->t.play_s += t0 - m->t_source;
+        m->t.iterations++;
+        m->t_source = 0;
+    }
     if (c->size == 1) {                         // the sums are all here already
         *g = NULL;
         return 0;
     }
+    if (buffers_for(m, rows->D, (int)(sum->n / (size_t)(rows->D + 1)))) { snprintf(err, errlen, "out of memory"); return -1; }
     // Every rank's record to every rank: the rows it touched (a bit each) and its weights
     // digest; beside it, the sum of the integers (for pg, the episodes' stats: each episode's
     // are non-zero on the one rank that played it). These two collectives are also the
@@ -161,7 +162,65 @@ static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int
     return 0;
 }
 
-Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t errlen) {
+// The buffers of the exchange at the end of play, for a gradient of D rows of H (then H).
+static void buffers_free(MpiComm *m) {
+    free(m->rec); free(m->recs); free(m->g);
+    m->rec = m->recs = NULL;
+    m->g = NULL;
+    if (m->D) allreduce_free(&m->ar);
+    m->D = m->H = 0;
+}
+
+static int buffers_for(MpiComm *m, int D, int H) {
+    if (m->D == D && m->H == H) return 0;
+    buffers_free(m);
+    const size_t nrec = ((size_t)D + 63) / 64 + 1;
+    m->rec = calloc(nrec, sizeof(int64_t));
+    m->recs = calloc(nrec * (size_t)m->comm.size, sizeof(int64_t));
+    m->g = big_calloc(((size_t)D + 1) * (size_t)H, sizeof(double));
+    if (!m->rec || !m->recs || !m->g || allreduce_init(&m->ar, m->comm.size, (size_t)D, (size_t)H)) {
+        free(m->rec); free(m->recs); free(m->g);
+        m->rec = m->recs = NULL;
+        m->g = NULL;
+        return -1;
+    }
+    m->D = D;
+    m->H = H;
+    return 0;
+}
+
+static int mpi_agree(Comm *c, TrainConfig *cfg, bool adopt, char *err, size_t errlen) {
+    MpiComm *m = (MpiComm *)c;
+    m->threads = cfg->workers;
+    free(m->queue);
+    m->qcap = m->threads + PREFETCH + 1;
+    if (!(m->queue = calloc((size_t)m->qcap, sizeof(int64_t)))) { snprintf(err, errlen, "out of memory"); return -1; }
+    return identity_agree(m, cfg, adopt, err, errlen);
+}
+
+static void mpi_describe(Comm *c, char *out, size_t n) {
+    snprintf(out, n, ", %d MPI ranks (rank 0's worker threads above; each rank has its own)", c->size);
+}
+
+static int mpi_report(Comm *c, const TrainState *s, FILE *out) { return report_shares((MpiComm *)c, s, out); }
+
+static void mpi_fail(Comm *c, const char *msg) { mpi_die(c->rank, msg); }    // the others are waiting for it
+
+static void mpi_destroy(Comm *c) {
+    if (!c) return;
+    MpiComm *m = (MpiComm *)c;
+    if (m->reply_reqs) MPI_Waitall(c->size, m->reply_reqs, MPI_STATUSES_IGNORE);
+    MPI_Finalize();
+    pthread_mutex_destroy(&m->mu);
+    pthread_cond_destroy(&m->cv);
+    buffers_free(m);
+    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->x);
+    free(m);
+}
+
+static Comm *comm_mpi_create(char *err, size_t errlen) {
+    // an orphaned rank must not go on writing the run (nor hold its lock)
+    cluster_die_with_launcher();
     int provided = 0, inited = 0;
     MPI_Initialized(&inited);
     if (inited) MPI_Query_thread(&provided);     // a benchmark started MPI itself
@@ -175,75 +234,36 @@ Comm *comm_mpi_create(TrainState *st, int threads, bool adopt, char *err, size_t
         return NULL;
     }
     MpiComm *m = calloc(1, sizeof(*m));
-    if (!m) cluster_die(NULL, "out of memory");
-    MPI_Comm_rank(MPI_COMM_WORLD, &m->comm.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &m->comm.size);
+    if (!m) { int rank = 0; MPI_Comm_rank(MPI_COMM_WORLD, &rank); mpi_die(rank, "out of memory"); }
+    Comm *c = &m->comm;
+    MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+    c->local_size = cluster_launch_local_size();
+    c->begin = mpi_begin; c->source = mpi_source; c->reduce = mpi_reduce;
+    c->agree = mpi_agree; c->describe = mpi_describe; c->report = mpi_report; c->fail = mpi_fail;
+    c->destroy = mpi_destroy;
+    c->ctx = m;
     int len = 0;
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     MPI_Get_processor_name(name, &len);
     snprintf(m->host, sizeof(m->host), "%s", name);
-    m->st = st;
-    m->threads = threads;
-    if (identity_adopt(m, adopt, err, errlen)) cluster_die(m, err);     // the others would wait for this rank
     m->hooks = test_hooks_read();
     wire_size_init(&m->wire, m->hooks.wire_high);
-    if (identity_check(m, err, errlen)) {
-        MPI_Finalize();
-        free(m);
-        return NULL;
-    }
-    m->comm.begin = mpi_begin;
-    m->comm.source = mpi_source;
-    m->comm.reduce = mpi_reduce;
-    m->comm.ctx = m;
-    const size_t D = (size_t)st->policy.D, H = (size_t)st->policy.H;
-    m->D = (int)D;
-    m->H = (int)H;
-    m->qcap = threads + PREFETCH + 1;
-    m->queue = calloc((size_t)m->qcap, sizeof(int64_t));
-    m->replies = calloc((size_t)m->comm.size, sizeof(*m->replies));
-    m->reply_reqs = malloc((size_t)m->comm.size * sizeof(MPI_Request));
-    const size_t nrec = (D + 63) / 64 + 1;
-    m->rec = calloc(nrec, sizeof(int64_t));
-    m->recs = calloc(nrec * (size_t)m->comm.size, sizeof(int64_t));
-    m->g = big_calloc((D + 1) * H, sizeof(double));
-    if (!m->queue || !m->replies || !m->reply_reqs || !m->rec || !m->recs || !m->g ||
-        allreduce_init(&m->ar, m->comm.size, D, H))
-        cluster_die(m, "out of memory");
-    // touch the buffers now: their page faults would otherwise land in the first iterations
-    for (int r = 0; r < m->comm.size; r++) m->reply_reqs[r] = MPI_REQUEST_NULL;
+    m->replies = calloc((size_t)c->size, sizeof(*m->replies));
+    m->reply_reqs = malloc((size_t)c->size * sizeof(MPI_Request));
+    if (!m->replies || !m->reply_reqs) mpi_fail(c, "out of memory");
+    for (int r = 0; r < c->size; r++) m->reply_reqs[r] = MPI_REQUEST_NULL;
     m->reply_req = MPI_REQUEST_NULL;
     pthread_mutex_init(&m->mu, NULL);
     pthread_cond_init(&m->cv, NULL);
-    return &m->comm;
+    return c;
 }
 
-void comm_mpi_abort(Comm *c) {
-    (void)c;
-    fflush(stdout);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);                                    // not reached
-}
-
-void cluster_die(const MpiComm *m, const char *msg) {
-    int rank = 0;
-    if (m) rank = m->comm.rank;
-    else MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "pongrl: rank %d: %s\n", rank, msg);
-    comm_mpi_abort(NULL);
-}
-
-void comm_mpi_destroy(Comm *c) {
-    if (!c) return;
-    MpiComm *m = (MpiComm *)c;
-    if (m->reply_reqs) MPI_Waitall(c->size, m->reply_reqs, MPI_STATUSES_IGNORE);
-    MPI_Finalize();
-    pthread_mutex_destroy(&m->mu);
-    pthread_cond_destroy(&m->cv);
-    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->rec); free(m->recs); free(m->x); free(m->g);
-    allreduce_free(&m->ar);
-    free(m);
+Comm *cluster_comm_create(char *err, size_t errlen) {
+    if (cluster_launched()) return comm_mpi_create(err, errlen);
+    Comm *c = comm_local_create();
+    if (!c) snprintf(err, errlen, "out of memory");
+    return c;
 }
 
 #endif

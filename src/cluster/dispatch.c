@@ -72,9 +72,10 @@ static void serve(MpiComm *m) {
         int r = s.MPI_SOURCE;
         MPI_Recv(req, 2, MPI_INT64_T, r, TAG_REQUEST, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (req[0] != m->iteration) {
-            fprintf(stderr, "pongrl: rank %d asked for episodes of iteration %lld during iteration %lld "
-                    "(protocol error)\n", r, (long long)req[0], (long long)m->iteration);
-            MPI_Abort(MPI_COMM_WORLD, 1);
+            char msg[160];
+            snprintf(msg, sizeof(msg), "rank %d asked for episodes of iteration %lld during iteration %lld "
+                     "(protocol error)", r, (long long)req[0], (long long)m->iteration);
+            mpi_die(m->comm.rank, msg);
         }
         MPI_Wait(&m->reply_reqs[r], MPI_STATUS_IGNORE);    // the buffer of its previous reply
         int64_t k, n;

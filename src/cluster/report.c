@@ -42,16 +42,17 @@ typedef struct {
     char host[HOST_MAX];
 } Share;
 
-int comm_mpi_report(Comm *c, FILE *out) {
-    MpiComm *m = (MpiComm *)c;
+int report_shares(MpiComm *m, const TrainState *s, FILE *out) {
+    const Comm *c = &m->comm;
     CommTimes t;
     comm_mpi_times(c, &t);
-    const Policy *p = &m->st->policy;
+    size_t wn;
+    const double *w = train_state_weights(s, &wn);
     Share me = { m->threads, t.episodes, t.retries, t.busy_s, t.bcast_s + t.reduce_s, t.wait_s,
-                 crc32_of(p->w, p->n * sizeof(double)), "" };
+                 crc32_of(w, wn * sizeof(double)), "" };
     snprintf(me.host, sizeof(me.host), "%s", m->host);
     Share *all = calloc((size_t)c->size, sizeof(Share));
-    if (!all) cluster_die(m, "out of memory");
+    if (!all) mpi_die(c->rank, "out of memory");   // the others are already in the gather
     MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
     // every rank updated its own copy of the weights; they must have stayed the same bits
     int differ = -1;

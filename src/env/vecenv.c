@@ -1,29 +1,22 @@
-// vecenv.c: N environments stepped together by a persistent pool of threads (see vecenv.h).
+// vecenv.c: N environments stepped together on the project's pool of threads (see vecenv.h).
 //
-// The envs are cut into chunks of contiguous envs; the calling thread and the pool's threads
-// claim chunks until none is left. Every env's randomness comes from (seed, env index,
-// episode index), never from the thread, so who steps a chunk changes nothing but the speed.
-// Claiming (rather than a fixed share per thread) matters on a busy machine: a worker that
-// the scheduler has not run yet claims nothing, and the caller steps its chunks instead of
-// waiting a time slice (measured: fixed shares took 1-4 ms a step at load 3.5 on 2 cores).
-// Between steps a worker spins briefly on the generation counter before sleeping on the
-// condition variable: a Python loop calls step() again within microseconds, and a sleeping
-// thread takes tens of microseconds to wake.
+// A step's rows are cut into chunks of contiguous rows, the parts of one workpool job: the
+// calling thread and the pool's threads claim them until none is left (util/workpool.h says
+// why claiming, and why a thread spins briefly before it sleeps). Every env's randomness
+// comes from (seed, env index, episode index), never from the thread, so who steps a chunk
+// changes nothing but the speed.
 #include "vecenv.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/workpool.h"
+
 #define VECENV_SEED_PURPOSE 0x76656e76ULL  // "venv": env i, episode j -> rng_key(seed, i, j, this)
-// Waiting: a few microseconds of pause, then sched_yield (so a thread that shares our core
-// can run: on a busy machine the worker and the caller can land on one core), then sleep.
-#define VECENV_SPIN_PAUSE 256
-#define VECENV_SPIN_YIELD 64
 #define VECENV_MAX_THREADS 256
 #define VECENV_CHUNKS_PER_THREAD 8         // chunks a job is cut into, per thread
 
@@ -108,197 +101,205 @@ Env *env_new_preset(const EnvPreset *p, uint64_t seed) {
 }
 
 // ----------------------------------------------------------------------------
-// the pool
+// the envs and their work
 
-typedef enum { JOB_STEP, JOB_RESET } JobKind;
+// What an env does when its turn comes: ALE's EnvVectorizer queues actions the same way.
+typedef enum { JOB_STEP, JOB_RESET, JOB_REPORT } JobKind;
 
 struct VecEnv {
-    int n, n_threads, obs_type;
+    int n, n_threads, obs_type, autoreset, batch;
     size_t obs_size;
-    Env *envs;                 // (N,)
-    uint64_t seed;
-    int64_t *episode;          // (N,) episode index of each env since the last reset(seed)
+    Env *envs;                 // (N,) without atari
+    bool is_atari;
+    AtariConfig atari_cfg;
+    AreaResize resize;
+    AtariEnv *aenvs;           // (N,) with atari
+    AtariScratch *scratch;     // (workers,) with atari
+    int n_scratch;
+    // env i's episode j is seeded with rng_key(base_seed[i], base_index[i], j, "venv")
+    uint64_t *base_seed;
+    int64_t *base_index, *episode;
     double *ep_return;         // (N,) running return of the current episode
     int64_t *ep_length, *ep_frames;
-    // the job of the current generation, read-only for the workers while it runs
-    JobKind job;
-    const int32_t *actions;
+    int64_t *frame_number;     // (N,) without atari: frames since the last seeded reset
+    bool *over;                // (N,) the env's last step ended its episode
+    bool started;              // a full reset has happened
+    // the work queue: env ids in the order their work was queued; each env at most once
+    uint8_t *job_kind;         // (N,) JobKind
+    int32_t *job_action;
+    uint8_t *job_seeded;       // (N,) the reset starts the env's stream again with job_seed
+    uint64_t *job_seed;
+    int64_t *job_index;
+    int *queue, q_head, q_len;
+    int *rows;                 // (B,) env of each row of the running job
+    int *last_rows;            // (B,) env of each row of the last returned batch
+    int job_rows;
     const VecOut *out;
-    // the pool: n_threads - 1 workers (tids[1..]); the caller claims chunks too
-    pthread_t *tids;
-    int n_started;
-    pthread_mutex_t mu;
-    pthread_cond_t start_cv, done_cv;
-    atomic_uint_fast64_t generation;
-    int n_chunks, chunk;       // the envs in chunks of `chunk` envs
-    // (generation << 32) | next chunk to claim: a thread claims only its generation's chunks
-    atomic_uint_fast64_t claim;
-    atomic_int chunks_done;    // chunks of the current generation finished
-    atomic_bool quit;
+    WorkPool *pool;            // n_threads - 1 threads; the caller claims chunks too
+    int chunk;                 // rows per part of the running job
+    int pin_offset;            // thread_affinity_offset, -1: none
+    bool *pinned;              // (n_threads,) a pool thread has pinned itself
 };
-
-typedef struct { VecEnv *v; } WorkerArg;
 
 uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode) {
     return rng_key(seed, (uint64_t)env_index, (uint64_t)episode, VECENV_SEED_PURPOSE);
 }
 
-static uint64_t episode_seed(const VecEnv *v, int i) { return vecenv_episode_seed(v->seed, i, v->episode[i]); }
-
-static void slot_reset(VecEnv *v, int i, const VecOut *out) {
-    v->episode[i] = 0;
+// A new episode of env i: seeded, its stream starts again from (seed, index); else it goes on.
+static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t index, int worker) {
+    if (seeded) {
+        v->base_seed[i] = seed;
+        v->base_index[i] = index;
+        v->episode[i] = 0;
+        v->frame_number[i] = 0;
+    } else {
+        v->episode[i]++;
+    }
     v->ep_return[i] = 0.0;
     v->ep_length[i] = 0;
     v->ep_frames[i] = 0;
-    env_reset(&v->envs[i], episode_seed(v, i));
-    env_render_obs(&v->envs[i], v->obs_type, out->obs + (size_t)i * v->obs_size);
-    out->rewards[i] = 0.0;
-    out->terminated[i] = false;
-    out->truncated[i] = false;
+    v->over[i] = false;
+    if (v->is_atari) {
+        atari_env_reset(&v->aenvs[i], seeded ? (int64_t)(seed & 0x7fffffff) : -1, &v->scratch[worker]);
+    } else {
+        env_reset(&v->envs[i], rng_key(v->base_seed[i], (uint64_t)v->base_index[i],
+                                        (uint64_t)v->episode[i], VECENV_SEED_PURPOSE));
+    }
 }
 
-static void slot_step(VecEnv *v, int i, int action, const VecOut *out) {
-    Env *e = &v->envs[i];
-    EnvStep st;
-    env_step(e, action, &st);   // actions checked by vecenv_step; never done (autoreset)
-    v->ep_return[i] += st.reward;
+static void write_obs(const VecEnv *v, int i, uint8_t *dst) {
+    if (v->is_atari) atari_env_obs(&v->aenvs[i], dst);
+    else env_render_obs(&v->envs[i], v->obs_type, dst);
+}
+
+// Row r reports env i as it is now: observation, counters, and the given reward and flags.
+static void write_row(VecEnv *v, int r, int i, double reward, bool term, bool trunc) {
+    const VecOut *out = v->out;
+    write_obs(v, i, out->obs + (size_t)r * v->obs_size);
+    out->rewards[r] = reward;
+    out->terminated[r] = term;
+    out->truncated[r] = trunc;
+    if (out->env_ids) out->env_ids[r] = i;
+    if (v->is_atari) {
+        if (out->frame_number) out->frame_number[r] = v->aenvs[i].frame_number;
+        if (out->episode_frame_number) out->episode_frame_number[r] = v->aenvs[i].episode_frame_number;
+    } else {
+        if (out->frame_number) out->frame_number[r] = v->frame_number[i];
+        if (out->episode_frame_number) out->episode_frame_number[r] = v->envs[i].frames;
+    }
+}
+
+// One step of env i's game; returns the reward, sets the flags, counts the episode.
+static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc, int worker) {
+    double reward;
+    int frames;
+    if (v->is_atari) {
+        AtariEnv *a = &v->aenvs[i];
+        int64_t before = a->elapsed;
+        atari_env_step(a, action, &v->scratch[worker]);
+        reward = a->reward;
+        *term = atari_env_terminated(a);
+        *trunc = atari_env_truncated(a);
+        frames = (int)(a->elapsed - before);
+    } else {
+        EnvStep st;
+        env_step(&v->envs[i], action, &st);   // never done: the caller resets ended envs
+        reward = st.reward;
+        *term = st.terminated;
+        *trunc = st.truncated;
+        frames = st.frames;
+        v->frame_number[i] += st.frames;
+    }
+    v->ep_return[i] += reward;
     v->ep_length[i] += 1;
-    v->ep_frames[i] += st.frames;
-    out->rewards[i] = (double)st.reward;
-    out->terminated[i] = st.terminated;
-    out->truncated[i] = st.truncated;
-    if (st.terminated || st.truncated) {
-        if (out->final_obs) env_render_obs(e, v->obs_type, out->final_obs + (size_t)i * v->obs_size);
-        if (out->episode_return) out->episode_return[i] = v->ep_return[i];
-        if (out->episode_length) out->episode_length[i] = v->ep_length[i];
-        if (out->episode_frames) out->episode_frames[i] = v->ep_frames[i];
-        v->episode[i]++;
-        v->ep_return[i] = 0.0;
-        v->ep_length[i] = 0;
-        v->ep_frames[i] = 0;
-        env_reset(e, episode_seed(v, i));
-    }
-    env_render_obs(e, v->obs_type, out->obs + (size_t)i * v->obs_size);
+    v->ep_frames[i] += frames;
+    return reward;
 }
 
-static void run_chunk(VecEnv *v, int c) {
-    int lo = c * v->chunk;
-    int hi = lo + v->chunk < v->n ? lo + v->chunk : v->n;
-    if (v->job == JOB_RESET) {
-        for (int i = lo; i < hi; i++) slot_reset(v, i, v->out);
-    } else {
-        for (int i = lo; i < hi; i++) slot_step(v, i, v->actions[i], v->out);
+static void row_run(VecEnv *v, int r, int worker) {
+    const VecOut *out = v->out;
+    int i = v->rows[r];
+    switch ((JobKind)v->job_kind[i]) {
+    case JOB_RESET:
+        env_start(v, i, v->job_seeded[i], v->job_seed[i], v->job_index[i], worker);
+        write_row(v, r, i, 0.0, false, false);
+        return;
+    case JOB_REPORT:
+        write_row(v, r, i, 0.0, false, false);
+        return;
+    case JOB_STEP:
+        break;
     }
+    if (v->autoreset == VECENV_NEXT_STEP && v->over[i]) {   // the step after the end resets
+        env_start(v, i, false, 0, 0, worker);
+        write_row(v, r, i, 0.0, false, false);
+        return;
+    }
+    bool term, trunc;
+    double reward = env_advance(v, i, v->job_action[i], &term, &trunc, worker);
+    if (term || trunc) {
+        if (out->episode_return) out->episode_return[r] = v->ep_return[i];
+        if (out->episode_length) out->episode_length[r] = v->ep_length[i];
+        if (out->episode_frames) out->episode_frames[r] = v->ep_frames[i];
+        v->over[i] = true;
+        if (v->autoreset == VECENV_SAME_STEP) {
+            if (out->final_obs) write_obs(v, i, out->final_obs + (size_t)r * v->obs_size);
+            env_start(v, i, false, 0, 0, worker);
+        }
+    }
+    write_row(v, r, i, reward, term, trunc);
 }
 
-// Claims and runs chunks of generation gen until none is left; returns true when this
-// thread finished the generation's last chunk.
-static bool claim_and_run(VecEnv *v, uint64_t gen) {
-    bool last = false;
-    uint_fast64_t c = atomic_load_explicit(&v->claim, memory_order_acquire);
-    while ((c >> 32) == (gen & 0xffffffffu) && (int)(c & 0xffffffffu) < v->n_chunks) {
-        if (!atomic_compare_exchange_weak_explicit(&v->claim, &c, c + 1, memory_order_acq_rel,
-                                                   memory_order_acquire))
-            continue;                       // c now holds the current value: try again
-        run_chunk(v, (int)(c & 0xffffffffu));
-        if (atomic_fetch_add_explicit(&v->chunks_done, 1, memory_order_acq_rel) + 1 == v->n_chunks)
-            last = true;
-        c = atomic_load_explicit(&v->claim, memory_order_acquire);
-    }
-    return last;
-}
+// ----------------------------------------------------------------------------
+// the pool (util/workpool.h: the project's one pool)
 
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
-// Waits until done(ctx) is true or the spin budget is spent; returns done(ctx).
-static bool spin_until(bool (*done)(void *), void *ctx) {
-    for (int i = 0; i < VECENV_SPIN_PAUSE; i++) {
-        if (done(ctx)) return true;
-        cpu_relax();
-    }
-    for (int i = 0; i < VECENV_SPIN_YIELD; i++) {
-        if (done(ctx)) return true;
-        sched_yield();
-    }
-    return done(ctx);
-}
-
-typedef struct { VecEnv *v; uint64_t seen; } GenWait;
-static bool generation_moved(void *ctx) {
-    GenWait *w = ctx;
-    return atomic_load_explicit(&w->v->generation, memory_order_acquire) != w->seen ||
-           atomic_load_explicit(&w->v->quit, memory_order_relaxed);
-}
-static bool all_chunks_done(void *ctx) {
+static void run_part(void *ctx, int part, int worker) {
     VecEnv *v = ctx;
-    return atomic_load_explicit(&v->chunks_done, memory_order_acquire) == v->n_chunks;
+    if (v->pin_offset >= 0 && worker < v->n_threads - 1 && !v->pinned[worker]) {
+        // ale-py's thread_affinity_offset: pool thread k on core (offset + k) % cores
+        v->pinned[worker] = true;
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        if (cores > 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET((int)((v->pin_offset + worker) % cores), &set);
+            pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+        }
+    }
+    int lo = part * v->chunk;
+    int hi = lo + v->chunk < v->job_rows ? lo + v->chunk : v->job_rows;
+    for (int r = lo; r < hi; r++) row_run(v, r, worker);
 }
 
-static void *worker_main(void *arg) {
-    WorkerArg *wa = arg;
-    VecEnv *v = wa->v;
-    free(wa);
-    uint64_t seen = 0;
-    for (;;) {
-        // The generation only changes under the mutex, so a worker that finds it unchanged
-        // under the mutex cannot miss the broadcast.
-        GenWait gw = {v, seen};
-        spin_until(generation_moved, &gw);
-        uint64_t g = atomic_load_explicit(&v->generation, memory_order_acquire);
-        if (g == seen) {
-            pthread_mutex_lock(&v->mu);
-            while ((g = atomic_load(&v->generation)) == seen && !atomic_load(&v->quit))
-                pthread_cond_wait(&v->start_cv, &v->mu);
-            pthread_mutex_unlock(&v->mu);
-        }
-        if (atomic_load(&v->quit)) return NULL;
-        seen = g;
-        if (claim_and_run(v, g)) {
-            pthread_mutex_lock(&v->mu);
-            pthread_cond_signal(&v->done_cv);
-            pthread_mutex_unlock(&v->mu);
-        }
-    }
-}
-
-// Runs the job on every chunk, the caller claiming chunks too, and returns when all are done.
-static void run_job(VecEnv *v) {
-    uint64_t gen = atomic_load_explicit(&v->generation, memory_order_relaxed) + 1;
-    atomic_store_explicit(&v->chunks_done, 0, memory_order_relaxed);
-    atomic_store_explicit(&v->claim, (gen & 0xffffffffu) << 32, memory_order_release);
-    if (v->n_threads > 1) {
-        pthread_mutex_lock(&v->mu);
-        atomic_store_explicit(&v->generation, gen, memory_order_release);
-        pthread_cond_broadcast(&v->start_cv);
-        pthread_mutex_unlock(&v->mu);
-    } else {
-        atomic_store_explicit(&v->generation, gen, memory_order_release);
-    }
-    claim_and_run(v, gen);
-    if (!all_chunks_done(v)) {              // a worker is finishing its last chunk
-        spin_until(all_chunks_done, v);
-        if (!all_chunks_done(v)) {
-            pthread_mutex_lock(&v->mu);
-            while (!all_chunks_done(v)) pthread_cond_wait(&v->done_cv, &v->mu);
-            pthread_mutex_unlock(&v->mu);
-        }
-    }
+// Runs the rows' jobs in chunks on the pool, the caller claiming chunks too.
+static void run_job(VecEnv *v, int rows) {
+    v->job_rows = rows;
+    int per = v->n_threads * VECENV_CHUNKS_PER_THREAD;
+    v->chunk = (rows + per - 1) / per;
+    workpool_run(v->pool, (rows + v->chunk - 1) / v->chunk, run_part, v);
 }
 
 // ----------------------------------------------------------------------------
 // public API
 
-VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_type) {
-    if (env_preset_check(p) != ENV_OK || num_envs < 1 || env_obs_size(obs_type) == 0) return NULL;
+static const char *config_check(const EnvPreset *p, const VecConfig *c) {
+    if (env_preset_check(p) != ENV_OK) return "bad preset";
+    if (c->num_envs < 1) return "num_envs must be >= 1";
+    if (c->autoreset < VECENV_NEXT_STEP || c->autoreset > VECENV_DISABLED) return "unknown autoreset mode";
+    if (c->batch_size < 0 || c->batch_size > c->num_envs) return "batch_size must be in [0, num_envs]";
+    if (c->atari) return atari_config_check(c->atari);
+    if (env_obs_size(c->obs_type) == 0) return "unknown observation type";
+    return NULL;
+}
+
+VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) {
+    const char *bad = config_check(p, c);
+    if (why) *why = bad;
+    if (bad) return NULL;
+    int num_envs = c->num_envs, num_threads = c->num_threads;
     if (num_threads <= 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        num_threads = c > 0 ? (int)c : 1;
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        num_threads = cores > 0 ? (int)cores : 1;
     }
     if (num_threads > VECENV_MAX_THREADS) num_threads = VECENV_MAX_THREADS;
     if (num_threads > num_envs) num_threads = num_envs;
@@ -306,96 +307,226 @@ VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_ty
     if (v == NULL) return NULL;
     v->n = num_envs;
     v->n_threads = num_threads;
-    v->obs_type = obs_type;
-    v->obs_size = env_obs_size(obs_type);
-    v->envs = calloc((size_t)num_envs, sizeof(Env));
-    v->episode = calloc((size_t)num_envs, sizeof(int64_t));
-    v->ep_return = calloc((size_t)num_envs, sizeof(double));
-    v->ep_length = calloc((size_t)num_envs, sizeof(int64_t));
-    v->ep_frames = calloc((size_t)num_envs, sizeof(int64_t));
-    v->tids = calloc((size_t)num_threads, sizeof(pthread_t));
-    pthread_mutex_init(&v->mu, NULL);
-    pthread_cond_init(&v->start_cv, NULL);
-    pthread_cond_init(&v->done_cv, NULL);
-    atomic_init(&v->generation, 0);
-    atomic_init(&v->claim, 0);
-    atomic_init(&v->chunks_done, 0);
-    v->chunk = (num_envs + num_threads * VECENV_CHUNKS_PER_THREAD - 1) / (num_threads * VECENV_CHUNKS_PER_THREAD);
-    v->n_chunks = (num_envs + v->chunk - 1) / v->chunk;
-    atomic_init(&v->quit, false);
-    if (!v->envs || !v->episode || !v->ep_return || !v->ep_length || !v->ep_frames || !v->tids) {
+    v->autoreset = c->autoreset;
+    v->batch = c->batch_size > 0 ? c->batch_size : num_envs;
+    v->is_atari = c->atari != NULL;
+    v->obs_type = v->is_atari ? -1 : c->obs_type;
+    size_t n = (size_t)num_envs;
+    if (v->is_atari) {
+        v->atari_cfg = *c->atari;
+        v->obs_size = atari_obs_size(&v->atari_cfg);
+        v->aenvs = calloc(n, sizeof(AtariEnv));
+    } else {
+        v->obs_size = env_obs_size(c->obs_type);
+        v->envs = calloc(n, sizeof(Env));
+    }
+    v->base_seed = calloc(n, sizeof(uint64_t));
+    v->base_index = calloc(n, sizeof(int64_t));
+    v->episode = calloc(n, sizeof(int64_t));
+    v->ep_return = calloc(n, sizeof(double));
+    v->ep_length = calloc(n, sizeof(int64_t));
+    v->ep_frames = calloc(n, sizeof(int64_t));
+    v->frame_number = calloc(n, sizeof(int64_t));
+    v->over = calloc(n, sizeof(bool));
+    v->job_kind = calloc(n, 1);
+    v->job_action = calloc(n, sizeof(int32_t));
+    v->job_seeded = calloc(n, 1);
+    v->job_seed = calloc(n, sizeof(uint64_t));
+    v->job_index = calloc(n, sizeof(int64_t));
+    v->queue = calloc(n, sizeof(int));
+    v->rows = calloc(n, sizeof(int));
+    v->last_rows = calloc(n, sizeof(int));
+    v->pinned = calloc((size_t)num_threads, sizeof(bool));
+    v->pin_offset = c->thread_affinity_offset;
+    v->pool = workpool_create(num_threads - 1);
+    if ((v->is_atari ? (void *)v->aenvs : (void *)v->envs) == NULL || !v->base_seed ||
+        !v->base_index || !v->episode || !v->ep_return || !v->ep_length || !v->ep_frames ||
+        !v->frame_number || !v->over || !v->job_kind || !v->job_action || !v->job_seeded || !v->job_seed ||
+        !v->job_index || !v->queue || !v->rows || !v->last_rows || !v->pinned || !v->pool) {
         vecenv_free(v);
         return NULL;
     }
-    for (int i = 0; i < num_envs; i++) env_init_preset(&v->envs[i], p, vecenv_episode_seed(0, i, 0));
-    for (int k = 1; k < num_threads; k++) {
-        WorkerArg *wa = malloc(sizeof *wa);
-        if (wa == NULL) { vecenv_free(v); return NULL; }
-        wa->v = v;
-        if (pthread_create(&v->tids[k], NULL, worker_main, wa) != 0) {
-            free(wa);
+    if (v->is_atari) {
+        const AtariConfig *ac = &v->atari_cfg;
+        if (area_resize_init(&v->resize, PONG_SCREEN_H, PONG_SCREEN_W, ac->img_height, ac->img_width,
+                             ac->grayscale ? 1 : 3) != 0) {
             vecenv_free(v);
             return NULL;
         }
-        v->n_started = k;
+        int workers = workpool_workers(v->pool);
+        v->scratch = calloc((size_t)workers, sizeof(AtariScratch));
+        if (v->scratch == NULL) { vecenv_free(v); return NULL; }
+        v->n_scratch = workers;
+        for (int w = 0; w < workers; w++) {
+            if (atari_scratch_init(&v->scratch[w], ac) != 0) { vecenv_free(v); return NULL; }
+        }
+        for (int i = 0; i < num_envs; i++) {
+            if (atari_env_init(&v->aenvs[i], ac, &v->resize, vecenv_episode_seed(0, i, 0)) != 0) {
+                vecenv_free(v);
+                return NULL;
+            }
+        }
+    } else {
+        for (int i = 0; i < num_envs; i++) env_init_preset(&v->envs[i], p, vecenv_episode_seed(0, i, 0));
     }
     return v;
 }
 
+VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_type) {
+    VecConfig c = {.num_envs = num_envs, .num_threads = num_threads, .obs_type = obs_type,
+                   .autoreset = VECENV_SAME_STEP, .batch_size = 0, .thread_affinity_offset = -1,
+                   .atari = NULL};
+    return vecenv_create(p, &c, NULL);
+}
+
 void vecenv_free(VecEnv *v) {
     if (v == NULL) return;
-    pthread_mutex_lock(&v->mu);
-    atomic_store(&v->quit, true);
-    pthread_cond_broadcast(&v->start_cv);
-    pthread_mutex_unlock(&v->mu);
-    for (int k = 1; k <= v->n_started; k++) pthread_join(v->tids[k], NULL);
-    pthread_mutex_destroy(&v->mu);
-    pthread_cond_destroy(&v->start_cv);
-    pthread_cond_destroy(&v->done_cv);
-    free(v->tids);
+    workpool_destroy(v->pool);
+    if (v->aenvs)
+        for (int i = 0; i < v->n; i++) atari_env_free(&v->aenvs[i]);
+    for (int w = 0; v->scratch && w < v->n_scratch; w++) atari_scratch_free(&v->scratch[w]);
+    free(v->scratch);
+    area_resize_free(&v->resize);
+    free(v->aenvs);
     free(v->envs);
+    free(v->base_seed);
+    free(v->base_index);
     free(v->episode);
     free(v->ep_return);
     free(v->ep_length);
     free(v->ep_frames);
+    free(v->frame_number);
+    free(v->over);
+    free(v->job_kind);
+    free(v->job_action);
+    free(v->job_seeded);
+    free(v->job_seed);
+    free(v->job_index);
+    free(v->queue);
+    free(v->rows);
+    free(v->last_rows);
+    free(v->pinned);
     free(v);
 }
 
 int vecenv_num_envs(const VecEnv *v) { return v->n; }
 int vecenv_num_threads(const VecEnv *v) { return v->n_threads; }
 int vecenv_obs_type(const VecEnv *v) { return v->obs_type; }
+int vecenv_batch_size(const VecEnv *v) { return v->batch; }
+size_t vecenv_obs_size(const VecEnv *v) { return v->obs_size; }
 
 const Env *vecenv_env(const VecEnv *v, int i) {
-    return (i >= 0 && i < v->n) ? &v->envs[i] : NULL;
+    if (i < 0 || i >= v->n) return NULL;
+    return v->is_atari ? &v->aenvs[i].env : &v->envs[i];
 }
 
 static bool out_ok(const VecOut *out) {
     return out && out->obs && out->rewards && out->terminated && out->truncated;
 }
 
+static void queue_push(VecEnv *v, int i) {
+    v->queue[(v->q_head + v->q_len) % v->n] = i;
+    v->q_len++;
+}
+
+// The next batch: the first B envs of the queue, run, and remembered for the next actions.
+static void run_batch(VecEnv *v, const VecOut *out) {
+    for (int r = 0; r < v->batch; r++) {
+        v->rows[r] = v->queue[v->q_head];
+        v->q_head = (v->q_head + 1) % v->n;
+        v->q_len--;
+    }
+    v->out = out;
+    run_job(v, v->batch);
+    v->out = NULL;
+    memcpy(v->last_rows, v->rows, (size_t)v->batch * sizeof(int));
+}
+
+// A full reset: every env queued for a reset in index order, then the first batch run.
+// seeds NULL: every env goes on with its stream.
+static void reset_all(VecEnv *v, const uint64_t *seeds, const VecOut *out, bool index_is_env) {
+    v->q_head = v->q_len = 0;
+    for (int i = 0; i < v->n; i++) {
+        v->job_kind[i] = JOB_RESET;
+        v->job_seeded[i] = seeds != NULL;
+        v->job_seed[i] = seeds ? seeds[i] : 0;
+        v->job_index[i] = index_is_env ? i : 0;
+        queue_push(v, i);
+    }
+    v->started = true;
+    run_batch(v, out);
+}
+
 int vecenv_reset(VecEnv *v, uint64_t seed, const VecOut *out) {
     if (!out_ok(out)) return VECENV_ERR_ARG;
-    v->seed = seed;
-    v->job = JOB_RESET;
-    v->out = out;
-    run_job(v);
-    v->out = NULL;
+    uint64_t *seeds = malloc((size_t)v->n * sizeof(uint64_t));
+    if (seeds == NULL) return VECENV_ERR_ARG;
+    // ours: env i's episodes from the stream (seed, i); ale-py: reset(seed=s) seeds env i with s + i
+    for (int i = 0; i < v->n; i++) seeds[i] = v->is_atari ? seed + (uint64_t)i : seed;
+    reset_all(v, seeds, out, !v->is_atari);
+    free(seeds);
+    return ENV_OK;
+}
+
+int vecenv_reset_mask(VecEnv *v, const bool *mask, const int64_t *seeds, const VecOut *out) {
+    if (!out_ok(out)) return VECENV_ERR_ARG;
+    bool all = true;
+    for (int i = 0; mask && i < v->n; i++) all &= mask[i];
+    if (all) {
+        uint64_t *s = NULL;
+        if (seeds) {
+            s = malloc((size_t)v->n * sizeof(uint64_t));
+            if (s == NULL) return VECENV_ERR_ARG;
+        }
+        for (int i = 0; s && i < v->n; i++) s[i] = (uint64_t)seeds[i];
+        // a seed of -1 goes on with the env's stream
+        for (int i = 0; s && i < v->n; i++) v->job_seeded[i] = seeds[i] >= 0;
+        v->q_head = v->q_len = 0;
+        for (int i = 0; i < v->n; i++) {
+            v->job_kind[i] = JOB_RESET;
+            v->job_seeded[i] = seeds != NULL && seeds[i] >= 0;
+            v->job_seed[i] = s ? s[i] : 0;
+            v->job_index[i] = 0;
+            queue_push(v, i);
+        }
+        free(s);
+        v->started = true;
+        run_batch(v, out);
+        return ENV_OK;
+    }
+    // a partial reset (ale-py: sync mode only, after a full reset); the others report
+    if (!v->started || v->batch != v->n) return VECENV_ERR_ARG;
+    for (int i = 0; i < v->n; i++) {
+        v->job_kind[i] = mask[i] ? JOB_RESET : JOB_REPORT;
+        v->job_seeded[i] = mask[i] && seeds != NULL && seeds[i] >= 0;
+        v->job_seed[i] = seeds ? (uint64_t)seeds[i] : 0;
+        v->job_index[i] = 0;
+        v->rows[i] = i;
+    }
+    v->q_head = v->q_len = 0;
+    for (int i = 0; i < v->n; i++) queue_push(v, i);
+    run_batch(v, out);
     return ENV_OK;
 }
 
 int vecenv_step(VecEnv *v, const int32_t *actions, const VecOut *out, int *bad_index) {
-    if (!out_ok(out) || actions == NULL) return VECENV_ERR_ARG;
-    for (int i = 0; i < v->n; i++) {
-        if (actions[i] < 0 || actions[i] >= ACTION_COUNT) {
-            if (bad_index) *bad_index = i;
+    if (!out_ok(out) || actions == NULL || !v->started) return VECENV_ERR_ARG;
+    for (int r = 0; r < v->batch; r++) {
+        if (actions[r] < 0 || actions[r] >= ACTION_COUNT) {
+            if (bad_index) *bad_index = r;
             return ENV_ERR_ACTION;
         }
+        if (v->autoreset == VECENV_DISABLED && v->over[v->last_rows[r]]) {
+            if (bad_index) *bad_index = r;
+            return ENV_ERR_DONE;
+        }
     }
-    v->job = JOB_STEP;
-    v->actions = actions;
-    v->out = out;
-    run_job(v);
-    v->actions = NULL;
-    v->out = NULL;
+    for (int r = 0; r < v->batch; r++) {
+        int i = v->last_rows[r];
+        v->job_kind[i] = JOB_STEP;
+        v->job_action[i] = actions[r];
+        queue_push(v, i);
+    }
+    run_batch(v, out);
     return ENV_OK;
 }

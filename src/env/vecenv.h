@@ -1,17 +1,28 @@
 // vecenv.h: N environments stepped together by a pool of threads, for bindings (the Python
-// pongrl.make_vec) and C users. Observations, rewards and flags go to caller-owned arrays.
+// pongrl.make_vec and pongrl.AtariVectorEnv) and C users. Observations, rewards and flags go
+// to caller-owned arrays.
 //
-// Semantics are Gymnasium's vector API with AutoresetMode.SAME_STEP: an env whose episode
-// ends in a step is reset inside that step, its slot of `obs` holds the new episode's first
-// observation, and its last observation goes to `final_obs` (when given) with the episode's
-// return and length. Env i's episode j is seeded from rng_key(seed, i, j, purpose) alone, so
-// every result is the same whatever the number of threads.
+// Semantics are Gymnasium's vector API with its three autoreset modes (AutoresetMode):
+// - NEXT_STEP (Gymnasium's default): a step that ends an episode returns its last
+//   observation; the env's next step resets it (its action is ignored) and returns the new
+//   episode's first observation with reward 0 and both flags false.
+// - SAME_STEP: the env is reset inside the step that ended it; its row of `obs` holds the
+//   new episode's first observation and its last one goes to `final_obs`.
+// - DISABLED: an ended env must be reset by vecenv_reset_mask before it steps again.
+// The ended episode's return and length go to episode_return/_length in the step that ends
+// it, whatever the mode. Env i's episode j is seeded from rng_key(seed, i, j, purpose) alone,
+// so every result is the same whatever the number of threads.
+//
+// With an AtariConfig (atari_prep.h) every env is ale-py's AtariVectorEnv's: stacked,
+// resized frames; with batch_size < num_envs a step returns the next batch_size envs in the
+// order their work was queued (ale-py's async mode, as its engine orders it with one thread).
 #ifndef PONGRL_VECENV_H
 #define PONGRL_VECENV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "atari_prep.h"
 #include "env.h"
 
 // Observation types: ale-py's obs_type, plus the seed's 80x80 grid.
@@ -22,6 +33,9 @@ enum { OBS_RGB = 0,          // (210, 160, 3) uint8, ALE getScreenRGB
        OBS_TYPE_COUNT = 4 };
 
 enum { VECENV_ERR_ARG = -4 };   // a bad preset, count or obs type (env.h has -1..-3)
+
+// Gymnasium's AutoresetMode
+enum { VECENV_NEXT_STEP = 0, VECENV_SAME_STEP = 1, VECENV_DISABLED = 2 };
 
 // Bytes of one observation of the given type; 0 for an unknown type.
 size_t env_obs_size(int obs_type);
@@ -53,20 +67,45 @@ typedef struct {
     double *episode_return;   // (N,) or NULL: the ended episode's total reward
     int64_t *episode_length;  // (N,) or NULL: the ended episode's length in agent steps
     int64_t *episode_frames;  // (N,) or NULL: the ended episode's emulated frames
+    int32_t *env_ids;         // (N,) or NULL: which env each row is (batch mode: not 0..N-1)
+    int64_t *frame_number;    // (N,) or NULL: frames since the env's last seeded reset
+    int64_t *episode_frame_number;  // (N,) or NULL: frames since the episode's reset
 } VecOut;
+// With batch_size B < N, "N" rows above are B rows.
 
-// num_threads <= 0: one per online core. Threads are never more than envs. NULL on a bad
-// preset, count or obs type, or out of memory.
+typedef struct {
+    int num_envs;
+    int num_threads;          // <= 0: one per online core; never more than envs
+    int obs_type;             // OBS_*; ignored with atari
+    int autoreset;            // VECENV_NEXT_STEP, _SAME_STEP, _DISABLED
+    int batch_size;           // 0: num_envs; else 1..num_envs (ale-py's async mode)
+    int thread_affinity_offset;   // >= 0: thread k pinned to core (offset + k) % cores
+    const AtariConfig *atari; // NULL, or ale-py's AtariVectorEnv preprocessing (copied)
+} VecConfig;
+
+// NULL on a bad preset or configuration, or out of memory; *why (when not NULL) then says
+// what is wrong in one line.
+VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why);
+// vecenv_create with SAME_STEP, no batching, no Atari preprocessing.
 VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_type);
 void vecenv_free(VecEnv *v);
 int vecenv_num_envs(const VecEnv *v);
 int vecenv_num_threads(const VecEnv *v);
 int vecenv_obs_type(const VecEnv *v);
+int vecenv_batch_size(const VecEnv *v);
+size_t vecenv_obs_size(const VecEnv *v);   // bytes of one row of obs
 
 // Every env starts episode 0 of (seed, env index); out->obs, and zeroes rewards and flags.
+// (With atari, env i's no-op stream is seeded with seed + i, as ale-py's reset(seed=int).)
 int vecenv_reset(VecEnv *v, uint64_t seed, const VecOut *out);
-// One step of every env. actions: (N,) in [0, ACTION_COUNT). ENV_ERR_ACTION (nothing
-// stepped) when one is out of range; its index goes to *bad_index when that is not NULL.
+// Resets the envs of mask (NULL: all), the others report their current observation.
+// seeds (N,) or NULL: env i's own seed (its episodes then come from (seeds[i], 0)), or -1 to
+// go on with its stream; atari: ALE's seed of env i. A partial reset needs batch_size == N
+// and an earlier full reset (VECENV_ERR_ARG otherwise).
+int vecenv_reset_mask(VecEnv *v, const bool *mask, const int64_t *seeds, const VecOut *out);
+// One step of the envs of the last returned rows. actions: (B,) in [0, ACTION_COUNT).
+// ENV_ERR_ACTION (nothing stepped) when one is out of range, ENV_ERR_DONE when DISABLED and
+// an env's episode has ended; the row goes to *bad_index when that is not NULL.
 int vecenv_step(VecEnv *v, const int32_t *actions, const VecOut *out, int *bad_index);
 // The seed of env i's episode j after vecenv_reset(v, seed): rng_key(seed, i, j, "venv").
 uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode);

@@ -63,20 +63,7 @@ static void get_bytes(Reader *r, void *out, size_t n) {
 // ----------------------------------------------------------------------------
 // serialise
 
-// The settings a checkpoint holds: the rows of roles RUN and GOAL that apply to the run, one
-// "name=value\n" each. Returns the bytes (out may be NULL to count).
-static size_t settings_text(const TrainConfig *c, char *out, size_t n) {
-    size_t used = 0;
-    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
-        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
-        if (!(row->role & (SETTING_RUN | SETTING_GOAL)) || !train_setting_applies(row, c)) continue;
-        char v[TRAIN_STR_MAX + 32];
-        int k = snprintf(out ? out + used : NULL, out ? n - used : 0, "%s=%s\n", row->name, train_setting_text(row, c, v, sizeof(v)));
-        used += (size_t)k;
-    }
-    return used;
-}
-
+#define CKPT_ROLES (SETTING_RUN | SETTING_GOAL)            // the settings a checkpoint holds
 #define CKPT_ARRAY_BYTES (LEARNER_ARRAY_NAME_MAX + 4 + 8)   // an array's entry in the header
 
 static size_t header_bytes(size_t settings, int arrays) {
@@ -85,7 +72,7 @@ static size_t header_bytes(size_t settings, int arrays) {
 
 static uint8_t *serialize(const TrainState *s, const LearnerArray *a, int na, uint32_t flags, size_t *len) {
     const Policy *p = &s->policy;
-    const size_t st = settings_text(&s->cfg, NULL, 0);
+    const size_t st = train_config_write(&s->cfg, CKPT_ROLES, NULL, 0);
     const size_t hb = header_bytes(st, na);
     size_t total = hb + p->n * sizeof(double) + 4;
     for (int i = 0; i < na; i++) total += a[i].n * sizeof(double);
@@ -96,7 +83,7 @@ static uint8_t *serialize(const TrainState *s, const LearnerArray *a, int na, ui
     put_bytes(&w, CKPT_MAGIC, 8);
     put_u32(&w, CKPT_VERSION);
     put_u32(&w, (uint32_t)hb);
-    settings_text(&s->cfg, text, st + 1);
+    train_config_write(&s->cfg, CKPT_ROLES, text, st + 1);
     put_u32(&w, (uint32_t)st);
     put_bytes(&w, text, st);
     free(text);
@@ -147,41 +134,6 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
 
 // ----------------------------------------------------------------------------
 // strict read
-
-// The settings text of a checkpoint into c (defaults first: a setting added after the file
-// was written gets its default). Every line must be a saved setting of the run's learner,
-// once, with a valid value. NULL, or what is wrong (in why).
-static const char *settings_parse(const char *text, size_t len, TrainConfig *c, char *why, size_t n) {
-    train_config_default(c);
-    bool seen[TRAIN_SETTING_COUNT];
-    memset(seen, 0, sizeof(seen));
-    size_t pos = 0;
-    while (pos < len) {
-        const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-        if (!nl) { snprintf(why, n, "settings: a line without its end"); return why; }
-        char buf[TRAIN_STR_MAX + 64];
-        if ((size_t)(nl - line) >= sizeof(buf) || memchr(line, 0, (size_t)(nl - line))) { snprintf(why, n, "settings: a bad line"); return why; }
-        memcpy(buf, line, (size_t)(nl - line));
-        buf[nl - line] = 0;
-        pos += (size_t)(nl - line) + 1;
-        char *eq = strchr(buf, '=');
-        if (!eq) { snprintf(why, n, "settings: a line without '='"); return why; }
-        *eq = 0;
-        const TrainSetting *row = train_setting_find(buf);
-        if (!row || !(row->role & (SETTING_RUN | SETTING_GOAL))) { snprintf(why, n, "unknown setting '%.32s'", buf); return why; }
-        if (seen[row - TRAIN_SETTING_ROWS]) { snprintf(why, n, "setting %s given twice", row->name); return why; }
-        seen[row - TRAIN_SETTING_ROWS] = true;
-        char v[96];
-        const char *bad = train_setting_set(row, c, eq + 1, v, sizeof(v));
-        if (bad) { snprintf(why, n, "setting %s %s", row->name, bad); return why; }
-    }
-    for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
-        if (seen[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c)) {
-            snprintf(why, n, "setting %s is not one of the %s learner's", TRAIN_SETTING_ROWS[i].name, c->algo);
-            return why;
-        }
-    return NULL;
-}
 
 // Version 1 (until the settings became a table): a fixed header of 228 bytes, the seeds'
 // learner's one array (its RMSProp cache) after the weights. Its settings are put in version
@@ -288,7 +240,9 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
         return -1;
     }
     if (len != want) { snprintf(err, errlen, "corrupted (%zu bytes, the header says %llu)", len, (unsigned long long)want); return -1; }
-    if (!bad) bad = settings_parse(text, tlen, &s->cfg, why, sizeof(why));
+    // a setting added after the file was written gets its default
+    train_config_default(&s->cfg);
+    if (!bad) bad = train_config_read(&s->cfg, text, tlen, CKPT_ROLES, why, sizeof(why));
     if (bad) { snprintf(err, errlen, "invalid configuration (%s)", bad); return -1; }
     s->cfg.run_dir[0] = 0;
     if (s->cfg.hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", s->cfg.hidden, H); return -1; }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../util/rowset.h"
 #include "gradsum.h"
@@ -37,12 +38,31 @@ typedef struct Comm {
     // 0, or -1 with one line in err.
     int (*reduce)(struct Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int64_t *x, int nx,
                   uint64_t digest, const double **g, char *err, size_t errlen);
+
+    // The start and the end of a run. local_size: the processes of this job on this machine
+    // (they share its cores).
+    int local_size;
+    // Collective, before the state is made: the ranks agree on what defines the run (config.h,
+    // role RUN). Rank 0's goes to every rank; a rank that `adopt`s takes it into cfg (the other
+    // ranks of a resumed run, which need not see its directory); the others must hold the same
+    // and run the same binary. cfg->workers are this process's threads. 0, or -1 on every rank
+    // with one line in err (rank 0's names the ranks that differ and how).
+    int (*agree)(struct Comm *c, TrainConfig *cfg, bool adopt, char *err, size_t errlen);
+    // ", 3 MPI ranks (...)" for the run's first line, or "".
+    void (*describe)(struct Comm *c, char *out, size_t n);
+    // Collective, after a run that ended well: the transport's account on out (rank 0) and the
+    // check that every rank ended with the same weights. 0, or -1 (said on stderr).
+    int (*report)(struct Comm *c, const TrainState *s, FILE *out);
+    // After a failure on this rank: msg on stderr ("pongrl: msg"; with ranks, "pongrl: rank R:
+    // msg"), and a transport of several processes ends the whole job here, as the others would
+    // wait for this one. The single process returns, and the caller ends as it would.
+    void (*fail)(struct Comm *c, const char *msg);
+    void (*destroy)(struct Comm *c);
     void *ctx;
 } Comm;
 
 // The single-process transport (work items from an atomic counter, nothing to send); NULL if
 // out of memory.
 Comm *comm_local_create(void);
-void comm_local_destroy(Comm *c);
 
 #endif

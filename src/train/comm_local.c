@@ -2,6 +2,7 @@
 #include "comm.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -36,15 +37,28 @@ static int local_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, i
     return 0;
 }
 
+static int local_agree(Comm *c, TrainConfig *cfg, bool adopt, char *err, size_t errlen) {
+    (void)c; (void)cfg; (void)adopt; (void)err; (void)errlen;
+    return 0;
+}
+
+static void local_describe(Comm *c, char *out, size_t n) { (void)c; if (n) out[0] = 0; }
+
+static int local_report(Comm *c, const TrainState *s, FILE *out) { (void)c; (void)s; (void)out; return 0; }
+
+static void local_fail(Comm *c, const char *msg) { (void)c; fprintf(stderr, "pongrl: %s\n", msg); }
+
+static void local_destroy(Comm *c) {
+    if (c) free(c->ctx);
+    free(c);
+}
+
 Comm *comm_local_create(void) {
     Comm *c = calloc(1, sizeof(Comm));
     LocalSource *ls = calloc(1, sizeof(LocalSource));
     if (!c || !ls) { free(c); free(ls); return NULL; }
-    *c = (Comm){ 0, 1, local_begin, local_source, local_reduce, ls };
+    *c = (Comm){ .rank = 0, .size = 1, .begin = local_begin, .source = local_source, .reduce = local_reduce,
+                 .local_size = 1, .agree = local_agree, .describe = local_describe, .report = local_report,
+                 .fail = local_fail, .destroy = local_destroy, .ctx = ls };
     return c;
-}
-
-void comm_local_destroy(Comm *c) {
-    if (c) free(c->ctx);
-    free(c);
 }

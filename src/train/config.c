@@ -186,14 +186,47 @@ void train_config_copy(TrainConfig *dst, const TrainConfig *src, int roles, cons
     }
 }
 
-void train_config_string(const TrainConfig *c, int roles, char *out, size_t n) {
+size_t train_config_write(const TrainConfig *c, int roles, char *out, size_t n) {
     size_t used = 0;
-    out[0] = 0;
-    for (int i = 0; i < TRAIN_SETTING_COUNT && used < n; i++) {
+    if (out && n) out[0] = 0;
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
         const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
         if (!(row->role & roles) || !train_setting_applies(row, c)) continue;
         char v[TRAIN_STR_MAX + 32];
-        used += (size_t)snprintf(out + used, n - used, "%s%s=%s", used ? " " : "", row->name,
-                                 train_setting_text(row, c, v, sizeof(v)));
+        int k = snprintf(out && used < n ? out + used : NULL, out && used < n ? n - used : 0, "%s=%s\n", row->name,
+                         train_setting_text(row, c, v, sizeof(v)));
+        used += (size_t)k;
     }
+    return used;
+}
+
+const char *train_config_read(TrainConfig *c, const char *text, size_t len, int roles, char *why, size_t n) {
+    bool seen[TRAIN_SETTING_COUNT];
+    memset(seen, 0, sizeof(seen));
+    size_t pos = 0;
+    while (pos < len) {
+        const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+        if (!nl) { snprintf(why, n, "settings: a line without its end"); return why; }
+        char buf[TRAIN_STR_MAX + 64];
+        if ((size_t)(nl - line) >= sizeof(buf) || memchr(line, 0, (size_t)(nl - line))) { snprintf(why, n, "settings: a bad line"); return why; }
+        memcpy(buf, line, (size_t)(nl - line));
+        buf[nl - line] = 0;
+        pos += (size_t)(nl - line) + 1;
+        char *eq = strchr(buf, '=');
+        if (!eq) { snprintf(why, n, "settings: a line without '='"); return why; }
+        *eq = 0;
+        const TrainSetting *row = train_setting_find(buf);
+        if (!row || !(row->role & roles)) { snprintf(why, n, "unknown setting '%.32s'", buf); return why; }
+        if (seen[row - TRAIN_SETTING_ROWS]) { snprintf(why, n, "setting %s given twice", row->name); return why; }
+        seen[row - TRAIN_SETTING_ROWS] = true;
+        char v[96];
+        const char *bad = train_setting_set(row, c, eq + 1, v, sizeof(v));
+        if (bad) { snprintf(why, n, "setting %s %s", row->name, bad); return why; }
+    }
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
+        if (seen[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c)) {
+            snprintf(why, n, "setting %s is not one of the %s learner's", TRAIN_SETTING_ROWS[i].name, c->algo);
+            return why;
+        }
+    return NULL;
 }

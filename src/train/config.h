@@ -41,6 +41,10 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "the learner (below)") \
     X(STR,  env_id,           "env",              "ALE/Pong-v5", 0, 0,                RUN,  "", \
       "ALE/Pong-v5, Pong-v0, Pong-v4, PongDeterministic-v0/-v4, PongNoFrameskip-v0/-v4") \
+    X(INT,  mode,             "mode",             0,             0, 1,                RUN,  "", \
+      "ALE's game mode: 0 or 1 (the cartridge's games 1 and 2)") \
+    X(INT,  difficulty,       "difficulty",       0,             0, 3,                RUN,  "", \
+      "ALE's difficulty 0-3: bit 0 halves the CPU's bat, bit 1 the agent's") \
     X(INT,  batch_size,       "batch-size",       10,            1, TRAIN_BATCH_MAX,  RUN,  "", \
       "episodes per update") \
     X(INT,  hidden,           "hidden",           POLICY_H_DEFAULT, 1, TRAIN_H_MAX,   RUN,  "", \
@@ -138,7 +142,12 @@ const char *train_setting_text(const TrainSetting *row, const TrainConfig *c, ch
 // Copies the rows of the given roles (SETTING_* ORed) from src to dst; with `only` (not NULL,
 // one bool per row) only the rows it marks.
 void train_config_copy(TrainConfig *dst, const TrainConfig *src, int roles, const bool *only);
-// "name=value" for each row of the roles that applies to c, space-separated (the ranks compare it).
-void train_config_string(const TrainConfig *c, int roles, char *out, size_t n);
+// The text form of a configuration: "name=value\n" for each row of the roles that applies to c
+// (the checkpoint's settings, what the ranks compare and adopt). Returns its bytes (out may be
+// NULL, n 0, to count them).
+size_t train_config_write(const TrainConfig *c, int roles, char *out, size_t n);
+// Reads such text (len bytes) into c over what it holds: every line must be a row of the roles,
+// once, with a valid value, and apply to c's learner. NULL, or what is wrong (in why).
+const char *train_config_read(TrainConfig *c, const char *text, size_t len, int roles, char *why, size_t n);
 
 #endif

@@ -64,6 +64,13 @@ int model_hidden(const TrainState *s) { return s->policy.H; }
 const double *model_weights(const TrainState *s) { return s->policy.w; }
 const char *model_algo(const TrainState *s) { return s->cfg.algo[0] ? s->cfg.algo : "pg"; }
 
+const double *model_array(const TrainState *s, int i, const char **name, size_t *n) {
+    if (i < 0 || i >= s->saved.count) return NULL;
+    *name = s->saved.name[i];
+    *n = s->saved.n[i];
+    return s->saved.data[i];
+}
+
 void model_close(TrainState *s) {
     if (s == NULL) return;
     train_state_free(s);

@@ -20,6 +20,10 @@ TrainState *model_open(const char *src, char *err, size_t errlen);
 int model_hidden(const TrainState *s);
 const double *model_weights(const TrainState *s);
 const char *model_algo(const TrainState *s);
+// The learner's i-th array as the checkpoint holds it (its name and length; NULL past the
+// last, and for .npy models, which have none): what a learner whose acting network is not
+// `policy` (PPO's actor-critic) is played from.
+const double *model_array(const TrainState *s, int i, const char **name, size_t *n);
 void model_close(TrainState *s);
 
 #endif

@@ -76,7 +76,7 @@ static void free_thread(Thread *t) {
     rowset_free(&t->used);
 }
 
-Pool *pool_create(int threads, const char *env_id, const Policy *shape) {
+Pool *pool_create(int threads, const char *env_id, int mode, int difficulty, const Policy *shape) {
     Pool *pool = calloc(1, sizeof(*pool));
     if (!pool) return NULL;
     pool->th = calloc((size_t)threads, sizeof(Thread));
@@ -84,7 +84,7 @@ Pool *pool_create(int threads, const char *env_id, const Policy *shape) {
     for (int i = 0; i < threads; i++) {
         Thread *t = &pool->th[i];
         t->pool = pool;
-        if (rowset_alloc(&t->used, shape->D) || env_init(&t->env, env_id, 0) != ENV_OK || worker_alloc(&t->w, shape) ||
+        if (rowset_alloc(&t->used, shape->D) || env_init_flavour(&t->env, env_id, mode, difficulty, 0) != ENV_OK || worker_alloc(&t->w, shape) ||
             gradsum_alloc(&t->acc, shape->n)) {
             free_thread(t);
             pool->n = i;

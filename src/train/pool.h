@@ -21,7 +21,8 @@ typedef struct EpisodeSource {
 } EpisodeSource;
 
 typedef struct Pool Pool;
-Pool *pool_create(int threads, const char *env_id, const Policy *shape);  // NULL on failure
+// Every thread's env plays env_id with ALE's mode and difficulty (env_init_flavour).
+Pool *pool_create(int threads, const char *env_id, int mode, int difficulty, const Policy *shape);  // NULL on failure
 void pool_destroy(Pool *pool);
 // Play the episodes handed out by src with policy p (read-only meanwhile); episode k's random
 // streams are episode_seed.h's for run_seed. Per-episode stats go to stats[k - first] (the

@@ -57,11 +57,28 @@ bool train_state_settled(const TrainState *s) {
     return !s->learner || s->learner->settled(s);
 }
 
+const double *train_state_weights(const TrainState *s, size_t *n) {
+    const double *w = s->learner && s->learner->weights ? s->learner->weights(s, n) : NULL;
+    if (w) return w;
+    *n = s->policy.n;
+    return s->policy.w;
+}
+
 int train_state_arrays(TrainState *s, LearnerArray *out) {
     if (s->learner) return s->learner->arrays(s, out);
     const SavedArrays *sv = &s->saved;
     for (int i = 0; i < sv->count; i++) out[i] = (LearnerArray){ sv->name[i], sv->data[i], sv->n[i], sv->nonneg[i] };
     return sv->count;
+}
+
+TrainCounters train_state_counters(const TrainState *s) {
+    return (TrainCounters){ s->iteration, s->episodes, s->agent_steps, s->frames, s->running_reward, s->wall_s };
+}
+
+void train_state_adopt(TrainState *s, const TrainCounters *c) {
+    s->iteration = c->iteration; s->episodes = c->episodes; s->agent_steps = c->agent_steps; s->frames = c->frames;
+    s->running_reward = c->running_reward; s->wall_s = c->wall_s;
+    train_state_settle(s);
 }
 
 const char *weights_unusable(const double *w, size_t n) {

@@ -50,8 +50,23 @@ int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t 
 // out; checkpoint_write refuses an unsettled state). Nothing to do without a learner.
 void train_state_settle(TrainState *s);
 bool train_state_settled(const TrainState *s);
+// The weights that say the run's bits (the closing "weights crc32", the ranks' final check):
+// the learner's own network's (Learner.weights) or s->policy's. *n gets their count.
+const double *train_state_weights(const TrainState *s, size_t *n);
 // The arrays to save: the learner's (settled), or those loaded and not yet taken. Returns how many.
 int train_state_arrays(TrainState *s, LearnerArray *out);
+
+// Where a run stands, apart from its weights and the learner's arrays: what the other ranks
+// take from rank 0 when they start.
+typedef struct {
+    int64_t iteration, episodes, agent_steps, frames;
+    double running_reward, wall_s;
+} TrainCounters;
+TrainCounters train_state_counters(const TrainState *s);
+// This copy of a run takes another copy's standing (a rank > 0, rank 0's, when it starts): its
+// counters, and the learner's state settled at them, so that nothing is owed when the weights
+// and the learner's arrays are then overwritten with the other copy's (Learner.arrays).
+void train_state_adopt(TrainState *s, const TrainCounters *c);
 
 // One rule for weights however they come in or go out (checkpoint read and write, .npy import
 // and export): finite weights. NULL when usable, else what is wrong.

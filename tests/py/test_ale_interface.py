@@ -86,6 +86,49 @@ def test_standalone_replays_a_real_episode():
     raises(TypeError, ale.getScreenGrayscale, np.empty((210, 160), np.float32))
 
 
+def test_flavours_replay_real_episodes():
+    """Every real flavour trace (ALE: setMode(M), setDifficulty(D) after loadROM, reset_game(),
+    one act() a frame) replayed through ALEInterface the same way, and through
+    pongrl.make(mode=M, difficulty=D): every RAM, screen and reward the real one's."""
+    d = os.path.join(DATA, "flavours")
+    names = sorted(f[:-len(".actions.u8")] for f in os.listdir(d) if f.endswith(".actions.u8"))
+    assert len(names) == 16, names
+    for name in names:
+        m, dd = int(name[-3]), int(name[-1])
+        actions, rewards, crc, ram = real(os.path.join("flavours", name))
+        ale = pongrl.ALEInterface()
+        ale.setFloat("repeat_action_probability", 0.0)
+        ale.loadROM("pong")
+        ale.setMode(m)
+        ale.setDifficulty(dd)
+        ale.reset_game()
+        assert ale.getEpisodeFrameNumber() == m      # ALE counts mode 1's SELECT press
+        minimal = ale.getMinimalActionSet()
+        ok = np.array_equal(ale.getRAM(), ram[0]) and zlib.crc32(ale.getScreenRGB().tobytes()) == crc[0]
+        for t, a in enumerate(actions):
+            ok &= ale.act(minimal[a]) == rewards[t]
+            ok &= np.array_equal(ale.getRAM(), ram[t + 1])
+            ok &= zlib.crc32(ale.getScreenRGB().tobytes()) == crc[t + 1]
+            if not ok:
+                raise AssertionError("%s: frame %d differs" % (name, t))
+        assert ale.game_over(), name
+        st = ale.cloneState()
+        assert (st.getCurrentMode(), st.getDifficulty()) == (m, dd)
+        if name.startswith("track"):      # the Gymnasium env with the keywords, as ale-py's
+            env = pongrl.make("PongNoFrameskip-v4", mode=m, difficulty=dd, obs_type="ram")
+            obs, info = env.reset(seed=0)
+            assert np.array_equal(obs, ram[0]) and env.unwrapped._game_mode == m
+            for t, a in enumerate(actions[:600]):
+                obs, r, *_ = env.step(int(a))
+                assert np.array_equal(obs, ram[t + 1]) and r == rewards[t], (name, t)
+            c = copy.deepcopy(env)                       # the flavour travels with a copy
+            assert c.unwrapped._game_mode == m and same_steps(steps(c, actions[600:700]),
+                                                              steps(env, actions[600:700]))
+            other = pongrl.make("PongNoFrameskip-v4", mode=1 - m, difficulty=dd)
+            raises(RuntimeError, other.restore_state, env.clone_state())
+    raises(ValueError, pongrl.make, "ALE/Pong-v5", mode=2)
+
+
 def test_full_action_set_and_frame_skip():
     # the 18 actions do what a paddle obeys of them: a real episode replayed with the
     # full-set action of the same effect (UPRIGHT for RIGHT, DOWNLEFTFIRE for LEFTFIRE ...)
@@ -133,7 +176,7 @@ def test_settings_and_roms():
         msg = raises(RuntimeError, ale.loadROM, fake)
         assert "60e0ea3cbe0913d39803477945e9e5ec" in msg, msg
     raises(RuntimeError, ale.loadROM, "breakout")
-    assert ale.getAvailableModes()[0] == 0 and ale.getAvailableDifficulties()[0] == 0
+    assert ale.getAvailableModes() == [0, 1] and ale.getAvailableDifficulties() == [0, 1, 2, 3]
     raises(RuntimeError, ale.setMode, 7)
     raises(RuntimeError, ale.setDifficulty, 9)
     assert ale.getScreenDims() == (210, 160) and ale.getRAMSize() == 128 and ale.lives() == 0
@@ -365,7 +408,8 @@ def test_register_ale_ids():
 
 
 if __name__ == "__main__":
-    sys.exit(run([test_standalone_replays_a_real_episode, test_full_action_set_and_frame_skip,
+    sys.exit(run([test_standalone_replays_a_real_episode, test_flavours_replay_real_episodes,
+                  test_full_action_set_and_frame_skip,
                   test_settings_and_roms, test_env_handle, test_presets_as_ale_py,
                   test_seeds_info_and_actions, test_clone_and_restore, test_pickle_and_deepcopy,
                   test_wrapper_calls, test_register_ale_ids]))

@@ -139,7 +139,8 @@ def test_keyword_arguments():
     out = play(e, 0, [0] * 100)
     assert len(out) == 11 and out[-1][3]
     for bad in (dict(frameskip=0), dict(frameskip=(3, 3)), dict(repeat_action_probability=1.5),
-                dict(max_num_frames_per_episode=-1), dict(full_action_space="yes"), dict(mode=1),
+                dict(max_num_frames_per_episode=-1), dict(full_action_space="yes"), dict(mode=2),
+                dict(difficulty=4), dict(mode=1.0),
                 dict(max_episode_steps=2.5)):
         raises(ValueError, pongrl.make, "ALE/Pong-v5", **bad)
     raises(TypeError, pongrl.make, "ALE/Pong-v5", frameskip=2.0)
@@ -169,6 +170,7 @@ def test_full_action_space():
     v.step([17, 2])
     raises(ValueError, v.step, [18, 0])
     v.close()
+    raises(RuntimeError, v.step, [0, 0])      # closed: the C envs are freed
 
 
 def test_ids_and_spec():

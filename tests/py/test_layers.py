@@ -1,15 +1,57 @@
-"""The layers of src/ (docs/layout.md): a file includes only its own folder and the folders below
-it, never one above; and no two files of a folder use each other (A.c includes B.h while B.c
-includes A.h). Read from the #include lines, so it holds for every build."""
-import os, re, sys
+"""The layers of src/ (docs/layout.md): a file uses only its own folder and the folders below
+it, never one above; and no files of a folder use each other in a circle (A uses B uses A, or a
+longer round). Checked twice:
+  - from the #include lines, so it holds for every build;
+  - from the calls the compiler left in the objects (`nm` on build/obj/src/*/*.o: a symbol one
+    object needs and another defines), which an include check cannot see: a function declared
+    in a shared header and defined in the file that calls in (identity.c calling cluster_die in
+    cluster.c, which calls identity.c) is a circle all the same. Skipped, said, when nothing
+    has been built."""
+import os, re, shutil, subprocess, sys
 
-SRC = os.path.join(os.path.dirname(__file__), "..", "..", "src")
-# the rank of each folder: a file may include its own folder and any folder of a lower rank
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+SRC = os.path.join(ROOT, "src")
+OBJ = os.environ.get("PONGRL_OBJ_DIR", os.path.join(ROOT, "build", "obj", "src"))
+# the rank of each folder: a file may use its own folder and any folder of a lower rank
 RANK = {"util": 0, "pong": 1, "policy": 1, "media": 2, "env": 2, "rl": 3, "train": 4, "algo": 5, "cluster": 5, "cli": 6}
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
-def main():
+def below(target, folder):
+    return RANK[target] < RANK[folder] or target == folder
+
+
+def circles(edges):
+    """The circles of a graph {node: set(nodes)}, each once (Tarjan's strongly connected parts
+    of more than one node, and nodes that use themselves)."""
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = n[0]; n[0] += 1
+        stack.append(v); on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop(); on.discard(w); part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                out.append(sorted(part))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def includes():
     bad, uses = [], {}
     for folder in sorted(os.listdir(SRC)):
         d = os.path.join(SRC, folder)
@@ -26,20 +68,70 @@ def main():
                 target = parts[0] if len(parts) > 1 else folder
                 if target not in RANK:
                     continue
-                if RANK[target] > RANK[folder] or (RANK[target] == RANK[folder] and target != folder):
+                if not below(target, folder):
                     bad.append(f"src/{folder}/{name} includes {inc} (layer {target} is not below {folder})")
-                if target == folder and name.endswith(".c"):
-                    uses.setdefault((folder, name[:-2]), set()).add(parts[-1][:-2])
-    for (folder, a), used in sorted(uses.items()):
-        for b in sorted(used):
-            if b != a and a in uses.get((folder, b), set()):
-                if a < b:
-                    bad.append(f"src/{folder}/{a}.c and {b}.c use each other")
+                if target == folder and name.endswith(".c") and parts[-1][:-2] != name[:-2]:
+                    uses.setdefault(f"src/{folder}/{name[:-2]}", set()).add(f"src/{folder}/{parts[-1][:-2]}")
+    for part in circles(uses):
+        bad.append("files that include each other's headers in a circle: " + ", ".join(part))
+    return bad
+
+
+def calls():
+    """(bad lines, number of calls read), or None when there are no objects to read."""
+    objs = []
+    if os.path.isdir(OBJ):
+        for folder in sorted(os.listdir(OBJ)):
+            d = os.path.join(OBJ, folder)
+            if os.path.isdir(d):
+                objs += [(folder, f[:-2], os.path.join(d, f)) for f in sorted(os.listdir(d)) if f.endswith(".o")]
+    if not objs or not shutil.which("nm"):
+        return None
+    defined, needed = {}, {}
+    for folder, name, path in objs:
+        if folder not in RANK:
+            sys.exit(f"FAIL: {path}: src/{folder}/ has no place in the layers")
+        node = f"src/{folder}/{name}"
+        out = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 2 and f[0] == "U":
+                needed.setdefault(node, set()).add(f[1])
+            elif len(f) == 3 and f[1] in "TDBRVWGS":    # a global this object defines
+                defined[f[2]] = node
+    bad, edges, n = [], {}, 0
+    for node, syms in sorted(needed.items()):
+        folder = node.split("/")[1]
+        for sym in sorted(syms):
+            where = defined.get(sym)
+            if not where or where == node:
+                continue                                 # the C library, MPI, zlib, ...
+            n += 1
+            target = where.split("/")[1]
+            if not below(target, folder):
+                bad.append(f"{node}.c calls {sym} of {where}.c (layer {target} is not below {folder})")
+            if target == folder:
+                edges.setdefault(node, set()).add(where)
+    for part in circles(edges):
+        bad.append("files that call each other in a circle: " + ", ".join(f"{p}.c" for p in part))
+    return bad, n
+
+
+def main():
+    bad = includes()
+    got = calls()
+    if got is not None:
+        bad += got[0]
     for line in bad:
         print("BAD", line)
     if bad:
-        sys.exit(f"FAIL: {len(bad)} include(s) against the layers")
-    print(f"OK: every include of src/ points to its own folder or one below; no two files use each other")
+        sys.exit(f"FAIL: {len(bad)} use(s) against the layers")
+    print("OK: every include of src/ points to its own folder or one below, and no files of a folder include "
+          "each other in a circle")
+    if got is None:
+        print("note: no objects in build/obj (make first): the calls were not read")
+    else:
+        print(f"OK: the {got[1]} calls between the objects of build/obj do the same")
 
 
 main()

@@ -3,7 +3,8 @@
 # a flag missing its value at the end of the line; an empty --run-dir, --resume or --out (no
 # silent run elsewhere); --workers far past the cores, refused at once; `plot` on a read-only
 # run directory (no picture on stdout); `export` and `record` to a full disk (no partial file,
-# the previous export left whole). Under ASan+UBSan where built.
+# the previous export left whole); --version, and -h/--help on every subcommand (its usage on
+# stdout, nothing on stderr, exit 0). Under ASan+UBSan where built.
 set -uo pipefail
 bin=${PONGRL_BIN:-build/pongrl}
 bin=$(realpath "$bin")
@@ -39,6 +40,29 @@ t0=$(date +%s%N)
 one_line 2 "--workers 1024: at most" "$bin" train --workers 1024 --iterations 1 --run-dir w
 [ $(( ($(date +%s%N) - t0) / 1000000 )) -lt 3000 ] || fail "--workers 1024 took more than 3 s to refuse"
 [ -e w ] && fail "--workers 1024 left a run directory"
+
+# the version, as the Python package states it (python/pongrl/__init__.py: the one place)
+want=$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' "$OLDPWD/python/pongrl/__init__.py")
+[ -n "$want" ] || fail "no __version__ in python/pongrl/__init__.py"
+for v in --version version; do
+    out=$("$bin" $v 2>"$tmp/err"); rc=$?
+    [ $rc = 0 ] && [ "$out" = "pongrl $want" ] && [ ! -s "$tmp/err" ] || fail "pongrl $v: rc $rc, '$out', want 'pongrl $want'"
+done
+# -h and --help on every subcommand, wherever they stand
+for c in train eval record watch plot export import "bench env" "bench train" "bench cluster"; do
+    for h in -h --help; do
+        "$bin" $c $h >"$tmp/out" 2>"$tmp/err"; rc=$?
+        [ $rc = 0 ] && grep -q "^usage: pongrl $c" "$tmp/out" && [ ! -s "$tmp/err" ] ||
+            fail "pongrl $c $h: rc $rc, stdout '$(head -1 "$tmp/out")', stderr '$(cat "$tmp/err")'"
+    done
+done
+for c in eval record watch export; do
+    "$bin" $c run -h >"$tmp/out" 2>&1 && grep -q "^usage: pongrl $c" "$tmp/out" || fail "pongrl $c MODEL -h"
+done
+# eval, record and watch read one table of flags: each refuses another's flag, and says which
+one_line 2 "eval: unknown option '--out'" "$bin" eval run --out x.gif
+one_line 2 "record: unknown option '--episodes'" "$bin" record run --out x.gif --episodes 3
+one_line 2 "watch: unknown option '--workers'" "$bin" watch run --workers 2
 
 if [ "$(id -u)" = 0 ] && mkdir -p ro full && mount --bind run ro 2>/dev/null && mount -o remount,bind,ro ro 2>/dev/null; then
     one_line 1 "Read-only file system" "$bin" plot ro

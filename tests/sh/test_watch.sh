@@ -30,8 +30,8 @@ ffmpeg -v error -i "$tmp/ref.gif" -fps_mode passthrough -f rawvideo -pix_fmt rgb
 
 # "x y w h" of the watch window once window_open has returned (the first line on stdout: SDL
 # may make and replace a window while it picks a renderer, so none is trusted before)
-window_geometry() {
-    for _ in $(seq 100); do grep -q '^pongrl watch:' "$tmp/watch.out" && break; sleep 0.1; done
+window_geometry() {  # $1: the watch's stdout
+    for _ in $(seq 100); do grep -q '^pongrl watch:' "$1" && break; sleep 0.1; done
     for _ in $(seq 100); do
         line=$(xwininfo -root -tree 2>/dev/null | grep "\"pongrl watch" | head -1)
         if [ -n "$line" ]; then
@@ -48,7 +48,7 @@ window_geometry() {
 # (a job started with & ignores SIGINT; a terminal's foreground program does not)
 env --default-signal=INT "$bin" watch "$model" --games 1 --max-steps 400 --scale 3 >"$tmp/watch.out" 2>"$tmp/watch.err" &
 wpid=$!; pids+=($wpid)
-geo=$(window_geometry) || fail "no window appeared"
+geo=$(window_geometry "$tmp/watch.out") || fail "no window appeared"
 echo "window at x y w h = $geo"
 set -- $geo
 [ "$3" = 480 ] && [ "$4" = 630 ] || fail "window is $3x$4, want 480x630 (3 x 160x210)"
@@ -86,14 +86,15 @@ echo "SIGINT: closed, rc=0"
 
 # Esc in the window, when xdotool can press it
 if command -v xdotool >/dev/null; then
-    "$bin" watch "$model" --env pongrl/PongNoFrameskip-v4 >"$tmp/watch.out" 2>"$tmp/watch.err" &
+    "$bin" watch "$model" --env pongrl/PongNoFrameskip-v4 >"$tmp/watch2.out" 2>"$tmp/watch.err" &
     wpid=$!; pids+=($wpid)
-    window_geometry >/dev/null || fail "no window appeared (NoFrameskip)"
-    xdotool search --name "pongrl watch" windowfocus --sync key Escape || fail "xdotool"
+    window_geometry "$tmp/watch2.out" >/dev/null || fail "no window appeared (NoFrameskip)"
+    # by a name of its own: the first window may still be listed while the server drops it
+    xdotool search --name "on PongNoFrameskip-v4" windowfocus --sync key Escape || fail "xdotool"
     for _ in $(seq 50); do kill -0 $wpid 2>/dev/null || break; sleep 0.1; done
     kill -0 $wpid 2>/dev/null && fail "Esc did not close the window"
     wait $wpid; rc=$?
-    [ $rc = 0 ] && grep -q '^closed$' "$tmp/watch.out" || fail "after Esc: rc=$rc $(cat "$tmp/watch.out")"
+    [ $rc = 0 ] && grep -q '^closed$' "$tmp/watch2.out" || fail "after Esc: rc=$rc $(cat "$tmp/watch2.out")"
     echo "Esc: closed, rc=0"
 else
     echo "note: xdotool missing: Esc not tested"

@@ -142,5 +142,7 @@ EOF
     echo "play: $n steps, $right with 'd' held (RIGHT, 2), $noop with no key (NOOP)"
     [ "$right" -gt 0 ] && [ "$noop" -gt 0 ] || fail "play: the keys did not become actions"
     rm -f "$tmp/play.log"
+    # the next play's window has the same name: wait until the server has dropped this one
+    for _ in $(seq 50); do xwininfo -root -children | grep -q '"pygame window"' || break; sleep 0.1; done
 done
 echo ok

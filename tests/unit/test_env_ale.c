@@ -64,3 +64,17 @@ Test(env_ale, indices_are_the_rgb_screen_through_the_palette) {
     }
     cr_assert_geq(colours, 4);   // background, walls, two bats (and digits)
 }
+
+Test(env_ale, set_flavour_takes_effect_at_the_next_reset) {
+    Env a, b;
+    env_init(&a, "ALE/Pong-v5", 5);
+    cr_assert_eq(env_init_flavour(&b, "ALE/Pong-v5", 1, 3, 5), ENV_OK);
+    cr_assert_eq(env_set_flavour(&a, 2, 0), ENV_ERR_FLAVOUR);
+    cr_assert_eq(env_set_flavour(&a, 0, 4), ENV_ERR_FLAVOUR);
+    cr_assert_eq(env_set_flavour(&a, 1, 3), ENV_OK);
+    cr_assert_neq(memcmp(a.game.ram, b.game.ram, PONG_RAM_SIZE), 0);   // not before the reset
+    env_reset(&a, 5);
+    env_reset(&b, 5);
+    cr_assert_eq(memcmp(a.game.ram, b.game.ram, PONG_RAM_SIZE), 0);
+    cr_assert_eq(a.frames, b.frames);
+}

@@ -45,7 +45,7 @@ Test(ppo, checkpoint_v2_round_trip_and_resume) {
     ppo_run_config(&c);
     TrainState a, b;
     cr_assert_eq(train_state_init(&a, &c, &PPO_LEARNER), 0);
-    Pool *pool = pool_create(2, c.env_id, &a.policy);
+    Pool *pool = pool_create(2, c.env_id, c.mode, c.difficulty, &a.policy);
     Comm *comm = comm_local_create();
     cr_assert(pool && comm);
     iterate(&a, pool, comm);
@@ -74,7 +74,7 @@ Test(ppo, checkpoint_v2_round_trip_and_resume) {
         cr_assert_eq(memcmp(la[k].data, lb[k].data, la[k].n * sizeof(double)), 0, "array %s", la[k].name);
     }
     // the next iteration, from the loaded state on one thread, equals the saved run's on two
-    Pool *pool1 = pool_create(1, c.env_id, &b.policy);
+    Pool *pool1 = pool_create(1, c.env_id, c.mode, c.difficulty, &b.policy);
     iterate(&a, pool, comm);
     iterate(&b, pool1, comm);
     size_t n = 0;
@@ -100,7 +100,7 @@ Test(ppo, checkpoint_v2_round_trip_and_resume) {
     unlink(path);
     pool_destroy(pool);
     pool_destroy(pool1);
-    comm_local_destroy(comm);
+    comm->destroy(comm);
     train_state_free(&a);
     train_state_free(&b);
 }

@@ -1,6 +1,7 @@
 // test_vecenv.c: the vector env: bit-identical results for 1, 2 and 3 threads, SAME_STEP
-// autoreset against single envs replayed by hand, every observation type, the ale-py
-// overrides and the errors.
+// autoreset against single envs replayed by hand, NEXT_STEP and DISABLED against SAME_STEP,
+// reset masks, every observation type, the ale-py overrides and the errors; std::mt19937 as
+// the C++ standard fixes it. (ale-py's AtariVectorEnv itself: tests/py/test_ale_vector.py.)
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,8 +33,10 @@ static void bufs_alloc(Bufs *b, int n, int obs_type) {
     b->truncated = calloc((size_t)n, sizeof(bool));
     b->ep_length = calloc((size_t)n, sizeof(int64_t));
     b->ep_frames = calloc((size_t)n, sizeof(int64_t));
-    b->out = (VecOut){b->obs, b->rewards, b->terminated, b->truncated, b->final_obs,
-                      b->ep_return, b->ep_length, b->ep_frames};
+    b->out = (VecOut){.obs = b->obs, .rewards = b->rewards, .terminated = b->terminated,
+                      .truncated = b->truncated, .final_obs = b->final_obs,
+                      .episode_return = b->ep_return, .episode_length = b->ep_length,
+                      .episode_frames = b->ep_frames};
 }
 
 static void bufs_free(Bufs *b) {
@@ -192,6 +195,115 @@ Test(vecenv, same_step_autoreset_matches_single_envs) {
     vecenv_free(v);
 }
 
+// NEXT_STEP: the same games as SAME_STEP, each end followed by one extra step that resets
+// (action ignored, reward 0, flags false) and returns the new episode's first observation.
+// DISABLED: the ended env is refused until a reset mask resets it.
+static VecEnv *vec_mode(const EnvPreset *p, int n, int mode) {
+    VecConfig c = {.num_envs = n, .num_threads = 2, .obs_type = OBS_OBS80, .autoreset = mode,
+                   .thread_affinity_offset = -1};
+    return vecenv_create(p, &c, NULL);
+}
+
+Test(vecenv, next_step_and_disabled_autoreset) {
+    EnvPreset p = preset_of("PongDeterministic-v4");   // no randomness: a game per action list
+    p.max_frames = 40;                                  // an end every 10 steps
+    const int n = 2;
+    VecEnv *same = vec_mode(&p, n, VECENV_SAME_STEP), *next = vec_mode(&p, n, VECENV_NEXT_STEP);
+    VecEnv *off = vec_mode(&p, n, VECENV_DISABLED);
+    cr_assert(same && next && off);
+    Bufs bs, bn, bo;
+    bufs_alloc(&bs, n, OBS_OBS80);
+    bufs_alloc(&bn, n, OBS_OBS80);
+    bufs_alloc(&bo, n, OBS_OBS80);
+    vecenv_reset(same, 3, &bs.out);
+    vecenv_reset(next, 3, &bn.out);
+    vecenv_reset(off, 3, &bo.out);
+    size_t os = env_obs_size(OBS_OBS80);
+    int32_t a[2] = {2, 3}, ignored[2] = {5, 5};
+    for (int ep = 0; ep < 3; ep++) {
+        for (int t = 0; t < 10; t++) {
+            cr_assert_eq(vecenv_step(same, a, &bs.out, NULL), ENV_OK);
+            cr_assert_eq(vecenv_step(next, a, &bn.out, NULL), ENV_OK);
+            cr_assert_eq(vecenv_step(off, a, &bo.out, NULL), ENV_OK);
+            for (int i = 0; i < n; i++) {
+                cr_assert_eq(bn.rewards[i], bs.rewards[i]);
+                cr_assert_eq(bn.truncated[i], bs.truncated[i]);
+                cr_assert_eq(bn.truncated[i], t == 9);
+                const uint8_t *want = t == 9 ? bs.final_obs + i * os : bs.obs + i * os;
+                cr_assert_eq(memcmp(bn.obs + i * os, want, os), 0, "ep %d t %d env %d", ep, t, i);
+                cr_assert_eq(memcmp(bo.obs + i * os, want, os), 0);
+            }
+        }
+        cr_assert_eq(bn.ep_length[0], 10);
+        // NEXT_STEP: this step resets; SAME_STEP already returned that observation
+        cr_assert_eq(vecenv_step(next, ignored, &bn.out, NULL), ENV_OK);
+        cr_assert_eq(memcmp(bn.obs, bs.obs, n * os), 0);
+        for (int i = 0; i < n; i++) cr_assert(bn.rewards[i] == 0 && !bn.truncated[i] && !bn.terminated[i]);
+        // DISABLED: refused until reset by a mask (env 1 only: env 0 stays refused)
+        int bad = -1;
+        cr_assert_eq(vecenv_step(off, a, &bo.out, &bad), ENV_ERR_DONE);
+        cr_assert_eq(bad, 0);
+        bool mask[2] = {false, true};
+        cr_assert_eq(vecenv_reset_mask(off, mask, NULL, &bo.out), ENV_OK);
+        cr_assert_eq(vecenv_step(off, a, &bo.out, &bad), ENV_ERR_DONE);
+        mask[0] = true, mask[1] = false;
+        cr_assert_eq(vecenv_reset_mask(off, mask, NULL, &bo.out), ENV_OK);
+        cr_assert_eq(memcmp(bo.obs, bs.obs, n * os), 0);
+    }
+    bufs_free(&bs), bufs_free(&bn), bufs_free(&bo);
+    vecenv_free(same), vecenv_free(next), vecenv_free(off);
+}
+
+Test(vecenv, reset_mask_resets_only_the_masked) {
+    EnvPreset p = preset_of("ALE/Pong-v5");
+    const int n = 3;
+    VecEnv *v = vec_mode(&p, n, VECENV_NEXT_STEP), *w = vec_mode(&p, n, VECENV_NEXT_STEP);
+    Bufs b, c;
+    bufs_alloc(&b, n, OBS_OBS80);
+    bufs_alloc(&c, n, OBS_OBS80);
+    bool mask[3] = {false, true, false};
+    cr_assert_eq(vecenv_reset_mask(v, mask, NULL, &b.out), VECENV_ERR_ARG);   // not started
+    int64_t seeds[3] = {7, 8, 9};
+    vecenv_reset_mask(v, NULL, seeds, &b.out);
+    int64_t same[3] = {7, 7, 7};                  // one seed for all: the same games
+    vecenv_reset_mask(w, NULL, same, &c.out);
+    size_t os = env_obs_size(OBS_OBS80);
+    int32_t a[3] = {2, 2, 2};
+    for (int t = 0; t < 100; t++) {
+        vecenv_step(v, a, &b.out, NULL);
+        vecenv_step(w, a, &c.out, NULL);
+    }
+    cr_assert_eq(memcmp(b.obs, c.obs, os), 0);
+    cr_assert_eq(memcmp(c.obs, c.obs + os, os), 0);
+    uint8_t *before = malloc(n * os);
+    memcpy(before, b.obs, n * os);
+    int64_t reseed[3] = {-1, 7, -1};
+    cr_assert_eq(vecenv_reset_mask(v, mask, reseed, &b.out), ENV_OK);
+    cr_assert_eq(memcmp(b.obs, before, os), 0, "env 0 untouched");
+    cr_assert_eq(memcmp(b.obs + 2 * os, before + 2 * os, os), 0, "env 2 untouched");
+    cr_assert_eq(vecenv_env(v, 1)->steps, 0);
+    cr_assert_eq(vecenv_env(v, 0)->steps, 100);
+    free(before);
+    bufs_free(&b), bufs_free(&c);
+    vecenv_free(v), vecenv_free(w);
+}
+
+// The C++ standard ([rand.predef]): the 10000th value of a default-constructed std::mt19937
+// (seed 5489) is 4123659995.
+Test(vecenv, mt19937_as_the_standard) {
+    Mt19937 m;
+    mt19937_seed(&m, 5489u);
+    uint32_t x = 0;
+    for (int i = 0; i < 10000; i++) x = mt19937_next(&m);
+    cr_assert_eq(x, 4123659995u);
+    // uniform_int_distribution(0, 0) always 0, (0, 29) within range
+    for (int i = 0; i < 1000; i++) {
+        cr_assert_eq(mt19937_uniform(&m, 0), 0);
+        int u = mt19937_uniform(&m, 29);
+        cr_assert(u >= 0 && u <= 29);
+    }
+}
+
 // ----------------------------------------------------------------------------
 // observations
 
@@ -298,7 +410,8 @@ Test(vecenv, bad_action_steps_nothing) {
     cr_assert_null(vecenv_env(v, 3));
     cr_assert_null(vecenv_env(v, -1));
     // optional outputs may be NULL
-    VecOut minimal = {b.obs, b.rewards, b.terminated, b.truncated, NULL, NULL, NULL, NULL};
+    VecOut minimal = {.obs = b.obs, .rewards = b.rewards, .terminated = b.terminated,
+                      .truncated = b.truncated};
     for (int t = 0; t < 50; t++) cr_assert_eq(vecenv_step(v, ok, &minimal, NULL), ENV_OK);
     bufs_free(&b);
     vecenv_free(v);

@@ -1,0 +1,250 @@
+"""pongrl.AtariVectorEnv: ale-py's ale_py.vector_env.AtariVectorEnv for Pong, in C.
+
+The constructor, the observations, rewards, flags and infos are ale-py's (v0.12): EnvPool's
+preprocessing (frameskip with max-pooling of the last two frames, 84x84 grayscale by
+OpenCV's INTER_AREA, a stack of 4, no-op starts, FIRE on reset, reward clipping, a frame cap)
+done in C on the vector env's threads (src/env/atari_prep.c, src/env/vecenv.c):
+
+    envs = pongrl.AtariVectorEnv("pong", num_envs=16)        # or gym.make_vec("pongrl/Pong-v5", 16)
+    obs, info = envs.reset(seed=0)                           # obs: uint8 (16, 4, 84, 84)
+    obs, rewards, terminations, truncations, info = envs.step(envs.action_space.sample())
+
+info holds "env_id", "lives", "frame_number", "episode_frame_number" (int32 arrays); with
+autoreset_mode SAME_STEP also "final_obs" (a (batch, ...) array whose rows of ended envs are
+their last observations) in a step where an episode ended. batch_size < num_envs: each step
+returns the next batch_size envs in the order their work was queued (info["env_id"]), the
+actions of a step going to the envs of the last returned batch, as ale-py's async mode does
+with one thread. Besides ale-py's two modes, autoreset_mode DISABLED is accepted.
+
+Same actions, same results as ale-py's: tests/data/ale-vector/ holds ALE's own output.
+Differences: Pong only (game="pong"); continuous=True is refused; sticky actions use
+pongrl's random stream (ALE's differs), so with repeat_action_probability > 0 the games are
+not ALE's, only alike; episodic_life and life_loss_info change nothing, as in ALE (Pong has
+no lives); the steps run inside step()/recv() (a send() returns at once without stepping).
+"""
+import ctypes
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib
+from .env import ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, resolve
+from .spaces import Box, Discrete, MultiDiscrete, StandInRandom, gymnasium
+from .vector import AutoresetMode, NativeVec, autoreset_mode as _autoreset_mode, reset_mask
+
+if gymnasium is not None:
+    from gymnasium.vector import VectorEnv as _VecBase
+else:
+    _VecBase = StandInRandom
+
+GAMES = ("pong",)
+
+
+def _int(name, x, low=None):
+    if not isinstance(x, (int, np.integer)) or isinstance(x, bool):
+        raise TypeError("pongrl.AtariVectorEnv: %s must be an int, got %r" % (name, x))
+    if low is not None and x < low:
+        raise ValueError("pongrl.AtariVectorEnv: %s must be >= %d, got %r" % (name, low, x))
+    return int(x)
+
+
+class AtariVectorEnv(_VecBase, NativeVec):
+    """ale_py.vector_env.AtariVectorEnv's constructor and behaviour; game="pong" only."""
+
+    # Gymnasium's VectorEnv.close comes first in the MRO and frees nothing (0.29's also reads a
+    # viewer this class lacks): NativeVec's frees the C handle.
+    close = NativeVec.close
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(self, game="pong", num_envs=1, *, batch_size=0, num_threads=0,
+                 thread_affinity_offset=-1, max_num_frames_per_episode=108000,
+                 repeat_action_probability=0.0, full_action_space=False, continuous=False,
+                 continuous_action_threshold=0.5, autoreset_mode=AutoresetMode.NEXT_STEP,
+                 img_height=84, img_width=84, grayscale=True, stack_num=4, frameskip=4,
+                 maxpool=True, noop_max=30, episodic_life=False, life_loss_info=False,
+                 reward_clipping=True, use_fire_reset=True):
+        self._handle = None
+        if not isinstance(game, str) or game.lower() not in GAMES:
+            raise ValueError("pongrl.AtariVectorEnv: game must be 'pong' (pongrl has Pong only), "
+                             "got %r" % (game,))
+        if type(frameskip) is not int or frameskip <= 0:
+            raise ValueError("pongrl.AtariVectorEnv: frameskip must be a positive int, got %r"
+                             % (frameskip,))
+        if continuous:
+            raise NotImplementedError("pongrl.AtariVectorEnv: continuous=True is not supported "
+                                      "(pongrl's paddle takes the 6 discrete actions)")
+        num_envs = _int("num_envs", num_envs, 1)
+        batch_size = _int("batch_size", batch_size, 0)
+        if batch_size > num_envs:
+            raise ValueError("pongrl.AtariVectorEnv: batch_size must be <= num_envs")
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = dict(type(self).metadata, autoreset_mode=self.autoreset_mode)
+        self._cfg = _lib.AtariConfig(
+            img_height=_int("img_height", img_height, 1), img_width=_int("img_width", img_width, 1),
+            grayscale=bool(grayscale), stack_num=_int("stack_num", stack_num, 1),
+            frameskip=frameskip, maxpool=bool(maxpool), noop_max=_int("noop_max", noop_max, 0),
+            use_fire_reset=bool(use_fire_reset), episodic_life=bool(episodic_life),
+            life_loss_info=bool(life_loss_info), reward_clipping=bool(reward_clipping),
+            max_frames=_int("max_num_frames_per_episode", max_num_frames_per_episode, 1),
+            repeat_action_probability=float(repeat_action_probability))
+        vcfg = _lib.VecConfig(num_envs=num_envs, num_threads=_int("num_threads", num_threads),
+                              obs_type=0, autoreset=_lib.AUTORESET_MODES[self.autoreset_mode.value],
+                              batch_size=batch_size,
+                              thread_affinity_offset=_int("thread_affinity_offset", thread_affinity_offset),
+                              atari=ctypes.pointer(self._cfg))
+        _, _, preset = resolve("ALE/Pong-v5")
+        why = ctypes.c_char_p()
+        self._handle = lib.vecenv_create(ctypes.byref(preset), ctypes.byref(vcfg), ctypes.byref(why))
+        if not self._handle:
+            if why.value:
+                raise ValueError("pongrl.AtariVectorEnv: %s" % why.value.decode())
+            raise MemoryError("pongrl.AtariVectorEnv: out of memory")
+        self.game = "pong"
+        self.num_envs = num_envs
+        self.batch_size = lib.vecenv_batch_size(self._handle)
+        self.num_threads = lib.vecenv_num_threads(self._handle)
+        self.grayscale = bool(grayscale)
+        self.continuous = False
+        self.continuous_action_threshold = continuous_action_threshold
+        self.full_action_space = bool(full_action_space)
+        self._meanings = FULL_ACTION_MEANINGS if full_action_space else ACTION_MEANINGS
+        self._full_to_minimal = np.array(FULL_TO_MINIMAL, dtype=np.int32)
+        shape = (stack_num, img_height, img_width) + (() if grayscale else (3,))
+        self.single_observation_space = Box(0, 255, shape, np.uint8)
+        self.single_action_space = Discrete(len(self._meanings))
+        self.observation_space = Box(0, 255, (self.batch_size,) + shape, np.uint8)
+        self.action_space = MultiDiscrete(np.full(self.batch_size, len(self._meanings)))
+        self.render_mode = None
+        self.closed = False
+        self._np_random = None
+        self._np_random_seed = None
+        self._alloc_out(self.batch_size, (self.batch_size,) + shape)
+        self._bad = ctypes.c_int(-1)
+        self._started = False
+        self._sent = None
+
+    # -- ale-py's VectorEnv API
+
+    def reset(self, *, seed=None, options=None):
+        """Resets every env (or those of options["reset_mask"]) -> (obs, info). seed: an int
+        seeds the envs reset with seed, seed + 1, ...; an array gives one seed per env reset;
+        None goes on with each env's stream (ale-py's meanings)."""
+        self._check_open()
+        mask = reset_mask(options, self.num_envs)
+        k = self.num_envs if mask is None else int(mask.sum())
+        if mask is not None and k != self.num_envs:
+            if not self._started:
+                raise RuntimeError("pongrl.AtariVectorEnv: the first reset() must reset every env")
+            if self.batch_size != self.num_envs:
+                raise ValueError("pongrl.AtariVectorEnv: a partial reset needs batch_size == num_envs")
+        if seed is None and not self._started:
+            # ALE seeds an env's first stream from std::random_device
+            given = np.random.default_rng().integers(0, 2 ** 31, k, dtype=np.int64)
+        elif seed is None:
+            given = np.full(k, -1, dtype=np.int64)
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            given = np.arange(seed, seed + k, dtype=np.int64)
+        elif isinstance(seed, np.ndarray):
+            if seed.shape != (k,):
+                raise ValueError("pongrl.AtariVectorEnv: seed must have one entry per env being "
+                                 "reset, expected shape %s, got %s" % ((k,), seed.shape))
+            given = seed.astype(np.int64)
+        else:
+            raise TypeError("pongrl.AtariVectorEnv: unsupported seed type %r" % (type(seed),))
+        if seed is not None:
+            self._set_np_random(int(given[0]) if k else None)
+        # (a reset of never-seeded envs seeds them: frame_number starts from 0 either way)
+        seeds = np.full(self.num_envs, -1, dtype=np.int64)
+        if mask is None:
+            seeds[:] = given
+        else:
+            seeds[mask] = given
+        self._out.obs = self._obs.ctypes.data
+        rc = lib.vecenv_reset_mask(self._handle, None if mask is None else mask.ctypes.data,
+                                   seeds.ctypes.data, self._out_ref)
+        if rc != _lib.ENV_OK:
+            raise RuntimeError("pongrl.AtariVectorEnv: reset failed")
+        self._started = True
+        self._sent = None
+        return self._obs.copy(), self._info()
+
+    def step(self, actions):
+        """send(actions) then recv(): (obs, rewards int32, terminations, truncations, info)."""
+        self.send(actions)
+        return self.recv()
+
+    def send(self, actions):
+        """Actions for the envs of the last returned batch (row i: info["env_id"][i])."""
+        self._check_open()
+        if not self._started:
+            raise RuntimeError("pongrl.AtariVectorEnv: call reset() before step()/send()")
+        a = np.asarray(actions)
+        if a.dtype.kind not in "iu" or a.dtype == np.bool_:
+            raise ValueError("pongrl.AtariVectorEnv: actions must be integers, got dtype %s" % a.dtype)
+        if a.shape != (self.batch_size,):
+            raise ValueError("pongrl.AtariVectorEnv: actions must have shape (%d,), got %s"
+                             % (self.batch_size, a.shape))
+        n_act = len(self._meanings)
+        bad = np.flatnonzero((a < 0) | (a >= n_act))
+        if bad.size:
+            raise ValueError("pongrl.AtariVectorEnv: invalid action %r (row %d); available actions: %d"
+                             % (a[bad[0]], bad[0], n_act))
+        a = a.astype(np.int32)
+        if self.full_action_space:
+            a = self._full_to_minimal[a]
+        self._sent = np.ascontiguousarray(a, dtype=np.int32)
+
+    def recv(self):
+        """Steps the sent envs -> (obs, rewards, terminations, truncations, info)."""
+        self._check_open()
+        if self._sent is None:
+            raise RuntimeError("pongrl.AtariVectorEnv: recv() without send()")
+        a, self._sent = self._sent, None
+        obs = np.empty_like(self._obs)           # a fresh array, written in place by C: no copy
+        self._out.obs = obs.ctypes.data
+        rc = lib.vecenv_step(self._handle, a.ctypes.data, self._out_ref, ctypes.byref(self._bad))
+        if rc == _lib.ENV_ERR_DONE:
+            raise RuntimeError("pongrl.AtariVectorEnv: env %d's episode has ended and autoreset_mode "
+                               "is DISABLED: reset it with reset(options={'reset_mask': mask})"
+                               % self._env_ids[self._bad.value])
+        if rc != _lib.ENV_OK:
+            raise RuntimeError("pongrl.AtariVectorEnv: step failed (%d)" % rc)
+        info = self._info()
+        terminations, truncations = self._terminated.copy(), self._truncated.copy()
+        if self.autoreset_mode == AutoresetMode.SAME_STEP and (terminations | truncations).any():
+            info["final_obs"] = self._final_obs.copy()
+        return obs, self._rewards.astype(np.int32), terminations, truncations, info
+
+    def get_action_meanings(self):
+        return list(self._meanings)
+
+    def xla(self):
+        raise NotImplementedError("pongrl.AtariVectorEnv: no XLA interface")
+
+    def __repr__(self):
+        return "pongrl.AtariVectorEnv(pong, num_envs=%d, batch_size=%d, autoreset_mode=%s)" % (
+            getattr(self, "num_envs", 0), getattr(self, "batch_size", 0),
+            getattr(self, "autoreset_mode", None))
+
+    # -- internals
+
+    def _info(self):
+        return {"env_id": self._env_ids.copy(),
+                "lives": np.zeros(self.batch_size, dtype=np.int32),        # Pong: ALE's lives() is 0
+                "frame_number": self._frame_number.astype(np.int32),
+                "episode_frame_number": self._episode_frame_number.astype(np.int32)}
+
+
+# ale-py registers ALE/{Game}-v5 with these; gym.make_vec passes them (and the user's) here
+_V5_KWARGS = dict(repeat_action_probability=0.25, full_action_space=False, frameskip=4,
+                  max_num_frames_per_episode=108_000)
+
+
+def make_vector(num_envs=1, preset="ALE/Pong-v5", game="pong", max_episode_steps=None, **kwargs):
+    """The vector_entry_point of pongrl/Pong-v5: AtariVectorEnv with ALE/Pong-v5's settings
+    (sticky actions 0.25, frameskip 4, 108,000 frames), as gym.make_vec("ALE/Pong-v5") gives."""
+    if max_episode_steps is not None:
+        raise ValueError("pongrl.AtariVectorEnv: max_episode_steps is not an argument of ale-py's "
+                         "vector env; use max_num_frames_per_episode")
+    return AtariVectorEnv(game, num_envs, **dict(_V5_KWARGS, **kwargs))
