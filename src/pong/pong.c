@@ -767,17 +767,31 @@ static void put_index(uint8_t *screen, const uint8_t *colors, int row, int x0, i
 
 typedef struct { int row0, row1; } RowRange;
 
+// The rows an object can show on, from the kernel's one rule: the iteration of counter c
+// draws rows c - 15 and c - 14 (row_of_counter(c) and the next). Each object's range is the
+// rows of its first and last counters, widened by where its register is written in the pair
+// (the renderers then test every row of the range).
+static int row_of_counter(int c) { return c - 15; }
+// The counters a bat covers: 16 for the mask $F0, 8 for $F8.
+static int bat_counters(uint8_t mask) { return (uint8_t)~mask + 1; }
+
+static RowRange counter_rows(int first, int last, int before, int after) {
+    return (RowRange){clamp_row(row_of_counter(first) - before, FIELD_ROW0, FIELD_ROW1 + 1),
+                      clamp_row(row_of_counter(last) + after, FIELD_ROW0 - 1, FIELD_ROW1)};
+}
+// GRP0 at the start of the pair: counter c on rows c - 15 and c - 14 (one row either side:
+// the pair of an odd counter starts a row earlier)
 static RowRange cpu_rows(const PongPicture *p) {
-    return (RowRange){clamp_row((int)p->cpu_v - 16, FIELD_ROW0, FIELD_ROW1 + 1),
-                      clamp_row((int)p->cpu_v + 1, FIELD_ROW0 - 1, FIELD_ROW1)};
+    return counter_rows(p->cpu_v, p->cpu_v + bat_counters(p->cpu_mask) - 1, 1, 1);
 }
+// GRP1 at the end of the pair's first row: counter c on rows c - 14 and c - 13
 static RowRange agent_rows(const PongPicture *p) {
-    return (RowRange){clamp_row((int)p->agent_v - 15, FIELD_ROW0, FIELD_ROW1 + 1),
-                      clamp_row((int)p->agent_v + 2, FIELD_ROW0 - 1, FIELD_ROW1)};
+    return counter_rows(p->agent_v, p->agent_v + bat_counters(p->agent_mask) - 1, 0, 2);
 }
+// ENABL and its VDELBL copy, written mid-line: a counter can show a row earlier right of the
+// split, and the delayed copy a row later
 static RowRange ball_rows(const PongPicture *p) {
-    return (RowRange){clamp_row((int)p->ball_v - 17, FIELD_ROW0, FIELD_ROW1 + 1),
-                      clamp_row((int)p->ball_v - 10, FIELD_ROW0 - 1, FIELD_ROW1)};
+    return counter_rows(p->ball_v, p->ball_v + 3, 2, 2);
 }
 
 void pong_render_indices(const Pong *g, uint8_t *screen) {
