@@ -160,14 +160,19 @@ $(BUILD)/random_play_stats: tools/random_play_stats.c $(BUILD)/libpongrl.a $(HDR
 $(BUILD)/fidelity_image: tools/fidelity_image.c $(BUILD)/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
+# The worker pool's round trip (bench/README.md: its waiting strategy against a condition variable alone).
+$(BUILD)/workpool_bench: bench/workpool_bench.c $(BUILD)/libpongrl.a $(HDRS)
+	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+
 bench: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes
+	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes $(BUILD)/workpool_bench
 	$(BUILD)/random_play_stats
 	$(BUILD)/pongrl bench env
 	/usr/bin/python3 bench/atari_vec_bench.py --repeat 3   # ALE's own beside it: PONGRL_ALE_VEC_BENCH, PONGRL_ALE_ROM
 	set -o pipefail; $(BUILD)/pongrl bench train | tee $(BUILD)/bench_train.txt
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py --dump $(BUILD)/dump_episodes --ours $(BUILD)/bench_train.txt
 	$(BUILD)/pongrl bench cluster
+	$(BUILD)/workpool_bench
 
 clean:
 	rm -rf $(BUILD)

@@ -7,8 +7,8 @@
 // Why spin, then sleep: between jobs a thread watches the job counter for a few microseconds
 // (pause, then sched_yield) before it sleeps on a condition variable; a caller that starts the
 // next job at once (a Python loop stepping a vector env) does not pay a wake-up of tens of
-// microseconds, and an idle pool costs nothing. Measured against a mutex and condition variable
-// alone: bench/README.md.
+// microseconds, and an idle pool costs nothing. Measured against the condition variable alone
+// (build/workpool_bench): bench/README.md.
 //
 // Usage:
 //     WorkPool *wp = workpool_create(3);               // 3 threads + the caller: 4 workers
