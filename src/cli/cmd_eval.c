@@ -12,7 +12,6 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "../train/model.h"
 
 typedef struct {
     int score;                 // agent - CPU points
@@ -74,11 +73,9 @@ int cmd_eval(int argc, char **argv) {
     if (workers > episodes) workers = episodes;
 
     TrainState st;
-    char desc[2048], err[2048];
-    if (model_load(a.model, &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
-    if (!env_id) env_id = st.cfg.env_id;
-    if (mode < 0) mode = st.cfg.mode;
-    if (difficulty < 0) difficulty = st.cfg.difficulty;
+    char desc[2048];
+    if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
+    env_id = a.env_id; mode = a.mode; difficulty = a.difficulty;
     char flavour[64] = "";
     if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
     printf("pongrl eval: %s\n  %s%s, %d episodes, %s, seed %llu, %d workers\n", desc, env_id, flavour, episodes,

@@ -12,7 +12,6 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "../train/model.h"
 
 #define INPUT_SCALE 2                                  // 80x80 drawn as 160x160
 #define INPUT_Y0 35                                    // the seed crops rows 35..194: line them up
@@ -57,10 +56,8 @@ int cmd_record(int argc, char **argv) {
 
     TrainState st;
     char desc[2048];
-    if (model_load(a.model, &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
-    if (!env_id) env_id = st.cfg.env_id;
-    if (mode < 0) mode = st.cfg.mode;
-    if (difficulty < 0) difficulty = st.cfg.difficulty;
+    if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
+    env_id = a.env_id; mode = a.mode; difficulty = a.difficulty;
     const int cw = PONG_SCREEN_W * (input ? 2 : 1);
     Player *pl = malloc(sizeof(Player));
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3), *canvas = malloc((size_t)PONG_SCREEN_H * cw * 3);

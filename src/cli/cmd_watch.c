@@ -11,7 +11,6 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
-#include "../train/model.h"
 
 #define WATCH_FRAME_HZ 60.0          // an emulated Atari frame is 1/60 s
 #define FINAL_HOLD_S 2.0             // the last picture of a game stays 2 s, as in record's GIF
@@ -34,10 +33,8 @@ int cmd_watch(int argc, char **argv) {
 
     TrainState st;
     char desc[2048], err[2048];
-    if (model_load(a.model, &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
-    if (!env_id) env_id = st.cfg.env_id;
-    if (mode < 0) mode = st.cfg.mode;
-    if (difficulty < 0) difficulty = st.cfg.difficulty;
+    if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
+    env_id = a.env_id; mode = a.mode; difficulty = a.difficulty;
     Player *pl = malloc(sizeof(Player));
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3);
     Window *win = NULL;

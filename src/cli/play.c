@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../train/config.h"
+#include "../train/model.h"
 #include "args.h"
 
 int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty) {
@@ -89,6 +90,15 @@ static void set_flag(PlayArgs *a, unsigned opt, const char *flag, const char *v)
     case PLAY_OPT_SPEED:      a->speed = arg_double(flag, v, 0.01, 1000); break;
     case PLAY_OPT_VERBOSE:    a->verbose = true; break;
     }
+}
+
+int play_load_model(PlayArgs *a, TrainState *st, char *desc, size_t desclen) {
+    char err[2048];
+    if (model_load(a->model, st, desc, desclen, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (!a->env_id) a->env_id = st->cfg.env_id;
+    if (a->mode < 0) a->mode = st->cfg.mode;
+    if (a->difficulty < 0) a->difficulty = st->cfg.difficulty;
+    return 0;
 }
 
 void play_args_parse(int argc, char **argv, unsigned opts, const char *usage, const char *about, PlayArgs *a) {

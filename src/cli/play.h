@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "../rl/agent.h"
+#include "../train/state.h"
 #include <stddef.h>
 
 typedef struct {
@@ -60,6 +61,11 @@ typedef struct {
 // -h/--help prints "usage: pongrl CMD USAGE", `about` and the flags, and exits 0; anything
 // else that is wrong ends in die_usage.
 void play_args_parse(int argc, char **argv, unsigned opts, const char *usage, const char *about, PlayArgs *a);
+
+// Loads MODEL (a->model: a checkpoint, a run directory, a folder with W1.npy/W2.npy) into st
+// (train_state_free frees it) and its description into desc; --env, --mode and --difficulty
+// left out take the model's. 0, or 1 with one line on stderr.
+int play_load_model(PlayArgs *a, TrainState *st, char *desc, size_t desclen);
 
 // Seeds of evaluation episode e: a family of streams apart from training's.
 uint64_t play_env_seed(uint64_t seed, int64_t e);

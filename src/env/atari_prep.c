@@ -391,15 +391,18 @@ static void capture(const AtariEnv *a, uint8_t *buf, uint8_t *idx) {
             continue;
         }
         // runs of one colour: an 8-pixel chunk like the one before is copied
-        uint64_t last = ~(uint64_t)0, cur;
+        // (the last chunk's gray bytes stay in a register: reading them back from d would
+        // wait for the store before it)
+        uint64_t last = ~(uint64_t)0, last_gray = 0, cur;
         for (int x = 0; x < W; x += 8) {
             memcpy(&cur, s + x, 8);
-            if (cur == last) {
-                memcpy(d + x, d + x - 8, 8);
-                continue;
+            if (cur != last) {
+                uint8_t g[8];
+                for (int k = 0; k < 8; k++) g[k] = lut[s[x + k]];
+                memcpy(&last_gray, g, 8);
+                last = cur;
             }
-            for (int k = 0; k < 8; k++) d[x + k] = lut[s[x + k]];
-            last = cur;
+            memcpy(d + x, &last_gray, 8);
         }
     }
 }

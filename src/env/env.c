@@ -5,6 +5,7 @@
 // Evidence: docs/pong-spec.md §1.2 (reset), §1.3 (paddle controller), §5 (presets).
 #include "env.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,9 +76,9 @@ void env_reset(Env *env, uint64_t seed) {
     rng_seed(&env->rng, seed);
     env->resistance = PADDLE_RESISTANCE_DEFAULT;
     env->last_action = ACTION_NOOP;
+    env->frames_before += env->frames;    // 0 when made (env_init cleared both)
     env->steps = 0;
     env->frames = presses;
-    env->frame_number += presses;
     env->terminated = false;
     env->truncated = false;
 }
@@ -113,18 +114,19 @@ int env_step(Env *env, int action, EnvStep *out) {
 
     int skip = frameskip_draw(env);
     int reward = 0, frames = 0;
+    // rng_uniform(r) < p, in integers: the uniform is k / 2^53 with k = rng_next(r) >> 11,
+    // exactly, so it is below p iff k < ceil(p 2^53) (the same draws, the same outcomes)
+    uint64_t keep_below = (uint64_t)ceil(env->preset.repeat_prob * 0x1p53);
     for (int i = 0; i < skip; i++) {
         // Sticky actions, ALE StellaEnvironment::act: per frame, with probability
         // repeat_action_probability the previous frame's action is kept instead.
         int a = action;
-        if (env->preset.repeat_prob > 0.0 && rng_uniform(&env->rng) < env->preset.repeat_prob)
-            a = env->last_action;
+        if (keep_below > 0 && (rng_next(&env->rng) >> 11) < keep_below) a = env->last_action;
         env->last_action = a;
         env->resistance = resistance_apply(env->resistance, a);
         reward += pong_frame(&env->game, env->resistance, action_is_fire(a));
         frames++;
         env->frames++;
-        env->frame_number++;
         // ALE's oneStepAct emulates nothing once the game is over or the frame cap is hit,
         // so the rest of the frameskip is dropped.
         if (pong_game_over(&env->game)) { env->terminated = true; break; }
@@ -212,7 +214,7 @@ void env_clone(const Env *env, bool include_rng, uint8_t *buf) {
     bytes_put_u32(&w, (uint32_t)env->last_action);
     bytes_put_u64(&w, (uint64_t)env->steps);
     bytes_put_u64(&w, (uint64_t)env->frames);
-    bytes_put_u64(&w, (uint64_t)env->frame_number);
+    bytes_put_u64(&w, (uint64_t)env_frame_number(env));
     bytes_put_u8(&w, env->terminated);
     bytes_put_u8(&w, env->truncated);
     for (int i = 0; i < 4; i++) bytes_put_u64(&w, include_rng ? env->rng.s[i] : 0);
@@ -259,7 +261,7 @@ int env_restore(Env *env, const uint8_t *buf) {
     env->last_action = last_action;
     env->steps = steps;
     env->frames = frames;
-    env->frame_number = frame_number;
+    env->frames_before = frame_number - frames;
     env->terminated = terminated;
     env->truncated = truncated;
     if (flags & STATE_FLAG_RNG) env->rng = rng;

@@ -45,7 +45,7 @@ typedef struct {
     int resistance;          // ALE paddle resistance of the agent's paddle
     int last_action;         // for sticky actions (starts as NOOP)
     int64_t steps, frames;   // since reset (frames: ALE's getEpisodeFrameNumber)
-    int64_t frame_number;    // frames since the env was made, resets included: ALE's getFrameNumber
+    int64_t frames_before;   // frames of the env's earlier episodes (env_frame_number)
     bool terminated, truncated;
 } Env;
 
@@ -69,6 +69,10 @@ void env_reset(Env *env, uint64_t seed);
 // One agent step; ENV_ERR_ACTION for an action outside [0, 6), ENV_ERR_DONE after the end
 // (both leave the env untouched and *out zeroed). out may be NULL.
 int env_step(Env *env, int action, EnvStep *out);
+
+// ALE's getFrameNumber(): the frames emulated since the env was made, resets' SELECT
+// presses included (kept as a sum so that a frame costs one counter, not two).
+static inline int64_t env_frame_number(const Env *env) { return env->frames_before + env->frames; }
 
 // One line saying what an ENV_ERR_* code means ("unknown error" for others).
 const char *env_strerror(int code);

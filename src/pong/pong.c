@@ -355,12 +355,13 @@ static void ball_move(Pong *g) {
     if (!(RAM(g, HOLD) & 0x40)) {
         int c = 0;
         RAM(g, BALL_V_FRAC) = adc(RAM(g, BALL_DV_FRAC), RAM(g, BALL_V_FRAC), &c);
+        // the step: the speed plus the fraction's carry (the carry out is cleared, clc)
+        uint8_t step = (uint8_t)(RAM(g, BALL_DV) + c);
         // game 2: while the button of the last bat to touch the ball ($C3) is held, the
         // ball steps twice its vertical speed
-        bool twice = (RAM(g, FLAGS) & 0x80) && !(RAM(g, SCORER_BUTTON) & 0x80);
-        uint8_t a = adc(twice ? RAM(g, BALL_DV) : 0, RAM(g, BALL_DV), &c);
-        c = 0;
-        a = adc(a, RAM(g, BALL_V), &c);
+        if (__builtin_expect(RAM(g, FLAGS) & 0x80, 0) && !(RAM(g, SCORER_BUTTON) & 0x80))
+            step = (uint8_t)(step + RAM(g, BALL_DV));
+        uint8_t a = (uint8_t)(RAM(g, BALL_V) + step);
         RAM(g, BALL_V) = a;
         g->vdel = (a ^ 1) & 1;
         h = (uint8_t)(RAM(g, BALL_X) - RAM(g, BALL_DX));
@@ -389,11 +390,16 @@ static uint8_t speed_up(uint8_t v) {
 static const uint8_t SPEEDUP_EVERY[4] = {0xFF, 0x03, 0x07, 0x0F};
 
 // $F45F: the ball met a bat (collision latch of the last frame). Bat x: 0 CPU, 1 agent.
+// The contact itself: a few frames a rally, kept out of the frame's hot path.
+__attribute__((noinline, cold)) static void bat_hit(Pong *g, int x);
+
 static void bat_contact(Pong *g) {
-    int x;
-    if (g->collisions & CX_P1_BALL) x = 1;
-    else if (g->collisions & CX_P0_BALL) x = 0;
-    else { RAM(g, HOLD) = 0; return; }
+    if (g->collisions & CX_P1_BALL) bat_hit(g, 1);
+    else if (g->collisions & CX_P0_BALL) bat_hit(g, 0);
+    else RAM(g, HOLD) = 0;
+}
+
+static void bat_hit(Pong *g, int x) {
     // $F4A2: sound, count, who touched last
     RAM(g, SOUND) = 0xC4;
     RAM(g, HITS)++;
@@ -489,7 +495,7 @@ static void game_logic(Pong *g) {
     // $F1AD: the bats follow their paddles; the CPU bat ($F1E3) steps 2 towards the ball
     // on 7 frames of 8.
     RAM(g, PADDLE_RAW) = 0;                       // $98 << 1: a scratch use of $84
-    for (int x = 3; x >= 0; x--) RAM(g, BAT_V + x) = RAM(g, PADDLES + x);
+    memcpy(&RAM(g, BAT_V), &RAM(g, PADDLES), 4);    // $B2..$B5 = $BB..$BE
     uint8_t frame = RAM(g, FRAME);
     RAM(g, TMP0) = frame & 1;
     uint8_t cpu = RAM(g, CPU_TARGET);

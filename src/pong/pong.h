@@ -53,7 +53,6 @@ typedef struct {
 
 typedef struct {
     uint8_t ram[PONG_RAM_SIZE];   // RAM $80..$FF
-    uint8_t switches;             // the console switches (SWCHB) as ALE holds them
     // TIA registers that outlive a frame
     uint8_t colors[4];            // set at the end of a frame for the next frame's kernel
     uint8_t collisions;           // latched while drawing, read by the next frame's logic
@@ -65,6 +64,7 @@ typedef struct {
     uint8_t digits_of[2], colors_of;
     int pot_resistance;
     uint8_t pot_line, default_line;
+    uint8_t switches;             // the console switches (SWCHB) as ALE holds them
 } Pong;
 
 // The state ALE's reset() leaves (power-on, 60 NOOP frames, the soft resets, SELECT pressed

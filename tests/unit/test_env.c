@@ -701,17 +701,17 @@ Test(env, restore_brings_back_the_counters_and_the_end) {
     env_init(&env, "ALE/Pong-v5", 1);
     rng_seed(&ar, 8);
     play_hash(&env, &ar, 300);
-    int64_t frames = env.frames, steps = env.steps, total = env.frame_number;
+    int64_t frames = env.frames, steps = env.steps, total = env_frame_number(&env);
     cr_assert_eq(total, frames);
     env_clone(&env, false, buf);
     play_hash(&env, &ar, 100);
     env_reset(&env, 5);
     cr_assert_eq(env.frames, 0);
-    cr_assert_gt(env.frame_number, total);       // a reset keeps ALE's frame number
+    cr_assert_gt(env_frame_number(&env), total);       // a reset keeps ALE's frame number
     env_restore(&env, buf);
     cr_assert_eq(env.frames, frames);
     cr_assert_eq(env.steps, steps);
-    cr_assert_eq(env.frame_number, total);
+    cr_assert_eq(env_frame_number(&env), total);
     // a finished episode stays finished after a restore
     EnvStep st = {0};
     while (!st.terminated && !st.truncated) env_step(&env, ACTION_NOOP, &st);
@@ -810,11 +810,11 @@ Test(env, mode_1_counts_its_select_press_as_ale_does) {
     for (int mode = 0; mode < 2; mode++) {
         env_init_flavour(&env, "PongNoFrameskip-v4", mode, 0, 0);
         cr_assert_eq(env.frames, mode);
-        cr_assert_eq(env.frame_number, mode);
+        cr_assert_eq(env_frame_number(&env), mode);
         for (int i = 0; i < 10; i++) env_step(&env, ACTION_NOOP, NULL);
         env_reset(&env, 0);
         cr_assert_eq(env.frames, mode);
-        cr_assert_eq(env.frame_number, mode ? 12 : 10);
+        cr_assert_eq(env_frame_number(&env), mode ? 12 : 10);
         env.preset.max_frames = 10;
         EnvStep st = {0};
         int acts = 0;
