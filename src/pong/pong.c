@@ -746,18 +746,20 @@ static uint8_t score_pf1(const PongPicture *p, int side, int glyph_row) {
 // The rows each object can show on, from its vertical counter (see the kernel above).
 static int clamp_row(int r, int lo, int hi) { return r < lo ? lo : r > hi ? hi : r; }
 
-// Draws the picture with `put(ctx, row, x0, n, colour_slot)` for runs of one colour over
-// the background: slots 0 CPU, 1 agent, 2 walls and ball (the order of PongPicture.colors).
-// Rows are visited in order and, within a row, left to right.
-typedef struct { uint8_t *buf; const uint8_t (*rgb)[3]; } RgbTarget;
+// Each output draws runs of one colour over the background with its own `put(target, row,
+// x0, n, slot)`: slots 0 CPU, 1 agent, 2 walls and ball (the order of PongPicture.colors).
+typedef struct { uint8_t *buf; const uint8_t (*rgb)[3]; } RgbTarget;        // (210, 160, 3)
+typedef struct { uint8_t *screen; const uint8_t *colors; } IndexTarget;     // (210, 160)
 
-static void put_rgb(const RgbTarget *t, int row, int x0, int n, int slot) {
+static inline void put_rgb(void *target, int row, int x0, int n, int slot) {
+    const RgbTarget *t = target;
     uint8_t *q = t->buf + 3 * (row * PONG_SCREEN_W + x0);
     for (int i = 0; i < n; i++, q += 3) memcpy(q, t->rgb[slot], 3);
 }
 
-static void put_index(uint8_t *screen, const uint8_t *colors, int row, int x0, int n, int slot) {
-    memset(screen + row * PONG_SCREEN_W + x0, colors[slot], (size_t)n);
+static inline void put_index(void *target, int row, int x0, int n, int slot) {
+    const IndexTarget *t = target;
+    memset(t->screen + row * PONG_SCREEN_W + x0, t->colors[slot], (size_t)n);
 }
 
 // The objects of the field rows [34, 193]: bats first, then the ball (drawn over them:
@@ -794,31 +796,56 @@ static RowRange ball_rows(const PongPicture *p) {
     return counter_rows(p->ball_v, p->ball_v + 3, 2, 2);
 }
 
+// The objects of the field, the one drawing loop every output shares: the bats, then the
+// ball over them, each row of an object's range that the kernel's counters turn on. grid:
+// only the pixels the 80x80 grid keeps (odd rows, even columns); show[slot] false leaves an
+// object out.
+typedef void (*PutRun)(void *target, int row, int x0, int n, int slot);
+
+static inline __attribute__((always_inline)) void draw_objects(const PongPicture *p, PutRun put,
+                                                               void *target, bool grid,
+                                                               const bool show[3]) {
+    const int row_step = grid ? 2 : 1;
+    RowRange k;
+    if (show[0]) {
+        k = cpu_rows(p);
+        for (int r = grid ? k.row0 | 1 : k.row0; r <= k.row1; r += row_step)
+            if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2))
+                put(target, r, CPU_BAT_X, BAT_W, 0);
+    }
+    if (show[1]) {
+        k = agent_rows(p);
+        for (int r = grid ? k.row0 | 1 : k.row0; r <= k.row1; r += row_step)
+            if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST))
+                put(target, r, AGENT_BAT_X, BAT_W, 1);
+    }
+    if (show[2]) {
+        k = ball_rows(p);
+        for (int r = grid ? k.row0 | 1 : k.row0; r <= k.row1; r += row_step)
+            for (int i = 0; i < BALL_W; i++) {
+                int x = ball_column(p->ball_x, i);
+                if (!(grid && (x & 1)) && ball_on(p, r, x)) put(target, r, x, 1, 2);
+            }
+    }
+}
+
+static const bool SHOW_ALL[3] = {true, true, true};
+
 void pong_render_indices(const Pong *g, uint8_t *screen) {
     const PongPicture *p = &g->pic;
     const uint8_t *c = p->colors;
+    IndexTarget t = {screen, c};
     memset(screen, c[3], PONG_SCREEN_H * PONG_SCREEN_W);
     memset(screen, 0x00, 8);                       // row 0: the HMOVE blank
     for (int r = 1; r <= 20; r++)
         for (int side = 0; side < 2; side++) {
             uint8_t pf1 = score_pf1(p, side, (r - 1) / 4);
             for (int bit = 0; bit < 8; bit++)
-                if (pf1 & (0x80 >> bit)) put_index(screen, c, r, 16 + 80 * side + 4 * bit, 4, side);
+                if (pf1 & (0x80 >> bit)) put_index(&t, r, 16 + 80 * side + 4 * bit, 4, side);
         }
     memset(screen + WALL_TOP_ROW0 * PONG_SCREEN_W, c[2], (WALL_TOP_ROW1 - WALL_TOP_ROW0 + 1) * PONG_SCREEN_W);
     memset(screen + WALL_BOTTOM_ROW0 * PONG_SCREEN_W, c[2], (PONG_SCREEN_H - WALL_BOTTOM_ROW0) * PONG_SCREEN_W);
-    RowRange k = cpu_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2)) put_index(screen, c, r, CPU_BAT_X, BAT_W, 0);
-    k = agent_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST)) put_index(screen, c, r, AGENT_BAT_X, BAT_W, 1);
-    k = ball_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        for (int k = 0; k < BALL_W; k++) {
-            int x = ball_column(p->ball_x, k);
-            if (ball_on(p, r, x)) put_index(screen, c, r, x, 1, 2);
-        }
+    draw_objects(p, put_index, &t, false, SHOW_ALL);
 }
 
 static void fill_row_rgb(uint8_t *row, const uint8_t rgb[3]) {
@@ -849,18 +876,7 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb) {
         }
         for (int k = 1; k < 4; k++) memcpy(rgb + ROW * (r + k), rgb + ROW * r, ROW);
     }
-    RowRange k = cpu_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2)) put_rgb(&t, r, CPU_BAT_X, BAT_W, 0);
-    k = agent_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST)) put_rgb(&t, r, AGENT_BAT_X, BAT_W, 1);
-    k = ball_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        for (int k = 0; k < BALL_W; k++) {
-            int x = ball_column(p->ball_x, k);
-            if (ball_on(p, r, x)) put_rgb(&t, r, x, 1, 2);
-        }
+    draw_objects(p, put_rgb, &t, false, SHOW_ALL);
 }
 
 // prepro keeps rows 35, 37, ..., 193 and columns 0, 2, ..., 158 of the red channel and
@@ -882,28 +898,17 @@ static void obs_clear(uint8_t *obs) {
     for (int i = 0; i < PONG_OBS80 * PONG_OBS80; i += 64) memcpy(obs + i, &zero, sizeof zero);
 }
 
+// The grid keeps the even columns of a run (draw_objects gives it odd rows only).
+static inline void put_obs80(void *target, int row, int x0, int n, int slot) {
+    (void)slot;
+    uint8_t *line = (uint8_t *)target + (row - OBS_ROW0) / 2 * PONG_OBS80;
+    if (n == 1) line[x0 / 2] = 1;                        // the ball's pixel (an even column)
+    else memset(line + (x0 + 1) / 2, 1, (size_t)(n + 1 - (x0 & 1)) / 2);
+}
+
 void pong_render_obs80(const Pong *g, uint8_t *obs) {
     const PongPicture *p = &g->pic;
     obs_clear(obs);
-    RowRange k;
-    if (red_shows(p->colors[0])) {
-        k = cpu_rows(p);
-        for (int r = k.row0 | 1; r <= k.row1; r += 2)
-            if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2))
-                memset(obs + (r - OBS_ROW0) / 2 * PONG_OBS80 + CPU_BAT_X / 2, 1, BAT_W / 2);
-    }
-    if (red_shows(p->colors[1])) {
-        k = agent_rows(p);
-        for (int r = k.row0 | 1; r <= k.row1; r += 2)
-            if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST))
-                memset(obs + (r - OBS_ROW0) / 2 * PONG_OBS80 + AGENT_BAT_X / 2, 1, BAT_W / 2);
-    }
-    if (red_shows(p->colors[2])) {
-        k = ball_rows(p);
-        for (int r = k.row0 | 1; r <= k.row1; r += 2)
-            for (int k = 0; k < BALL_W; k++) {
-                int x = ball_column(p->ball_x, k);
-                if (!(x & 1) && ball_on(p, r, x)) obs[(r - OBS_ROW0) / 2 * PONG_OBS80 + x / 2] = 1;
-            }
-    }
+    const bool show[3] = {red_shows(p->colors[0]), red_shows(p->colors[1]), red_shows(p->colors[2])};
+    draw_objects(p, put_obs80, obs, true, show);
 }
