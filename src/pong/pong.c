@@ -72,6 +72,15 @@ enum {
     STACK_FA = 0xFA,      // stack: that BRK's return address, low byte
 };
 
+// What the cartridge stores in SOUND ($8C): the effect (bits 6-7) and its timer (bits 0-5).
+enum { SOUND_SERVE = 0x48, SOUND_POINT = 0x0F, SOUND_WALL = 0x84, SOUND_BAT = 0xC4,
+       SOUND_TIMER_BITS = 0x3F };
+#define SERVE_DELAY_AFTER_POINT 0x3F   // $F3AB: frames from a point to the next serve
+#define HOLD_BALL 0x40                 // HOLD bit 6: the ball is held (other games' catching)
+#define HOLD_WALL 0x80                 // HOLD bit 7: the last move was a wall contact
+#define HIT_WALL 0x40                  // HIT_FLAGS after a wall contact
+#define RUNNING_BIT 0x80               // RUNNING bit 7: a game runs
+
 // The kernel counts lines in pairs from $26 to $DC; row = counter - 15 (see the kernel).
 #define KERNEL_FIRST 0x26
 #define KERNEL_LAST 0xDC
@@ -352,7 +361,7 @@ static void position_ball(Pong *g, uint8_t h) {
 // $F554: move the ball by its speed and position it.
 static void ball_move(Pong *g) {
     uint8_t h = RAM(g, BALL_X);
-    if (!(RAM(g, HOLD) & 0x40)) {
+    if (!(RAM(g, HOLD) & HOLD_BALL)) {
         int c = 0;
         RAM(g, BALL_V_FRAC) = adc(RAM(g, BALL_DV_FRAC), RAM(g, BALL_V_FRAC), &c);
         // the step: the speed plus the fraction's carry (the carry out is cleared, clc)
@@ -401,7 +410,7 @@ static void bat_contact(Pong *g) {
 
 static void bat_hit(Pong *g, int x) {
     // $F4A2: sound, count, who touched last
-    RAM(g, SOUND) = 0xC4;
+    RAM(g, SOUND) = SOUND_BAT;
     RAM(g, HITS)++;
     RAM(g, LAST_SCORER) = (uint8_t)x;
     // $F4AC: game 1 ($98 bit 7): a bat whose button is held speeds the ball up ($F4BE);
@@ -429,6 +438,11 @@ static void bat_hit(Pong *g, int x) {
     if ((x & 1) ? (dx & 0x80) : !(dx & 0x80)) RAM(g, BALL_DX) = negate(dx);
 }
 
+// $F12F: `cpx #$14; bmi` against a score, a signed compare: true for 0..20, which is where
+// the rules run (ALE ends the episode at 21). Kept signed: a score set out of range by
+// setRAM (148..255) reads as at most 20 too, as on the console.
+static bool score_at_most_20(uint8_t score) { return (int8_t)(0x14 - score) >= 0; }
+
 // $F0CE..$F21F
 static void game_logic(Pong *g) {
     // $F0CE: console switches. ALE holds SWCHB (no reset or select, colour, the difficulty
@@ -438,12 +452,12 @@ static void game_logic(Pong *g) {
     RAM(g, SWITCHES) = swchb;
     if (changed & 0x02) RAM(g, FRAME) = 0;
 
-    if (!(RAM(g, RUNNING) & 0x80) || RAM(g, FRAME_HI) == 0) {
+    if (!(RAM(g, RUNNING) & RUNNING_BIT) || RAM(g, FRAME_HI) == 0) {
         // $F0F8 / $F109: no game running (after 65536 frames the game stops itself)
-        if (!(RAM(g, RUNNING) & 0x80)) { RAM(g, SOUND) = 0; RAM(g, BALL_V) = 0; }
+        if (!(RAM(g, RUNNING) & RUNNING_BIT)) { RAM(g, SOUND) = 0; RAM(g, BALL_V) = 0; }
         RAM(g, RUNNING) = 0;
         RAM(g, SCORE_CPU) = (uint8_t)(RAM(g, GAME) + 1);
-    } else if ((int8_t)(0x14 - RAM(g, SCORE_CPU)) >= 0 && (int8_t)(0x14 - RAM(g, SCORE_AGENT)) >= 0) {
+    } else if (score_at_most_20(RAM(g, SCORE_CPU)) && score_at_most_20(RAM(g, SCORE_AGENT))) {
         RAM(g, ATTRACT) = 0;
         if (RAM(g, SERVE_TIMER) != 0) {
             RAM(g, BALL_V) = 0;
@@ -451,7 +465,7 @@ static void game_logic(Pong *g) {
                 // $F153: serve from the centre, towards the side that lost the point
                 RAM(g, HITS) = 0;
                 RAM(g, BALL_DV_FRAC) = 0;
-                RAM(g, SOUND) = 0x48;
+                RAM(g, SOUND) = SOUND_SERVE;
                 RAM(g, BALL_X) = 0x80;
                 RAM(g, CPU_TARGET) = 0x80;
                 RAM(g, BALL_V) = 0x80;
@@ -473,16 +487,16 @@ static void game_logic(Pong *g) {
                 int x = (RAM(g, BALL_X) & 0x80) ? 0 : 1;
                 RAM(g, SCORE_CPU + x)++;
                 RAM(g, LAST_SCORER) = (uint8_t)x;
-                RAM(g, SERVE_TIMER) = 0x3F;
-                RAM(g, SOUND) = 0x0F;
+                RAM(g, SERVE_TIMER) = SERVE_DELAY_AFTER_POINT;
+                RAM(g, SOUND) = SOUND_POINT;
             } else if ((g->collisions & CX_BALL_PF) && dist_y < 6) {
                 // $F3F5: a wall: one step back into the field, vertical speed reversed
                 uint8_t y = RAM(g, BALL_V);
                 RAM(g, BALL_V) = (y & 0x80) ? (uint8_t)(y - 1) : (uint8_t)(y + 1);
-                RAM(g, HIT_FLAGS) = 0x40;
-                RAM(g, HOLD) = 0x80;
+                RAM(g, HIT_FLAGS) = HIT_WALL;
+                RAM(g, HOLD) = HOLD_WALL;
                 reverse_vertical(g);
-                RAM(g, SOUND) = 0x84;
+                RAM(g, SOUND) = SOUND_WALL;
                 ball_move(g);
             } else {
                 if (g->collisions & CX_BALL_PF) { RAM(g, HIT_FLAGS) = 0; RAM(g, HOLD) = 0; }
@@ -685,7 +699,7 @@ static void end_of_frame(Pong *g, bool fire) {
         g->digits_of[1] = RAM(g, SCORE_AGENT);
     }
     // sound timer
-    if (RAM(g, SOUND) & 0x3F) RAM(g, SOUND)--;
+    if (RAM(g, SOUND) & SOUND_TIMER_BITS) RAM(g, SOUND)--;
     // $F23A: game constants (already in RAM: configure() at reset), colours; the scratch
     // bytes $80/$81 (used by the digit loop and the kernel too) end every frame as $C0 and
     // the CPU bat's row index (1 with the left switch at A)
@@ -753,17 +767,31 @@ static void put_index(uint8_t *screen, const uint8_t *colors, int row, int x0, i
 
 typedef struct { int row0, row1; } RowRange;
 
+// The rows an object can show on, from the kernel's one rule: the iteration of counter c
+// draws rows c - 15 and c - 14 (row_of_counter(c) and the next). Each object's range is the
+// rows of its first and last counters, widened by where its register is written in the pair
+// (the renderers then test every row of the range).
+static int row_of_counter(int c) { return c - 15; }
+// The counters a bat covers: 16 for the mask $F0, 8 for $F8.
+static int bat_counters(uint8_t mask) { return (uint8_t)~mask + 1; }
+
+static RowRange counter_rows(int first, int last, int before, int after) {
+    return (RowRange){clamp_row(row_of_counter(first) - before, FIELD_ROW0, FIELD_ROW1 + 1),
+                      clamp_row(row_of_counter(last) + after, FIELD_ROW0 - 1, FIELD_ROW1)};
+}
+// GRP0 at the start of the pair: counter c on rows c - 15 and c - 14 (one row either side:
+// the pair of an odd counter starts a row earlier)
 static RowRange cpu_rows(const PongPicture *p) {
-    return (RowRange){clamp_row((int)p->cpu_v - 16, FIELD_ROW0, FIELD_ROW1 + 1),
-                      clamp_row((int)p->cpu_v + 1, FIELD_ROW0 - 1, FIELD_ROW1)};
+    return counter_rows(p->cpu_v, p->cpu_v + bat_counters(p->cpu_mask) - 1, 1, 1);
 }
+// GRP1 at the end of the pair's first row: counter c on rows c - 14 and c - 13
 static RowRange agent_rows(const PongPicture *p) {
-    return (RowRange){clamp_row((int)p->agent_v - 15, FIELD_ROW0, FIELD_ROW1 + 1),
-                      clamp_row((int)p->agent_v + 2, FIELD_ROW0 - 1, FIELD_ROW1)};
+    return counter_rows(p->agent_v, p->agent_v + bat_counters(p->agent_mask) - 1, 0, 2);
 }
+// ENABL and its VDELBL copy, written mid-line: a counter can show a row earlier right of the
+// split, and the delayed copy a row later
 static RowRange ball_rows(const PongPicture *p) {
-    return (RowRange){clamp_row((int)p->ball_v - 17, FIELD_ROW0, FIELD_ROW1 + 1),
-                      clamp_row((int)p->ball_v - 10, FIELD_ROW0 - 1, FIELD_ROW1)};
+    return counter_rows(p->ball_v, p->ball_v + 3, 2, 2);
 }
 
 void pong_render_indices(const Pong *g, uint8_t *screen) {
