@@ -90,22 +90,16 @@ class NativeVec(Closing):
 
     def _alloc_out(self, rows, shape):
         """The arrays the C side writes into (caller-owned), rows of a step, and their VecOut."""
-        self._obs = np.zeros(shape, dtype=np.uint8)
-        self._final_obs = np.zeros(shape, dtype=np.uint8)
-        self._rewards = np.zeros(rows, dtype=np.float64)
-        self._terminated = np.zeros(rows, dtype=np.bool_)
-        self._truncated = np.zeros(rows, dtype=np.bool_)
+        # (attribute, per-row dtype or None for an observation), in VecOut's field order;
+        # _done is Python's alone
+        fields = (("_obs", None), ("_rewards", np.float64), ("_terminated", np.bool_),
+                  ("_truncated", np.bool_), ("_final_obs", None), ("_ep_return", np.float64),
+                  ("_ep_length", np.int64), ("_ep_frames", np.int64), ("_env_ids", np.int32),
+                  ("_frame_number", np.int64), ("_episode_frame_number", np.int64))
+        for name, dtype in fields:
+            setattr(self, name, np.zeros(shape, np.uint8) if dtype is None else np.zeros(rows, dtype))
         self._done = np.zeros(rows, dtype=np.bool_)
-        self._ep_return = np.zeros(rows, dtype=np.float64)
-        self._ep_length = np.zeros(rows, dtype=np.int64)
-        self._ep_frames = np.zeros(rows, dtype=np.int64)
-        self._env_ids = np.zeros(rows, dtype=np.int32)
-        self._frame_number = np.zeros(rows, dtype=np.int64)
-        self._episode_frame_number = np.zeros(rows, dtype=np.int64)
-        self._out = _lib.VecOut(*(a.ctypes.data for a in (
-            self._obs, self._rewards, self._terminated, self._truncated, self._final_obs,
-            self._ep_return, self._ep_length, self._ep_frames, self._env_ids,
-            self._frame_number, self._episode_frame_number)))
+        self._out = _lib.VecOut(*(getattr(self, name).ctypes.data for name, _ in fields))
         self._out_ref = ctypes.byref(self._out)
 
     def _set_np_random(self, seed):

@@ -157,9 +157,7 @@ void area_resize_free(AreaResize *r) {
     free(r->ytab_of);
     free(r->col_src);
     free(r->col_w);
-    r->xtab = r->ytab = NULL;
-    r->ytab_of = r->col_src = NULL;
-    r->col_w = NULL;
+    *r = (AreaResize){0};    // a second free (after a failed init) frees nothing
 }
 
 // saturate_cast<uchar>(float): cvRound (half to even), clamped. Adding and subtracting 1.5 *
@@ -338,8 +336,7 @@ void atari_env_free(AtariEnv *a) {
     free(a->scratch);
     free(a->changed);
     free(a->hsum);
-    a->raw0 = a->stack = a->changed = NULL;
-    a->scratch = a->hsum = NULL;
+    *a = (AtariEnv){0};
 }
 
 int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
