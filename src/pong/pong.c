@@ -98,6 +98,14 @@ static const uint8_t DIGIT_FONT[50] = {
 };
 #define DIGIT_FONT_LO 0xCA      // $F7CA: pointer low byte of the glyph of 0
 
+// Row `row` of the glyph a digit pointer points at. The cartridge only ever points at the ten
+// glyphs; a pointer or score poked by setRAM can point past them, where the console reads
+// other ROM bytes that are not re-created here: such rows are blank, never a read past the table.
+static inline uint8_t digit_glyph_row(uint8_t ptr, int row) {
+    unsigned i = (uint8_t)(ptr - DIGIT_FONT_LO) + (unsigned)row;
+    return i < sizeof DIGIT_FONT ? DIGIT_FONT[i] : 0;
+}
+
 // Colours of game 1 ($F659 row 0: $9C, $9E, $A0, $A2), before the attract shift.
 static const uint8_t GAME_COLORS[4] = {0x38, 0xC8, 0x0F, 0x22};   // CPU, agent, walls, field
 
@@ -667,7 +675,7 @@ static void kernel(Pong *g, int resistance) {
     f = &RAM(g, PADDLES + 2 + pair);
     *f = (uint8_t)((KERNEL_FIRST + *f) >> 1);
     // $F585 leaves in $87 the low nibble of the agent's last units glyph row
-    RAM(g, SCORE_ROW) = DIGIT_FONT[(uint8_t)(p->digits[1] - DIGIT_FONT_LO) + 4] & 0x0F;
+    RAM(g, SCORE_ROW) = digit_glyph_row(p->digits[1], 4) & 0x0F;
 }
 
 // ----------------------------------------------------------------------------
@@ -737,8 +745,8 @@ void pong_palette_rgb(uint8_t index, uint8_t rgb[3]) {
 // the CPU's colour (tens at columns 16..31, units 32..47), the right half in the agent's
 // (96..111, 112..127). Each PF1 bit is 4 columns, bit 7 leftmost.
 static uint8_t score_pf1(const PongPicture *p, int side, int glyph_row) {
-    uint8_t units = DIGIT_FONT[(uint8_t)(p->digits[side] - DIGIT_FONT_LO) + glyph_row];
-    uint8_t tens = DIGIT_FONT[(uint8_t)(p->digits[2 + side] - DIGIT_FONT_LO) + glyph_row];
+    uint8_t units = digit_glyph_row(p->digits[side], glyph_row);
+    uint8_t tens = digit_glyph_row(p->digits[2 + side], glyph_row);
     uint8_t pf1 = (uint8_t)((units & 0x0F) | (tens & 0xF0));
     return side ? pf1 & p->agent_digits_mask : pf1;     // and $90: blank once the game stops
 }
