@@ -29,6 +29,7 @@ from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SH
                   make_spec, observation_space, resolve)
 from .spaces import Box, Closing, Discrete, MultiDiscrete, StandInRandom, gymnasium
 
+from .ale import ALEState
 from .spaces import AutoresetMode    # Gymnasium's, or a stand-in before 1.1 / without it
 
 if gymnasium is not None:
@@ -139,7 +140,8 @@ class VecEnv(_VecBase, NativeVec):
                       max_num_frames_per_episode=max_num_frames_per_episode,
                       max_episode_steps=max_episode_steps, full_action_space=full_action_space,
                       mode=mode, difficulty=difficulty, render_mode=render_mode)
-        id, obs_type, preset = resolve(preset, **kwargs)
+        id, obs_type, preset = resolve(preset, flavours=True, **kwargs)
+        self._flavour = (int(mode or 0), int(difficulty or 0))
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError("pongrl: num_envs must be an integer >= 1, got %r" % (num_envs,))
         if num_threads is None:
@@ -156,7 +158,8 @@ class VecEnv(_VecBase, NativeVec):
         cfg = _lib.VecConfig(num_envs=self.num_envs, num_threads=int(num_threads),
                              obs_type=_lib.OBS_TYPES[obs_type],
                              autoreset=_lib.AUTORESET_MODES[autoreset_mode.value], batch_size=0,
-                             thread_affinity_offset=-1)
+                             thread_affinity_offset=-1, mode=self._flavour[0],
+                             difficulty=self._flavour[1])
         why = ctypes.c_char_p()
         self._handle = lib.vecenv_create(ctypes.byref(preset), ctypes.byref(cfg), ctypes.byref(why))
         if not self._handle:
@@ -284,6 +287,30 @@ class VecEnv(_VecBase, NativeVec):
         rgb = np.empty(SCREEN_SHAPE, dtype=np.uint8)
         lib.env_render_rgb(e, rgb.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
         return rgb
+
+    def clone_state(self, i, include_rng=False):
+        """Env i's whole state as an ALEState (pongrl.Env.clone_state's): with include_rng its
+        random stream too, so that restoring it replays exactly what followed."""
+        self._check_open()
+        buf = ctypes.create_string_buffer(int(lib.env_state_size()))
+        if lib.vecenv_clone(self._handle, int(i), bool(include_rng), buf) != _lib.ENV_OK:
+            raise IndexError("pongrl: env index %r out of range" % (i,))
+        s = _lib.EnvState()
+        lib.env_state(lib.vecenv_env(self._handle, int(i)), ctypes.byref(s))
+        return ALEState._make(buf.raw, s.frames, s.frames, *self._flavour)
+
+    def restore_state(self, i, state):
+        """Env i back to a state of clone_state (of an env of the same id, mode and
+        difficulty; from this vector env or a pongrl.Env); its episode statistics go on from
+        the restored episode."""
+        self._check_open()
+        blob = state._blob()
+        rc = lib.vecenv_restore(self._handle, int(i), blob) if len(blob) == lib.env_state_size() \
+            else _lib.ENV_ERR_STATE
+        if rc == _lib.CONSTANTS["VECENV_ERR_ARG"]:
+            raise IndexError("pongrl: env index %r out of range" % (i,))
+        if rc != _lib.ENV_OK:
+            raise RuntimeError("pongrl: restore_state: %s (%s)" % (lib.env_strerror(rc).decode(), self.spec_id))
 
     def __repr__(self):
         return "pongrl.VecEnv(%s, num_envs=%d, num_threads=%d, obs_type=%s, autoreset_mode=%s)" % (
