@@ -142,7 +142,8 @@ fuzz-run: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
 	    $(BUILD)/fuzz/corpus $(BUILD)/fuzz/seeds
 
 # setup may have just installed Open MPI: MPI_LIBS is read afresh by the inner make.
-test: setup
+test:
+	@scripts/setup.sh test
 	@$(MAKE) --no-print-directory test-run
 
 test-run:

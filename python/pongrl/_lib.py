@@ -61,7 +61,8 @@ class VecConfig(ctypes.Structure):  # vecenv.h VecConfig
     _fields_ = [("num_envs", ctypes.c_int), ("num_threads", ctypes.c_int),
                 ("obs_type", ctypes.c_int), ("autoreset", ctypes.c_int),
                 ("batch_size", ctypes.c_int), ("thread_affinity_offset", ctypes.c_int),
-                ("atari", ctypes.POINTER(AtariConfig))]
+                ("atari", ctypes.POINTER(AtariConfig)), ("mode", ctypes.c_int),
+                ("difficulty", ctypes.c_int)]
 
 
 AUTORESET_MODES = {"NextStep": 0, "SameStep": 1, "Disabled": 2}   # vecenv.h VECENV_*
@@ -154,6 +155,8 @@ def _load():
         "vecenv_step": (ctypes.c_int, [vp, i32p, ctypes.POINTER(VecOut),
                                        ctypes.POINTER(ctypes.c_int)]),
         "vecenv_env": (vp, [vp, ctypes.c_int]),
+        "vecenv_clone": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_bool, vp]),
+        "vecenv_restore": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_char_p]),
         "vecenv_create": (vp, [ctypes.POINTER(EnvPreset), ctypes.POINTER(VecConfig),
                                ctypes.POINTER(ctypes.c_char_p)]),
         "vecenv_reset_mask": (ctypes.c_int, [vp, vp, vp, ctypes.POINTER(VecOut)]),

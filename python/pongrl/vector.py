@@ -29,6 +29,7 @@ from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SH
                   make_spec, observation_space, resolve)
 from .spaces import Box, Closing, Discrete, MultiDiscrete, StandInRandom, gymnasium
 
+from .ale import ALEState
 from .spaces import AutoresetMode    # Gymnasium's, or a stand-in before 1.1 / without it
 
 if gymnasium is not None:
@@ -90,22 +91,16 @@ class NativeVec(Closing):
 
     def _alloc_out(self, rows, shape):
         """The arrays the C side writes into (caller-owned), rows of a step, and their VecOut."""
-        self._obs = np.zeros(shape, dtype=np.uint8)
-        self._final_obs = np.zeros(shape, dtype=np.uint8)
-        self._rewards = np.zeros(rows, dtype=np.float64)
-        self._terminated = np.zeros(rows, dtype=np.bool_)
-        self._truncated = np.zeros(rows, dtype=np.bool_)
+        # (attribute, per-row dtype or None for an observation), in VecOut's field order;
+        # _done is Python's alone
+        fields = (("_obs", None), ("_rewards", np.float64), ("_terminated", np.bool_),
+                  ("_truncated", np.bool_), ("_final_obs", None), ("_ep_return", np.float64),
+                  ("_ep_length", np.int64), ("_ep_frames", np.int64), ("_env_ids", np.int32),
+                  ("_frame_number", np.int64), ("_episode_frame_number", np.int64))
+        for name, dtype in fields:
+            setattr(self, name, np.zeros(shape, np.uint8) if dtype is None else np.zeros(rows, dtype))
         self._done = np.zeros(rows, dtype=np.bool_)
-        self._ep_return = np.zeros(rows, dtype=np.float64)
-        self._ep_length = np.zeros(rows, dtype=np.int64)
-        self._ep_frames = np.zeros(rows, dtype=np.int64)
-        self._env_ids = np.zeros(rows, dtype=np.int32)
-        self._frame_number = np.zeros(rows, dtype=np.int64)
-        self._episode_frame_number = np.zeros(rows, dtype=np.int64)
-        self._out = _lib.VecOut(*(a.ctypes.data for a in (
-            self._obs, self._rewards, self._terminated, self._truncated, self._final_obs,
-            self._ep_return, self._ep_length, self._ep_frames, self._env_ids,
-            self._frame_number, self._episode_frame_number)))
+        self._out = _lib.VecOut(*(getattr(self, name).ctypes.data for name, _ in fields))
         self._out_ref = ctypes.byref(self._out)
 
     def _set_np_random(self, seed):
@@ -145,7 +140,8 @@ class VecEnv(_VecBase, NativeVec):
                       max_num_frames_per_episode=max_num_frames_per_episode,
                       max_episode_steps=max_episode_steps, full_action_space=full_action_space,
                       mode=mode, difficulty=difficulty, render_mode=render_mode)
-        id, obs_type, preset = resolve(preset, **kwargs)
+        id, obs_type, preset = resolve(preset, flavours=True, **kwargs)
+        self._flavour = (int(mode or 0), int(difficulty or 0))
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError("pongrl: num_envs must be an integer >= 1, got %r" % (num_envs,))
         if num_threads is None:
@@ -162,7 +158,8 @@ class VecEnv(_VecBase, NativeVec):
         cfg = _lib.VecConfig(num_envs=self.num_envs, num_threads=int(num_threads),
                              obs_type=_lib.OBS_TYPES[obs_type],
                              autoreset=_lib.AUTORESET_MODES[autoreset_mode.value], batch_size=0,
-                             thread_affinity_offset=-1)
+                             thread_affinity_offset=-1, mode=self._flavour[0],
+                             difficulty=self._flavour[1])
         why = ctypes.c_char_p()
         self._handle = lib.vecenv_create(ctypes.byref(preset), ctypes.byref(cfg), ctypes.byref(why))
         if not self._handle:
@@ -290,6 +287,30 @@ class VecEnv(_VecBase, NativeVec):
         rgb = np.empty(SCREEN_SHAPE, dtype=np.uint8)
         lib.env_render_rgb(e, rgb.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
         return rgb
+
+    def clone_state(self, i, include_rng=False):
+        """Env i's whole state as an ALEState (pongrl.Env.clone_state's): with include_rng its
+        random stream too, so that restoring it replays exactly what followed."""
+        self._check_open()
+        buf = ctypes.create_string_buffer(int(lib.env_state_size()))
+        if lib.vecenv_clone(self._handle, int(i), bool(include_rng), buf) != _lib.ENV_OK:
+            raise IndexError("pongrl: env index %r out of range" % (i,))
+        s = _lib.EnvState()
+        lib.env_state(lib.vecenv_env(self._handle, int(i)), ctypes.byref(s))
+        return ALEState._make(buf.raw, s.frames, s.frames, *self._flavour)
+
+    def restore_state(self, i, state):
+        """Env i back to a state of clone_state (of an env of the same id, mode and
+        difficulty; from this vector env or a pongrl.Env); its episode statistics go on from
+        the restored episode."""
+        self._check_open()
+        blob = state._blob()
+        rc = lib.vecenv_restore(self._handle, int(i), blob) if len(blob) == lib.env_state_size() \
+            else _lib.ENV_ERR_STATE
+        if rc == _lib.CONSTANTS["VECENV_ERR_ARG"]:
+            raise IndexError("pongrl: env index %r out of range" % (i,))
+        if rc != _lib.ENV_OK:
+            raise RuntimeError("pongrl: restore_state: %s (%s)" % (lib.env_strerror(rc).decode(), self.spec_id))
 
     def __repr__(self):
         return "pongrl.VecEnv(%s, num_envs=%d, num_threads=%d, obs_type=%s, autoreset_mode=%s)" % (

@@ -198,6 +198,8 @@ static double pg_memory_bytes(const TrainConfig *c) {
     return n * 8 * 3 + (double)c->workers * n * (8 + 16);
 }
 
+static int pg_episodes_per_iteration(const TrainConfig *c) { return c->batch_size; }
+
 static const char *const PG_METRICS[] = { NULL };
 
 const Learner PG_LEARNER = {
@@ -212,4 +214,5 @@ const Learner PG_LEARNER = {
     .settle = pg_settle,
     .settled = pg_settled,
     .iterate = pg_iterate,
+    .episodes_per_iteration = pg_episodes_per_iteration,
 };

@@ -8,7 +8,7 @@
 // weight vector and cache) it times --iterations more:
 //   iteration_ms   wall time of an iteration on rank 0 (counters out to update done)
 //   play_ms        the slowest rank's time playing its episodes
-//   bcast_ms       run counters out of rank 0 (slowest rank)
+//   bcast_ms       the stop flag out of rank 0 (slowest rank)
 //   reduce_ms      gradient sum to every rank: the all-reduce, the sums' rounding to float64
 //                  included (slowest rank); the ranks' records (rows touched, digests) and
 //                  the episode stats go with the end-of-play barrier, counted as waiting

@@ -54,6 +54,13 @@ static void print_help(const TrainConfig *d) {
         (*l)->defaults(&ld);
         printf(" --algo %s:\n", (*l)->name);
         print_rows(&ld, (*l)->name);
+        for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {     // the common settings it defaults otherwise
+            const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+            char f[64], a[TRAIN_STR_MAX + 32], b[TRAIN_STR_MAX + 32];
+            if (!row->learner[0] && row->offset != offsetof(TrainConfig, algo) &&
+                strcmp(train_setting_text(row, d, a, sizeof(a)), train_setting_text(row, &ld, b, sizeof(b))))
+                printf("  %-21s (default %s)\n", flag_usage(row, f, sizeof(f)), b);
+        }
     }
     printf("  --run-dir DIR         where metrics and checkpoints go (default runs/<date-time>)\n"
            "  --resume DIR          continue the run in DIR from its newest checkpoint, with its own\n"
@@ -313,8 +320,10 @@ int cmd_train(int argc, char **argv) {
         comm->describe(comm, ranks, sizeof(ranks));
         printf("pongrl train: %s", cfg.env_id);
         if (cfg.mode || cfg.difficulty) printf(" mode %d difficulty %d", cfg.mode, cfg.difficulty);
-        printf(", algo %s, batch %d, %d worker%s, seed %llu, run dir %s%s\n", cfg.algo, cfg.batch_size, cfg.workers,
-               cfg.workers == 1 ? "" : "s", (unsigned long long)cfg.seed, cfg.run_dir, ranks);
+        printf(", algo %s", cfg.algo);
+        if (train_setting_applies(train_setting_find("batch_size"), &cfg)) printf(", batch %d", cfg.batch_size);
+        printf(", %d worker%s, seed %llu, run dir %s%s\n", cfg.workers, cfg.workers == 1 ? "" : "s",
+               (unsigned long long)cfg.seed, cfg.run_dir, ranks);
         fflush(stdout);
     }
     // rank 0 logs, writes metrics.csv and checkpoints after every iteration

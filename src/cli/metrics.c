@@ -107,7 +107,7 @@ static const char *excerpt(const char *line, char *buf, size_t n) {
 int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t errlen) {
     char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/metrics.csv", run_dir);
-    const long long N = s->iteration, B = s->cfg.batch_size;
+    const long long N = s->iteration;
     FILE *in = fopen(path, "r");
     if (!in) {
         if (errno != ENOENT) { snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno)); return -1; }
@@ -129,9 +129,9 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     ssize_t len;
     long lineno = 0, bad = 0, dropped = 0;
     long long prev = 0, kept = 0, first_missing = 0, prev_episodes = 0;
-    // the seeds' recipe finishes batch_size episodes an iteration; rollouts of fixed length
-    // (ppo) finish however many end in them
-    const bool fixed_batch = !strcmp(s->cfg.algo, "pg");
+    // whole-episode learners finish a fixed number of episodes an iteration; rollouts of fixed
+    // length finish however many end in them
+    const long long per_it = s->learner->episodes_per_iteration ? s->learner->episodes_per_iteration(&s->cfg) : 0;
     bool has_header = false;
     while ((len = getline(&line, &cap, in)) > 0) {
         lineno++;
@@ -144,7 +144,7 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
         if (strlen(line) != (size_t)len - 1 || !metrics_row(line, extra, &r)) wrong = "not a metrics row";   // a NUL inside
         else if (r.iteration > N) { dropped++; continue; }       // written after the checkpoint
         else if (r.iteration <= prev) wrong = "out of order";
-        else if (fixed_batch && r.episodes != r.iteration * B) wrong = "episodes do not match the batch size";
+        else if (per_it && r.episodes != r.iteration * per_it) wrong = "episodes do not match the batch size";
         else if (r.episodes < prev_episodes || r.episodes > s->episodes) wrong = "episodes out of order";
         else if (r.iteration == N && (r.episodes != s->episodes || r.agent_steps != s->agent_steps ||
                                       fabs(r.running_mean - s->running_reward) > 1e-6))

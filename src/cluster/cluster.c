@@ -1,5 +1,5 @@
 // cluster.c: the MPI transport's Comm (see cluster.h): start-up, the per-iteration exchange
-// (counters out of rank 0, the end-of-play records, the exact all-reduce of the gradient sum),
+// (the stop flag out of rank 0, the end-of-play records, the exact all-reduce of the gradient sum),
 // and the end. One process per rank, worker threads in each; who plays which episode is
 // dispatch.c's, the start-up checks identity.c's, timings and the share table report.c's.
 #include "cluster.h"

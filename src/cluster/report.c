@@ -66,7 +66,7 @@ int report_shares(MpiComm *m, const TrainState *s, FILE *out) {
     int64_t total = 0, threads = 0;
     for (int r = 0; r < c->size; r++) { total += all[r].episodes; threads += all[r].threads; }
     fprintf(out, "cluster: %d ranks, %lld worker threads; each rank's share (busy: thread-seconds in episodes;"
-            " comm: counters out, gradient sums exchanged; wait: idle for slower ranks)\n", c->size, (long long)threads);
+            " comm: the stop flag out, gradient sums exchanged; wait: idle for slower ranks)\n", c->size, (long long)threads);
     fprintf(out, "  %4s  %-20s %7s %9s %6s %9s %8s %8s\n", "rank", "host", "threads", "episodes", "share",
             "busy_s", "comm_s", "wait_s");
     for (int r = 0; r < c->size; r++)

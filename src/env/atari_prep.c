@@ -157,9 +157,7 @@ void area_resize_free(AreaResize *r) {
     free(r->ytab_of);
     free(r->col_src);
     free(r->col_w);
-    r->xtab = r->ytab = NULL;
-    r->ytab_of = r->col_src = NULL;
-    r->col_w = NULL;
+    *r = (AreaResize){0};    // a second free (after a failed init) frees nothing
 }
 
 // saturate_cast<uchar>(float): cvRound (half to even), clamped. Adding and subtracting 1.5 *
@@ -318,13 +316,13 @@ int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize
     env_init(&a->env, p.id, sticky_seed);
     a->env.preset = p;
     size_t raw = (size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3);
-    a->raw[0] = calloc(raw, 1);
-    a->raw[1] = calloc(raw, 1);
+    a->raw0 = calloc(raw, 1);
+    a->raw1_blank = true;
     a->stack = calloc(atari_obs_size(cfg), 1);
     a->scratch = calloc((size_t)2 * cfg->img_width * 3, sizeof(float));
     a->changed = calloc(PONG_SCREEN_H, 1);
     a->hsum = calloc((size_t)PONG_SCREEN_H * cfg->img_width * (cfg->grayscale ? 1 : 3), sizeof(float));
-    if (!a->raw[0] || !a->raw[1] || !a->stack || !a->scratch || !a->changed || !a->hsum) {
+    if (!a->raw0 || !a->stack || !a->scratch || !a->changed || !a->hsum) {
         atari_env_free(a);
         return -1;
     }
@@ -333,20 +331,19 @@ int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize
 }
 
 void atari_env_free(AtariEnv *a) {
-    free(a->raw[0]);
-    free(a->raw[1]);
+    free(a->raw0);
     free(a->stack);
     free(a->scratch);
     free(a->changed);
     free(a->hsum);
-    a->raw[0] = a->raw[1] = a->stack = a->changed = NULL;
-    a->scratch = a->hsum = NULL;
+    *a = (AtariEnv){0};
 }
 
 int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
     s->idx = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W);
     s->frame = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
-    if (s->idx == NULL || s->frame == NULL) {
+    s->frame1 = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
+    if (s->idx == NULL || s->frame == NULL || s->frame1 == NULL) {
         atari_scratch_free(s);
         return -1;
     }
@@ -356,7 +353,8 @@ int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
 void atari_scratch_free(AtariScratch *s) {
     free(s->idx);
     free(s->frame);
-    s->idx = s->frame = NULL;
+    free(s->frame1);
+    s->idx = s->frame = s->frame1 = NULL;
 }
 
 // ALE's grayscale palette: (uint8_t)round(0.2989 r + 0.5870 g + 0.1140 b), ColourPalette.cpp.
@@ -369,9 +367,9 @@ static uint8_t gray_of(uint8_t index) {
 // getScreenGrayscale / getScreenRGB of the current frame into buf. Most rows of a Pong
 // frame repeat the row above (background, walls, bats, thick digits): such a row's gray
 // values are copied rather than looked up again.
-static void capture(const AtariEnv *a, uint8_t *buf, uint8_t *idx) {
+static void capture(const AtariEnv *a, const Pong *game, uint8_t *buf, uint8_t *idx) {
     if (!a->cfg->grayscale) {
-        pong_render_rgb(&a->env.game, buf);
+        pong_render_rgb(game, buf);
         return;
     }
     static _Thread_local uint8_t lut[256];
@@ -382,7 +380,7 @@ static void capture(const AtariEnv *a, uint8_t *buf, uint8_t *idx) {
     }
     enum { W = PONG_SCREEN_W, H = PONG_SCREEN_H };
     _Static_assert(W % 8 == 0, "rows are read in 8-pixel chunks");
-    pong_render_indices(&a->env.game, idx);
+    pong_render_indices(game, idx);
     for (int y = 0; y < H; y++) {
         const uint8_t *s = idx + (size_t)y * W;
         uint8_t *d = buf + (size_t)y * W;
@@ -407,23 +405,25 @@ static void capture(const AtariEnv *a, uint8_t *buf, uint8_t *idx) {
     }
 }
 
-// PreprocessedEnv::process_screen: max-pool into raw[0], resize into the ring. raw[0] held the
-// last pooled frame; a frame captured for it this step waits in the scratch, so that each
-// pooled row is compared with the last one as it is written, and the resize redone only for
-// the rows that changed (area_resize_update).
+// PreprocessedEnv::process_screen: max-pool into raw_frames_[0] (raw0), resize into the ring.
+// raw0 held the last pooled frame; a frame captured for it this step waits in the scratch, so
+// that each pooled row is compared with the last one as it is written, and the resize redone
+// only for the rows that changed (area_resize_update). raw_frames_[1] is drawn from its game.
 static void process_screen(AtariEnv *a, const AtariScratch *sc) {
     const AtariConfig *c = a->cfg;
     const size_t row = (size_t)PONG_SCREEN_W * (c->grayscale ? 1 : 3);
     const size_t fb = frame_bytes(c);
-    const uint8_t *src0 = a->fresh0 ? sc->frame : a->raw[0];
+    const uint8_t *src0 = a->fresh0 ? sc->frame : a->raw0;
+    const bool pool = c->maxpool && !a->raw1_blank;     // max(x, 0) is x
+    if (pool) capture(a, &a->raw1_game, sc->frame1, sc->idx);
     uint8_t *dst = a->stack + (size_t)a->stack_idx * fb;
     const uint8_t *prev = a->stack + (size_t)((a->stack_idx + c->stack_num - 1) % c->stack_num) * fb;
     const AreaResize *r = a->resize;
     for (int y = 0; y < PONG_SCREEN_H; y++) {
-        const uint8_t *s0 = src0 + y * row, *s1 = a->raw[1] + y * row;
-        uint8_t *d = a->raw[0] + y * row;
+        const uint8_t *s0 = src0 + y * row, *s1 = sc->frame1 + y * row;
+        uint8_t *d = a->raw0 + y * row;
         uint8_t diff = 0;
-        if (c->maxpool) {
+        if (pool) {
             for (size_t x = 0; x < row; x++) {
                 uint8_t p = s1[x] > s0[x] ? s1[x] : s0[x];
                 diff |= p ^ d[x];
@@ -439,9 +439,9 @@ static void process_screen(AtariEnv *a, const AtariScratch *sc) {
     }
     a->fresh0 = false;
     if (r->iscale_x > 0 || (r->src_h == r->dst_h && r->src_w == r->dst_w)) {
-        area_resize_run(r, a->raw[0], dst, a->scratch);
+        area_resize_run(r, a->raw0, dst, a->scratch);
     } else {
-        area_resize_update(r, a->raw[0], a->changed, a->hsum, prev, dst);
+        area_resize_update(r, a->raw0, a->changed, a->hsum, prev, dst);
         a->pooled_valid = true;
     }
     a->stack_idx = (a->stack_idx + 1) % c->stack_num;
@@ -482,9 +482,9 @@ void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
     memset(a->stack, 0, atari_obs_size(c));
     a->stack_idx = 0;
     a->pooled_valid = false;             // the ring's last frame is gone: resize it all
-    capture(a, sc->frame, sc->idx);
+    capture(a, &a->env.game, sc->frame, sc->idx);
     a->fresh0 = true;
-    memset(a->raw[1], 0, (size_t)PONG_SCREEN_H * PONG_SCREEN_W * (c->grayscale ? 1 : 3));
+    a->raw1_blank = true;
     process_screen(a, sc);
     a->elapsed = 0;
     a->reward = 0;
@@ -499,8 +499,8 @@ void atari_env_step(AtariEnv *a, int action, const AtariScratch *sc) {
         a->game_over = pong_game_over(&a->env.game);
         a->elapsed++;
         if (a->game_over || a->elapsed >= c->max_frames) break;
-        if (skip == 2) capture(a, a->raw[1], sc->idx);
-        if (skip == 1) capture(a, sc->frame, sc->idx), a->fresh0 = true;
+        if (skip == 2) a->raw1_game = a->env.game, a->raw1_blank = false;
+        if (skip == 1) capture(a, &a->env.game, sc->frame, sc->idx), a->fresh0 = true;
     }
     process_screen(a, sc);
     a->reward = c->reward_clipping ? (reward < -1 ? -1 : reward > 1 ? 1 : reward) : reward;

@@ -75,10 +75,11 @@ void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *
                         float *hsum, const uint8_t *prev_dst, uint8_t *dst);
 
 // What one thread needs while it steps an env, whichever env: a frame of palette indices and
-// the newest captured frame before it is pooled.
+// the step's two captured frames before they are pooled.
 typedef struct {
     uint8_t *idx;                // (210, 160)
-    uint8_t *frame;              // (210, 160[, 3])
+    uint8_t *frame;              // (210, 160[, 3]): ALE's raw_frames_[0] as captured
+    uint8_t *frame1;             // (210, 160[, 3]): raw_frames_[1]
 } AtariScratch;
 int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg);   // -1: out of memory
 void atari_scratch_free(AtariScratch *s);
@@ -88,15 +89,18 @@ typedef struct {
     const AtariConfig *cfg;
     const AreaResize *resize;    // shared, read-only
     Mt19937 noop_rng;
-    uint8_t *raw[2];             // the last two frames (210, 160[, 3]), ALE's raw_frames_;
-                                 // raw[0] holds the last pooled frame between steps
-    bool fresh0;                 // this step captured raw[0]'s frame (it waits in the scratch)
+    // ALE's raw_frames_: [0] holds the last pooled frame between steps; [1] is kept as the
+    // game it shows (164 bytes, not 33,600), drawn again when a step pools it
+    uint8_t *raw0;               // (210, 160[, 3])
+    Pong raw1_game;
+    bool raw1_blank;             // raw_frames_[1] is zeros (since the reset)
+    bool fresh0;                 // this step captured raw_frames_[0] (it waits in the scratch)
     uint8_t *stack;              // (stack_num, frame) ring; stack_idx: the next to write
     float *scratch;
     // the incremental resize (area_resize_update): which pooled rows changed, their sums
     uint8_t *changed;            // (210,)
     float *hsum;                 // (210, W * C)
-    bool pooled_valid;           // raw[0], hsum and the ring's last frame belong together
+    bool pooled_valid;           // raw0, hsum and the ring's last frame belong together
     int stack_idx;
     int64_t elapsed;             // frames since reset (ALE's elapsed_steps_)
     int64_t frame_number;        // frames since the seeded reset (ALE getFrameNumber)

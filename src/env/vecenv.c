@@ -82,9 +82,9 @@ int env_preset_check(const EnvPreset *p) {
 
 // env_init with the built-in preset, then its numbers replaced by the caller's: whatever
 // env_init sets up besides the preset stays env.c's business.
-static int env_init_preset(Env *env, const EnvPreset *p, uint64_t seed) {
+static int env_init_preset(Env *env, const EnvPreset *p, int mode, int difficulty, uint64_t seed) {
     if (env_preset_check(p) != ENV_OK) return VECENV_ERR_ARG;
-    if (env_init(env, p->id, seed) != ENV_OK) return VECENV_ERR_ARG;
+    if (env_init_flavour(env, p->id, mode, difficulty, seed) != ENV_OK) return VECENV_ERR_ARG;
     const char *id = env->preset.id;      // the table's own string, which outlives the caller's
     env->preset = *p;
     env->preset.id = id;
@@ -96,7 +96,7 @@ Env *env_new_preset(const EnvPreset *p, uint64_t seed) {
     if (env_preset_check(p) != ENV_OK) return NULL;
     Env *env = malloc(sizeof *env);
     if (env == NULL) return NULL;
-    env_init_preset(env, p, seed);
+    env_init_preset(env, p, 0, 0, seed);
     return env;
 }
 
@@ -287,6 +287,9 @@ static const char *config_check(const EnvPreset *p, const VecConfig *c) {
     if (c->num_envs < 1) return "num_envs must be >= 1";
     if (c->autoreset < VECENV_NEXT_STEP || c->autoreset > VECENV_DISABLED) return "unknown autoreset mode";
     if (c->batch_size < 0 || c->batch_size > c->num_envs) return "batch_size must be in [0, num_envs]";
+    if (c->mode < 0 || c->mode >= env_num_modes() || c->difficulty < 0 || c->difficulty >= env_num_difficulties())
+        return "mode must be 0 or 1 and difficulty 0 to 3 (ALE's for Pong)";
+    if (c->atari && (c->mode || c->difficulty)) return "AtariVectorEnv plays the default mode and difficulty only";
     if (c->atari) return atari_config_check(c->atari);
     if (env_obs_size(c->obs_type) == 0) return "unknown observation type";
     return NULL;
@@ -367,7 +370,8 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
             }
         }
     } else {
-        for (int i = 0; i < num_envs; i++) env_init_preset(&v->envs[i], p, vecenv_episode_seed(0, i, 0));
+        for (int i = 0; i < num_envs; i++)
+            env_init_preset(&v->envs[i], p, c->mode, c->difficulty, vecenv_episode_seed(0, i, 0));
     }
     return v;
 }
@@ -418,6 +422,24 @@ size_t vecenv_obs_size(const VecEnv *v) { return v->obs_size; }
 const Env *vecenv_env(const VecEnv *v, int i) {
     if (i < 0 || i >= v->n) return NULL;
     return v->is_atari ? &v->aenvs[i].env : &v->envs[i];
+}
+
+int vecenv_clone(const VecEnv *v, int i, bool include_rng, uint8_t *buf) {
+    if (i < 0 || i >= v->n || v->is_atari) return VECENV_ERR_ARG;
+    env_clone(&v->envs[i], include_rng, buf);
+    return ENV_OK;
+}
+
+int vecenv_restore(VecEnv *v, int i, const uint8_t *buf) {
+    if (i < 0 || i >= v->n || v->is_atari) return VECENV_ERR_ARG;
+    Env *e = &v->envs[i];
+    int rc = env_restore(e, buf);
+    if (rc != ENV_OK) return rc;
+    v->ep_return[i] = pong_score_agent(&e->game) - pong_score_cpu(&e->game);
+    v->ep_length[i] = e->steps;
+    v->ep_frames[i] = e->frames;
+    v->over[i] = e->terminated || e->truncated;
+    return ENV_OK;
 }
 
 static bool out_ok(const VecOut *out) {

@@ -81,6 +81,7 @@ typedef struct {
     int batch_size;           // 0: num_envs; else 1..num_envs (ale-py's async mode)
     int thread_affinity_offset;   // >= 0: thread k pinned to core (offset + k) % cores
     const AtariConfig *atari; // NULL, or ale-py's AtariVectorEnv preprocessing (copied)
+    int mode, difficulty;     // ALE's flavour of every env (env_init_flavour's); 0, 0 with atari
 } VecConfig;
 
 // NULL on a bad preset or configuration, or out of memory; *why (when not NULL) then says
@@ -111,5 +112,11 @@ int vecenv_step(VecEnv *v, const int32_t *actions, const VecOut *out, int *bad_i
 uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode);
 // Env i itself (read-only), for rendering and state; NULL out of range.
 const Env *vecenv_env(const VecEnv *v, int i);
+// Env i's state (env_clone: ENV_STATE_BYTES into buf) and back (env_restore's codes, or
+// VECENV_ERR_ARG for an index out of range or an Atari vector env, whose frame stacks are not
+// in the state). After a restore env i's episode statistics go on from the restored episode:
+// its length and frames from the state, its return from the score (a point is a reward).
+int vecenv_clone(const VecEnv *v, int i, bool include_rng, uint8_t *buf);
+int vecenv_restore(VecEnv *v, int i, const uint8_t *buf);
 
 #endif

@@ -72,6 +72,15 @@ enum {
     STACK_FA = 0xFA,      // stack: that BRK's return address, low byte
 };
 
+// What the cartridge stores in SOUND ($8C): the effect (bits 6-7) and its timer (bits 0-5).
+enum { SOUND_SERVE = 0x48, SOUND_POINT = 0x0F, SOUND_WALL = 0x84, SOUND_BAT = 0xC4,
+       SOUND_TIMER_BITS = 0x3F };
+#define SERVE_DELAY_AFTER_POINT 0x3F   // $F3AB: frames from a point to the next serve
+#define HOLD_BALL 0x40                 // HOLD bit 6: the ball is held (other games' catching)
+#define HOLD_WALL 0x80                 // HOLD bit 7: the last move was a wall contact
+#define HIT_WALL 0x40                  // HIT_FLAGS after a wall contact
+#define RUNNING_BIT 0x80               // RUNNING bit 7: a game runs
+
 // The kernel counts lines in pairs from $26 to $DC; row = counter - 15 (see the kernel).
 #define KERNEL_FIRST 0x26
 #define KERNEL_LAST 0xDC
@@ -88,6 +97,14 @@ static const uint8_t DIGIT_FONT[50] = {
     0x77, 0x55, 0x77, 0x11, 0x11,
 };
 #define DIGIT_FONT_LO 0xCA      // $F7CA: pointer low byte of the glyph of 0
+
+// Row `row` of the glyph a digit pointer points at. The cartridge only ever points at the ten
+// glyphs; a pointer or score poked by setRAM can point past them, where the console reads
+// other ROM bytes that are not re-created here: such rows are blank, never a read past the table.
+static inline uint8_t digit_glyph_row(uint8_t ptr, int row) {
+    unsigned i = (uint8_t)(ptr - DIGIT_FONT_LO) + (unsigned)row;
+    return i < sizeof DIGIT_FONT ? DIGIT_FONT[i] : 0;
+}
 
 // Colours of game 1 ($F659 row 0: $9C, $9E, $A0, $A2), before the attract shift.
 static const uint8_t GAME_COLORS[4] = {0x38, 0xC8, 0x0F, 0x22};   // CPU, agent, walls, field
@@ -352,7 +369,7 @@ static void position_ball(Pong *g, uint8_t h) {
 // $F554: move the ball by its speed and position it.
 static void ball_move(Pong *g) {
     uint8_t h = RAM(g, BALL_X);
-    if (!(RAM(g, HOLD) & 0x40)) {
+    if (!(RAM(g, HOLD) & HOLD_BALL)) {
         int c = 0;
         RAM(g, BALL_V_FRAC) = adc(RAM(g, BALL_DV_FRAC), RAM(g, BALL_V_FRAC), &c);
         // the step: the speed plus the fraction's carry (the carry out is cleared, clc)
@@ -401,7 +418,7 @@ static void bat_contact(Pong *g) {
 
 static void bat_hit(Pong *g, int x) {
     // $F4A2: sound, count, who touched last
-    RAM(g, SOUND) = 0xC4;
+    RAM(g, SOUND) = SOUND_BAT;
     RAM(g, HITS)++;
     RAM(g, LAST_SCORER) = (uint8_t)x;
     // $F4AC: game 1 ($98 bit 7): a bat whose button is held speeds the ball up ($F4BE);
@@ -429,6 +446,11 @@ static void bat_hit(Pong *g, int x) {
     if ((x & 1) ? (dx & 0x80) : !(dx & 0x80)) RAM(g, BALL_DX) = negate(dx);
 }
 
+// $F12F: `cpx #$14; bmi` against a score, a signed compare: true for 0..20, which is where
+// the rules run (ALE ends the episode at 21). Kept signed: a score set out of range by
+// setRAM (148..255) reads as at most 20 too, as on the console.
+static bool score_at_most_20(uint8_t score) { return (int8_t)(0x14 - score) >= 0; }
+
 // $F0CE..$F21F
 static void game_logic(Pong *g) {
     // $F0CE: console switches. ALE holds SWCHB (no reset or select, colour, the difficulty
@@ -438,12 +460,12 @@ static void game_logic(Pong *g) {
     RAM(g, SWITCHES) = swchb;
     if (changed & 0x02) RAM(g, FRAME) = 0;
 
-    if (!(RAM(g, RUNNING) & 0x80) || RAM(g, FRAME_HI) == 0) {
+    if (!(RAM(g, RUNNING) & RUNNING_BIT) || RAM(g, FRAME_HI) == 0) {
         // $F0F8 / $F109: no game running (after 65536 frames the game stops itself)
-        if (!(RAM(g, RUNNING) & 0x80)) { RAM(g, SOUND) = 0; RAM(g, BALL_V) = 0; }
+        if (!(RAM(g, RUNNING) & RUNNING_BIT)) { RAM(g, SOUND) = 0; RAM(g, BALL_V) = 0; }
         RAM(g, RUNNING) = 0;
         RAM(g, SCORE_CPU) = (uint8_t)(RAM(g, GAME) + 1);
-    } else if ((int8_t)(0x14 - RAM(g, SCORE_CPU)) >= 0 && (int8_t)(0x14 - RAM(g, SCORE_AGENT)) >= 0) {
+    } else if (score_at_most_20(RAM(g, SCORE_CPU)) && score_at_most_20(RAM(g, SCORE_AGENT))) {
         RAM(g, ATTRACT) = 0;
         if (RAM(g, SERVE_TIMER) != 0) {
             RAM(g, BALL_V) = 0;
@@ -451,7 +473,7 @@ static void game_logic(Pong *g) {
                 // $F153: serve from the centre, towards the side that lost the point
                 RAM(g, HITS) = 0;
                 RAM(g, BALL_DV_FRAC) = 0;
-                RAM(g, SOUND) = 0x48;
+                RAM(g, SOUND) = SOUND_SERVE;
                 RAM(g, BALL_X) = 0x80;
                 RAM(g, CPU_TARGET) = 0x80;
                 RAM(g, BALL_V) = 0x80;
@@ -473,16 +495,16 @@ static void game_logic(Pong *g) {
                 int x = (RAM(g, BALL_X) & 0x80) ? 0 : 1;
                 RAM(g, SCORE_CPU + x)++;
                 RAM(g, LAST_SCORER) = (uint8_t)x;
-                RAM(g, SERVE_TIMER) = 0x3F;
-                RAM(g, SOUND) = 0x0F;
+                RAM(g, SERVE_TIMER) = SERVE_DELAY_AFTER_POINT;
+                RAM(g, SOUND) = SOUND_POINT;
             } else if ((g->collisions & CX_BALL_PF) && dist_y < 6) {
                 // $F3F5: a wall: one step back into the field, vertical speed reversed
                 uint8_t y = RAM(g, BALL_V);
                 RAM(g, BALL_V) = (y & 0x80) ? (uint8_t)(y - 1) : (uint8_t)(y + 1);
-                RAM(g, HIT_FLAGS) = 0x40;
-                RAM(g, HOLD) = 0x80;
+                RAM(g, HIT_FLAGS) = HIT_WALL;
+                RAM(g, HOLD) = HOLD_WALL;
                 reverse_vertical(g);
-                RAM(g, SOUND) = 0x84;
+                RAM(g, SOUND) = SOUND_WALL;
                 ball_move(g);
             } else {
                 if (g->collisions & CX_BALL_PF) { RAM(g, HIT_FLAGS) = 0; RAM(g, HOLD) = 0; }
@@ -653,7 +675,7 @@ static void kernel(Pong *g, int resistance) {
     f = &RAM(g, PADDLES + 2 + pair);
     *f = (uint8_t)((KERNEL_FIRST + *f) >> 1);
     // $F585 leaves in $87 the low nibble of the agent's last units glyph row
-    RAM(g, SCORE_ROW) = DIGIT_FONT[(uint8_t)(p->digits[1] - DIGIT_FONT_LO) + 4] & 0x0F;
+    RAM(g, SCORE_ROW) = digit_glyph_row(p->digits[1], 4) & 0x0F;
 }
 
 // ----------------------------------------------------------------------------
@@ -685,7 +707,7 @@ static void end_of_frame(Pong *g, bool fire) {
         g->digits_of[1] = RAM(g, SCORE_AGENT);
     }
     // sound timer
-    if (RAM(g, SOUND) & 0x3F) RAM(g, SOUND)--;
+    if (RAM(g, SOUND) & SOUND_TIMER_BITS) RAM(g, SOUND)--;
     // $F23A: game constants (already in RAM: configure() at reset), colours; the scratch
     // bytes $80/$81 (used by the digit loop and the kernel too) end every frame as $C0 and
     // the CPU bat's row index (1 with the left switch at A)
@@ -723,8 +745,8 @@ void pong_palette_rgb(uint8_t index, uint8_t rgb[3]) {
 // the CPU's colour (tens at columns 16..31, units 32..47), the right half in the agent's
 // (96..111, 112..127). Each PF1 bit is 4 columns, bit 7 leftmost.
 static uint8_t score_pf1(const PongPicture *p, int side, int glyph_row) {
-    uint8_t units = DIGIT_FONT[(uint8_t)(p->digits[side] - DIGIT_FONT_LO) + glyph_row];
-    uint8_t tens = DIGIT_FONT[(uint8_t)(p->digits[2 + side] - DIGIT_FONT_LO) + glyph_row];
+    uint8_t units = digit_glyph_row(p->digits[side], glyph_row);
+    uint8_t tens = digit_glyph_row(p->digits[2 + side], glyph_row);
     uint8_t pf1 = (uint8_t)((units & 0x0F) | (tens & 0xF0));
     return side ? pf1 & p->agent_digits_mask : pf1;     // and $90: blank once the game stops
 }
@@ -732,18 +754,20 @@ static uint8_t score_pf1(const PongPicture *p, int side, int glyph_row) {
 // The rows each object can show on, from its vertical counter (see the kernel above).
 static int clamp_row(int r, int lo, int hi) { return r < lo ? lo : r > hi ? hi : r; }
 
-// Draws the picture with `put(ctx, row, x0, n, colour_slot)` for runs of one colour over
-// the background: slots 0 CPU, 1 agent, 2 walls and ball (the order of PongPicture.colors).
-// Rows are visited in order and, within a row, left to right.
-typedef struct { uint8_t *buf; const uint8_t (*rgb)[3]; } RgbTarget;
+// Each output draws runs of one colour over the background with its own `put(target, row,
+// x0, n, slot)`: slots 0 CPU, 1 agent, 2 walls and ball (the order of PongPicture.colors).
+typedef struct { uint8_t *buf; const uint8_t (*rgb)[3]; } RgbTarget;        // (210, 160, 3)
+typedef struct { uint8_t *screen; const uint8_t *colors; } IndexTarget;     // (210, 160)
 
-static void put_rgb(const RgbTarget *t, int row, int x0, int n, int slot) {
+static inline void put_rgb(void *target, int row, int x0, int n, int slot) {
+    const RgbTarget *t = target;
     uint8_t *q = t->buf + 3 * (row * PONG_SCREEN_W + x0);
     for (int i = 0; i < n; i++, q += 3) memcpy(q, t->rgb[slot], 3);
 }
 
-static void put_index(uint8_t *screen, const uint8_t *colors, int row, int x0, int n, int slot) {
-    memset(screen + row * PONG_SCREEN_W + x0, colors[slot], (size_t)n);
+static inline void put_index(void *target, int row, int x0, int n, int slot) {
+    const IndexTarget *t = target;
+    memset(t->screen + row * PONG_SCREEN_W + x0, t->colors[slot], (size_t)n);
 }
 
 // The objects of the field rows [34, 193]: bats first, then the ball (drawn over them:
@@ -753,44 +777,83 @@ static void put_index(uint8_t *screen, const uint8_t *colors, int row, int x0, i
 
 typedef struct { int row0, row1; } RowRange;
 
+// The rows an object can show on, from the kernel's one rule: the iteration of counter c
+// draws rows c - 15 and c - 14 (row_of_counter(c) and the next). Each object's range is the
+// rows of its first and last counters, widened by where its register is written in the pair
+// (the renderers then test every row of the range).
+static int row_of_counter(int c) { return c - 15; }
+// The counters a bat covers: 16 for the mask $F0, 8 for $F8.
+static int bat_counters(uint8_t mask) { return (uint8_t)~mask + 1; }
+
+static RowRange counter_rows(int first, int last, int before, int after) {
+    return (RowRange){clamp_row(row_of_counter(first) - before, FIELD_ROW0, FIELD_ROW1 + 1),
+                      clamp_row(row_of_counter(last) + after, FIELD_ROW0 - 1, FIELD_ROW1)};
+}
+// GRP0 at the start of the pair: counter c on rows c - 15 and c - 14 (one row either side:
+// the pair of an odd counter starts a row earlier)
 static RowRange cpu_rows(const PongPicture *p) {
-    return (RowRange){clamp_row((int)p->cpu_v - 16, FIELD_ROW0, FIELD_ROW1 + 1),
-                      clamp_row((int)p->cpu_v + 1, FIELD_ROW0 - 1, FIELD_ROW1)};
+    return counter_rows(p->cpu_v, p->cpu_v + bat_counters(p->cpu_mask) - 1, 1, 1);
 }
+// GRP1 at the end of the pair's first row: counter c on rows c - 14 and c - 13
 static RowRange agent_rows(const PongPicture *p) {
-    return (RowRange){clamp_row((int)p->agent_v - 15, FIELD_ROW0, FIELD_ROW1 + 1),
-                      clamp_row((int)p->agent_v + 2, FIELD_ROW0 - 1, FIELD_ROW1)};
+    return counter_rows(p->agent_v, p->agent_v + bat_counters(p->agent_mask) - 1, 0, 2);
 }
+// ENABL and its VDELBL copy, written mid-line: a counter can show a row earlier right of the
+// split, and the delayed copy a row later
 static RowRange ball_rows(const PongPicture *p) {
-    return (RowRange){clamp_row((int)p->ball_v - 17, FIELD_ROW0, FIELD_ROW1 + 1),
-                      clamp_row((int)p->ball_v - 10, FIELD_ROW0 - 1, FIELD_ROW1)};
+    return counter_rows(p->ball_v, p->ball_v + 3, 2, 2);
 }
+
+// The objects of the field, the one drawing loop every output shares: the bats, then the
+// ball over them, each row of an object's range that the kernel's counters turn on. grid:
+// only the pixels the 80x80 grid keeps (odd rows, even columns); show[slot] false leaves an
+// object out.
+typedef void (*PutRun)(void *target, int row, int x0, int n, int slot);
+
+static inline __attribute__((always_inline)) void draw_objects(const PongPicture *p, PutRun put,
+                                                               void *target, bool grid,
+                                                               const bool show[3]) {
+    const int row_step = grid ? 2 : 1;
+    RowRange k;
+    if (show[0]) {
+        k = cpu_rows(p);
+        for (int r = grid ? k.row0 | 1 : k.row0; r <= k.row1; r += row_step)
+            if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2))
+                put(target, r, CPU_BAT_X, BAT_W, 0);
+    }
+    if (show[1]) {
+        k = agent_rows(p);
+        for (int r = grid ? k.row0 | 1 : k.row0; r <= k.row1; r += row_step)
+            if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST))
+                put(target, r, AGENT_BAT_X, BAT_W, 1);
+    }
+    if (show[2]) {
+        k = ball_rows(p);
+        for (int r = grid ? k.row0 | 1 : k.row0; r <= k.row1; r += row_step)
+            for (int i = 0; i < BALL_W; i++) {
+                int x = ball_column(p->ball_x, i);
+                if (!(grid && (x & 1)) && ball_on(p, r, x)) put(target, r, x, 1, 2);
+            }
+    }
+}
+
+static const bool SHOW_ALL[3] = {true, true, true};
 
 void pong_render_indices(const Pong *g, uint8_t *screen) {
     const PongPicture *p = &g->pic;
     const uint8_t *c = p->colors;
+    IndexTarget t = {screen, c};
     memset(screen, c[3], PONG_SCREEN_H * PONG_SCREEN_W);
     memset(screen, 0x00, 8);                       // row 0: the HMOVE blank
     for (int r = 1; r <= 20; r++)
         for (int side = 0; side < 2; side++) {
             uint8_t pf1 = score_pf1(p, side, (r - 1) / 4);
             for (int bit = 0; bit < 8; bit++)
-                if (pf1 & (0x80 >> bit)) put_index(screen, c, r, 16 + 80 * side + 4 * bit, 4, side);
+                if (pf1 & (0x80 >> bit)) put_index(&t, r, 16 + 80 * side + 4 * bit, 4, side);
         }
     memset(screen + WALL_TOP_ROW0 * PONG_SCREEN_W, c[2], (WALL_TOP_ROW1 - WALL_TOP_ROW0 + 1) * PONG_SCREEN_W);
     memset(screen + WALL_BOTTOM_ROW0 * PONG_SCREEN_W, c[2], (PONG_SCREEN_H - WALL_BOTTOM_ROW0) * PONG_SCREEN_W);
-    RowRange k = cpu_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2)) put_index(screen, c, r, CPU_BAT_X, BAT_W, 0);
-    k = agent_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST)) put_index(screen, c, r, AGENT_BAT_X, BAT_W, 1);
-    k = ball_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        for (int k = 0; k < BALL_W; k++) {
-            int x = ball_column(p->ball_x, k);
-            if (ball_on(p, r, x)) put_index(screen, c, r, x, 1, 2);
-        }
+    draw_objects(p, put_index, &t, false, SHOW_ALL);
 }
 
 static void fill_row_rgb(uint8_t *row, const uint8_t rgb[3]) {
@@ -821,18 +884,7 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb) {
         }
         for (int k = 1; k < 4; k++) memcpy(rgb + ROW * (r + k), rgb + ROW * r, ROW);
     }
-    RowRange k = cpu_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2)) put_rgb(&t, r, CPU_BAT_X, BAT_W, 0);
-    k = agent_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST)) put_rgb(&t, r, AGENT_BAT_X, BAT_W, 1);
-    k = ball_rows(p);
-    for (int r = k.row0; r <= k.row1; r++)
-        for (int k = 0; k < BALL_W; k++) {
-            int x = ball_column(p->ball_x, k);
-            if (ball_on(p, r, x)) put_rgb(&t, r, x, 1, 2);
-        }
+    draw_objects(p, put_rgb, &t, false, SHOW_ALL);
 }
 
 // prepro keeps rows 35, 37, ..., 193 and columns 0, 2, ..., 158 of the red channel and
@@ -854,28 +906,17 @@ static void obs_clear(uint8_t *obs) {
     for (int i = 0; i < PONG_OBS80 * PONG_OBS80; i += 64) memcpy(obs + i, &zero, sizeof zero);
 }
 
+// The grid keeps the even columns of a run (draw_objects gives it odd rows only).
+static inline void put_obs80(void *target, int row, int x0, int n, int slot) {
+    (void)slot;
+    uint8_t *line = (uint8_t *)target + (row - OBS_ROW0) / 2 * PONG_OBS80;
+    if (n == 1) line[x0 / 2] = 1;                        // the ball's pixel (an even column)
+    else memset(line + (x0 + 1) / 2, 1, (size_t)(n + 1 - (x0 & 1)) / 2);
+}
+
 void pong_render_obs80(const Pong *g, uint8_t *obs) {
     const PongPicture *p = &g->pic;
     obs_clear(obs);
-    RowRange k;
-    if (red_shows(p->colors[0])) {
-        k = cpu_rows(p);
-        for (int r = k.row0 | 1; r <= k.row1; r += 2)
-            if (bat_on(p->cpu_v, p->cpu_mask, row_counter_p0(r), KERNEL_FIRST + 2))
-                memset(obs + (r - OBS_ROW0) / 2 * PONG_OBS80 + CPU_BAT_X / 2, 1, BAT_W / 2);
-    }
-    if (red_shows(p->colors[1])) {
-        k = agent_rows(p);
-        for (int r = k.row0 | 1; r <= k.row1; r += 2)
-            if (bat_on(p->agent_v, p->agent_mask, row_counter_p1(r), KERNEL_FIRST))
-                memset(obs + (r - OBS_ROW0) / 2 * PONG_OBS80 + AGENT_BAT_X / 2, 1, BAT_W / 2);
-    }
-    if (red_shows(p->colors[2])) {
-        k = ball_rows(p);
-        for (int r = k.row0 | 1; r <= k.row1; r += 2)
-            for (int k = 0; k < BALL_W; k++) {
-                int x = ball_column(p->ball_x, k);
-                if (!(x & 1) && ball_on(p, r, x)) obs[(r - OBS_ROW0) / 2 * PONG_OBS80 + x / 2] = 1;
-            }
-    }
+    const bool show[3] = {red_shows(p->colors[0]), red_shows(p->colors[1]), red_shows(p->colors[2])};
+    draw_objects(p, put_obs80, obs, true, show);
 }

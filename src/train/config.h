@@ -45,7 +45,7 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "ALE's game mode: 0 or 1 (the cartridge's games 1 and 2)") \
     X(INT,  difficulty,       "difficulty",       0,             0, 3,                RUN,  "", \
       "ALE's difficulty 0-3: bit 0 halves the CPU's bat, bit 1 the agent's") \
-    X(INT,  batch_size,       "batch-size",       10,            1, TRAIN_BATCH_MAX,  RUN,  "", \
+    X(INT,  batch_size,       "batch-size",       10,            1, TRAIN_BATCH_MAX,  RUN,  "pg", \
       "episodes per update") \
     X(INT,  hidden,           "hidden",           POLICY_H_DEFAULT, 1, TRAIN_H_MAX,   RUN,  "", \
       "hidden units H") \

@@ -80,6 +80,9 @@ typedef struct Learner {
     // The pool's threads are this process's workers; comm hands out work (source), sums
     // exactly across ranks (reduce). 0, or -1 with one line in err.
     int (*iterate)(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *b, char *err, size_t errlen);
+    // NULL, or the episodes every iteration finishes (whole-episode learners: pg's batch); NULL
+    // where it varies (fixed-length rollouts). metrics.csv's rows are checked against it on resume.
+    int (*episodes_per_iteration)(const TrainConfig *c);
     // NULL, or what is wrong with c's settings together (one line), beyond each one's range.
     const char *(*check)(const TrainConfig *c);
     // NULL where s->policy is the learner's network; else its own network's weights (*n of

@@ -327,8 +327,74 @@ def test_throughput_figure():
     assert best > 250e3, best
 
 
+def _real_trace(name):
+    import gzip
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "ale-real", "flavours")
+    actions = np.fromfile(os.path.join(d, name + ".actions.u8"), np.uint8)
+    rewards = np.fromfile(os.path.join(d, name + ".rewards.i8"), np.int8)
+    with gzip.open(os.path.join(d, name + ".ram.u8.gz")) as f:
+        ram = np.frombuffer(f.read(), np.uint8).reshape(-1, 128)
+    return actions, rewards, ram
+
+
+def test_flavours_replay_real_episodes():
+    """mode=/difficulty= in the vector env: real ALE traces of two flavours (tests/data/
+    ale-real/flavours, one act() a frame, stickiness off) played in every slot of a vector env
+    of PongNoFrameskip-v4 with obs_type="ram": every RAM row and reward the real one's."""
+    for name in ("random-m1d3", "random-m0d2"):
+        m, d = int(name[-3]), int(name[-1])
+        actions, rewards, ram = _real_trace(name)
+        v = pongrl.make_vec("PongNoFrameskip-v4", 2, num_threads=2, obs_type="ram", mode=m,
+                            difficulty=d, autoreset_mode="Disabled")
+        obs, _ = v.reset(seed=0)
+        assert (obs == ram[0]).all(), name
+        for t, a in enumerate(actions):
+            obs, r, term, trunc, _ = v.step(np.array([a, a]))
+            assert (obs == ram[t + 1]).all() and (r == rewards[t]).all(), (name, t)
+        assert term.all(), name
+        v.close()
+    raises(ValueError, pongrl.make_vec, "ALE/Pong-v5", 2, mode=2)
+    raises(ValueError, pongrl.make_vec, "ALE/Pong-v5", 2, difficulty=4)
+
+
+def test_clone_and_restore_one_env():
+    """clone_state(i)/restore_state(i, s): a state cloned with its random stream and restored
+    into another slot (and into a single pongrl.Env) replays what followed the clone, sticky
+    actions included; the restored slot's episode statistics go on from the restored episode."""
+    rng = np.random.default_rng(3)
+    v = pongrl.make_vec("ALE/Pong-v5", 3, num_threads=2, obs_type="ram", mode=1, difficulty=1)
+    v.reset(seed=5)
+    for _ in range(150):
+        v.step(rng.integers(0, 6, 3))
+    s = v.clone_state(0, include_rng=True)
+    actions = rng.integers(0, 6, (400, 3))
+    after = []
+    for a in actions:
+        obs, r, term, trunc, info = v.step(a)
+        after.append((obs[0].copy(), r[0], term[0]))
+    v.restore_state(2, s)
+    for t, a in enumerate(actions):
+        obs, r, term, trunc, info = v.step(np.array([a[1], a[2], a[0]]))
+        assert (obs[2] == after[t][0]).all() and r[2] == after[t][1] and term[2] == after[t][2], t
+    single = pongrl.make("ALE/Pong-v5", obs_type="ram", mode=1, difficulty=1)
+    single.reset(seed=9)
+    single.restore_state(s)
+    for t, a in enumerate(actions):
+        obs, r, term, trunc, info = single.step(int(a[0]))
+        assert (obs == after[t][0]).all() and r == after[t][1], t
+        if term:
+            break
+    other = pongrl.make_vec("ALE/Pong-v5", 1, obs_type="ram")      # the default flavour
+    other.reset(seed=0)
+    raises(RuntimeError, other.restore_state, 0, s)
+    raises(IndexError, v.clone_state, 3)
+    v.close()
+    other.close()
+
+
 if __name__ == "__main__":
     sys.exit(run([test_gymnasium_versions, test_shapes_and_spaces, test_slots_match_single_envs,
                   test_threads_same_bits, test_seeding_and_copy, test_errors,
-                  test_autoreset_modes_and_masks, test_atari_vector_api, test_gymnasium_wrappers,
+                  test_autoreset_modes_and_masks, test_flavours_replay_real_episodes,
+                  test_clone_and_restore_one_env, test_atari_vector_api, test_gymnasium_wrappers,
                   test_throughput_figure]))

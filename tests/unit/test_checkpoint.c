@@ -140,3 +140,41 @@ Test(npy, write_then_read_and_strict_headers) {
     }
     unlink(path);
 }
+
+// The settings table (train/config.h) is the one place a setting is named: its text form
+// (config.txt, checkpoints, the ranks' comparison) must read back to the same bits for every
+// row, and a checkpoint's settings text must refuse what is not a row, or a row twice.
+Test(settings, every_row_reads_back_its_text_and_bad_text_is_refused) {
+    TrainConfig a, b;
+    train_config_default(&a);
+    // values off the defaults, so that a row that reads nothing is seen
+    a.lr = 0.1 + 1e-17; a.gamma = 1.0 / 3; a.seed = UINT64_MAX; a.iterations = INT64_MAX; a.has_target_reward = true;
+    a.target_reward = -20.5; a.checkpoint_secs = 1e-3; a.quiet = true; a.hidden = 7;
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
+        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+        char text[128], why[128];
+        train_setting_text(row, &a, text, sizeof(text));
+        train_config_default(&b);
+        cr_assert_null(train_setting_set(row, &b, text, why, sizeof(why)), "%s=%s: %s", row->name, text, why);
+        char back[128];
+        cr_assert_str_eq(train_setting_text(row, &b, back, sizeof(back)), text, "%s", row->name);
+    }
+    // the whole text form, read over the defaults, gives the same configuration's text
+    char all[4096], again[4096], why[256];
+    size_t n = train_config_write(&a, SETTING_RUN | SETTING_GOAL, all, sizeof(all));
+    cr_assert_lt(n, sizeof(all));
+    train_config_default(&b);
+    cr_assert_null(train_config_read(&b, all, n, SETTING_RUN | SETTING_GOAL, why, sizeof(why)), "%s", why);
+    train_config_write(&b, SETTING_RUN | SETTING_GOAL, again, sizeof(again));
+    cr_assert_str_eq(again, all);
+    cr_assert_eq(memcmp(&a.lr, &b.lr, sizeof(double)), 0);
+    static const char *bad[] = { "nonsense=1\n", "seed=1\nseed=2\n", "hidden=0\n", "lr=x\n", "workers=2\n", "seed=1",
+                                 "batch_size\n", "env_id=Pong-v9\n" };
+    for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        train_config_default(&b);
+        why[0] = 0;
+        cr_assert_not_null(train_config_read(&b, bad[k], strlen(bad[k]), SETTING_RUN | SETTING_GOAL, why, sizeof(why)),
+                           "accepted: %s", bad[k]);
+        cr_assert(why[0] && !strchr(why, '\n'), "%s: '%s'", bad[k], why);
+    }
+}
