@@ -12,20 +12,10 @@ import tempfile
 
 import numpy as np
 
-TOL = 1e-10
-worst = 0.0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
+from relcheck import RelCheck  # noqa: E402
 
-
-def check(name, ours, ref, tol=TOL):
-    global worst
-    ours, ref = np.asarray(ours, dtype=np.float64), np.asarray(ref, dtype=np.float64)
-    scale = max(np.max(np.abs(ref)), 1e-300)
-    d = np.max(np.abs(ours - ref)) / scale
-    worst = max(worst, d)
-    ok = d <= tol
-    print(f"{'OK ' if ok else 'BAD'} {name:18s} shape {str(ref.shape):14s} max rel diff {d:.3e}")
-    if not ok:
-        sys.exit(1)
+check = RelCheck(1e-10)
 
 
 class Net:
@@ -159,7 +149,7 @@ def main():
                 print(f"BAD {k}: {threads} threads and 2 threads give different bits")
                 sys.exit(1)
         print(f"OK  1, 2, 3 threads: the same bits ({threads} vs 2)")
-    print(f"overall okay: worst relative difference {worst:.3e} (tolerance {TOL:g})")
+    print(f"overall okay: {check.summary()}")
 
 
 def verify(L):

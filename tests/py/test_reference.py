@@ -5,20 +5,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
 import seed_model as sm
+from relcheck import RelCheck
 
-TOL = 1e-9
-worst = 0.0
-
-
-def check(name, ours, ref):
-    global worst
-    scale = max(np.max(np.abs(ref)), 1e-300)
-    d = np.max(np.abs(ours - ref)) / scale
-    worst = max(worst, d)
-    ok = d <= TOL
-    print(f"{'OK ' if ok else 'BAD'} {name:14s} shape {str(ref.shape):14s} max rel diff {d:.3e}")
-    if not ok:
-        sys.exit(1)
+check = RelCheck(1e-9)
 
 
 def main():
@@ -57,7 +46,7 @@ def main():
         check("W2 step", L("W2_new") - W2, model.weights["W2"] - W2)
         check("cache W1", L("cache_W1"), cache["W1"])
         check("cache W2", L("cache_W2"), cache["W2"])
-    print(f"overall okay: worst relative difference {worst:.3e} (tolerance {TOL:g})")
+    print(f"overall okay: {check.summary()}")
 
 
 if __name__ == "__main__":

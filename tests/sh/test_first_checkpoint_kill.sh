@@ -4,10 +4,7 @@
 # same run started again in that directory is let in with a word (not "already holds a run")
 # and ends with the weights of a run that was never killed.
 set -uo pipefail
-bin=${PONGRL_BIN:-build/pongrl}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-crc() { sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p'; }
+source "$(dirname "$0")/run_common.sh"
 T=(--hidden 16 --batch-size 2 --seed 3 --quiet --workers 1 --iterations 3)
 
 want=$("$bin" train "${T[@]}" --run-dir "$tmp/straight" | crc)

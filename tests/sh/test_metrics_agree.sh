@@ -5,10 +5,7 @@
 # (Rows past the checkpoint, which a killed run writes, are still dropped without a word:
 # test_resume.sh, test_sigkill.sh.)
 set -uo pipefail
-bin=${PONGRL_BIN:-build/pongrl}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-crc() { sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p'; }
+source "$(dirname "$0")/run_common.sh"
 iters() { tail -n +2 "$1/metrics.csv" | cut -d, -f1 | tr '\n' ' '; }
 T=(--hidden 16 --batch-size 2 --seed 4 --quiet --workers 1)
 

@@ -7,11 +7,7 @@
 # weights; eval and record play a PPO model, export refuses it; PPO's flags are refused for the
 # seeds' recipe.
 set -uo pipefail
-bin=${PONGRL_BIN:-build/pongrl}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-crc() { sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p'; }
-rows() { cut -d, -f1-3,5- "$1/metrics.csv"; }
+source "$(dirname "$0")/run_common.sh"
 # 8 envs x 100 steps x 10 iterations: 1,000 steps an env, past the ends of random episodes
 T=(--algo ppo --envs 8 --steps 100 --hidden 32 --minibatches 5 --epochs 2 --seed 3 --quiet)
 

@@ -4,11 +4,7 @@
 # rows past its checkpoint, and past a newest checkpoint that is corrupt. Resume refuses
 # run-defining flags, and a fresh run refuses a directory that already holds one.
 set -uo pipefail
-bin=${PONGRL_BIN:-build/pongrl}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-crc() { sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p'; }
-rows() { cut -d, -f1-3,5- "$1/metrics.csv"; }       # wall_s (4th) differs between runs
+source "$(dirname "$0")/run_common.sh"
 T=(--hidden 16 --batch-size 3 --seed 5 --quiet)
 
 want=$("$bin" train "${T[@]}" --iterations 8 --workers 2 --run-dir "$tmp/straight" | crc)

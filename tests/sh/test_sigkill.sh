@@ -3,11 +3,7 @@
 # checkpoint) never leaves its newest checkpoint unreadable, and resuming it always ends
 # with the weights and metrics rows of the same run done in one go.
 set -uo pipefail
-bin=${PONGRL_BIN:-build/pongrl}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-crc() { sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p'; }
-rows() { cut -d, -f1-3,5- "$1/metrics.csv"; }
+source "$(dirname "$0")/run_common.sh"
 T=(--hidden 32 --batch-size 2 --seed 9 --quiet --workers 2)
 N=16
 

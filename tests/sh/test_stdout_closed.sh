@@ -3,10 +3,7 @@
 # batch with a final checkpoint, says so in one line on stderr and exits 1 (not 141), and the
 # run resumes to the weights of a straight run; the other commands report a failed stdout too.
 set -uo pipefail
-bin=${PONGRL_BIN:-build/pongrl}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-crc() { sed -n 's/.*weights crc32 \([0-9a-f]*\).*/\1/p'; }
+source "$(dirname "$0")/run_common.sh"
 T=(--hidden 16 --batch-size 2 --seed 8 --workers 1)
 
 d=$tmp/run

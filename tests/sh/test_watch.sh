@@ -90,7 +90,15 @@ if command -v xdotool >/dev/null; then
     wpid=$!; pids+=($wpid)
     window_geometry "$tmp/watch2.out" >/dev/null || fail "no window appeared (NoFrameskip)"
     # by a name of its own: the first window may still be listed while the server drops it
-    xdotool search --name "on PongNoFrameskip-v4" windowfocus --sync key Escape || fail "xdotool"
+    # (SDL may still replace its window while it picks a renderer: a focus on an id that just
+    # went is a BadWindow, so the newest window of that name is tried again, a few times)
+    pressed=0
+    for _ in $(seq 20); do
+        id=$(xdotool search --name "on PongNoFrameskip-v4" 2>/dev/null | tail -1)
+        [ -n "$id" ] && xdotool windowfocus --sync "$id" key Escape 2>/dev/null && { pressed=1; break; }
+        sleep 0.2
+    done
+    [ $pressed = 1 ] || fail "xdotool could not press Esc in the window"
     for _ in $(seq 50); do kill -0 $wpid 2>/dev/null || break; sleep 0.1; done
     kill -0 $wpid 2>/dev/null && fail "Esc did not close the window"
     wait $wpid; rc=$?

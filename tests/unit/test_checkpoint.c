@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_files.h"
 #include "algo/pg.h"
 #include "train/checkpoint.h"
 #include "util/npy.h"
@@ -23,18 +24,6 @@ static void make_state(TrainState *s, int H) {
     s->iteration = 12; s->episodes = 36; s->agent_steps = 123456; s->frames = 493824;
     s->running_reward = -20.123456789; s->wall_s = 3.25;
     train_state_settle(s);      // the learner owes its cache the decays of the iterations set above
-}
-
-static uint8_t *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f);
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    rewind(f);
-    uint8_t *b = malloc(*len);
-    cr_assert_eq(fread(b, 1, *len, f), *len);
-    fclose(f);
-    return b;
 }
 
 Test(checkpoint, write_then_load_gives_back_every_bit) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "test_files.h"
 #include "algo/ppo.h"
 #include "train/checkpoint.h"
 #include "train/comm.h"
@@ -26,18 +27,6 @@ static void iterate(TrainState *s, Pool *pool, Comm *comm) {
     cr_assert_eq(s->learner->iterate(s, pool, comm, &lb, err, sizeof(err)), 0, "%s", err);
     s->iteration++;
     s->agent_steps += lb.steps;
-}
-
-static uint8_t *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f);
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    rewind(f);
-    uint8_t *b = malloc(*len);
-    cr_assert_eq(fread(b, 1, *len, f), *len);
-    fclose(f);
-    return b;
 }
 
 Test(ppo, checkpoint_v2_round_trip_and_resume) {
