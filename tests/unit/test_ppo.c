@@ -96,6 +96,15 @@ Test(ppo, checkpoint_round_trip_and_resume) {
     train_state_free(&b);
 }
 
+// The checkpoint at path, read back as format version 2 (its version field and its CRC redone).
+static uint8_t *as_version_2(const char *path, size_t *len) {
+    uint8_t *buf = read_all(path, len);
+    buf[8] = 2;
+    const uint32_t crc = crc32_of(buf, *len - 4);
+    for (int i = 0; i < 4; i++) buf[*len - 4 + i] = (uint8_t)(crc >> (8 * i));
+    return buf;
+}
+
 Test(ppo, version_2_checkpoint_with_the_unused_seeds_network_loads) {
     TrainConfig c;
     ppo_run_config(&c);
@@ -110,10 +119,7 @@ Test(ppo, version_2_checkpoint_with_the_unused_seeds_network_loads) {
     char err[512];
     cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
     size_t len;
-    uint8_t *buf = read_all(path, &len);
-    buf[8] = 2;                                          // the version, then the CRC again
-    const uint32_t crc = crc32_of(buf, len - 4);
-    for (int i = 0; i < 4; i++) buf[len - 4 + i] = (uint8_t)(crc >> (8 * i));
+    uint8_t *buf = as_version_2(path, &len);
     cr_assert_eq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(b.policy.n, a.policy.n);
     cr_assert_eq(train_state_attach(&b, &PPO_LEARNER, err, sizeof(err)), 0, "%s", err);
@@ -129,10 +135,7 @@ Test(ppo, version_2_checkpoint_with_the_unused_seeds_network_loads) {
     memset(&a.policy, 0, sizeof(a.policy));
     cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
     free(buf);
-    buf = read_all(path, &len);
-    buf[8] = 2;
-    const uint32_t crc2 = crc32_of(buf, len - 4);
-    for (int i = 0; i < 4; i++) buf[len - 4 + i] = (uint8_t)(crc2 >> (8 * i));
+    buf = as_version_2(path, &len);
     TrainState t;
     cr_assert_neq(checkpoint_parse(buf, len, true, &t, NULL, err, sizeof(err)), 0);
     cr_assert(strstr(err, "wrong shape"), "%s", err);
