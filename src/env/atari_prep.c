@@ -340,10 +340,9 @@ void atari_env_free(AtariEnv *a) {
 }
 
 int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
-    s->idx = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W);
     s->frame = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
     s->frame1 = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
-    if (s->idx == NULL || s->frame == NULL || s->frame1 == NULL) {
+    if (s->frame == NULL || s->frame1 == NULL) {
         atari_scratch_free(s);
         return -1;
     }
@@ -351,58 +350,15 @@ int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
 }
 
 void atari_scratch_free(AtariScratch *s) {
-    free(s->idx);
     free(s->frame);
     free(s->frame1);
-    s->idx = s->frame = s->frame1 = NULL;
+    s->frame = s->frame1 = NULL;
 }
 
-// ALE's grayscale palette: (uint8_t)round(0.2989 r + 0.5870 g + 0.1140 b), ColourPalette.cpp.
-static uint8_t gray_of(uint8_t index) {
-    uint8_t rgb[3];
-    pong_palette_rgb(index, rgb);
-    return (uint8_t)round(rgb[0] * 0.2989 + rgb[1] * 0.5870 + rgb[2] * 0.1140);
-}
-
-// getScreenGrayscale / getScreenRGB of the current frame into buf. Most rows of a Pong
-// frame repeat the row above (background, walls, bats, thick digits): such a row's gray
-// values are copied rather than looked up again.
-static void capture(const AtariEnv *a, const Pong *game, uint8_t *buf, uint8_t *idx) {
-    if (!a->cfg->grayscale) {
-        pong_render_rgb(game, buf);
-        return;
-    }
-    static _Thread_local uint8_t lut[256];
-    static _Thread_local bool lut_ready;
-    if (!lut_ready) {
-        for (int i = 0; i < 256; i++) lut[i] = gray_of((uint8_t)i);
-        lut_ready = true;
-    }
-    enum { W = PONG_SCREEN_W, H = PONG_SCREEN_H };
-    _Static_assert(W % 8 == 0, "rows are read in 8-pixel chunks");
-    pong_render_indices(game, idx);
-    for (int y = 0; y < H; y++) {
-        const uint8_t *s = idx + (size_t)y * W;
-        uint8_t *d = buf + (size_t)y * W;
-        if (y > 0 && rows_equal(s, s - W, W)) {
-            memcpy(d, d - W, W);
-            continue;
-        }
-        // runs of one colour: an 8-pixel chunk like the one before is copied
-        // (the last chunk's gray bytes stay in a register: reading them back from d would
-        // wait for the store before it)
-        uint64_t last = ~(uint64_t)0, last_gray = 0, cur;
-        for (int x = 0; x < W; x += 8) {
-            memcpy(&cur, s + x, 8);
-            if (cur != last) {
-                uint8_t g[8];
-                for (int k = 0; k < 8; k++) g[k] = lut[s[x + k]];
-                memcpy(&last_gray, g, 8);
-                last = cur;
-            }
-            memcpy(d + x, &last_gray, 8);
-        }
-    }
+// getScreenGrayscale / getScreenRGB of the game's current frame into buf.
+static void capture(const AtariEnv *a, const Pong *game, uint8_t *buf) {
+    if (a->cfg->grayscale) pong_render_gray(game, buf);
+    else pong_render_rgb(game, buf);
 }
 
 // PreprocessedEnv::process_screen: max-pool into raw_frames_[0] (raw0), resize into the ring.
@@ -415,7 +371,7 @@ static void process_screen(AtariEnv *a, const AtariScratch *sc) {
     const size_t fb = frame_bytes(c);
     const uint8_t *src0 = a->fresh0 ? sc->frame : a->raw0;
     const bool pool = c->maxpool && !a->raw1_blank;     // max(x, 0) is x
-    if (pool) capture(a, &a->raw1_game, sc->frame1, sc->idx);
+    if (pool) capture(a, &a->raw1_game, sc->frame1);
     uint8_t *dst = a->stack + (size_t)a->stack_idx * fb;
     const uint8_t *prev = a->stack + (size_t)((a->stack_idx + c->stack_num - 1) % c->stack_num) * fb;
     const AreaResize *r = a->resize;
@@ -482,7 +438,7 @@ void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
     memset(a->stack, 0, atari_obs_size(c));
     a->stack_idx = 0;
     a->pooled_valid = false;             // the ring's last frame is gone: resize it all
-    capture(a, &a->env.game, sc->frame, sc->idx);
+    capture(a, &a->env.game, sc->frame);
     a->fresh0 = true;
     a->raw1_blank = true;
     process_screen(a, sc);
@@ -500,7 +456,7 @@ void atari_env_step(AtariEnv *a, int action, const AtariScratch *sc) {
         a->elapsed++;
         if (a->game_over || a->elapsed >= c->max_frames) break;
         if (skip == 2) a->raw1_game = a->env.game, a->raw1_blank = false;
-        if (skip == 1) capture(a, &a->env.game, sc->frame, sc->idx), a->fresh0 = true;
+        if (skip == 1) capture(a, &a->env.game, sc->frame), a->fresh0 = true;
     }
     process_screen(a, sc);
     a->reward = c->reward_clipping ? (reward < -1 ? -1 : reward > 1 ? 1 : reward) : reward;

@@ -7,7 +7,6 @@
 // changes nothing but the speed.
 #include "vecenv.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -30,35 +29,6 @@ size_t env_obs_size(int obs_type) {
     case OBS_RAM: return PONG_RAM_SIZE;
     case OBS_OBS80: return (size_t)PONG_OBS80 * PONG_OBS80;
     default: return 0;
-    }
-}
-
-// ALE ColourPalette.cpp convertGrayscale: (uint8_t)round(r 0.2989 + g 0.5870 + b 0.1140).
-// Most rows of a Pong frame repeat the row above (background, paddles, thick digits): such a
-// row is copied, and a new row keeps the last colour's value, as a frame has a handful of
-// colours. (Per pixel this was 77 us a frame against 1.9 us for the RGB frame itself.)
-void env_render_grayscale(const Env *env, uint8_t *gray) {
-    enum { W = PONG_SCREEN_W, H = PONG_SCREEN_H, ROW = 3 * PONG_SCREEN_W };
-    uint8_t rgb[H * ROW];                  // 100,800 bytes: fine on the stack
-    pong_render_rgb(&env->game, rgb);
-    uint32_t last = 0xffffffffu;
-    uint8_t lum = 0;
-    for (int y = 0; y < H; y++) {
-        const uint8_t *src = rgb + (size_t)y * ROW;
-        uint8_t *dst = gray + (size_t)y * W;
-        if (y > 0 && memcmp(src, src - ROW, ROW) == 0) {
-            memcpy(dst, dst - W, W);
-            continue;
-        }
-        for (int x = 0; x < W; x++) {
-            const uint8_t *p = src + 3 * x;
-            uint32_t c = ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2];
-            if (c != last) {
-                lum = (uint8_t)round(p[0] * 0.2989 + p[1] * 0.5870 + p[2] * 0.1140);
-                last = c;
-            }
-            dst[x] = lum;
-        }
     }
 }
 
