@@ -303,6 +303,9 @@ void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *
 // ----------------------------------------------------------------------------
 // the env
 
+// n bytes rounded up to whole 64-byte cache lines
+static size_t line_bytes(size_t n) { return (n + 63) & ~(size_t)63; }
+
 int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize, uint64_t sticky_seed) {
     memset(a, 0, sizeof *a);
     a->cfg = cfg;
@@ -315,27 +318,28 @@ int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize
     p.max_steps = p.max_frames = 0;
     env_init(&a->env, p.id, sticky_seed);
     a->env.preset = p;
-    size_t raw = (size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3);
-    a->raw0 = calloc(raw, 1);
+    // the env's arrays in one zeroed block that raw0 owns, each on a cache line of its own
+    const size_t cn = cfg->grayscale ? 1 : 3;
+    const size_t raw = line_bytes((size_t)PONG_SCREEN_H * PONG_SCREEN_W * cn);
+    const size_t stack = line_bytes(atari_obs_size(cfg));
+    const size_t scratch = line_bytes((size_t)2 * cfg->img_width * 3 * sizeof(float));
+    const size_t changed = line_bytes(PONG_SCREEN_H);
+    const size_t hsum = line_bytes((size_t)PONG_SCREEN_H * cfg->img_width * cn * sizeof(float));
+    uint8_t *block = aligned_alloc(64, raw + stack + scratch + changed + hsum);
+    if (block == NULL) return -1;
+    memset(block, 0, raw + stack + scratch + changed + hsum);
+    a->raw0 = block;
+    a->stack = block + raw;
+    a->scratch = (float *)(a->stack + stack);
+    a->changed = (uint8_t *)a->scratch + scratch;
+    a->hsum = (float *)(a->changed + changed);
     a->raw1_blank = true;
-    a->stack = calloc(atari_obs_size(cfg), 1);
-    a->scratch = calloc((size_t)2 * cfg->img_width * 3, sizeof(float));
-    a->changed = calloc(PONG_SCREEN_H, 1);
-    a->hsum = calloc((size_t)PONG_SCREEN_H * cfg->img_width * (cfg->grayscale ? 1 : 3), sizeof(float));
-    if (!a->raw0 || !a->stack || !a->scratch || !a->changed || !a->hsum) {
-        atari_env_free(a);
-        return -1;
-    }
     mt19937_seed(&a->noop_rng, (uint32_t)sticky_seed);
     return 0;
 }
 
 void atari_env_free(AtariEnv *a) {
-    free(a->raw0);
-    free(a->stack);
-    free(a->scratch);
-    free(a->changed);
-    free(a->hsum);
+    free(a->raw0);           // the block of all its arrays
     *a = (AtariEnv){0};
 }
 

@@ -90,7 +90,7 @@ typedef struct {
     Mt19937 noop_rng;
     // ALE's raw_frames_: [0] holds the last pooled frame between steps; [1] is kept as the
     // game it shows (164 bytes, not 33,600), drawn again when a step pools it
-    uint8_t *raw0;               // (210, 160[, 3])
+    uint8_t *raw0;               // (210, 160[, 3]); the one allocation of the arrays below
     Pong raw1_game;
     bool raw1_blank;             // raw_frames_[1] is zeros (since the reset)
     bool fresh0;                 // this step captured raw_frames_[0] (it waits in the scratch)
