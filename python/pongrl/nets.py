@@ -75,12 +75,21 @@ def log_softmax(logits):
 # the policies
 
 
-class _Frames:
-    """The last frame of each row of a batch (one observation is a batch of one), and which
-    rows start an episode. reset() forgets them all, reset(rows) those rows."""
+class _Player:
+    """What both policies keep between steps: the last frame of each row of a batch (one
+    observation is a batch of one) and which rows start an episode (reset() forgets them all,
+    reset(rows) those rows); the env's index of each output (action_ids, Pong's minimal set
+    unless use_action_meanings says otherwise); the sampling stream."""
 
-    def __init__(self):
+    def __init__(self, action_names, action_ids, algo, source, greedy, seed):
         self._prev = None
+        self.action_names, self.action_ids = tuple(action_names), tuple(action_ids)
+        self.algo, self.source, self.greedy = algo, source, greedy
+        self.rng = np.random.default_rng(seed)
+
+    def use_action_meanings(self, meanings):
+        """Acts with the env's own indices: meanings is env.unwrapped.get_action_meanings()."""
+        self.action_ids = tuple(list(meanings).index(n) for n in self.action_names)
 
     def reset(self, rows=None):
         if rows is None or self._prev is None:
@@ -88,7 +97,7 @@ class _Frames:
         else:
             self._fresh[np.asarray(rows)] = True
 
-    def step(self, obs):
+    def _frames(self, obs):
         """(single, cur, prev, fresh) for this step's observation(s); remembers cur."""
         cur = prepro(obs)
         single = cur.ndim == 2
@@ -101,13 +110,11 @@ class _Frames:
         return single, cur, prev, fresh
 
 
-class SeedPolicy(_Frames):
+class SeedPolicy(_Player):
     """The seeds' network (policy.h: 6400 -> H ReLU -> 1 sigmoid, no biases) on the difference
     of two preprocessed frames, as `pongrl train` plays: RIGHT with probability p, else LEFT.
     act(obs) takes one observation or a batch (a vector env's); it remembers the last frame of
     each row, so call reset() when an episode starts (reset(rows) for some rows of a batch)."""
-
-    action_names = ("RIGHT", "LEFT")
 
     @classmethod
     def from_model(cls, weights, arrays, settings, **kw):
@@ -116,20 +123,13 @@ class SeedPolicy(_Frames):
         return cls(weights[:D * h].reshape(D, h), weights[D * h:], **kw)
 
     def __init__(self, w1t, w2, algo="pg", source="", greedy=False, seed=None):
-        super().__init__()
+        super().__init__(("RIGHT", "LEFT"), (2, 3), algo, source, greedy, seed)
         self.w1t, self.w2 = w1t, w2           # (D, H) and (H,) float64
         self.H = w2.shape[0]
-        self.algo, self.source, self.greedy = algo, source, greedy
-        self.rng = np.random.default_rng(seed)
-        self.action_ids = (2, 3)              # RIGHT, LEFT in Pong's minimal action set
-
-    def use_action_meanings(self, meanings):
-        """Acts with the env's own indices: meanings is env.unwrapped.get_action_meanings()."""
-        self.action_ids = tuple(list(meanings).index(n) for n in self.action_names)
 
     def probability(self, obs):
         """p(RIGHT) for the observation(s), and remembers them as the last frames."""
-        single, cur, prev, fresh = self.step(obs)
+        single, cur, prev, fresh = self._frames(obs)
         x = (cur.astype(np.int8) - prev.astype(np.int8)).reshape(-1, D).astype(np.float64)
         x[fresh] = 0.0                                # the seed: zeros on the first step
         h = np.maximum(x @ self.w1t, 0.0)
@@ -149,7 +149,7 @@ class SeedPolicy(_Frames):
         return "<pongrl policy %s, H=%d, from %s>" % (self.algo, self.H, self.source)
 
 
-class PpoPolicy(_Frames):
+class PpoPolicy(_Player):
     """PPO's actor-critic (acnet.h): x = ppo_input(frame, previous frame) -> h = relu(x W1 + b1)
     -> logits = Wpi h + bpi over (NOOP, RIGHT, LEFT), value = wv . h + bv, as `pongrl eval`
     plays it: the previous frame is zeros on an episode's first step; sampled from
@@ -171,26 +171,19 @@ class PpoPolicy(_Frames):
 
     def __init__(self, W1, b1, Wpi, bpi, wv, bv, coarse, action_names=("NOOP", "RIGHT", "LEFT"),
                  action_ids=(0, 2, 3), algo="ppo", source="", greedy=False, seed=None):
-        super().__init__()
+        super().__init__(action_names, action_ids, algo, source, greedy, seed)
         self.W1, self.b1, self.Wpi, self.bpi = W1, b1, Wpi, bpi
         self.wv, self.bv = wv, bv.reshape(())
         self.coarse, self.H = coarse, b1.shape[0]
         if W1.shape != (2 * D + (2 * COARSE if coarse else 0), self.H) or Wpi.shape != (len(action_names), self.H):
             raise ValueError("pongrl: PPO arrays of shapes W1 %s, Wpi %s do not fit H=%d, coarse=%d, %d actions"
                              % (W1.shape, Wpi.shape, self.H, coarse, len(action_names)))
-        self.action_names, self.action_ids = tuple(action_names), tuple(action_ids)
-        self.algo, self.source, self.greedy = algo, source, greedy
-        self.rng = np.random.default_rng(seed)
         self.input = ppo_input                 # the input function (a test swaps it to see a fault)
-
-    def use_action_meanings(self, meanings):
-        """Acts with the env's own indices: meanings is env.unwrapped.get_action_meanings()."""
-        self.action_ids = tuple(list(meanings).index(n) for n in self.action_names)
 
     def forward(self, obs):
         """(log-probabilities (B, A), values (B,)) of the observation(s), a batch always; remembers
         them as the last frames."""
-        single, cur, prev, fresh = self.step(obs)
+        single, cur, prev, fresh = self._frames(obs)
         prev = np.where(fresh[:, None, None], 0, prev)    # an episode's first step: zeros
         x = self.input(cur, prev, self.coarse)
         h = np.maximum(x @ self.W1 + self.b1, 0.0)

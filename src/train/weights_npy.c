@@ -207,7 +207,7 @@ int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *e
         snprintf(err, errlen, "%s: not a pongrl model.txt (too long, binary, or its last line unfinished)", path);
         goto out;
     }
-    // comments and the format go; the notes are the lines before the first setting
+    // comments go; format is checked; the table's rows are the settings, every other line a note
     for (size_t pos = 0; pos < len;) {
         char *line = text + pos, *nl = memchr(line, '\n', len - pos);
         const size_t n = (size_t)(nl - line);
