@@ -24,9 +24,9 @@ static int load_exported(const char *src, const Learner *const *learners, TrainS
     if (model_txt_read(src, &s->cfg, &notes, err, errlen)) return -1;
     const Learner *l = learner_find(learners, s->cfg.algo);
     if (!l || !l->import_npy) {
-        snprintf(err, errlen, "%s: a model of --algo %s, which %s", src, s->cfg.algo,
-                 learners ? "this build cannot read from .npy files" : "only pongrl's commands read here (pongrl.load "
-                                                                         "reads such a folder with NumPy)");
+        snprintf(err, errlen, learners ? "%s: an exported model of --algo %s, which this build cannot read"
+                                       : "%s: an exported model of --algo %s: pongrl's commands read it, and pongrl.load "
+                                         "reads it with NumPy, not model_open", src, s->cfg.algo);
         return -1;
     }
     if (l->import_npy(s, src, &notes, err, errlen)) { train_state_free(s); return -1; }
