@@ -11,7 +11,9 @@ PPO: GAE, clipped objective, value loss, entropy bonus, Adam with a linearly ann
 Needs PyTorch. On Debian 12: `sudo apt-get install python3-torch` (1.13), then, after `make`:
     /usr/bin/python3 examples/ppo_pong.py --total-steps 20000000 --target 0
 It prints one line per iteration and writes a CSV (--csv) of the learning curve; it stops
-when the mean return of the last 100 episodes reaches --target (0: beats the built-in AI).
+when the mean return of the last 100 episodes reaches --target (0: beats the built-in AI), or
+when pongrl train's running mean reaches --target-running (bench/learners.py compares the two
+learners on that one).
 """
 import argparse
 import csv
@@ -34,6 +36,7 @@ import pongrl  # noqa: E402  (the source tree's copy unless pongrl is installed)
 
 ACTIONS = np.array([0, 2, 3], dtype=np.int32)   # NOOP, RIGHT (up), LEFT (down)
 D = 80 * 80
+RUNNING_DECAY = 0.99    # pongrl train's running mean (src/train/state.h: TRAIN_RUNNING_DECAY)
 
 
 def parse_args():
@@ -59,6 +62,8 @@ def parse_args():
     p.add_argument("--max-nnz", type=int, default=192, help="non-zero inputs kept per sample")
     p.add_argument("--target", type=float, default=None,
                    help="stop when the mean return of the last 100 episodes reaches this")
+    p.add_argument("--target-running", type=float, default=None,
+                   help="stop when the running mean (as pongrl train's) reaches this")
     p.add_argument("--max-seconds", type=float, default=None, help="stop after this long")
     p.add_argument("--csv", default=None, help="learning curve: one row per iteration")
     p.add_argument("--save", default=None, help="write the final weights here (torch.save)")
@@ -181,13 +186,14 @@ def main():
     prev = obs.copy()
     next_done = torch.zeros(N)
     returns_seen = []
+    running = float("nan")  # as pongrl train's: the first episode's return, then 0.99 x running + 0.01 x return
     global_step, t0 = 0, time.time()
     writer = None
     if args.csv:
         f = open(args.csv, "w", newline="")
         writer = csv.writer(f)
         writer.writerow(["iteration", "agent_steps", "seconds", "episodes", "mean_return_100",
-                         "steps_per_sec", "policy_loss", "value_loss", "entropy"])
+                         "steps_per_sec", "policy_loss", "value_loss", "entropy", "running_mean"])
     print("ppo_pong: %s, %d envs x %d steps, %d iterations, torch %s, %d+%d threads"
           % (args.env_id, N, T, iterations, torch.__version__, args.env_threads, args.torch_threads))
 
@@ -208,7 +214,9 @@ def main():
             if done.any():          # SAME_STEP autoreset: obs is the new episode's first frame
                 prev[done] = 0
                 ep = info["final_info"]["episode"]
-                returns_seen.extend(ep["r"][done].tolist())
+                for r in ep["r"][done].tolist():    # episodes in (step, env) order, as in C
+                    running = r if not returns_seen else RUNNING_DECAY * running + (1 - RUNNING_DECAY) * r
+                    returns_seen.append(r)
             idx, w = sparse_inputs(obs, prev, L)
             prev[:] = obs
 
@@ -252,15 +260,19 @@ def main():
         elapsed = time.time() - t0
         mean100 = float(np.mean(returns_seen[-100:])) if returns_seen else float("nan")
         sps = global_step / elapsed
-        print("iter %5d  steps %9d  %7.1f s  episodes %6d  mean return (last 100) %+6.2f  %6.0f steps/s"
-              % (it, global_step, elapsed, len(returns_seen), mean100, sps), flush=True)
+        print("iter %5d  steps %9d  %7.1f s  episodes %6d  mean return (last 100) %+6.2f  running %+6.2f  %6.0f steps/s"
+              % (it, global_step, elapsed, len(returns_seen), mean100, running, sps), flush=True)
         if writer:
             writer.writerow([it, global_step, "%.1f" % elapsed, len(returns_seen), "%.3f" % mean100,
-                             "%.0f" % sps, "%.4f" % pg_loss.item(), "%.4f" % v_loss.item(), "%.4f" % ent.item()])
+                             "%.0f" % sps, "%.4f" % pg_loss.item(), "%.4f" % v_loss.item(), "%.4f" % ent.item(), "%.6f" % running])
             f.flush()
         if args.target is not None and len(returns_seen) >= 100 and mean100 >= args.target:
             print("reached mean return %+.2f >= %+.2f after %d agent steps, %d episodes, %.0f s"
                   % (mean100, args.target, global_step, len(returns_seen), elapsed))
+            break
+        if args.target_running is not None and returns_seen and running >= args.target_running:
+            print("reached running mean %+.2f >= %+.2f after %d agent steps, %d episodes, %.0f s"
+                  % (running, args.target_running, global_step, len(returns_seen), elapsed))
             break
         if args.max_seconds is not None and elapsed >= args.max_seconds:
             print("stopped after %.0f s (--max-seconds)" % elapsed)
