@@ -3,9 +3,11 @@
 
     tools/ppo_milestones.py RUN_DIR/metrics.csv [...]
 
-For each metrics.csv (any learner's): the iteration, agent steps, episodes and training
-seconds (wall_s) of the first row whose running_mean is at or above each mark, and the mean
-agent steps per second over the whole run. Marks not reached print "-".
+For each metrics.csv (any learner's) or examples/ppo_pong.py --csv file (one with its
+running_mean column): the iteration, agent steps, episodes and training seconds (wall_s) of
+the first row whose running_mean is at or above each mark, and the mean agent steps per second
+over the whole run. Marks not reached print "-". bench/learners.py reads runs through
+read_curve and first_reaching.
 """
 import csv
 import sys
@@ -13,24 +15,51 @@ import sys
 MARKS = (-10, 0, 10, 20)
 
 
+def read_curve(path):
+    """The rows of a learning curve as dicts of numbers: iteration, agent_steps, episodes,
+    wall_s (the learner's own clock: pongrl's wall_s, the example's seconds), running_mean
+    (the project's; NaN before the first episode). Raises ValueError for another CSV."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    out = []
+    for r in rows:
+        try:
+            out.append({"iteration": int(r["iteration"]), "agent_steps": int(r["agent_steps"]),
+                        "episodes": int(r["episodes"]),
+                        "wall_s": float(r["wall_s"] if "wall_s" in r else r["seconds"]),
+                        "running_mean": float(r["running_mean"])})
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"{path}: not a metrics.csv nor an examples/ppo_pong.py CSV with running_mean "
+                             f"(row {len(out) + 1})") from None
+    return out
+
+
+def first_reaching(rows, mark):
+    """The first row whose running mean is at or above mark (after an episode ended), or None."""
+    return next((r for r in rows if r["episodes"] > 0 and r["running_mean"] >= mark), None)
+
+
 def main(paths):
     if not paths:
         sys.exit(__doc__)
     for path in paths:
-        rows = list(csv.DictReader(open(path)))
+        try:
+            rows = read_curve(path)
+        except (OSError, ValueError) as e:
+            sys.exit(f"ppo_milestones: {e}")
         if not rows:
             print(f"{path}: no rows")
             continue
         last = rows[-1]
-        sps = float(last["agent_steps"]) / max(float(last["wall_s"]), 1e-9)
-        print(f"{path}: {last['iteration']} iterations, {int(last['agent_steps']):,} agent steps, "
-              f"{int(last['episodes']):,} episodes, {float(last['wall_s']):.0f} s, {sps:,.0f} steps/s, "
-              f"running mean {float(last['running_mean']):+.2f}")
+        sps = last["agent_steps"] / max(last["wall_s"], 1e-9)
+        print(f"{path}: {last['iteration']} iterations, {last['agent_steps']:,} agent steps, "
+              f"{last['episodes']:,} episodes, {last['wall_s']:.0f} s, {sps:,.0f} steps/s, "
+              f"running mean {last['running_mean']:+.2f}")
         for m in MARKS:
-            hit = next((r for r in rows if float(r["running_mean"]) >= m and int(r["episodes"]) > 0), None)
+            hit = first_reaching(rows, m)
             if hit:
-                print(f"  {m:+3d}: iteration {hit['iteration']}, {int(hit['agent_steps']):,} steps, "
-                      f"{int(hit['episodes']):,} episodes, {float(hit['wall_s']):.0f} s")
+                print(f"  {m:+3d}: iteration {hit['iteration']}, {hit['agent_steps']:,} steps, "
+                      f"{hit['episodes']:,} episodes, {hit['wall_s']:.0f} s")
             else:
                 print(f"  {m:+3d}: -")
 
