@@ -4,7 +4,10 @@
 #   make train      install what is missing, build, train with the seed's recipe until the
 #                   running mean reaches 0 (ARGS="..." adds or overrides flags)
 #   make test       install what is missing, build, run every test
-#   make bench      the random agent against the real game; speed measurements (name: value lines)
+#   make bench      the random agent against the real game; speed measurements (name: value lines);
+#                   then make bench-learners
+#   make bench-learners  the seeds' recipe, PPO in C and examples/ppo_pong.py to a running mean of 0,
+#                   one after the other on 2 cores (LEARNERS_ARGS="..." adds flags: bench/README.md)
 #   make debug      build/debug/pongrl with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz       fuzz the checkpoint loader for a bounded time (libFuzzer)
 #   PORTABLE=1      build without -march=native (for clusters of mixed CPUs)
@@ -52,7 +55,7 @@ BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 SAN_BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup train test test-run bench debug fuzz fuzz-run clean
+.PHONY: all setup train test test-run bench bench-learners debug fuzz fuzz-run clean
 all: $(BUILD)/pongrl $(BUILD)/libpongrl.a $(BUILD)/libpongrl.so
 
 setup:
@@ -174,6 +177,11 @@ bench: setup
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py --dump $(BUILD)/dump_episodes --ours $(BUILD)/bench_train.txt
 	$(BUILD)/pongrl bench cluster
 	$(BUILD)/workpool_bench
+	@$(MAKE) --no-print-directory bench-learners
+
+bench-learners: setup
+	@$(MAKE) --no-print-directory all
+	/usr/bin/python3 bench/learners.py $(LEARNERS_ARGS)
 
 clean:
 	rm -rf $(BUILD)
