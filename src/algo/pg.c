@@ -144,7 +144,7 @@ static int pg_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, c
         x[4 * e + 2] = pg->stats[e].frames; x[4 * e + 3] = pg->stats[e].truncated;
     }
     const double *g;
-    if (comm->reduce(comm, pool, sum, &pg->rows, x, 4 * B, s->digest, &g, err, errlen)) return -1;
+    if (comm->reduce(comm, pool, sum, &pg->rows, (size_t)s->policy.H, x, 4 * B, s->digest, &g, err, errlen)) return -1;
     lb->steps = lb->frames = 0;
     for (int e = 0; e < B; e++) {
         pg->stats[e] = (EpisodeStats){ (int)x[4 * e], (int)x[4 * e + 1], x[4 * e + 2], x[4 * e + 3] != 0 };
