@@ -790,20 +790,21 @@ static void adam_part(void *ctx, int part, int parts) {
     Ppo *p = job->p;
     const size_t H = (size_t)p->net.H;
     const int n = p->rows.n;
+    const bool digest = p->comm && p->comm->size > 1;     // only ranks compare it
     uint64_t d = 0;
     for (int r = (int)((int64_t)n * part / parts); r < (int)((int64_t)n * (part + 1) / parts); r++) {
         const size_t off = (size_t)p->rows.list[r] * H;
         if (job->coef < 1.0) for (size_t j = 0; j < H; j++) p->g[off + j] *= job->coef;
         adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, H, job->lr,
                     PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t);
-        d += digest_range(p->net.w, off, H);
+        if (digest) d += digest_range(p->net.w, off, H);
     }
     if (part == parts - 1) {
         const size_t off = p->net.tail, len = p->net.n - p->net.tail;
         if (job->coef < 1.0) for (size_t j = 0; j < len; j++) p->g[off + j] *= job->coef;
         adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, len, job->lr,
                     PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t);
-        d += digest_range(p->net.w, off, len);
+        if (digest) d += digest_range(p->net.w, off, len);
     }
     p->digests[part] = d;
 }

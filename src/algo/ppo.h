@@ -168,7 +168,7 @@ typedef struct Ppo {
     size_t wire_cap;
     int32_t *pos;                // (D,) a row's place in the ranks' packed gradient
     int64_t *x;                  // (chunks * 6) the chunks' loss terms, as bits, summed over the ranks
-    uint64_t digest;             // order-free digest of every weight its steps wrote (the ranks compare it)
+    uint64_t digest;             // order-free digest of every weight its steps wrote (kept under MPI: the ranks compare it)
     uint64_t *digests;           // (threads,)
     char why[256];               // what the last failed phase said
     PpoStats last;

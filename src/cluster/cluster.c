@@ -193,7 +193,9 @@ static int buffers_for(MpiComm *m, size_t D, size_t H, size_t L) {
 }
 
 // Every rank's bytes to every rank (Comm.allgather): their sizes first, then the bytes. The
-// ranks that wait for slower ones sleep meanwhile (dispatch_wait).
+// ranks that wait for slower ones sleep meanwhile (dispatch_wait); the bytes, once every rank
+// is there, in a blocking call: MPI moves a large message on only inside its calls, and a
+// wait that sleeps between polls would move it a fragment a nap.
 static int mpi_allgather(Comm *c, const void *mine, size_t n, const uint8_t **all, const size_t **sizes,
                          char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
@@ -222,8 +224,7 @@ static int mpi_allgather(Comm *c, const void *mine, size_t n, const uint8_t **al
         m->gbuf = bigger;
         m->gcap = total;
     }
-    MPI_Iallgatherv(mine, (int)n, MPI_BYTE, m->gbuf, m->gcount, m->gdispl, MPI_BYTE, MPI_COMM_WORLD, &req);
-    dispatch_wait(NULL, &req);
+    MPI_Allgatherv(mine, (int)n, MPI_BYTE, m->gbuf, m->gcount, m->gdispl, MPI_BYTE, MPI_COMM_WORLD);
     m->t.bcast_s += clock_now_s() - t1;
     *all = m->gbuf;
     *sizes = m->gsize;

@@ -7,6 +7,8 @@
 # and ranks with no chunk). Stopped and resumed: half in one process, the rest
 # on 2 ranks; half on 3 ranks, the rest on 2, where only rank 0 sees the run directory (the
 # others take the weights, Adam's moments and every env's game from rank 0's checkpoint).
+# Also: 16-byte entries on the wire, a rank with another --clip refused at start, a rank whose
+# weights drift stopped.
 set -uo pipefail
 source "$(dirname "$0")/mpi_common.sh"
 source "$(dirname "$0")/run_common.sh"
@@ -58,4 +60,17 @@ mpi 3 "${T[@]}" --iterations $((N / 2)) --workers 1 --run-dir "$tmp/h3" >/dev/nu
 out=$(timeout 120 mpirun -np 1 "${TCP[@]}" "$bin" train --resume "$tmp/h3" --iterations $N --workers 1 --quiet : \
       -np 1 "${TCP[@]}" "$bin" train --resume "$tmp/not-on-this-host" --iterations $N --workers 2 --quiet 2>&1)
 check "$((N / 2)) on 3 ranks + $((N / 2)) on 2 (only rank 0 sees the run)" "$tmp/h3" "$out"
+# the entries' 8-byte high parts (the test build: PONGRL_WIRE_HIGH), the same bits
+[ -x "$HOOKS" ] || fail "$HOOKS missing (make build/pongrl-testhooks)"
+out=$(timeout 120 mpirun -x PONGRL_WIRE_HIGH=8 -np 3 "${TCP[@]}" "$HOOKS" train "${T[@]}" --iterations $N --workers 1 \
+      --run-dir "$tmp/high8" 2>&1)
+check "3 ranks, 16-byte entries" "$tmp/high8" "$out"
+# ranks that disagree on a PPO setting are refused at start, the setting named
+out=$(timeout 60 mpirun -np 1 "${TCP[@]}" "$bin" train "${S[@]}" --run-dir "$tmp/x1" : \
+      -np 1 "${TCP[@]}" "$bin" train "${S[@]}" --clip 0.2 --run-dir "$tmp/x1" 2>&1); rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1 on .* clip=0.2 (rank 0: clip=0.1)" <<<"$out" || { echo "$out"; fail "a rank with another --clip: rc $rc"; }
+# a rank whose weights drift (PONGRL_TEST_DIVERGE=1: its sums in iteration 2 made wrong) is
+# stopped at its next minibatch
+out=$(timeout 60 mpirun -x PONGRL_TEST_DIVERGE=1 -np 2 "${TCP[@]}" "$HOOKS" train "${S[@]}" --run-dir "$tmp/drift" 2>&1); rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "the weights of rank 1 differ from rank 0's after iteration 2" <<<"$out" || { echo "$out"; fail "a drifting rank: rc $rc"; }
 echo "ok"
