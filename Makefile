@@ -69,7 +69,7 @@ $(BUILD)/obj/src/cli/main.o $(BUILD)/san/src/cli/main.o: python/pongrl/__init__.
 
 # The game's frame is byte arithmetic on its RAM, which the vectoriser packs into vector code
 # that costs more than it saves: 25-31 ns a frame without it against 33-36 ns (alternating runs).
-$(BUILD)/obj/src/pong/pong.o: OPT += -fno-tree-vectorize
+$(BUILD)/obj/src/pong/%.o: OPT += -fno-tree-vectorize
 
 $(WINDOW_SRC:%.c=$(BUILD)/obj/%.o) $(WINDOW_SRC:%.c=$(BUILD)/san/%.o): $(SDL_STAMP)
 

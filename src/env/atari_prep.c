@@ -303,6 +303,9 @@ void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *
 // ----------------------------------------------------------------------------
 // the env
 
+// n bytes rounded up to whole 64-byte cache lines
+static size_t line_bytes(size_t n) { return (n + 63) & ~(size_t)63; }
+
 int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize, uint64_t sticky_seed) {
     memset(a, 0, sizeof *a);
     a->cfg = cfg;
@@ -315,35 +318,35 @@ int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize
     p.max_steps = p.max_frames = 0;
     env_init(&a->env, p.id, sticky_seed);
     a->env.preset = p;
-    size_t raw = (size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3);
-    a->raw0 = calloc(raw, 1);
+    // the env's arrays in one zeroed block that raw0 owns, each on a cache line of its own
+    const size_t cn = cfg->grayscale ? 1 : 3;
+    const size_t raw = line_bytes((size_t)PONG_SCREEN_H * PONG_SCREEN_W * cn);
+    const size_t stack = line_bytes(atari_obs_size(cfg));
+    const size_t scratch = line_bytes((size_t)2 * cfg->img_width * 3 * sizeof(float));
+    const size_t changed = line_bytes(PONG_SCREEN_H);
+    const size_t hsum = line_bytes((size_t)PONG_SCREEN_H * cfg->img_width * cn * sizeof(float));
+    uint8_t *block = aligned_alloc(64, raw + stack + scratch + changed + hsum);
+    if (block == NULL) return -1;
+    memset(block, 0, raw + stack + scratch + changed + hsum);
+    a->raw0 = block;
+    a->stack = block + raw;
+    a->scratch = (float *)(a->stack + stack);
+    a->changed = (uint8_t *)a->scratch + scratch;
+    a->hsum = (float *)(a->changed + changed);
     a->raw1_blank = true;
-    a->stack = calloc(atari_obs_size(cfg), 1);
-    a->scratch = calloc((size_t)2 * cfg->img_width * 3, sizeof(float));
-    a->changed = calloc(PONG_SCREEN_H, 1);
-    a->hsum = calloc((size_t)PONG_SCREEN_H * cfg->img_width * (cfg->grayscale ? 1 : 3), sizeof(float));
-    if (!a->raw0 || !a->stack || !a->scratch || !a->changed || !a->hsum) {
-        atari_env_free(a);
-        return -1;
-    }
     mt19937_seed(&a->noop_rng, (uint32_t)sticky_seed);
     return 0;
 }
 
 void atari_env_free(AtariEnv *a) {
-    free(a->raw0);
-    free(a->stack);
-    free(a->scratch);
-    free(a->changed);
-    free(a->hsum);
+    free(a->raw0);           // the block of all its arrays
     *a = (AtariEnv){0};
 }
 
 int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
-    s->idx = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W);
     s->frame = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
     s->frame1 = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
-    if (s->idx == NULL || s->frame == NULL || s->frame1 == NULL) {
+    if (s->frame == NULL || s->frame1 == NULL) {
         atari_scratch_free(s);
         return -1;
     }
@@ -351,58 +354,15 @@ int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
 }
 
 void atari_scratch_free(AtariScratch *s) {
-    free(s->idx);
     free(s->frame);
     free(s->frame1);
-    s->idx = s->frame = s->frame1 = NULL;
+    s->frame = s->frame1 = NULL;
 }
 
-// ALE's grayscale palette: (uint8_t)round(0.2989 r + 0.5870 g + 0.1140 b), ColourPalette.cpp.
-static uint8_t gray_of(uint8_t index) {
-    uint8_t rgb[3];
-    pong_palette_rgb(index, rgb);
-    return (uint8_t)round(rgb[0] * 0.2989 + rgb[1] * 0.5870 + rgb[2] * 0.1140);
-}
-
-// getScreenGrayscale / getScreenRGB of the current frame into buf. Most rows of a Pong
-// frame repeat the row above (background, walls, bats, thick digits): such a row's gray
-// values are copied rather than looked up again.
-static void capture(const AtariEnv *a, const Pong *game, uint8_t *buf, uint8_t *idx) {
-    if (!a->cfg->grayscale) {
-        pong_render_rgb(game, buf);
-        return;
-    }
-    static _Thread_local uint8_t lut[256];
-    static _Thread_local bool lut_ready;
-    if (!lut_ready) {
-        for (int i = 0; i < 256; i++) lut[i] = gray_of((uint8_t)i);
-        lut_ready = true;
-    }
-    enum { W = PONG_SCREEN_W, H = PONG_SCREEN_H };
-    _Static_assert(W % 8 == 0, "rows are read in 8-pixel chunks");
-    pong_render_indices(game, idx);
-    for (int y = 0; y < H; y++) {
-        const uint8_t *s = idx + (size_t)y * W;
-        uint8_t *d = buf + (size_t)y * W;
-        if (y > 0 && rows_equal(s, s - W, W)) {
-            memcpy(d, d - W, W);
-            continue;
-        }
-        // runs of one colour: an 8-pixel chunk like the one before is copied
-        // (the last chunk's gray bytes stay in a register: reading them back from d would
-        // wait for the store before it)
-        uint64_t last = ~(uint64_t)0, last_gray = 0, cur;
-        for (int x = 0; x < W; x += 8) {
-            memcpy(&cur, s + x, 8);
-            if (cur != last) {
-                uint8_t g[8];
-                for (int k = 0; k < 8; k++) g[k] = lut[s[x + k]];
-                memcpy(&last_gray, g, 8);
-                last = cur;
-            }
-            memcpy(d + x, &last_gray, 8);
-        }
-    }
+// getScreenGrayscale / getScreenRGB of the game's current frame into buf.
+static void capture(const AtariEnv *a, const Pong *game, uint8_t *buf) {
+    if (a->cfg->grayscale) pong_render_gray(game, buf);
+    else pong_render_rgb(game, buf);
 }
 
 // PreprocessedEnv::process_screen: max-pool into raw_frames_[0] (raw0), resize into the ring.
@@ -415,7 +375,7 @@ static void process_screen(AtariEnv *a, const AtariScratch *sc) {
     const size_t fb = frame_bytes(c);
     const uint8_t *src0 = a->fresh0 ? sc->frame : a->raw0;
     const bool pool = c->maxpool && !a->raw1_blank;     // max(x, 0) is x
-    if (pool) capture(a, &a->raw1_game, sc->frame1, sc->idx);
+    if (pool) capture(a, &a->raw1_game, sc->frame1);
     uint8_t *dst = a->stack + (size_t)a->stack_idx * fb;
     const uint8_t *prev = a->stack + (size_t)((a->stack_idx + c->stack_num - 1) % c->stack_num) * fb;
     const AreaResize *r = a->resize;
@@ -482,7 +442,7 @@ void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
     memset(a->stack, 0, atari_obs_size(c));
     a->stack_idx = 0;
     a->pooled_valid = false;             // the ring's last frame is gone: resize it all
-    capture(a, &a->env.game, sc->frame, sc->idx);
+    capture(a, &a->env.game, sc->frame);
     a->fresh0 = true;
     a->raw1_blank = true;
     process_screen(a, sc);
@@ -500,7 +460,7 @@ void atari_env_step(AtariEnv *a, int action, const AtariScratch *sc) {
         a->elapsed++;
         if (a->game_over || a->elapsed >= c->max_frames) break;
         if (skip == 2) a->raw1_game = a->env.game, a->raw1_blank = false;
-        if (skip == 1) capture(a, &a->env.game, sc->frame, sc->idx), a->fresh0 = true;
+        if (skip == 1) capture(a, &a->env.game, sc->frame), a->fresh0 = true;
     }
     process_screen(a, sc);
     a->reward = c->reward_clipping ? (reward < -1 ? -1 : reward > 1 ? 1 : reward) : reward;

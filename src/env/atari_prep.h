@@ -74,10 +74,9 @@ void area_resize_run(const AreaResize *r, const uint8_t *src, uint8_t *dst, floa
 void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *changed,
                         float *hsum, const uint8_t *prev_dst, uint8_t *dst);
 
-// What one thread needs while it steps an env, whichever env: a frame of palette indices and
-// the step's two captured frames before they are pooled.
+// What one thread needs while it steps an env, whichever env: the step's two captured frames
+// before they are pooled.
 typedef struct {
-    uint8_t *idx;                // (210, 160)
     uint8_t *frame;              // (210, 160[, 3]): ALE's raw_frames_[0] as captured
     uint8_t *frame1;             // (210, 160[, 3]): raw_frames_[1]
 } AtariScratch;
@@ -91,7 +90,7 @@ typedef struct {
     Mt19937 noop_rng;
     // ALE's raw_frames_: [0] holds the last pooled frame between steps; [1] is kept as the
     // game it shows (164 bytes, not 33,600), drawn again when a step pools it
-    uint8_t *raw0;               // (210, 160[, 3])
+    uint8_t *raw0;               // (210, 160[, 3]); the one allocation of the arrays below
     Pong raw1_game;
     bool raw1_blank;             // raw_frames_[1] is zeros (since the reset)
     bool fresh0;                 // this step captured raw_frames_[0] (it waits in the scratch)

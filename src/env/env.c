@@ -272,6 +272,7 @@ int env_restore(Env *env, const uint8_t *buf) {
 // observation
 
 void env_render_rgb(const Env *env, uint8_t *rgb) { pong_render_rgb(&env->game, rgb); }
+void env_render_grayscale(const Env *env, uint8_t *gray) { pong_render_gray(&env->game, gray); }
 void env_render_obs80(const Env *env, uint8_t *obs) { pong_render_obs80(&env->game, obs); }
 void env_ram(const Env *env, uint8_t *ram) { pong_ram(&env->game, ram); }
 

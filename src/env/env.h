@@ -109,6 +109,7 @@ bool env_state_has_rng(const uint8_t *buf);
 
 // The observation of the last emulated frame.
 void env_render_rgb(const Env *env, uint8_t *rgb);     // (210, 160, 3)
+void env_render_grayscale(const Env *env, uint8_t *gray);   // (210, 160): ALE getScreenGrayscale
 void env_render_obs80(const Env *env, uint8_t *obs);   // (80, 80) in {0, 1}
 void env_ram(const Env *env, uint8_t *ram);            // (128,): ALE getRAM()
 

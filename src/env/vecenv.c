@@ -7,7 +7,6 @@
 // changes nothing but the speed.
 #include "vecenv.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -30,35 +29,6 @@ size_t env_obs_size(int obs_type) {
     case OBS_RAM: return PONG_RAM_SIZE;
     case OBS_OBS80: return (size_t)PONG_OBS80 * PONG_OBS80;
     default: return 0;
-    }
-}
-
-// ALE ColourPalette.cpp convertGrayscale: (uint8_t)round(r 0.2989 + g 0.5870 + b 0.1140).
-// Most rows of a Pong frame repeat the row above (background, paddles, thick digits): such a
-// row is copied, and a new row keeps the last colour's value, as a frame has a handful of
-// colours. (Per pixel this was 77 us a frame against 1.9 us for the RGB frame itself.)
-void env_render_grayscale(const Env *env, uint8_t *gray) {
-    enum { W = PONG_SCREEN_W, H = PONG_SCREEN_H, ROW = 3 * PONG_SCREEN_W };
-    uint8_t rgb[H * ROW];                  // 100,800 bytes: fine on the stack
-    pong_render_rgb(&env->game, rgb);
-    uint32_t last = 0xffffffffu;
-    uint8_t lum = 0;
-    for (int y = 0; y < H; y++) {
-        const uint8_t *src = rgb + (size_t)y * ROW;
-        uint8_t *dst = gray + (size_t)y * W;
-        if (y > 0 && memcmp(src, src - ROW, ROW) == 0) {
-            memcpy(dst, dst - W, W);
-            continue;
-        }
-        for (int x = 0; x < W; x++) {
-            const uint8_t *p = src + 3 * x;
-            uint32_t c = ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2];
-            if (c != last) {
-                lum = (uint8_t)round(p[0] * 0.2989 + p[1] * 0.5870 + p[2] * 0.1140);
-                last = c;
-            }
-            dst[x] = lum;
-        }
     }
 }
 
@@ -106,6 +76,22 @@ Env *env_new_preset(const EnvPreset *p, uint64_t seed) {
 // What an env does when its turn comes: ALE's EnvVectorizer queues actions the same way.
 typedef enum { JOB_STEP, JOB_RESET, JOB_REPORT } JobKind;
 
+// What the vector env keeps of env i besides the env itself: its episode and its queued job.
+typedef struct {
+    // env i's episode j is seeded with rng_key(base_seed, base_index, j, "venv")
+    uint64_t base_seed;
+    int64_t base_index, episode;
+    double ep_return;          // running return of the current episode
+    int64_t ep_length, ep_frames;
+    int64_t frame_number;      // without atari: frames since the last seeded reset
+    bool over;                 // the env's last step ended its episode
+    uint8_t job_kind;          // JobKind
+    int32_t job_action;
+    bool job_seeded;           // the reset starts the env's stream again with job_seed
+    uint64_t job_seed;
+    int64_t job_index;
+} EnvSlot;
+
 struct VecEnv {
     int n, n_threads, obs_type, autoreset, batch;
     size_t obs_size;
@@ -116,20 +102,9 @@ struct VecEnv {
     AtariEnv *aenvs;           // (N,) with atari
     AtariScratch *scratch;     // (workers,) with atari
     int n_scratch;
-    // env i's episode j is seeded with rng_key(base_seed[i], base_index[i], j, "venv")
-    uint64_t *base_seed;
-    int64_t *base_index, *episode;
-    double *ep_return;         // (N,) running return of the current episode
-    int64_t *ep_length, *ep_frames;
-    int64_t *frame_number;     // (N,) without atari: frames since the last seeded reset
-    bool *over;                // (N,) the env's last step ended its episode
+    EnvSlot *slot;             // (N,)
     bool started;              // a full reset has happened
     // the work queue: env ids in the order their work was queued; each env at most once
-    uint8_t *job_kind;         // (N,) JobKind
-    int32_t *job_action;
-    uint8_t *job_seeded;       // (N,) the reset starts the env's stream again with job_seed
-    uint64_t *job_seed;
-    int64_t *job_index;
     int *queue, q_head, q_len;
     int *rows;                 // (B,) env of each row of the running job
     int *last_rows;            // (B,) env of each row of the last returned batch
@@ -148,22 +123,22 @@ uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode) {
 // A new episode of env i: seeded, its stream starts again from (seed, index); else it goes on.
 static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t index, int worker) {
     if (seeded) {
-        v->base_seed[i] = seed;
-        v->base_index[i] = index;
-        v->episode[i] = 0;
-        v->frame_number[i] = 0;
+        v->slot[i].base_seed = seed;
+        v->slot[i].base_index = index;
+        v->slot[i].episode = 0;
+        v->slot[i].frame_number = 0;
     } else {
-        v->episode[i]++;
+        v->slot[i].episode++;
     }
-    v->ep_return[i] = 0.0;
-    v->ep_length[i] = 0;
-    v->ep_frames[i] = 0;
-    v->over[i] = false;
+    v->slot[i].ep_return = 0.0;
+    v->slot[i].ep_length = 0;
+    v->slot[i].ep_frames = 0;
+    v->slot[i].over = false;
     if (v->is_atari) {
         atari_env_reset(&v->aenvs[i], seeded ? (int64_t)(seed & 0x7fffffff) : -1, &v->scratch[worker]);
     } else {
-        env_reset(&v->envs[i], rng_key(v->base_seed[i], (uint64_t)v->base_index[i],
-                                        (uint64_t)v->episode[i], VECENV_SEED_PURPOSE));
+        env_reset(&v->envs[i], rng_key(v->slot[i].base_seed, (uint64_t)v->slot[i].base_index,
+                                        (uint64_t)v->slot[i].episode, VECENV_SEED_PURPOSE));
     }
 }
 
@@ -184,7 +159,7 @@ static void write_row(VecEnv *v, int r, int i, double reward, bool term, bool tr
         if (out->frame_number) out->frame_number[r] = v->aenvs[i].frame_number;
         if (out->episode_frame_number) out->episode_frame_number[r] = v->aenvs[i].episode_frame_number;
     } else {
-        if (out->frame_number) out->frame_number[r] = v->frame_number[i];
+        if (out->frame_number) out->frame_number[r] = v->slot[i].frame_number;
         if (out->episode_frame_number) out->episode_frame_number[r] = v->envs[i].frames;
     }
 }
@@ -208,20 +183,20 @@ static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc,
         *term = st.terminated;
         *trunc = st.truncated;
         frames = st.frames;
-        v->frame_number[i] += st.frames;
+        v->slot[i].frame_number += st.frames;
     }
-    v->ep_return[i] += reward;
-    v->ep_length[i] += 1;
-    v->ep_frames[i] += frames;
+    v->slot[i].ep_return += reward;
+    v->slot[i].ep_length += 1;
+    v->slot[i].ep_frames += frames;
     return reward;
 }
 
 static void row_run(VecEnv *v, int r, int worker) {
     const VecOut *out = v->out;
     int i = v->rows[r];
-    switch ((JobKind)v->job_kind[i]) {
+    switch ((JobKind)v->slot[i].job_kind) {
     case JOB_RESET:
-        env_start(v, i, v->job_seeded[i], v->job_seed[i], v->job_index[i], worker);
+        env_start(v, i, v->slot[i].job_seeded, v->slot[i].job_seed, v->slot[i].job_index, worker);
         write_row(v, r, i, 0.0, false, false);
         return;
     case JOB_REPORT:
@@ -230,18 +205,18 @@ static void row_run(VecEnv *v, int r, int worker) {
     case JOB_STEP:
         break;
     }
-    if (v->autoreset == VECENV_NEXT_STEP && v->over[i]) {   // the step after the end resets
+    if (v->autoreset == VECENV_NEXT_STEP && v->slot[i].over) {   // the step after the end resets
         env_start(v, i, false, 0, 0, worker);
         write_row(v, r, i, 0.0, false, false);
         return;
     }
     bool term, trunc;
-    double reward = env_advance(v, i, v->job_action[i], &term, &trunc, worker);
+    double reward = env_advance(v, i, v->slot[i].job_action, &term, &trunc, worker);
     if (term || trunc) {
-        if (out->episode_return) out->episode_return[r] = v->ep_return[i];
-        if (out->episode_length) out->episode_length[r] = v->ep_length[i];
-        if (out->episode_frames) out->episode_frames[r] = v->ep_frames[i];
-        v->over[i] = true;
+        if (out->episode_return) out->episode_return[r] = v->slot[i].ep_return;
+        if (out->episode_length) out->episode_length[r] = v->slot[i].ep_length;
+        if (out->episode_frames) out->episode_frames[r] = v->slot[i].ep_frames;
+        v->slot[i].over = true;
         if (v->autoreset == VECENV_SAME_STEP) {
             if (out->final_obs) write_obs(v, i, out->final_obs + (size_t)r * v->obs_size);
             env_start(v, i, false, 0, 0, worker);
@@ -323,29 +298,14 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
         v->obs_size = env_obs_size(c->obs_type);
         v->envs = calloc(n, sizeof(Env));
     }
-    v->base_seed = calloc(n, sizeof(uint64_t));
-    v->base_index = calloc(n, sizeof(int64_t));
-    v->episode = calloc(n, sizeof(int64_t));
-    v->ep_return = calloc(n, sizeof(double));
-    v->ep_length = calloc(n, sizeof(int64_t));
-    v->ep_frames = calloc(n, sizeof(int64_t));
-    v->frame_number = calloc(n, sizeof(int64_t));
-    v->over = calloc(n, sizeof(bool));
-    v->job_kind = calloc(n, 1);
-    v->job_action = calloc(n, sizeof(int32_t));
-    v->job_seeded = calloc(n, 1);
-    v->job_seed = calloc(n, sizeof(uint64_t));
-    v->job_index = calloc(n, sizeof(int64_t));
-    v->queue = calloc(n, sizeof(int));
-    v->rows = calloc(n, sizeof(int));
-    v->last_rows = calloc(n, sizeof(int));
+    v->slot = calloc(n, sizeof(EnvSlot));
+    v->queue = calloc(3 * n, sizeof(int));       // the three lists of env ids, one allocation
+    if (v->queue) v->rows = v->queue + n, v->last_rows = v->rows + n;
     v->pinned = calloc((size_t)num_threads, sizeof(bool));
     v->pin_offset = c->thread_affinity_offset;
     v->pool = workpool_create(num_threads - 1);
-    if ((v->is_atari ? (void *)v->aenvs : (void *)v->envs) == NULL || !v->base_seed ||
-        !v->base_index || !v->episode || !v->ep_return || !v->ep_length || !v->ep_frames ||
-        !v->frame_number || !v->over || !v->job_kind || !v->job_action || !v->job_seeded || !v->job_seed ||
-        !v->job_index || !v->queue || !v->rows || !v->last_rows || !v->pinned || !v->pool) {
+    if ((v->is_atari ? (void *)v->aenvs : (void *)v->envs) == NULL || !v->slot || !v->queue ||
+        !v->pinned || !v->pool) {
         vecenv_free(v);
         return NULL;
     }
@@ -393,22 +353,8 @@ void vecenv_free(VecEnv *v) {
     area_resize_free(&v->resize);
     free(v->aenvs);
     free(v->envs);
-    free(v->base_seed);
-    free(v->base_index);
-    free(v->episode);
-    free(v->ep_return);
-    free(v->ep_length);
-    free(v->ep_frames);
-    free(v->frame_number);
-    free(v->over);
-    free(v->job_kind);
-    free(v->job_action);
-    free(v->job_seeded);
-    free(v->job_seed);
-    free(v->job_index);
-    free(v->queue);
-    free(v->rows);
-    free(v->last_rows);
+    free(v->slot);
+    free(v->queue);                              // and rows, last_rows
     free(v->pinned);
     free(v);
 }
@@ -435,10 +381,10 @@ int vecenv_restore(VecEnv *v, int i, const uint8_t *buf) {
     Env *e = &v->envs[i];
     int rc = env_restore(e, buf);
     if (rc != ENV_OK) return rc;
-    v->ep_return[i] = pong_score_agent(&e->game) - pong_score_cpu(&e->game);
-    v->ep_length[i] = e->steps;
-    v->ep_frames[i] = e->frames;
-    v->over[i] = e->terminated || e->truncated;
+    v->slot[i].ep_return = pong_score_agent(&e->game) - pong_score_cpu(&e->game);
+    v->slot[i].ep_length = e->steps;
+    v->slot[i].ep_frames = e->frames;
+    v->slot[i].over = e->terminated || e->truncated;
     return ENV_OK;
 }
 
@@ -469,10 +415,10 @@ static void run_batch(VecEnv *v, const VecOut *out) {
 static void reset_all(VecEnv *v, const uint64_t *seeds, const VecOut *out, bool index_is_env) {
     v->q_head = v->q_len = 0;
     for (int i = 0; i < v->n; i++) {
-        v->job_kind[i] = JOB_RESET;
-        v->job_seeded[i] = seeds != NULL;
-        v->job_seed[i] = seeds ? seeds[i] : 0;
-        v->job_index[i] = index_is_env ? i : 0;
+        v->slot[i].job_kind = JOB_RESET;
+        v->slot[i].job_seeded = seeds != NULL;
+        v->slot[i].job_seed = seeds ? seeds[i] : 0;
+        v->slot[i].job_index = index_is_env ? i : 0;
         queue_push(v, i);
     }
     v->started = true;
@@ -502,13 +448,13 @@ int vecenv_reset_mask(VecEnv *v, const bool *mask, const int64_t *seeds, const V
         }
         for (int i = 0; s && i < v->n; i++) s[i] = (uint64_t)seeds[i];
         // a seed of -1 goes on with the env's stream
-        for (int i = 0; s && i < v->n; i++) v->job_seeded[i] = seeds[i] >= 0;
+        for (int i = 0; s && i < v->n; i++) v->slot[i].job_seeded = seeds[i] >= 0;
         v->q_head = v->q_len = 0;
         for (int i = 0; i < v->n; i++) {
-            v->job_kind[i] = JOB_RESET;
-            v->job_seeded[i] = seeds != NULL && seeds[i] >= 0;
-            v->job_seed[i] = s ? s[i] : 0;
-            v->job_index[i] = 0;
+            v->slot[i].job_kind = JOB_RESET;
+            v->slot[i].job_seeded = seeds != NULL && seeds[i] >= 0;
+            v->slot[i].job_seed = s ? s[i] : 0;
+            v->slot[i].job_index = 0;
             queue_push(v, i);
         }
         free(s);
@@ -519,10 +465,10 @@ int vecenv_reset_mask(VecEnv *v, const bool *mask, const int64_t *seeds, const V
     // a partial reset (ale-py: sync mode only, after a full reset); the others report
     if (!v->started || v->batch != v->n) return VECENV_ERR_ARG;
     for (int i = 0; i < v->n; i++) {
-        v->job_kind[i] = mask[i] ? JOB_RESET : JOB_REPORT;
-        v->job_seeded[i] = mask[i] && seeds != NULL && seeds[i] >= 0;
-        v->job_seed[i] = seeds ? (uint64_t)seeds[i] : 0;
-        v->job_index[i] = 0;
+        v->slot[i].job_kind = mask[i] ? JOB_RESET : JOB_REPORT;
+        v->slot[i].job_seeded = mask[i] && seeds != NULL && seeds[i] >= 0;
+        v->slot[i].job_seed = seeds ? (uint64_t)seeds[i] : 0;
+        v->slot[i].job_index = 0;
         v->rows[i] = i;
     }
     v->q_head = v->q_len = 0;
@@ -538,15 +484,15 @@ int vecenv_step(VecEnv *v, const int32_t *actions, const VecOut *out, int *bad_i
             if (bad_index) *bad_index = r;
             return ENV_ERR_ACTION;
         }
-        if (v->autoreset == VECENV_DISABLED && v->over[v->last_rows[r]]) {
+        if (v->autoreset == VECENV_DISABLED && v->slot[v->last_rows[r]].over) {
             if (bad_index) *bad_index = r;
             return ENV_ERR_DONE;
         }
     }
     for (int r = 0; r < v->batch; r++) {
         int i = v->last_rows[r];
-        v->job_kind[i] = JOB_STEP;
-        v->job_action[i] = actions[r];
+        v->slot[i].job_kind = JOB_STEP;
+        v->slot[i].job_action = actions[r];
         queue_push(v, i);
     }
     run_batch(v, out);

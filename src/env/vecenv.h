@@ -41,8 +41,6 @@ enum { VECENV_NEXT_STEP = 0, VECENV_SAME_STEP = 1, VECENV_DISABLED = 2 };
 size_t env_obs_size(int obs_type);
 // The current observation of the given type into out (env_obs_size bytes).
 void env_render_obs(const Env *env, int obs_type, uint8_t *out);
-// ALE's grayscale screen: round(0.2989 r + 0.5870 g + 0.1140 b) of each RGB pixel.
-void env_render_grayscale(const Env *env, uint8_t *gray);   // (210, 160)
 
 // ENV_OK when the preset's numbers make sense (frameskip >= 1 and min <= max, probability in
 // [0, 1], caps >= 0), VECENV_ERR_ARG otherwise. Its id must name a built-in preset: the

@@ -116,6 +116,9 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb);
 
 // NTSC palette indices, (210, 160), as ALE's getScreen() gives them.
 void pong_render_indices(const Pong *g, uint8_t *screen);
+// Grayscale, (210, 160), as ALE's getScreenGrayscale() gives it: each pixel's colour as
+// round(0.2989 r + 0.5870 g + 0.1140 b) of its RGB (ALE's ColourPalette::convertGrayscale).
+void pong_render_gray(const Pong *g, uint8_t *gray);
 // The RGB of an NTSC palette index (ALE's palette; the TIA ignores bit 0).
 void pong_palette_rgb(uint8_t index, uint8_t rgb[3]);
 

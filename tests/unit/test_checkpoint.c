@@ -26,13 +26,24 @@ static void make_state(TrainState *s, int H) {
     train_state_settle(s);      // the learner owes its cache the decays of the iterations set above
 }
 
-Test(checkpoint, write_then_load_gives_back_every_bit) {
-    TrainState a, b;
-    make_state(&a, 3);
-    char path[] = "/tmp/pongrl-ckpt-XXXXXX";
+// make_state's state written to a new temporary file; path: "/tmp/pongrl-ckpt-XXXXXX".
+static void write_state(TrainState *s, int H, char *path) {
+    make_state(s, H);
     close(mkstemp(path));
     char err[512];
-    cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(checkpoint_write(path, s, 0, err, sizeof(err)), 0, "%s", err);
+}
+
+// The header's length, bytes 12..15 of the file (little-endian).
+static uint32_t header_bytes(const uint8_t *buf) {
+    return (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 | (uint32_t)buf[15] << 24;
+}
+
+Test(checkpoint, write_then_load_gives_back_every_bit) {
+    TrainState a, b;
+    char path[] = "/tmp/pongrl-ckpt-XXXXXX";
+    write_state(&a, 3, path);
+    char err[512];
     uint32_t flags = 99;
     cr_assert_eq(checkpoint_load(path, &b, &flags, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(flags, 0);
@@ -49,7 +60,7 @@ Test(checkpoint, write_then_load_gives_back_every_bit) {
     cr_assert_eq(b.cfg.checkpoint_every, 9); cr_assert_eq(b.cfg.checkpoint_secs, 12.5); cr_assert_eq(b.cfg.keep, 4);
     size_t len;
     uint8_t *buf = read_all(path, &len);
-    const uint32_t hb = (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 | (uint32_t)buf[15] << 24;
+    const uint32_t hb = header_bytes(buf);
     cr_assert_eq(len, hb + 2 * a.policy.n * sizeof(double) + 4);
     cr_assert_eq(memcmp(buf, CKPT_MAGIC, 8), 0);
     free(buf);
@@ -60,11 +71,9 @@ Test(checkpoint, write_then_load_gives_back_every_bit) {
 
 Test(checkpoint, every_prefix_and_every_byte_change_is_refused) {
     TrainState a, b;
-    make_state(&a, 1);
     char path[] = "/tmp/pongrl-ckpt-XXXXXX";
-    close(mkstemp(path));
+    write_state(&a, 1, path);
     char err[512];
-    cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
     size_t len;
     uint8_t *buf = read_all(path, &len);
     // every prefix (the header byte by byte, then coarser)
@@ -74,7 +83,7 @@ Test(checkpoint, every_prefix_and_every_byte_change_is_refused) {
         cr_assert(err[0] && !strchr(err, '\n'), "prefix %zu: '%s'", n, err);
     }
     // every header byte changed, and some in the weights and the checksum
-    const uint32_t hb = (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 | (uint32_t)buf[15] << 24;
+    const uint32_t hb = header_bytes(buf);
     for (size_t i = 0; i < len; i += i < hb ? 1 : 4099) {
         buf[i] ^= 0x5a;
         err[0] = 0;
