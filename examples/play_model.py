@@ -4,7 +4,8 @@
     /usr/bin/python3 examples/play_model.py runs/s1 --greedy --id pongrl/PongNoFrameskip-v4
 
 MODEL is what `pongrl eval` takes: a folder with W1.npy and W2.npy (models/pong-v5, the
-shipped one), a checkpoint file or a run directory. With Gymnasium importable (its source tree
+shipped one), a checkpoint file or a run directory (of --algo pg or ppo), or a folder that
+`pongrl export` wrote. With Gymnasium importable (its source tree
 on PYTHONPATH is enough) the env is gymnasium.make(ID), wrapped in Gymnasium's
 RecordEpisodeStatistics; without it, pongrl.make(ID) with the same API. --gif writes the first
 episode as an animated GIF (needs Pillow: Debian's python3-pil).

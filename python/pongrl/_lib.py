@@ -177,6 +177,7 @@ def _load():
         "model_hidden": (ctypes.c_int, [vp]),
         "model_weights": (ctypes.POINTER(ctypes.c_double), [vp]),
         "model_algo": (ctypes.c_char_p, [vp]),
+        "model_setting": (ctypes.c_char_p, [vp, ctypes.c_char_p]),
         "model_array": (ctypes.POINTER(ctypes.c_double), [vp, ctypes.c_int,
                                                           ctypes.POINTER(ctypes.c_char_p),
                                                           ctypes.POINTER(ctypes.c_size_t)]),

@@ -223,8 +223,9 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
     // rows a killed run wrote after its last checkpoint would be written again; missing or
     // damaged rows are said
     if (metrics_sync(dir, st, why, sizeof(why))) { snprintf(err, errlen, "cannot resume: %s", why); return -1; }
-    printf("pongrl train: resuming %s at iteration %lld, %lld episodes, running mean %.4f\n", path,
-           (long long)st->iteration, (long long)st->episodes, st->running_reward);
+    char mean[32];
+    printf("pongrl train: resuming %s at iteration %lld, %lld episodes, running mean %s\n", path,
+           (long long)st->iteration, (long long)st->episodes, train_progress_running_mean(st, mean, sizeof(mean)));
     return 0;
 }
 
@@ -347,8 +348,9 @@ int cmd_train(int argc, char **argv) {
         printf("checkpoint %s (%d saved, %.0f ms each)\n", last, tp.saves, 1000 * tp.save_s_total / tp.saves);
     size_t wn;
     const double *w = train_state_weights(&st, &wn);
-    if (root) printf("stopped after %lld iterations, %lld episodes, running mean %.4f, weights crc32 %08lx\n",
-                     (long long)st.iteration, (long long)st.episodes, st.running_reward,
+    char mean[32];
+    if (root) printf("stopped after %lld iterations, %lld episodes, running mean %s, weights crc32 %08lx\n",
+                     (long long)st.iteration, (long long)st.episodes, train_progress_running_mean(&st, mean, sizeof(mean)),
                      (unsigned long)crc32_of(w, wn * sizeof(double)));
     if (comm->report(comm, &st, stdout)) rc = 1;     // collective: stdout_lost does not skip it
     if (stdout_lost) rc = 1;

@@ -1,12 +1,15 @@
-// cmd_weights.c: `pongrl export` and `pongrl import`: the weights in and out of the seed's
-// NumPy layout, so a model trained by the seed's Python code can be evaluated and recorded
-// here, and one trained here can be loaded there (model['W1'] = np.load('W1.npy')).
+// cmd_weights.c: `pongrl export` and `pongrl import`: the weights in and out of NumPy's .npy
+// files: the seeds' network in the seed's layout, so a model trained by the seed's Python code
+// can be evaluated and recorded here, and one trained here can be loaded there
+// (model['W1'] = np.load('W1.npy')); a learner's own network (PPO's) as its arrays beside a
+// model.txt of its settings, which tools/play_npy.py plays on any Gymnasium Pong env.
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../algo/algo.h"
 #include "../train/checkpoint.h"
@@ -38,19 +41,26 @@ int cmd_export(int argc, char **argv) {
     const char *help =
         "usage: pongrl export MODEL --out DIR\n"
         "\n"
-        "Writes DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64, the seed's model['W1'] and\n"
-        "model['W2']. MODEL: a checkpoint, a run directory (its newest checkpoint) or a folder\n"
-        "with W1.npy/W2.npy. DIR is created if missing.\n";
+        "The seeds' network (--algo pg): writes DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64,\n"
+        "the seed's model['W1'] and model['W2']. A learner with its own network (--algo ppo):\n"
+        "writes its arrays as DIR/ppo_*.npy and its settings as DIR/model.txt (docs/runs.md gives\n"
+        "the forward pass; tools/play_npy.py plays them). MODEL: a checkpoint, a run directory\n"
+        "(its newest checkpoint) or a folder that export wrote. DIR is created if missing.\n";
     const char *out = parse_model_out(argc, argv, "export", "MODEL --out DIR", help);
     TrainState st;
-    char desc[2048], err[2048];
-    if (model_load(argv[optind], &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    char desc[2048], err[2048], wrote[2048];
+    if (model_load(argv[optind], ALGO_LEARNERS, &st, desc, sizeof(desc), err, sizeof(err))) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        return 1;
+    }
+    const Learner *l = algo_find(st.cfg.algo);
     int rc = 1;
-    if (strcmp(st.cfg.algo, "pg"))       // W1.npy/W2.npy are the seeds' network's
-        fprintf(stderr, "pongrl: %s: a model of --algo %s: export writes the seeds' network only (not yet %s's)\n",
-                argv[optind], st.cfg.algo, st.cfg.algo);
-    else if (mkdir(out, 0777) && errno != EEXIST) fprintf(stderr, "pongrl: cannot create %s: %s\n", out, strerror(errno));
-    else if (weights_export_npy(&st.policy, out, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
+    if (mkdir(out, 0777) && errno != EEXIST) fprintf(stderr, "pongrl: cannot create %s: %s\n", out, strerror(errno));
+    else if (l && l->export_npy) {       // its own network, read from its arrays
+        if (train_state_attach(&st, l, err, sizeof(err)) || l->export_npy(&st, out, wrote, sizeof(wrote), err, sizeof(err)))
+            fprintf(stderr, "pongrl: %s\n", err);
+        else { printf("exported %s\n  to %s\n", desc, wrote); rc = 0; }
+    } else if (weights_export_npy(&st.policy, out, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
     else {
         printf("exported %s\n  to %s/W1.npy (%d, %d) and %s/W2.npy (%d,), float64\n", desc, out, st.policy.H,
                st.policy.D, out, st.policy.H);
@@ -60,14 +70,31 @@ int cmd_export(int argc, char **argv) {
     return rc;
 }
 
+// DIR/model.txt and the learner's .npy files (what export writes for a learner with its own
+// network) into a checkpoint: its state as a fresh run's around the imported network.
+static int import_exported(const char *dir, const char *out) {
+    TrainState st;
+    char desc[2048], err[2048];
+    if (model_load(dir, ALGO_LEARNERS, &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    int rc = 1;
+    if (checkpoint_write(out, &st, CKPT_FLAG_IMPORTED, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
+    else { printf("imported %s to %s\n", desc, out); rc = 0; }
+    train_state_free(&st);
+    return rc;
+}
+
 int cmd_import(int argc, char **argv) {
     const char *help =
         "usage: pongrl import DIR --out FILE.bin\n"
         "\n"
         "Reads DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64 (the seed's model, saved with\n"
-        "np.save), and writes them as a pongrl weights file that eval, record and export read.\n"
-        "(eval, record and export also read such a folder directly.)\n";
+        "np.save), or a folder that `pongrl export` wrote with model.txt (a PPO network), and\n"
+        "writes it as a pongrl weights file that eval, record and export read. (eval, record and\n"
+        "export also read such a folder directly.)\n";
     const char *out = parse_model_out(argc, argv, "import", "DIR --out FILE.bin", help);
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", argv[optind], MODEL_TXT);
+    if (access(path, F_OK) == 0) return import_exported(argv[optind], out);
     TrainState st;
     memset(&st, 0, sizeof(st));
     train_config_default(&st.cfg);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../algo/algo.h"
 #include "../algo/ppo.h"
 #include "../train/config.h"
 #include "../train/model.h"
@@ -114,7 +115,7 @@ static void set_flag(PlayArgs *a, unsigned opt, const char *flag, const char *v)
 
 int play_load_model(PlayArgs *a, TrainState *st, char *desc, size_t desclen) {
     char err[2048];
-    if (model_load(a->model, st, desc, desclen, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (model_load(a->model, ALGO_LEARNERS, st, desc, desclen, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     if (!a->env_id) a->env_id = st->cfg.env_id;
     if (a->mode < 0) a->mode = st->cfg.mode;
     if (a->difficulty < 0) a->difficulty = st->cfg.difficulty;

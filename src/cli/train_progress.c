@@ -28,6 +28,12 @@ static void format_duration(double s, char *buf, size_t n) {
     else snprintf(buf, n, "%lds", t);
 }
 
+const char *train_progress_running_mean(const TrainState *s, char *buf, size_t n) {
+    if (s->episodes > 0) snprintf(buf, n, "%.4f", s->running_reward);
+    else snprintf(buf, n, "-");
+    return buf;
+}
+
 // 0, or the errno of a failed write (a closed pipe: SIGPIPE is ignored, main.c).
 static int print_batch_line(const TrainState *s, const TrainBatch *b, double session_rate_it) {
     char eta[32] = "";
@@ -37,9 +43,10 @@ static int print_batch_line(const TrainState *s, const TrainBatch *b, double ses
         format_duration((double)(c->iterations - s->iteration) / session_rate_it, d, sizeof(d));
         snprintf(eta, sizeof(eta), " | eta %s", d);
     }
-    printf("Batch %lld computed %d rollouts in %.3f seconds, running mean is %.4f"
+    char mean[32];
+    printf("Batch %lld computed %d rollouts in %.3f seconds, running mean is %s"
            " | %.0f steps/s | mean length %.0f%s\n",
-           (long long)s->iteration, b->episodes, b->secs, s->running_reward,
+           (long long)s->iteration, b->episodes, b->secs, train_progress_running_mean(s, mean, sizeof(mean)),
            b->secs > 0 ? b->steps / b->secs : 0.0, b->mean_len, eta);
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout)) return 0;

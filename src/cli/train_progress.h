@@ -25,6 +25,10 @@ typedef struct {
     int stdout_errno;
 } TrainProgress;
 
+// The running mean as the lines on stdout show it: "-" until an episode has ended (the
+// counter holds 0 then, as metrics.csv's running_mean column does), else "%.4f".
+const char *train_progress_running_mean(const TrainState *s, char *buf, size_t n);
+
 // Just before train_run: s's iteration is the one on disk.
 void train_progress_init(TrainProgress *tp, const TrainState *s);
 // TrainHooks.on_iteration, ctx a TrainProgress.

@@ -177,8 +177,8 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     get_bytes(&r, magic, 8);
     if (memcmp(magic, CKPT_MAGIC, 8)) { snprintf(err, errlen, "not a pongrl checkpoint (bad magic)"); return -1; }
     uint32_t version = get_u32(&r);
-    if (version != CKPT_VERSION && version != 1) {
-        snprintf(err, errlen, "checkpoint format version %u, this build reads versions 1 and %u", version, CKPT_VERSION);
+    if (version < 1 || version > CKPT_VERSION) {
+        snprintf(err, errlen, "checkpoint format version %u, this build reads versions 1 to %u", version, CKPT_VERSION);
         return -1;
     }
     uint32_t hbytes = get_u32(&r);
@@ -226,7 +226,9 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     if (r.short_read || r.pos != hbytes) { snprintf(err, errlen, "truncated or inconsistent header"); return -1; }
 
     // sizes first (nothing is allocated before the file is known to hold the data)
-    bool shape_ok = D == POLICY_D && H >= 1 && H <= CKPT_H_MAX && n == (uint64_t)D * (uint64_t)H + (uint64_t)H;
+    // version 3: D = H = n = 0 says the run has no seeds' network (its learner has its own)
+    const bool no_policy = version >= 3 && D == 0 && H == 0 && n == 0;
+    bool shape_ok = no_policy || (D == POLICY_D && H >= 1 && H <= CKPT_H_MAX && n == (uint64_t)D * (uint64_t)H + (uint64_t)H);
     const uint64_t want = hbytes + data * 8 + 4;
     if (shape_ok && len < want) { snprintf(err, errlen, "truncated (%zu of %llu bytes)", len, (unsigned long long)want); return -1; }
     if (check_crc) {        // before what the header says is believed
@@ -235,8 +237,8 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
         if (crc32_of(buf, len - 4) != stored) { snprintf(err, errlen, "corrupted (checksum mismatch)"); return -1; }
     }
     if (!shape_ok) {
-        snprintf(err, errlen, "wrong shape: D=%d H=%d n=%llu (need D=%d, 1<=H<=%d, n=D*H+H)", D, H,
-                 (unsigned long long)n, POLICY_D, CKPT_H_MAX);
+        snprintf(err, errlen, "wrong shape: D=%d H=%d n=%llu (need D=%d, 1<=H<=%d, n=D*H+H%s)", D, H,
+                 (unsigned long long)n, POLICY_D, CKPT_H_MAX, version >= 3 ? ", or all 0" : "");
         return -1;
     }
     if (len != want) { snprintf(err, errlen, "corrupted (%zu bytes, the header says %llu)", len, (unsigned long long)want); return -1; }
@@ -245,13 +247,13 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     if (!bad) bad = train_config_read(&s->cfg, text, tlen, CKPT_ROLES, why, sizeof(why));
     if (bad) { snprintf(err, errlen, "invalid configuration (%s)", bad); return -1; }
     s->cfg.run_dir[0] = 0;
-    if (s->cfg.hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", s->cfg.hidden, H); return -1; }
+    if (!no_policy && s->cfg.hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", s->cfg.hidden, H); return -1; }
     if (iteration < 0 || episodes < 0 || agent_steps < 0 || frames < 0 || !(wall >= 0) ||
         !(running >= -TRAIN_REWARD_MAX && running <= TRAIN_REWARD_MAX) || (flags & ~CKPT_FLAG_IMPORTED)) {
         snprintf(err, errlen, "invalid counters or flags");
         return -1;
     }
-    if (policy_alloc(&s->policy, D, H)) { snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
+    if (!no_policy && policy_alloc(&s->policy, D, H)) { snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
     for (size_t i = 0; i < n; i++) s->policy.w[i] = get_f64(&r);
     bad = weights_unusable(s->policy.w, (size_t)n);
     for (uint32_t k = 0; k < na && !bad; k++) {

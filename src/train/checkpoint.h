@@ -3,18 +3,20 @@
 // learner.h: for pg the RMSProp cache). There is no random-number state to save: every
 // episode's streams derive from (run seed, global episode index), and the episode count is saved.
 //
-// File layout (format version 2, every number little-endian):
+// File layout (format version 3, every number little-endian):
 //   magic "PONGRLCK" (8) | u32 version | u32 header bytes (everything before the weights)
 //   settings: u32 bytes | "name=value\n" for each setting of roles RUN and GOAL that applies to
 //             the run (config.h: the table's rows, its text form; a setting missing from the file
 //             gets its default, an unknown one is refused)
 //   state:    i64 iteration, episodes, agent_steps, frames | f64 running_reward, wall_s
-//   shape:    i32 D | i32 H | u64 n (= D*H + H) | u32 flags (CKPT_FLAG_*)
+//   shape:    i32 D | i32 H | u64 n (= D*H + H) of the seeds' network, all 0 where the run
+//             has none (a learner with its own network: PPO's is its first array) | u32 flags (CKPT_FLAG_*)
 //   arrays:   u32 count | each: char name[24] (NUL-padded) | u32 nonneg | u64 length
 //   data:     f64 w[n] (W1 transposed (D, H), then W2 (H,)) | each array's f64 values, in order
 //   u32 CRC-32 (zlib) of every byte before it
-// Version 1 (fixed settings in a 228-byte header, then w[n] and pg's RMSProp cache[n]) is still
-// read: models and runs made before version 2 load and resume.
+// Versions 1 and 2 are still read: models and runs made before them load and resume. Version
+// 2 is version 3 with the seeds' network always there (PPO runs carried an unused one); version
+// 1 has fixed settings in a 228-byte header, then w[n] and pg's RMSProp cache[n].
 //
 // Writes are atomic: a temporary file in the same directory, fsync, rename, fsync of the
 // directory. A crash at any moment leaves either the old file or the new one, never half.
@@ -29,7 +31,7 @@
 #include "state.h"
 
 #define CKPT_MAGIC "PONGRLCK"
-#define CKPT_VERSION 2u
+#define CKPT_VERSION 3u
 #define CKPT_SETTINGS_MAX 4096u       // bytes of the settings text at most
 #define CKPT_H_MAX TRAIN_H_MAX        // the largest H a run may have
 #define CKPT_FLAG_IMPORTED 1u         // weights imported from .npy: no training history

@@ -5,10 +5,14 @@
 //
 // What is whose in a run (TrainState, state.h):
 //   the run's:      settings, counters (iteration, episodes, steps, running mean, wall time),
-//                   the acting network `policy` (6400 -> H -> 1: what eval, record and export use)
+//                   and the seeds' network `policy` (6400 -> H -> 1) where the learner acts with
+//                   it (pg: what eval, record and export then use); a learner with a network of its
+//                   own (Learner.weights: ppo) leaves `policy` empty
 //   the learner's:  everything else it needs to go on bit-identically (an optimiser's state,
-//                   a value head), listed as float64 arrays (Learner.arrays) that the checkpoint
-//                   writes and reads and the transport sends out once; and its scratch.
+//                   a value head, its own network), listed as float64 arrays (Learner.arrays)
+//                   that the checkpoint writes and reads and the transport sends out once; and
+//                   its scratch. eval, record and export act with its own network through it
+//                   (rl/agent.h's AgentPolicy, export_npy).
 // One iteration (Learner.iterate) is "play, then update" however the learner does it: whole
 // episodes (pg) or fixed-length rollouts over many envs with several minibatch steps (ppo).
 // Every sum that must be the same bits on any number of threads and ranks goes through the
@@ -27,6 +31,7 @@ typedef struct TrainState TrainState;
 typedef struct TrainConfig TrainConfig;
 typedef struct Pool Pool;
 typedef struct Comm Comm;
+typedef struct ModelNotes ModelNotes;
 
 #define LEARNER_METRICS_MAX 8         // diagnostics a learner may log per iteration
 #define LEARNER_ARRAYS_MAX 8          // float64 arrays of state a learner may have
@@ -64,9 +69,10 @@ typedef struct Learner {
     // Bytes a run of this configuration needs (weights, its state, each worker thread's
     // share): a run that does not fit is refused before anything is allocated.
     double (*memory_bytes)(const TrainConfig *c);
-    // Its state for s (s->cfg set, s->policy allocated). fresh: also the run's initial weights
-    // (from s->cfg.seed); else s->policy already holds the weights and its arrays are filled
-    // in after this returns (checkpoint, transport). 0, or -1 (out of memory).
+    // Its state for s (s->cfg set; s->policy allocated unless it has its own network). fresh:
+    // also the run's initial weights (from s->cfg.seed); else s->policy already holds the
+    // weights and its arrays are filled in after this returns (checkpoint, transport). 0, or -1
+    // (out of memory).
     int (*create)(TrainState *s, bool fresh);
     void (*destroy)(TrainState *s);
     // Its state's arrays, in a fixed order (at most LEARNER_ARRAYS_MAX); returns how many.
@@ -76,7 +82,7 @@ typedef struct Learner {
     // cache decays of untouched rows); settled(): nothing owed.
     void (*settle)(TrainState *s);
     bool (*settled)(const TrainState *s);
-    // One iteration, on every rank: play with s->policy, update it and the learner's state.
+    // One iteration, on every rank: play with its network, update it and the learner's state.
     // The pool's threads are this process's workers; comm hands out work (source), sums
     // exactly across ranks (reduce). 0, or -1 with one line in err.
     int (*iterate)(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *b, char *err, size_t errlen);
@@ -86,8 +92,18 @@ typedef struct Learner {
     // NULL, or what is wrong with c's settings together (one line), beyond each one's range.
     const char *(*check)(const TrainConfig *c);
     // NULL where s->policy is the learner's network; else its own network's weights (*n of
-    // them), what the run's closing "weights crc32" is of (ppo: its actor-critic).
+    // them), what the run's closing "weights crc32" is of (ppo: its actor-critic), and the run
+    // has no s->policy.
     const double *(*weights)(const TrainState *s, size_t *n);
+    // NULL where s->policy is the learner's network (export writes the seeds' W1.npy/W2.npy).
+    // Else its network as .npy files in dir, with dir/model.txt (weights_npy.h): what NumPy
+    // plays (docs/runs.md) and import reads back; `wrote` gets one line naming the files.
+    // 0, or -1 with one line in err.
+    int (*export_npy)(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);
+    // The way back: s, holding the settings of dir/model.txt (notes: its other lines), becomes
+    // this learner's state with dir's network, the rest of its state as a fresh run's. 0, or -1
+    // with one line in err (a file that does not fit the settings or this build).
+    int (*import_npy)(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
 } Learner;
 
 // The learner of `name` in a NULL-terminated list, or NULL.

@@ -10,12 +10,32 @@
 #include <sys/stat.h>
 
 #include "checkpoint.h"
+#include "config.h"
 #include "weights_npy.h"
 
 static bool is_dir(const char *p) { struct stat st; return stat(p, &st) == 0 && S_ISDIR(st.st_mode); }
 static bool exists(const char *p) { struct stat st; return stat(p, &st) == 0; }
 
-int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char *err, size_t errlen) {
+// A folder that `pongrl export` wrote for a learner with a network of its own: that learner
+// reads it.
+static int load_exported(const char *src, const Learner *const *learners, TrainState *s, char *desc, size_t desclen,
+                         char *err, size_t errlen) {
+    ModelNotes notes;
+    if (model_txt_read(src, &s->cfg, &notes, err, errlen)) return -1;
+    const Learner *l = learner_find(learners, s->cfg.algo);
+    if (!l || !l->import_npy) {
+        snprintf(err, errlen, learners ? "%s: an exported model of --algo %s, which this build cannot read"
+                                       : "%s: an exported model of --algo %s: pongrl's commands read it, and pongrl.load "
+                                         "reads it with NumPy, not model_open", src, s->cfg.algo);
+        return -1;
+    }
+    if (l->import_npy(s, src, &notes, err, errlen)) { train_state_free(s); return -1; }
+    snprintf(desc, desclen, "%s (%s .npy files, H=%d)", src, s->cfg.algo, s->cfg.hidden);
+    return 0;
+}
+
+int model_load(const char *src, const Learner *const *learners, TrainState *s, char *desc, size_t desclen, char *err,
+               size_t errlen) {
     memset(s, 0, sizeof(*s));
     if (!exists(src)) { snprintf(err, errlen, "%s: %s", src, strerror(errno)); return -1; }
     char path[CKPT_PATH_MAX];
@@ -23,10 +43,12 @@ int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char 
         uint32_t flags;
         if (checkpoint_load(src, s, &flags, err, errlen)) return -1;
         snprintf(desc, desclen, "%s (%s, H=%d, iteration %lld, %lld episodes)", src,
-                 flags & CKPT_FLAG_IMPORTED ? "imported weights" : "checkpoint", s->policy.H,
+                 flags & CKPT_FLAG_IMPORTED ? "imported weights" : "checkpoint", s->cfg.hidden,
                  (long long)s->iteration, (long long)s->episodes);
         return 0;
     }
+    snprintf(path, sizeof(path), "%s/%s", src, MODEL_TXT);
+    if (exists(path)) return load_exported(src, learners, s, desc, desclen, err, errlen);
     snprintf(path, sizeof(path), "%s/W1.npy", src);
     if (exists(path)) {
         train_config_default(&s->cfg);
@@ -38,10 +60,10 @@ int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char 
     if (checkpoint_load_latest(src, s, path, sizeof(path), stderr, err, errlen)) {
         snprintf(path, sizeof(path), "%s/checkpoints", src);
         if (!is_dir(path) && !strstr(err, "no usable"))
-            snprintf(err, errlen, "%s: not a checkpoint, a run directory, nor a folder with W1.npy and W2.npy", src);
+            snprintf(err, errlen, "%s: not a checkpoint, a run directory, nor a folder with W1.npy and W2.npy or model.txt", src);
         return -1;
     }
-    snprintf(desc, desclen, "%s (checkpoint, H=%d, iteration %lld, %lld episodes)", path, s->policy.H,
+    snprintf(desc, desclen, "%s (checkpoint, H=%d, iteration %lld, %lld episodes)", path, s->cfg.hidden,
              (long long)s->iteration, (long long)s->episodes);
     return 0;
 }
@@ -50,19 +72,19 @@ TrainState *model_open(const char *src, char *err, size_t errlen) {
     TrainState *s = malloc(sizeof *s);
     char desc[CKPT_PATH_MAX + 128];
     if (s == NULL) { snprintf(err, errlen, "out of memory"); return NULL; }
-    if (model_load(src, s, desc, sizeof desc, err, errlen)) { free(s); return NULL; }
-    if (strcmp(s->cfg.algo, "pg")) {       // its weights are the seeds' network's only
-        snprintf(err, errlen, "%s: a model of --algo %s: only the seeds' network (--algo pg) can be read here", src,
-                 s->cfg.algo);
-        model_close(s);
-        return NULL;
-    }
+    if (model_load(src, NULL, s, desc, sizeof desc, err, errlen)) { free(s); return NULL; }
     return s;
 }
 
-int model_hidden(const TrainState *s) { return s->policy.H; }
-const double *model_weights(const TrainState *s) { return s->policy.w; }
+int model_hidden(const TrainState *s) { return s->cfg.hidden; }
+const double *model_weights(const TrainState *s) { return s->policy.n ? s->policy.w : NULL; }
 const char *model_algo(const TrainState *s) { return s->cfg.algo[0] ? s->cfg.algo : "pg"; }
+
+const char *model_setting(const TrainState *s, const char *name) {
+    static _Thread_local char text[TRAIN_STR_MAX + 32];
+    const TrainSetting *row = train_setting_find(name);
+    return row ? train_setting_text(row, &s->cfg, text, sizeof(text)) : NULL;
+}
 
 const double *model_array(const TrainState *s, int i, const char **name, size_t *n) {
     if (i < 0 || i >= s->saved.count) return NULL;

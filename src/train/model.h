@@ -7,19 +7,26 @@
 #include "state.h"
 
 // A checkpoint file, a run directory (its newest usable checkpoint), a checkpoints/ folder,
-// or a folder holding the seed's W1.npy and W2.npy. Fills s (cfg default except what the
-// source says; no learner state for .npy) and a short description of what was loaded. 0, or -1
-// with one line in err.
-int model_load(const char *src, TrainState *s, char *desc, size_t desclen, char *err, size_t errlen);
+// a folder holding the seed's W1.npy and W2.npy, or a folder that `pongrl export` wrote for a
+// learner with a network of its own (model.txt and its .npy files: weights_npy.h), which that
+// learner of `learners` (NULL-terminated; NULL: none) reads, attaching itself. Fills s (cfg
+// default except what the source says; no learner state for the seed's .npy) and a short
+// description of what was loaded. 0, or -1 with one line in err.
+int model_load(const char *src, const Learner *const *learners, TrainState *s, char *desc, size_t desclen, char *err,
+               size_t errlen);
 
-// The same as an opaque handle, for bindings (python/pongrl/policy.py): NULL with one line in
-// err, else a model to read and then close. Its acting network: model_hidden() = H and
-// model_weights() = D*H + H float64 (W1 transposed (D, H), then W2; policy.h); model_algo():
-// the learner that trained it ("pg" for the seed's .npy files).
+// A checkpoint, a run directory or the seed's W1.npy/W2.npy as an opaque handle, for bindings
+// (python/pongrl/policy.py, which reads an exported folder with model.txt itself): NULL with
+// one line in err, else a model to read and then close. model_algo(): the learner that trained
+// it ("pg" for the seed's .npy files); model_setting(): a setting's value as config.txt writes
+// it (NULL for a name that is no setting), what shapes its network. The seeds' network:
+// model_hidden() = H and model_weights() = D*H + H float64 (W1 transposed (D, H), then W2;
+// policy.h); NULL where the learner has a network of its own (PPO: its first array).
 TrainState *model_open(const char *src, char *err, size_t errlen);
 int model_hidden(const TrainState *s);
 const double *model_weights(const TrainState *s);
 const char *model_algo(const TrainState *s);
+const char *model_setting(const TrainState *s, const char *name);
 // The learner's i-th array as the checkpoint holds it (its name and length; NULL past the
 // last, and for .npy models, which have none): what a learner whose acting network is not
 // `policy` (PPO's actor-critic) is played from.

@@ -84,6 +84,7 @@ Pool *pool_create(int threads, const char *env_id, int mode, int difficulty, con
     for (int i = 0; i < threads; i++) {
         Thread *t = &pool->th[i];
         t->pool = pool;
+        if (!shape || !shape->n) continue;     // threads only (pool_for): no episodes to play
         if (rowset_alloc(&t->used, shape->D) || env_init_flavour(&t->env, env_id, mode, difficulty, 0) != ENV_OK || worker_alloc(&t->w, shape) ||
             gradsum_alloc(&t->acc, shape->n)) {
             free_thread(t);
@@ -91,8 +92,8 @@ Pool *pool_create(int threads, const char *env_id, int mode, int difficulty, con
             pool_destroy(pool);
             return NULL;
         }
-        pool->n = i + 1;
     }
+    pool->n = threads;
     return pool;
 }
 

@@ -21,7 +21,10 @@ typedef struct EpisodeSource {
 } EpisodeSource;
 
 typedef struct Pool Pool;
-// Every thread's env plays env_id with ALE's mode and difficulty (env_init_flavour).
+// Every thread's env plays env_id with ALE's mode and difficulty (env_init_flavour), with
+// scratch for the seeds' network of shape's size. shape NULL or empty (n = 0, a run without
+// the seeds' network): the threads alone, for pool_for
+// (a learner with envs and a network of its own); pool_play is then not to be called.
 Pool *pool_create(int threads, const char *env_id, int mode, int difficulty, const Policy *shape);  // NULL on failure
 void pool_destroy(Pool *pool);
 // Play the episodes handed out by src with policy p (read-only meanwhile); episode k's random

@@ -14,7 +14,8 @@ static void saved_free(SavedArrays *a) {
 int train_state_init(TrainState *s, const TrainConfig *cfg, const Learner *learner) {
     memset(s, 0, sizeof(*s));
     s->cfg = *cfg;
-    if (policy_alloc(&s->policy, POLICY_D, cfg->hidden)) return -1;
+    // the seeds' network, for a learner that acts with it (one with its own has none)
+    if (!learner->weights && policy_alloc(&s->policy, POLICY_D, cfg->hidden)) return -1;
     s->learner = learner;
     if (learner->create(s, true)) { s->learner = NULL; policy_free(&s->policy); return -1; }
     return 0;
@@ -31,8 +32,12 @@ void train_state_free(TrainState *s) {
 int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t errlen) {
     if (s->learner == learner) return 0;
     if (s->learner) { snprintf(err, errlen, "internal error: the state has a learner already"); return -1; }
+    if (learner->weights && s->policy.w) {     // a version 2 checkpoint's unused seeds' network (PPO runs made one)
+        policy_free(&s->policy);
+        memset(&s->policy, 0, sizeof(s->policy));
+    }
     s->learner = learner;
-    if (learner->create(s, false)) { s->learner = NULL; snprintf(err, errlen, "out of memory (H=%d)", s->policy.H); return -1; }
+    if (learner->create(s, false)) { s->learner = NULL; snprintf(err, errlen, "out of memory (H=%d)", s->cfg.hidden); return -1; }
     LearnerArray a[LEARNER_ARRAYS_MAX];
     int n = learner->arrays(s, a);
     const SavedArrays *sv = &s->saved;

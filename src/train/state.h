@@ -25,7 +25,8 @@ typedef struct {
 
 typedef struct TrainState {
     TrainConfig cfg;
-    Policy policy;            // the acting network: every learner's, what eval and export read
+    Policy policy;            // the seeds' network: the acting network of a learner without one
+                              // of its own (pg); empty (n = 0) for one with its own (Learner.weights: ppo)
     const Learner *learner;   // NULL: loaded only to act (eval, record, export)
     void *algo;               // the learner's own state (Learner.create)
     SavedArrays saved;        // the learner's arrays as loaded, before a learner takes them

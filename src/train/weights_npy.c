@@ -1,4 +1,4 @@
-// weights_npy.c: the weights in and out of the seed's NumPy layout (weights_npy.h).
+// weights_npy.c: networks in and out of .npy files (weights_npy.h).
 #include "weights_npy.h"
 
 #include <errno.h>
@@ -13,9 +13,68 @@
 #include "state.h"
 
 #define NPY_PATH_MAX (RUN_DIR_MAX + 512)
+#define ARRAYS_MAX 6
 
-// W1.npy and W2.npy are written whole beside their names, then both renamed (file_replace):
-// a full disk or a kill leaves the previous pair (or none), never a partial file.
+// One float64 array to write as DIR/name.
+typedef struct {
+    const char *name;
+    int ndim;
+    size_t shape[2];
+    const double *data;
+} NpyOut;
+
+// Every file is written whole beside its name first, then all are renamed (file_replace): a
+// failure before the renames leaves the previous files as they were.
+static int write_arrays(const char *dir, const NpyOut *a, int n, char *err, size_t errlen) {
+    FileReplace f[ARRAYS_MAX];
+    bool pending[ARRAYS_MAX] = { false };                             // a temporary file to remove on failure
+    char path[NPY_PATH_MAX];
+    int rc = -1;
+    for (int k = 0; k < n; k++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, a[k].name);
+        if (file_replace_begin(&f[k], path, err, errlen)) goto out;
+        pending[k] = true;
+    }
+    for (int k = 0; k < n; k++)
+        if (npy_write(f[k].tmp, "<f8", a[k].ndim, a[k].shape, a[k].data)) {
+            snprintf(err, errlen, "cannot write %s: %s", f[k].tmp, strerror(errno));
+            goto out;
+        }
+    for (int k = 0; k < n; k++) {
+        pending[k] = false;                                           // commit removes it itself on failure
+        if (file_replace_commit(&f[k], err, errlen)) goto out;
+    }
+    rc = 0;
+out:
+    for (int k = 0; k < n; k++) if (pending[k]) file_replace_abort(&f[k]);
+    return rc;
+}
+
+// DIR/name, float64, of exactly this shape, into *out (free() it). 0, or -1 with one line in err.
+static int read_array(const char *dir, const char *name, int ndim, const size_t *shape, double **out, char *err,
+                      size_t errlen) {
+    char path[NPY_PATH_MAX], why[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    int nd;
+    size_t s[4];
+    *out = NULL;
+    if (npy_read(path, "<f8", &nd, s, (void **)out, why, sizeof(why))) { snprintf(err, errlen, "%s: %s", path, why); return -1; }
+    bool same = nd == ndim;
+    for (int i = 0; same && i < nd; i++) same = s[i] == shape[i];
+    if (!same) {
+        if (ndim == 1) snprintf(why, sizeof(why), "(%zu,)", shape[0]);
+        else snprintf(why, sizeof(why), "(%zu, %zu)", shape[0], shape[1]);
+        snprintf(err, errlen, "%s: shape must be %s for the model's settings (model.txt)", path, why);
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// the seeds' network
+
 int weights_export_npy(const Policy *p, const char *dir, char *err, size_t errlen) {
     const char *bad = weights_unusable(p->w, p->n);
     if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
@@ -23,28 +82,8 @@ int weights_export_npy(const Policy *p, const char *dir, char *err, size_t errle
     double *w1 = malloc(sizeof(double) * (size_t)D * H);
     if (!w1) { snprintf(err, errlen, "out of memory"); return -1; }
     transpose_f64(policy_w1t(p), (size_t)D, (size_t)H, w1);          // ours is (D, H); the seed's W1 is (H, D)
-    FileReplace f[2];
-    bool pending[2] = { false, false };                               // a temporary file to remove on failure
-    size_t s1[2] = { (size_t)H, (size_t)D }, s2[1] = { (size_t)H };
-    char path[NPY_PATH_MAX];
-    int rc = -1;
-    for (int k = 0; k < 2; k++) {
-        snprintf(path, sizeof(path), "%s/W%d.npy", dir, k + 1);
-        if (file_replace_begin(&f[k], path, err, errlen)) goto out;
-        pending[k] = true;
-    }
-    for (int k = 0; k < 2; k++)
-        if (k == 0 ? npy_write(f[0].tmp, "<f8", 2, s1, w1) : npy_write(f[1].tmp, "<f8", 1, s2, policy_w2(p))) {
-            snprintf(err, errlen, "cannot write %s: %s", f[k].tmp, strerror(errno));
-            goto out;
-        }
-    for (int k = 0; k < 2; k++) {
-        pending[k] = false;                                           // commit removes it itself on failure
-        if (file_replace_commit(&f[k], err, errlen)) goto out;
-    }
-    rc = 0;
-out:
-    for (int k = 0; k < 2; k++) if (pending[k]) file_replace_abort(&f[k]);
+    const NpyOut a[2] = { { "W1.npy", 2, { (size_t)H, (size_t)D }, w1 }, { "W2.npy", 1, { (size_t)H, 0 }, policy_w2(p) } };
+    int rc = write_arrays(dir, a, 2, err, errlen);
     free(w1);
     return rc;
 }
@@ -76,5 +115,130 @@ int weights_import_npy(const char *dir, Policy *p, char *err, size_t errlen) {
 out:
     free(w1);
     free(w2);
+    return rc;
+}
+
+// ----------------------------------------------------------------------------
+// PPO's actor-critic: its storage (acnet.h) cut into its six parameters, each as stored
+
+static int acnet_files(const AcNet *net, NpyOut *a) {
+    const size_t D = (size_t)net->D, H = (size_t)net->H, A = (size_t)net->A;
+    AcParts p = acnet_parts(net, net->w);
+    a[0] = (NpyOut){ "ppo_W1.npy", 2, { D, H }, net->w };
+    a[1] = (NpyOut){ "ppo_b1.npy", 1, { H, 0 }, p.b1 };
+    a[2] = (NpyOut){ "ppo_Wpi.npy", 2, { A, H }, p.Wpi };
+    a[3] = (NpyOut){ "ppo_bpi.npy", 1, { A, 0 }, p.bpi };
+    a[4] = (NpyOut){ "ppo_wv.npy", 1, { H, 0 }, p.wv };
+    a[5] = (NpyOut){ "ppo_bv.npy", 1, { 1, 0 }, p.bv };
+    return 6;
+}
+
+int acnet_export_npy(const AcNet *net, const char *dir, char *err, size_t errlen) {
+    const char *bad = weights_unusable(net->w, net->n);
+    if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
+    NpyOut a[ARRAYS_MAX];
+    return write_arrays(dir, a, acnet_files(net, a), err, errlen);
+}
+
+int acnet_import_npy(const char *dir, AcNet *net, char *err, size_t errlen) {
+    NpyOut a[ARRAYS_MAX];
+    const int n = acnet_files(net, a);
+    for (int k = 0; k < n; k++) {
+        double *v;
+        if (read_array(dir, a[k].name, a[k].ndim, a[k].shape, &v, err, errlen)) return -1;
+        const size_t count = a[k].shape[0] * (a[k].ndim == 2 ? a[k].shape[1] : 1);
+        const bool bad = weights_unusable(v, count) != NULL;
+        if (!bad) memcpy((double *)a[k].data, v, sizeof(double) * count);
+        free(v);
+        if (bad) { snprintf(err, errlen, "%s/%s: weights contain NaN or infinity", dir, a[k].name); return -1; }
+    }
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// model.txt
+
+int model_notes_add(ModelNotes *notes, const char *key, const char *value) {
+    if (notes->n == MODEL_NOTES_MAX || strlen(key) >= sizeof(notes->key[0]) || strlen(value) >= sizeof(notes->value[0]))
+        return -1;
+    snprintf(notes->key[notes->n], sizeof(notes->key[0]), "%s", key);
+    snprintf(notes->value[notes->n], sizeof(notes->value[0]), "%s", value);
+    notes->n++;
+    return 0;
+}
+
+const char *model_notes_get(const ModelNotes *notes, const char *key) {
+    for (int i = 0; i < notes->n; i++)
+        if (!strcmp(notes->key[i], key)) return notes->value[i];
+    return NULL;
+}
+
+int model_txt_write(const char *dir, const TrainConfig *cfg, const ModelNotes *notes, char *err, size_t errlen) {
+    const size_t st = train_config_write(cfg, SETTING_RUN, NULL, 0);
+    const size_t cap = 256 + (size_t)MODEL_NOTES_MAX * 168 + st + 1;
+    char *text = malloc(cap), path[NPY_PATH_MAX];
+    if (!text) { snprintf(err, errlen, "out of memory"); return -1; }
+    size_t used = (size_t)snprintf(text, cap, "# a pongrl model (pongrl export): the settings of the network beside it "
+                                              "(docs/runs.md)\nformat=%d\n", MODEL_TXT_FORMAT);
+    for (int i = 0; i < notes->n; i++)
+        used += (size_t)snprintf(text + used, cap - used, "%s=%s\n", notes->key[i], notes->value[i]);
+    used += train_config_write(cfg, SETTING_RUN, text + used, cap - used);
+    snprintf(path, sizeof(path), "%s/%s", dir, MODEL_TXT);
+    int rc = file_replace(path, text, used, err, errlen);
+    free(text);
+    return rc;
+}
+
+#define MODEL_TXT_MAX 65536           // far more than any model.txt
+
+int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *err, size_t errlen) {
+    char path[NPY_PATH_MAX], why[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, MODEL_TXT);
+    memset(notes, 0, sizeof(*notes));
+    train_config_default(cfg);
+    FILE *f = fopen(path, "rb");
+    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+    char *text = malloc(MODEL_TXT_MAX + 1), *settings = malloc(MODEL_TXT_MAX + 1);
+    size_t len = text ? fread(text, 1, MODEL_TXT_MAX + 1, f) : 0, slen = 0;
+    fclose(f);
+    int rc = -1, format = -1;
+    if (!text || !settings) { snprintf(err, errlen, "out of memory"); goto out; }
+    if (len > MODEL_TXT_MAX || memchr(text, 0, len) || (len && text[len - 1] != '\n')) {
+        snprintf(err, errlen, "%s: not a pongrl model.txt (too long, binary, or its last line unfinished)", path);
+        goto out;
+    }
+    // comments go; format is checked; the table's rows are the settings, every other line a note
+    for (size_t pos = 0; pos < len;) {
+        char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+        const size_t n = (size_t)(nl - line);
+        pos += n + 1;
+        *nl = 0;
+        char *eq = strchr(line, '=');
+        if (line[0] == '#') continue;
+        if (!eq) { snprintf(err, errlen, "%s: a line without '=' ('%.40s')", path, line); goto out; }
+        *eq = 0;
+        if (!strcmp(line, "format")) {
+            format = atoi(eq + 1);
+            if (format != MODEL_TXT_FORMAT) {
+                snprintf(err, errlen, "%s: format %.20s, this build reads format %d", path, eq + 1, MODEL_TXT_FORMAT);
+                goto out;
+            }
+        } else if (train_setting_find(line)) {
+            *eq = '=';
+            memcpy(settings + slen, line, n);
+            settings[slen + n] = '\n';
+            slen += n + 1;
+        } else if (model_notes_get(notes, line) || model_notes_add(notes, line, eq + 1)) {
+            snprintf(err, errlen, "%s: '%.32s' given twice, too long, or one line too many", path, line);
+            goto out;
+        }
+    }
+    if (format < 0) { snprintf(err, errlen, "%s: no format line: not a pongrl model.txt", path); goto out; }
+    const char *bad = train_config_read(cfg, settings, slen, SETTING_RUN, why, sizeof(why));
+    if (bad) { snprintf(err, errlen, "%s: %s", path, bad); goto out; }
+    rc = 0;
+out:
+    free(text);
+    free(settings);
     return rc;
 }

@@ -14,18 +14,32 @@
 //   loss, value loss, entropy, approx kl, clip fraction; hyper (8,): lr, gamma, lambda, clip,
 //   ent_coef, vf_coef, max_grad_norm, norm (before clipping); w_new, m_new, v_new (n,) after
 //   the step.
+//
+//   build/ppo_dump --model MODEL [--seed N] [--play N (600)] --out DIR
+//
+// A trained model (whatever `pongrl eval` takes) plays N steps of its env (the first episode
+// seeded with --seed, the next ones with --seed + 1, ...; actions sampled as eval samples them,
+// the step's uniform draws from --seed), for tests/py/test_ppo_policy.py. Writes to DIR:
+//   frames (N, 80, 80) uint8 the 80x80 frame of each step; start (N,) uint8 1 where an
+//   episode starts; action (N,) int32 the env action taken; probs (N, 3) float64 the network's
+//   action probabilities (NOOP, RIGHT, LEFT) on the step's input, which the player's own act
+//   (ppo_agent_policy) is checked to have used (its p(RIGHT) equal to the bit).
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "algo/algo.h"
 #include "algo/ppo.h"
+#include "train/model.h"
 #include "util/npy.h"
 
 static const char *dir;
 
 static void usage(const char *why) {
-    fprintf(stderr, "ppo_dump: %s (usage: ppo_dump [--seed N] [--threads N] [--iterations N] [--coarse 0|1] --out DIR)\n", why);
+    fprintf(stderr, "ppo_dump: %s (usage: ppo_dump [--seed N] [--threads N] [--iterations N] [--coarse 0|1] --out DIR, "
+            "or ppo_dump --model MODEL [--seed N] [--play N] --out DIR)\n", why);
     exit(2);
 }
 
@@ -36,9 +50,69 @@ static void save(const char *name, const char *descr, int ndim, size_t a, size_t
     if (npy_write(path, descr, ndim, shape, data)) { fprintf(stderr, "ppo_dump: cannot write %s\n", path); exit(1); }
 }
 
+// --model: the model's probabilities on N steps of a game, beside the player's act.
+static int play_model(const char *model, uint64_t seed, int steps) {
+    TrainState s;
+    char desc[2048], err[2048];
+    if (model_load(model, ALGO_LEARNERS, &s, desc, sizeof(desc), err, sizeof(err)) ||
+        (!s.learner && train_state_attach(&s, &PPO_LEARNER, err, sizeof(err)))) {
+        fprintf(stderr, "ppo_dump: %s\n", err);
+        return 1;
+    }
+    const Ppo *p = ppo_of(&s);
+    const AgentPolicy ap = ppo_agent_policy(p, false);
+    static const uint8_t zeros[POLICY_D];
+    uint8_t *frames = malloc((size_t)steps * POLICY_D), *start = calloc((size_t)steps, 1);
+    int32_t *action = malloc(sizeof(int32_t) * (size_t)steps);
+    double *probs = malloc(sizeof(double) * PPO_ACTIONS * (size_t)steps), *h = malloc(sizeof(double) * p->net.H);
+    uint16_t idx[ACNET_D + 2 * PPO_COARSE];
+    int8_t sign[ACNET_D + 2 * PPO_COARSE];
+    Env env;
+    if (!frames || !start || !action || !probs || !h || env_init(&env, s.cfg.env_id, seed) != ENV_OK) {
+        fprintf(stderr, "ppo_dump: out of memory\n");
+        return 1;
+    }
+    Rng rng;
+    rng_seed(&rng, seed);
+    start[0] = 1;
+    uint64_t episode_seed = seed;
+    for (int t = 0; t < steps; t++) {
+        uint8_t *cur = frames + (size_t)t * POLICY_D;
+        const uint8_t *prev = start[t] ? NULL : cur - POLICY_D;
+        env_render_obs80(&env, cur);
+        double logits[ACNET_A_MAX], logp[ACNET_A_MAX], p_up;
+        const int nnz = ppo_input(cur, prev ? prev : zeros, p->cfg.coarse, idx, sign);
+        acnet_forward(&p->net, (SparseX){ nnz, idx, sign }, h, logits);
+        acnet_log_softmax(logits, PPO_ACTIONS, logp);
+        for (int a = 0; a < PPO_ACTIONS; a++) probs[(size_t)t * PPO_ACTIONS + a] = exp(logp[a]);
+        action[t] = ap.act(&ap, (SparseX){ 0, idx, sign }, cur, prev, rng_uniform(&rng), h, &p_up);
+        if (p_up != probs[(size_t)t * PPO_ACTIONS + 1]) {
+            fprintf(stderr, "ppo_dump: step %d: the player's p(RIGHT) %.17g is not the network's %.17g\n", t, p_up,
+                    probs[(size_t)t * PPO_ACTIONS + 1]);
+            return 1;
+        }
+        EnvStep st;
+        env_step(&env, action[t], &st);
+        if ((st.terminated || st.truncated) && t + 1 < steps) {
+            env_reset(&env, ++episode_seed);
+            start[t + 1] = 1;
+        }
+    }
+    save("frames", "|u1", 2, (size_t)steps, POLICY_D, frames);
+    save("start", "|u1", 1, (size_t)steps, 0, start);
+    save("action", "<i4", 1, (size_t)steps, 0, action);
+    save("probs", "<f8", 2, (size_t)steps, PPO_ACTIONS, probs);
+    free(frames); free(start); free(action); free(probs); free(h);
+    train_state_free(&s);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     static const struct option opts[] = {{"seed", 1, 0, 's'}, {"threads", 1, 0, 't'}, {"iterations", 1, 0, 'i'},
-                                         {"coarse", 1, 0, 'c'}, {"out", 1, 0, 'o'}, {0, 0, 0, 0}};
+                                         {"coarse", 1, 0, 'c'}, {"out", 1, 0, 'o'}, {"model", 1, 0, 'm'},
+                                         {"play", 1, 0, 'p'}, {0, 0, 0, 0}};
+    const char *model = NULL;
+    int play = 600;
     PpoConfig c;
     ppo_config_default(&c);
     c.envs = 8; c.steps = 32; c.hidden = 16; c.minibatches = 2; c.chunk = 8; c.epochs = 2;
@@ -52,18 +126,23 @@ int main(int argc, char **argv) {
         case 'i': iterations = atoi(optarg); break;
         case 'c': c.coarse = atoi(optarg) != 0; break;
         case 'o': dir = optarg; break;
+        case 'm': model = optarg; break;
+        case 'p': play = atoi(optarg); break;
         default: usage("bad option");
         }
     }
     if (!dir) usage("--out DIR is needed");
+    if (model) {
+        if (play < 1) usage("--play must be at least 1");
+        return play_model(model, c.seed, play);
+    }
     if (threads < 1 || iterations < 0) usage("--threads or --iterations out of range");
     char err[256];
-    // the pool's threads run PPO's passes; its own workers' scratch (pg's) is sized for H = 1
-    Policy shape;
+    // the pool's threads run PPO's passes (no scratch for the seeds' network)
     Pool *pool = NULL;
     Ppo *p = ppo_create(&c, "ALE/Pong-v5", err, sizeof(err));
     if (!p) { fprintf(stderr, "ppo_dump: %s\n", err); return 1; }
-    if (policy_alloc(&shape, POLICY_D, 1) || !(pool = pool_create(threads, "ALE/Pong-v5", 0, 0, &shape)) || ppo_bind(p, pool)) {
+    if (!(pool = pool_create(threads, "ALE/Pong-v5", 0, 0, NULL)) || ppo_bind(p, pool)) {
         fprintf(stderr, "ppo_dump: out of memory\n");
         return 1;
     }
@@ -122,6 +201,5 @@ int main(int argc, char **argv) {
     free(x); free(a); free(mb); free(g);
     ppo_destroy(p);
     pool_destroy(pool);
-    policy_free(&shape);
     return 0;
 }

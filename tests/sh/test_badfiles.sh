@@ -34,7 +34,7 @@ head -c $((size - 1)) "$good" > "$tmp/trunc1.bin"
 head -c 100 "$good" > "$tmp/trunchdr.bin"
 patch "$tmp/flip.bin" 5000 '<B' 255 0
 patch "$tmp/crcbyte.bin" $((size - 1)) '<B' 0 0
-patch "$tmp/version.bin" 8 '<I' 3 1
+patch "$tmp/version.bin" 8 '<I' 4 1
 patch "$tmp/hidden.bin" $((shape + 4)) '<i' 5 1   # shape H=5 with n and config saying 4
 patch "$tmp/n.bin" $((shape + 8)) '<Q' 999 1      # n inconsistent with D*H+H
 patch "$tmp/hugeH.bin" $((shape + 4)) '<i' 2000000000 1   # absurd H: refused before any allocation
@@ -66,7 +66,7 @@ check "$tmp/trunc1.bin" "truncated"
 check "$tmp/trunchdr.bin" "truncated"
 check "$tmp/flip.bin" "corrupted (checksum mismatch)"
 check "$tmp/crcbyte.bin" "corrupted (checksum mismatch)"
-check "$tmp/version.bin" "format version 3, this build reads versions 1 and 2"
+check "$tmp/version.bin" "format version 4, this build reads versions 1 to 3"
 check "$tmp/hidden.bin" "wrong shape"
 check "$tmp/n.bin" "wrong shape"
 check "$tmp/cfgH.bin" "wrong shape: configuration says H=7"

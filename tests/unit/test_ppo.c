@@ -1,7 +1,8 @@
-// test_ppo.c: PPO's checkpoint (format version 2) gives back every setting and every bit of
+// test_ppo.c: PPO's checkpoint (format version 3) gives back every setting and every bit of
 // its arrays, and its state resumes: a run saved, loaded and attached plays its next iteration
-// to the same bits as the run that went on; every prefix of a version 2 file and single-byte
-// changes across it are refused, never a crash (this binary runs under ASan+UBSan).
+// to the same bits as the run that went on; every prefix of a version 3 file and single-byte
+// changes across it are refused, never a crash (this binary runs under ASan+UBSan). A PPO run
+// has no seeds' network; a version 2 file, which carried an unused one, still loads and drops it.
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "algo/ppo.h"
 #include "train/checkpoint.h"
 #include "train/comm.h"
+#include "util/crc.h"
 
 static void ppo_run_config(TrainConfig *c) {
     train_config_default(c);
@@ -29,7 +31,7 @@ static void iterate(TrainState *s, Pool *pool, Comm *comm) {
     s->agent_steps += lb.steps;
 }
 
-Test(ppo, checkpoint_v2_round_trip_and_resume) {
+Test(ppo, checkpoint_round_trip_and_resume) {
     TrainConfig c;
     ppo_run_config(&c);
     TrainState a, b;
@@ -90,6 +92,55 @@ Test(ppo, checkpoint_v2_round_trip_and_resume) {
     pool_destroy(pool);
     pool_destroy(pool1);
     comm->destroy(comm);
+    train_state_free(&a);
+    train_state_free(&b);
+}
+
+// The checkpoint at path, read back as format version 2 (its version field and its CRC redone).
+static uint8_t *as_version_2(const char *path, size_t *len) {
+    uint8_t *buf = read_all(path, len);
+    buf[8] = 2;
+    const uint32_t crc = crc32_of(buf, *len - 4);
+    for (int i = 0; i < 4; i++) buf[*len - 4 + i] = (uint8_t)(crc >> (8 * i));
+    return buf;
+}
+
+Test(ppo, version_2_checkpoint_with_the_unused_seeds_network_loads) {
+    TrainConfig c;
+    ppo_run_config(&c);
+    TrainState a, b;
+    cr_assert_eq(train_state_init(&a, &c, &PPO_LEARNER), 0);
+    cr_assert_eq(a.policy.n, 0, "a PPO run made the seeds' network");
+    // as a version 2 PPO checkpoint was: the seeds' network (H = hidden) before the arrays
+    cr_assert_eq(policy_alloc(&a.policy, POLICY_D, c.hidden), 0);
+    for (size_t i = 0; i < a.policy.n; i++) a.policy.w[i] = 0.25;
+    char path[] = "/tmp/pongrl-ppo-v2-XXXXXX";
+    close(mkstemp(path));
+    char err[512];
+    cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
+    size_t len;
+    uint8_t *buf = as_version_2(path, &len);
+    cr_assert_eq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(b.policy.n, a.policy.n);
+    cr_assert_eq(train_state_attach(&b, &PPO_LEARNER, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(b.policy.n, 0, "attached, the unused network is still there");
+    cr_assert_null(b.policy.w);
+    LearnerArray la[LEARNER_ARRAYS_MAX], lb[LEARNER_ARRAYS_MAX];
+    const int na = train_state_arrays(&a, la);
+    cr_assert_eq(train_state_arrays(&b, lb), na);
+    for (int k = 0; k < na; k++)
+        cr_assert_eq(memcmp(la[k].data, lb[k].data, la[k].n * sizeof(double)), 0, "array %s", la[k].name);
+    // a version 2 file without the seeds' network (D = H = n = 0) was never written: refused
+    policy_free(&a.policy);
+    memset(&a.policy, 0, sizeof(a.policy));
+    cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
+    free(buf);
+    buf = as_version_2(path, &len);
+    TrainState t;
+    cr_assert_neq(checkpoint_parse(buf, len, true, &t, NULL, err, sizeof(err)), 0);
+    cr_assert(strstr(err, "wrong shape"), "%s", err);
+    free(buf);
+    unlink(path);
     train_state_free(&a);
     train_state_free(&b);
 }

@@ -1,0 +1,254 @@
+"""pongrl's trained networks in NumPy alone: the input each is given, its forward pass, and a
+policy that acts with it on Gymnasium Pong observations. No other part of pongrl is imported:
+tools/play_npy.py loads this file by its path and plays an exported model on any Gymnasium
+Pong env (ale-py's own too); pongrl.load (policy.py) builds the same classes from a model the
+C library read. docs/runs.md describes the same forward passes in words.
+
+    SeedPolicy  the seeds' network (--algo pg): 80x80 difference frame -> H ReLU -> p(RIGHT)
+    PpoPolicy   PPO's actor-critic (--algo ppo): the frame, its difference and their coarse
+                views -> H ReLU -> 3 logits (NOOP, RIGHT, LEFT) and a value
+
+read_export(dir) reads what `pongrl export` wrote (W1.npy/W2.npy, or model.txt beside PPO's
+ppo_*.npy) and returns the policy.
+"""
+import os
+
+import numpy as np
+
+D = 6400                    # the 80x80 grid (policy.h POLICY_D)
+
+
+def prepro(frame):
+    """The seed's preprocessing of RGB frames (..., 210, 160, 3) -> uint8 (..., 80, 80) in {0, 1}:
+    rows 35..194, every second row and column, red channel, background (144, 109) and black
+    erased, everything else 1. obs80 observations (..., 80, 80) pass unchanged."""
+    frame = np.asarray(frame)
+    if frame.shape[-2:] == (80, 80):
+        return frame.astype(np.uint8, copy=False)
+    if frame.shape[-3:] != (210, 160, 3):
+        raise ValueError("pongrl: the policy plays obs_type 'rgb' (210, 160, 3) or 'obs80' "
+                         "(80, 80) observations (one or a batch), got shape %s" % (frame.shape,))
+    img = frame[..., 35:195, :, :][..., ::2, ::2, 0]
+    return ((img != 144) & (img != 109) & (img != 0)).astype(np.uint8)
+
+
+# ----------------------------------------------------------------------------
+# PPO's input (src/algo/ppo.h, ppo.c ppo_input)
+
+POOL, BAND = 4, 20          # coarse cells of 4x4 pixels; bands of 20 rows or columns
+COARSE = (80 // POOL) ** 2 + 2 * (80 // BAND) * 80      # 400 + 320 + 320 = 1040
+
+
+def coarse_views(frames):
+    """(B, 80, 80) binary -> (B, 1040): [0, 400) cell (y//4)*20 + x//4 lit when any of its 4x4
+    pixels is; [400, 720) 400 + (x//20)*80 + y: row y is lit somewhere in the band of columns
+    x//20; [720, 1040) 720 + (y//20)*80 + x: column x is lit somewhere in the band of rows y//20."""
+    f = frames.astype(bool)
+    B = f.shape[0]
+    cells = f.reshape(B, 80 // POOL, POOL, 80 // POOL, POOL).any(axis=(2, 4)).reshape(B, -1)
+    rows = f.reshape(B, 80, 80 // BAND, BAND).any(axis=3).transpose(0, 2, 1).reshape(B, -1)
+    cols = f.reshape(B, 80 // BAND, BAND, 80).any(axis=2).reshape(B, -1)
+    return np.concatenate([cells, rows, cols], axis=1).astype(np.float64)
+
+
+def ppo_input(cur, prev, coarse):
+    """The input of frames cur after prev ((B, 80, 80) binary; prev zeros on an episode's first
+    step) as a dense (B, D) float64: the frame (6400), cur - prev (6400), and with coarse views
+    the frame's (1040) and their difference from prev's (1040)."""
+    B = cur.shape[0]
+    c = cur.reshape(B, D).astype(np.float64)
+    p = prev.reshape(B, D).astype(np.float64)
+    parts = [c, c - p]
+    if coarse:
+        cc, pc = coarse_views(cur), coarse_views(prev)
+        parts += [cc, cc - pc]
+    return np.concatenate(parts, axis=1)
+
+
+def log_softmax(logits):
+    m = logits.max(axis=-1, keepdims=True)
+    z = logits - m
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+# ----------------------------------------------------------------------------
+# the policies
+
+
+class _Player:
+    """What both policies keep between steps: the last frame of each row of a batch (one
+    observation is a batch of one) and which rows start an episode (reset() forgets them all,
+    reset(rows) those rows); the env's index of each output (action_ids, Pong's minimal set
+    unless use_action_meanings says otherwise); the sampling stream."""
+
+    def __init__(self, action_names, action_ids, algo, source, greedy, seed):
+        self._prev = None
+        self.action_names, self.action_ids = tuple(action_names), tuple(action_ids)
+        self.algo, self.source, self.greedy = algo, source, greedy
+        self.rng = np.random.default_rng(seed)
+
+    def use_action_meanings(self, meanings):
+        """Acts with the env's own indices: meanings is env.unwrapped.get_action_meanings()."""
+        self.action_ids = tuple(list(meanings).index(n) for n in self.action_names)
+
+    def reset(self, rows=None):
+        if rows is None or self._prev is None:
+            self._prev = None
+        else:
+            self._fresh[np.asarray(rows)] = True
+
+    def _frames(self, obs):
+        """(single, cur, prev, fresh) for this step's observation(s); remembers cur."""
+        cur = prepro(obs)
+        single = cur.ndim == 2
+        cur = cur.reshape((-1, 80, 80))
+        if self._prev is None or self._prev.shape != cur.shape:
+            self._prev = cur
+            self._fresh = np.ones(cur.shape[0], bool)
+        prev, fresh = self._prev, self._fresh.copy()
+        self._prev, self._fresh[:] = cur, False
+        return single, cur, prev, fresh
+
+
+class SeedPolicy(_Player):
+    """The seeds' network (policy.h: 6400 -> H ReLU -> 1 sigmoid, no biases) on the difference
+    of two preprocessed frames, as `pongrl train` plays: RIGHT with probability p, else LEFT.
+    act(obs) takes one observation or a batch (a vector env's); it remembers the last frame of
+    each row, so call reset() when an episode starts (reset(rows) for some rows of a batch)."""
+
+    @classmethod
+    def from_model(cls, weights, arrays, settings, **kw):
+        """From the model's seeds' network (policy.h layout: W1 transposed (D, H), then W2)."""
+        h = int(settings["hidden"])
+        return cls(weights[:D * h].reshape(D, h), weights[D * h:], **kw)
+
+    def __init__(self, w1t, w2, algo="pg", source="", greedy=False, seed=None):
+        super().__init__(("RIGHT", "LEFT"), (2, 3), algo, source, greedy, seed)
+        self.w1t, self.w2 = w1t, w2           # (D, H) and (H,) float64
+        self.H = w2.shape[0]
+
+    def probability(self, obs):
+        """p(RIGHT) for the observation(s), and remembers them as the last frames."""
+        single, cur, prev, fresh = self._frames(obs)
+        x = (cur.astype(np.int8) - prev.astype(np.int8)).reshape(-1, D).astype(np.float64)
+        x[fresh] = 0.0                                # the seed: zeros on the first step
+        h = np.maximum(x @ self.w1t, 0.0)
+        p = 1.0 / (1.0 + np.exp(-(h @ self.w2)))
+        return p[0] if single else p
+
+    def act(self, obs, greedy=None):
+        """The action(s): RIGHT (2) with probability p, else LEFT (3); greedy: RIGHT iff
+        p > 0.5, as `pongrl eval --greedy`."""
+        p = self.probability(obs)
+        greedy = self.greedy if greedy is None else greedy
+        up = p > 0.5 if greedy else self.rng.random(np.shape(p)) < p
+        right, left = self.action_ids
+        return np.where(up, right, left) if np.ndim(up) else (right if up else left)
+
+    def __repr__(self):
+        return "<pongrl policy %s, H=%d, from %s>" % (self.algo, self.H, self.source)
+
+
+class PpoPolicy(_Player):
+    """PPO's actor-critic (acnet.h): x = ppo_input(frame, previous frame) -> h = relu(x W1 + b1)
+    -> logits = Wpi h + bpi over (NOOP, RIGHT, LEFT), value = wv . h + bv, as `pongrl eval`
+    plays it: the previous frame is zeros on an episode's first step; sampled from
+    softmax(logits), or greedy: the most likely action (the first of equals). act(obs) takes one
+    observation or a batch and returns the env's action indices (Pong's minimal set unless
+    use_action_meanings says otherwise); reset() when an episode starts (reset(rows))."""
+
+    @classmethod
+    def from_model(cls, weights, arrays, settings, **kw):
+        """From the PPO learner's first array ("PPO weights", acnet.h's layout:
+        W1 (D, H) | b1 (H) | Wpi (A, H) | bpi (A) | wv (H) | bv (1))."""
+        H, coarse = int(settings["hidden"]), int(settings["coarse"]) != 0
+        w = arrays["PPO weights"]
+        Din = 2 * D + (2 * COARSE if coarse else 0)
+        A = (w.shape[0] - Din * H - 2 * H - 1) // (H + 1)
+        cut = np.cumsum([Din * H, H, A * H, A, H])
+        W1, b1, Wpi, bpi, wv, bv = np.split(w, cut)
+        return cls(W1.reshape(Din, H), b1, Wpi.reshape(A, H), bpi, wv, bv, coarse, **kw)
+
+    def __init__(self, W1, b1, Wpi, bpi, wv, bv, coarse, action_names=("NOOP", "RIGHT", "LEFT"),
+                 action_ids=(0, 2, 3), algo="ppo", source="", greedy=False, seed=None):
+        super().__init__(action_names, action_ids, algo, source, greedy, seed)
+        self.W1, self.b1, self.Wpi, self.bpi = W1, b1, Wpi, bpi
+        self.wv, self.bv = wv, bv.reshape(())
+        self.coarse, self.H = coarse, b1.shape[0]
+        if W1.shape != (2 * D + (2 * COARSE if coarse else 0), self.H) or Wpi.shape != (len(action_names), self.H):
+            raise ValueError("pongrl: PPO arrays of shapes W1 %s, Wpi %s do not fit H=%d, coarse=%d, %d actions"
+                             % (W1.shape, Wpi.shape, self.H, coarse, len(action_names)))
+        self.input = ppo_input                 # the input function (a test swaps it to see a fault)
+
+    def forward(self, obs):
+        """(log-probabilities (B, A), values (B,)) of the observation(s), a batch always; remembers
+        them as the last frames."""
+        single, cur, prev, fresh = self._frames(obs)
+        prev = np.where(fresh[:, None, None], 0, prev)    # an episode's first step: zeros
+        x = self.input(cur, prev, self.coarse)
+        h = np.maximum(x @ self.W1 + self.b1, 0.0)
+        return single, log_softmax(h @ self.Wpi.T + self.bpi), h @ self.wv + self.bv
+
+    def probabilities(self, obs):
+        """The action probabilities (A,) or (B, A) of (NOOP, RIGHT, LEFT)."""
+        single, logp, _ = self.forward(obs)
+        p = np.exp(logp)
+        return p[0] if single else p
+
+    def act(self, obs, greedy=None):
+        single, logp, _ = self.forward(obs)
+        greedy = self.greedy if greedy is None else greedy
+        if greedy:
+            k = logp.argmax(axis=1)
+        else:   # the first action whose cumulative probability exceeds u, as ppo.c sample_action
+            u = self.rng.random(logp.shape[0])
+            k = (u[:, None] >= np.cumsum(np.exp(logp[:, :-1]), axis=1)).sum(axis=1)
+        a = np.asarray(self.action_ids)[k]
+        return int(a[0]) if single else a
+
+    def __repr__(self):
+        return "<pongrl policy %s, H=%d, coarse=%d, from %s>" % (self.algo, self.H, self.coarse, self.source)
+
+
+# ----------------------------------------------------------------------------
+# what `pongrl export` writes
+
+
+def read_model_txt(path):
+    """model.txt's name=value lines as a dict (comments skipped)."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line and not line.startswith("#"):
+                k, _, v = line.partition("=")
+                out[k] = v
+    return out
+
+
+def read_export(path, greedy=False, seed=None):
+    """The policy in a folder that `pongrl export` wrote: model.txt and PPO's ppo_*.npy, or the
+    seeds' W1.npy (H, 6400) and W2.npy (H,). A ValueError says what is wrong."""
+    L = lambda name: np.load(os.path.join(path, name), allow_pickle=False)
+    kw = dict(source=str(path), greedy=greedy, seed=seed)
+    txt = os.path.join(path, "model.txt")
+    if os.path.exists(txt):
+        s = read_model_txt(txt)
+        if s.get("format") != "1" or s.get("algo") != "ppo":
+            raise ValueError("pongrl: %s: format %s, algo %s: this reads format 1 of --algo ppo"
+                             % (txt, s.get("format"), s.get("algo")))
+        try:
+            names, ids = s["actions"].split(","), [int(a) for a in s["action_ids"].split(",")]
+            coarse, size, hidden = int(s["coarse"]) != 0, int(s["input_size"]), int(s["hidden"])
+        except (KeyError, ValueError) as e:
+            raise ValueError("pongrl: %s: a line missing or bad (%s)" % (txt, e))
+        pol = PpoPolicy(L("ppo_W1.npy"), L("ppo_b1.npy"), L("ppo_Wpi.npy"), L("ppo_bpi.npy"), L("ppo_wv.npy"),
+                        L("ppo_bv.npy"), coarse, names, ids, **kw)
+        if pol.W1.shape[0] != size or pol.H != hidden:
+            raise ValueError("pongrl: %s: ppo_W1.npy is %s, model.txt says input_size %s, hidden %s"
+                             % (path, pol.W1.shape, s["input_size"], s["hidden"]))
+        return pol
+    W1, W2 = L("W1.npy"), L("W2.npy")
+    if W1.ndim != 2 or W1.shape[1] != D or W2.shape != (W1.shape[0],):
+        raise ValueError("pongrl: %s: W1.npy %s and W2.npy %s are not (H, 6400) and (H,)" % (path, W1.shape, W2.shape))
+    return SeedPolicy(np.ascontiguousarray(W1.T), W2, **kw)
