@@ -7,25 +7,12 @@
 #include <string.h>
 
 #include "../train/comm.h"
+#include "../util/digest.h"
 #include "../util/mem.h"
 #include "../util/rng.h"
 
 // ----------------------------------------------------------------------------
 // the update: RMSProp over the touched rows
-
-// A sum of hashes of (position, bits): the same whatever the order the rows come in.
-static uint64_t digest_range(const double *w, size_t off, size_t len) {
-    uint64_t d = 0;
-    for (size_t k = 0; k < len; k++) {
-        uint64_t x;
-        memcpy(&x, &w[off + k], sizeof(x));
-        x ^= (off + k) * 0x9e3779b97f4a7c15ull;
-        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-        d += x ^ (x >> 31);
-    }
-    return d;
-}
 
 // The update of W1 rows rows->list[a .. b) and its digest. The gradient is g's packed rows or,
 // where g is NULL, the sum's rows converted here (into scratch, H entries: one pass instead of
@@ -144,7 +131,7 @@ static int pg_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, c
         x[4 * e + 2] = pg->stats[e].frames; x[4 * e + 3] = pg->stats[e].truncated;
     }
     const double *g;
-    if (comm->reduce(comm, pool, sum, &pg->rows, x, 4 * B, s->digest, &g, err, errlen)) return -1;
+    if (comm->reduce(comm, pool, sum, &pg->rows, (size_t)s->policy.H, x, 4 * B, s->digest, &g, err, errlen)) return -1;
     lb->steps = lb->frames = 0;
     for (int e = 0; e < B; e++) {
         pg->stats[e] = (EpisodeStats){ (int)x[4 * e], (int)x[4 * e + 1], x[4 * e + 2], x[4 * e + 3] != 0 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../util/clock.h"
+#include "../util/digest.h"
 #include "../util/mem.h"
 #include "../util/rng.h"
 
@@ -101,6 +102,7 @@ void ppo_destroy(Ppo *p) {
     free(p->action); free(p->logp); free(p->value); free(p->reward); free(p->adv); free(p->ret);
     free(p->done); free(p->next_value); free(p->ended); free(p->ended_slot);
     free(p->perm); free(p->mb_adv); free(p->rowsq); free(p->g); free(p->row_mark); free(p->chunk_stats);
+    free(p->wire.p); free(p->pos); free(p->x); free(p->digests);
     rowset_free(&p->rows);
     free(p->adam_m); free(p->adam_v);
     acnet_free(&p->net);
@@ -143,7 +145,11 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errl
     p->g = big_calloc(p->net.n, sizeof(double));
     p->row_mark = calloc((size_t)p->net.D, 1);
     p->chunk_stats = calloc((size_t)chunks * N_STATS, sizeof(double));
-    if (!p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
+    p->x = calloc((size_t)chunks * N_STATS, sizeof(int64_t));
+    p->pos = calloc((size_t)p->net.D, sizeof(int32_t));
+    p->env0 = 0;
+    p->env1 = N;
+    if (!p->x || !p->pos || !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
         !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended || !p->ended_slot ||
         !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->row_mark || !p->chunk_stats ||
         rowset_alloc(&p->rows, p->net.D)) goto oom;
@@ -159,15 +165,21 @@ oom:
     return NULL;
 }
 
-int ppo_bind(Ppo *p, Pool *pool) {
+int ppo_bind(Ppo *p, Pool *pool, Comm *comm) {
     p->pool = pool;
+    p->comm = comm;
+    const int rank = comm ? comm->rank : 0, ranks = comm ? comm->size : 1, N = p->cfg.envs;
+    p->env0 = (int)((int64_t)N * rank / ranks);
+    p->env1 = (int)((int64_t)N * (rank + 1) / ranks);
     const int n = pool_threads(pool);
     if (n == p->threads) return 0;
     for (int i = 0; i < p->threads; i++) thread_free(&p->th[i]);
     free(p->th);
+    free(p->digests);
     p->threads = 0;
     p->th = calloc((size_t)n, sizeof(PpoThread));
-    if (!p->th) return -1;
+    p->digests = calloc((size_t)n, sizeof(uint64_t));
+    if (!p->th || !p->digests) return -1;
     for (int i = 0; i < n; i++) {
         if (thread_alloc(&p->th[i], &p->net)) return -1;
         p->threads = i + 1;
@@ -330,11 +342,11 @@ typedef struct { Ppo *p; atomic_int bad; } CollectJob;
 static void collect_part(void *ctx, int part, int parts) {
     CollectJob *job = ctx;
     Ppo *p = job->p;
-    const int N = p->cfg.envs, T = p->cfg.steps, A = PPO_ACTIONS;
+    const int T = p->cfg.steps, A = PPO_ACTIONS, e0 = p->env0, n = p->env1 - p->env0;
     PpoThread *th = &p->th[part];
     uint8_t cur[POLICY_D];
     double logits[ACNET_A_MAX], logp[ACNET_A_MAX];
-    for (int e = (int)((int64_t)N * part / parts); e < (int)((int64_t)N * (part + 1) / parts); e++) {
+    for (int e = e0 + (int)((int64_t)n * part / parts); e < e0 + (int)((int64_t)n * (part + 1) / parts); e++) {
         PpoEnv *v = &p->envs[e];
         uint32_t *off = p->xoff + (size_t)e * (T + 1);
         Rng rng;
@@ -378,12 +390,141 @@ static void collect_part(void *ctx, int part, int parts) {
     }
 }
 
+// ----------------------------------------------------------------------------
+// the ranks' exchange of what each played: per env, its index, counters, the value after the
+// rollout, its game (env_clone, with its random stream) and previous frame (a bit a pixel),
+// then per step its input's size, action, end, log-probability, value and reward, the
+// episodes it ended (return, length), and the inputs. The same binary reads what it wrote.
+
+static size_t env_wire_bytes(const Ppo *p, int e) {
+    const int T = p->cfg.steps;
+    const uint32_t nnz = p->xoff[(size_t)e * (T + 1) + T];
+    return 4 + 5 * 8 + 4 + ENV_STATE_BYTES + POLICY_D / 8 + (size_t)T * (4 + 2 + 3 * 8 + 16) + (size_t)nnz * 3;
+}
+
+static int wire_pack(Ppo *p) {
+    const int T = p->cfg.steps;
+    size_t need = 0;
+    for (int e = p->env0; e < p->env1; e++) need += env_wire_bytes(p, e);
+    if (need > p->wire_cap) {
+        uint8_t *bigger = realloc(p->wire.p, need + need / 4);
+        if (!bigger) return -1;
+        p->wire.p = bigger;
+        p->wire_cap = need + need / 4;
+    }
+    ByteWriter *w = &p->wire;
+    w->pos = 0;
+    for (int e = p->env0; e < p->env1; e++) {
+        const PpoEnv *v = &p->envs[e];
+        const uint32_t *off = p->xoff + (size_t)e * (T + 1);
+        const size_t s0 = (size_t)e * T;
+        bytes_put_u32(w, (uint32_t)e);
+        bytes_put(w, &v->episode, 8);
+        bytes_put(w, &v->ep_return, 8);
+        bytes_put(w, &v->ep_len, 8);
+        bytes_put(w, &v->frames, 8);
+        bytes_put(w, &p->next_value[e], 8);
+        bytes_put_u32(w, off[T]);
+        env_clone(&v->env, true, w->p + w->pos);
+        w->pos += ENV_STATE_BYTES;
+        for (int k = 0; k < POLICY_D; k += 8) {
+            uint8_t b = 0;
+            for (int j = 0; j < 8; j++) b |= (uint8_t)(v->prev[k + j] << j);
+            bytes_put_u8(w, b);
+        }
+        bytes_put(w, off + 1, sizeof(uint32_t) * (size_t)T);
+        bytes_put(w, p->action + s0, (size_t)T);
+        bytes_put(w, p->done + s0, (size_t)T);
+        bytes_put(w, p->logp + s0, sizeof(double) * (size_t)T);
+        bytes_put(w, p->value + s0, sizeof(double) * (size_t)T);
+        bytes_put(w, p->reward + s0, sizeof(double) * (size_t)T);
+        for (int t = 0; t < T; t++)
+            if (p->done[s0 + t]) {
+                bytes_put(w, &p->ended_slot[s0 + t].ret, 8);
+                bytes_put(w, &p->ended_slot[s0 + t].len, 8);
+            }
+        bytes_put(w, p->xidx[e], sizeof(uint16_t) * off[T]);
+        bytes_put(w, p->xsign[e], off[T]);
+    }
+    return 0;
+}
+
+// Env e's part of the rollout and its state from another rank's bytes. 0, or -1 (malformed,
+// or out of memory).
+static int wire_unpack_env(Ppo *p, ByteReader *r, int e) {
+    const int T = p->cfg.steps;
+    PpoEnv *v = &p->envs[e];
+    uint32_t *off = p->xoff + (size_t)e * (T + 1);
+    const size_t s0 = (size_t)e * T;
+    if (bytes_get_u32(r) != (uint32_t)e) return -1;
+    bytes_get(r, &v->episode, 8);
+    bytes_get(r, &v->ep_return, 8);
+    bytes_get(r, &v->ep_len, 8);
+    bytes_get(r, &v->frames, 8);
+    bytes_get(r, &p->next_value[e], 8);
+    const uint32_t nnz = bytes_get_u32(r);
+    if (!bytes_take(r, ENV_STATE_BYTES + POLICY_D / 8)) return -1;
+    if (env_restore(&v->env, r->p + r->pos) != ENV_OK) return -1;
+    r->pos += ENV_STATE_BYTES;
+    for (int k = 0; k < POLICY_D; k += 8) {
+        const uint8_t b = bytes_get_u8(r);
+        for (int j = 0; j < 8; j++) v->prev[k + j] = (uint8_t)(b >> j & 1);
+    }
+    off[0] = 0;
+    bytes_get(r, off + 1, sizeof(uint32_t) * (size_t)T);
+    if (off[T] != nnz) return -1;
+    for (int t = 0; t < T; t++)
+        if (off[t + 1] < off[t] || off[t + 1] - off[t] > (uint32_t)p->net.D) return -1;
+    bytes_get(r, p->action + s0, (size_t)T);
+    bytes_get(r, p->done + s0, (size_t)T);
+    bytes_get(r, p->logp + s0, sizeof(double) * (size_t)T);
+    bytes_get(r, p->value + s0, sizeof(double) * (size_t)T);
+    bytes_get(r, p->reward + s0, sizeof(double) * (size_t)T);
+    for (int t = 0; t < T; t++) {
+        if (p->action[s0 + t] >= PPO_ACTIONS || p->done[s0 + t] > 1) return -1;
+        if (!p->done[s0 + t]) continue;
+        PpoEpisode *ep = &p->ended_slot[s0 + t];
+        ep->t = t;
+        ep->env = e;
+        bytes_get(r, &ep->ret, 8);
+        bytes_get(r, &ep->len, 8);
+    }
+    if (env_reserve(p, e, (size_t)nnz + (size_t)p->net.D)) return -1;
+    bytes_get(r, p->xidx[e], sizeof(uint16_t) * nnz);
+    bytes_get(r, p->xsign[e], nnz);
+    for (uint32_t k = 0; k < nnz; k++)
+        if (p->xidx[e][k] >= p->net.D) return -1;
+    return r->short_read ? -1 : 0;
+}
+
+// Every rank's envs to every rank: then each holds the whole rollout and every env's state.
+static int exchange(Ppo *p) {
+    Comm *c = p->comm;
+    const int N = p->cfg.envs;
+    if (wire_pack(p)) { snprintf(p->why, sizeof(p->why), "out of memory"); return -1; }
+    const uint8_t *all;
+    const size_t *sizes;
+    if (c->allgather(c, p->wire.p, p->wire.pos, &all, &sizes, p->why, sizeof(p->why))) return -1;
+    for (int q = 0; q < c->size; q++) {
+        ByteReader r = { all, sizes[q], 0, false };
+        for (int e = (int)((int64_t)N * q / c->size); e < (int)((int64_t)N * (q + 1) / c->size); e++)
+            if (q != c->rank && wire_unpack_env(p, &r, e)) {
+                snprintf(p->why, sizeof(p->why), "rank %d's rollout of env %d is not one this build wrote "
+                         "(or out of memory)", q, e);
+                return -1;
+            }
+        all += sizes[q];
+    }
+    return 0;
+}
+
 int ppo_collect(Ppo *p) {
     const int N = p->cfg.envs, T = p->cfg.steps;
     CollectJob job = { p, 0 };
     memset(p->done, 0, (size_t)N * T);
     pool_for(p->pool, collect_part, &job);
-    if (atomic_load(&job.bad)) return -1;
+    if (atomic_load(&job.bad)) { snprintf(p->why, sizeof(p->why), "out of memory"); return -1; }
+    if (p->comm && p->comm->size > 1 && exchange(p)) return -1;
     // episodes in (t, env) order, whoever played them
     p->n_ended = 0;
     for (int t = 0; t < T; t++)
@@ -423,7 +564,7 @@ void ppo_advantages(Ppo *p) {
 typedef struct {
     Ppo *p;
     const int32_t *mb;
-    int M, chunks;
+    int M, end;               // chunks [next, end) are this rank's
     atomic_int next;
 } GradJob;
 
@@ -490,52 +631,78 @@ static void grad_part(void *ctx, int part, int parts) {
     PpoThread *th = &p->th[part];
     const int C = p->cfg.chunk;
     int c;
-    while ((c = atomic_fetch_add(&job->next, 1)) < job->chunks) {
+    while ((c = atomic_fetch_add(&job->next, 1)) < job->end) {
         double *st = p->chunk_stats + (size_t)c * N_STATS;
         memset(st, 0, sizeof(double) * N_STATS);
         grad_chunk(p, th, job->mb, c * C, c * C + C < job->M ? c * C + C : job->M, st);
     }
 }
 
-// The threads' sums into p->g, row by row (rows ascending in p->rows), times 1/M.
+// The threads' sums into the first thread's, exactly, and into p->g, converted and times 1/M,
+// row by row (rows ascending in p->rows), then the tail (zeros on a rank that had no chunk).
 typedef struct {
     Ppo *p;
     double scale;
     atomic_int bad;
 } MergeJob;
 
+// W1 row `row` (-1: the tail, at [off, off + len)) of the threads that have it into th[0]'s
+// sum, exactly; 0, or 1 if a sum passed 2^31.
+static bool thread_has(const PpoThread *t, int row) { return row < 0 ? t->tail_used : rowset_has(&t->used, row); }
+
+static int merge_range(Ppo *p, int row, size_t off, size_t len) {
+    GradSum *dst = &p->th[0].acc;
+    bool filled = thread_has(&p->th[0], row);
+    int bad = 0;
+    for (int i = 1; i < p->threads; i++) {
+        if (!thread_has(&p->th[i], row)) continue;
+        if (filled) bad |= gradsum_merge_range(dst, &p->th[i].acc, off, len);
+        else gradsum_copy_range(dst, &p->th[i].acc, off, len);
+        filled = true;
+    }
+    if (!filled) gradsum_zero_range(dst, off, len);
+    return bad;
+}
+
 static void merge_part(void *ctx, int part, int parts) {
     MergeJob *job = ctx;
     Ppo *p = job->p;
     const size_t H = (size_t)p->net.H;
     const int n = p->rows.n;
+    const GradSum *sum = &p->th[0].acc;
     int bad = 0;
     for (int r = (int)((int64_t)n * part / parts); r < (int)((int64_t)n * (part + 1) / parts); r++) {
         const int row = p->rows.list[r];
         const size_t off = (size_t)row * H;
-        PpoThread *first = NULL;
-        for (int i = 0; i < p->threads; i++) {
-            PpoThread *t = &p->th[i];
-            if (!rowset_has(&t->used, row)) continue;
-            if (!first) first = t;
-            else bad |= gradsum_merge_range(&first->acc, &t->acc, off, H);
-        }
-        gradsum_to_double_range(&first->acc, p->g + off, off, H);
+        bad |= merge_range(p, row, off, H);
+        gradsum_to_double_range(sum, p->g + off, off, H);
         for (size_t j = 0; j < H; j++) p->g[off + j] *= job->scale;
     }
     if (part == parts - 1) {
         const size_t off = p->net.tail, len = p->net.n - p->net.tail;
-        PpoThread *first = NULL;
-        for (int i = 0; i < p->threads; i++) {
-            PpoThread *t = &p->th[i];
-            if (!t->tail_used) continue;
-            if (!first) first = t;
-            else bad |= gradsum_merge_range(&first->acc, &t->acc, off, len);
-        }
-        gradsum_to_double_range(&first->acc, p->g + off, off, len);
+        bad |= merge_range(p, -1, off, len);
+        gradsum_to_double_range(sum, p->g + off, off, len);
         for (size_t j = 0; j < len; j++) p->g[off + j] *= job->scale;
     }
     if (bad) atomic_store(&job->bad, 1);
+}
+
+// The ranks' total (Comm.reduce's packed g: rows in the plan's order in p->rows, then the
+// tail) into p->g, times 1/M, and p->rows ascending again (the norm sums the rows in that
+// order, as one process does).
+static void unpack_total(Ppo *p, const double *g, double scale) {
+    const size_t H = (size_t)p->net.H, tail = p->net.tail, len = p->net.n - p->net.tail;
+    const int n = p->rows.n;
+    for (int k = 0; k < n; k++) {
+        const int row = p->rows.list[k];
+        p->pos[row] = k;
+        p->row_mark[row] = 1;
+        for (size_t j = 0; j < H; j++) p->g[(size_t)row * H + j] = g[(size_t)k * H + j] * scale;
+    }
+    for (size_t j = 0; j < len; j++) p->g[tail + j] = g[(size_t)n * H + j] * scale;
+    rowset_clear(&p->rows);
+    for (int row = 0; row < p->net.D; row++)
+        if (p->row_mark[row]) { p->row_mark[row] = 0; rowset_add(&p->rows, row); }
 }
 
 int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
@@ -552,12 +719,16 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
         p->th[i].tail_used = false;
         p->th[i].bad = 0;
     }
+    // this rank's share of the chunks (all of them in one process); the others' loss terms are zeros
     const int chunks = (M + p->cfg.chunk - 1) / p->cfg.chunk;
-    GradJob job = { p, mb, M, chunks, 0 };
+    const int rank = p->comm ? p->comm->rank : 0, ranks = p->comm ? p->comm->size : 1;
+    const int c0 = (int)((int64_t)chunks * rank / ranks), c1 = (int)((int64_t)chunks * (rank + 1) / ranks);
+    memset(p->chunk_stats, 0, sizeof(double) * (size_t)chunks * N_STATS);
+    GradJob job = { p, mb, M, c1, c0 };
     pool_for(p->pool, grad_part, &job);
     int bad = 0;
     for (int i = 0; i < p->threads; i++) bad |= p->th[i].bad;
-    if (bad) return -1;
+    if (bad) goto diverged;
 
     // the rows any thread touched, ascending: an order that no thread count changes
     rowset_clear(&p->rows);
@@ -567,13 +738,29 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
         if (p->row_mark[row]) { p->row_mark[row] = 0; rowset_add(&p->rows, row); }
     MergeJob mj = { p, 1.0 / M, 0 };
     pool_for(p->pool, merge_part, &mj);
-    if (atomic_load(&mj.bad)) return -1;
+    if (atomic_load(&mj.bad)) goto diverged;
+    // the ranks' sums and loss terms (each chunk's are non-zero on the one rank that computed
+    // it: summed as integers, every rank has their bits); one process: nothing to do
+    if (p->comm) {
+        const int nx = chunks * N_STATS;
+        memcpy(p->x, p->chunk_stats, sizeof(int64_t) * (size_t)nx);
+        const double *g;
+        if (p->comm->reduce(p->comm, p->pool, &p->th[0].acc, &p->rows, (size_t)p->net.H, p->x, nx, p->digest, &g,
+                            p->why, sizeof(p->why)))
+            return -1;
+        memcpy(p->chunk_stats, p->x, sizeof(int64_t) * (size_t)nx);
+        if (g) unpack_total(p, g, 1.0 / M);
+    }
 
     for (int k = 0; k < N_STATS; k++) sums[k] = 0.0;
     for (int c = 0; c < chunks; c++)
         for (int k = 0; k < N_STATS; k++) sums[k] += p->chunk_stats[(size_t)c * N_STATS + k];
     for (int k = 0; k < N_STATS; k++) sums[k] /= M;
     return 0;
+diverged:
+    snprintf(p->why, sizeof(p->why), "iteration %lld: a gradient sum passed 2^31 or is not finite "
+             "(training diverged; try a smaller --lr)", (long long)p->iteration);
+    return -1;
 }
 
 // ----------------------------------------------------------------------------
@@ -603,18 +790,23 @@ static void adam_part(void *ctx, int part, int parts) {
     Ppo *p = job->p;
     const size_t H = (size_t)p->net.H;
     const int n = p->rows.n;
+    const bool digest = p->comm && p->comm->size > 1;     // only ranks compare it
+    uint64_t d = 0;
     for (int r = (int)((int64_t)n * part / parts); r < (int)((int64_t)n * (part + 1) / parts); r++) {
         const size_t off = (size_t)p->rows.list[r] * H;
         if (job->coef < 1.0) for (size_t j = 0; j < H; j++) p->g[off + j] *= job->coef;
         adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, H, job->lr,
                     PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t);
+        if (digest) d += digest_range(p->net.w, off, H);
     }
     if (part == parts - 1) {
         const size_t off = p->net.tail, len = p->net.n - p->net.tail;
         if (job->coef < 1.0) for (size_t j = 0; j < len; j++) p->g[off + j] *= job->coef;
         adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, len, job->lr,
                     PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t);
+        if (digest) d += digest_range(p->net.w, off, len);
     }
+    p->digests[part] = d;
 }
 
 double ppo_step(Ppo *p, double lr) {
@@ -631,6 +823,7 @@ double ppo_step(Ppo *p, double lr) {
     job.coef = coef < 1.0 ? coef : 1.0;
     p->adam_t++;
     pool_for(p->pool, adam_part, &job);
+    for (int i = 0; i < p->threads; i++) p->digest += p->digests[i];
     return norm;
 }
 
@@ -644,7 +837,7 @@ int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen) {
     double frac = c->anneal_steps > 0 ? 1.0 - (double)p->agent_steps / (double)c->anneal_steps : 1.0;
     st->lr = c->lr * (frac > 0.0 ? frac : 0.0);
     double t0 = clock_now_s();
-    if (ppo_collect(p)) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (ppo_collect(p)) { snprintf(err, errlen, "%s", p->why); return -1; }
     ppo_advantages(p);
     double t1 = clock_now_s();
     double sums[N_STATS], acc[N_STATS] = {0}, gn = 0.0;
@@ -660,8 +853,7 @@ int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen) {
         }
         for (int m = 0; m < c->minibatches; m++) {
             if (ppo_minibatch_grad(p, p->perm + (size_t)m * M, M, sums)) {
-                snprintf(err, errlen, "iteration %lld: a gradient sum passed 2^31 or is not finite "
-                         "(training diverged; try a smaller --lr)", (long long)p->iteration);
+                snprintf(err, errlen, "%s", p->why);
                 return -1;
             }
             gn += ppo_step(p, st->lr);

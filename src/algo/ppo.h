@@ -14,6 +14,16 @@
 // (PPO_CHUNK samples, summed in order), so the weights are the same bits with any number of
 // threads.
 //
+// Under MPI (train/comm.h) each of R ranks plays a fixed range of the envs (rank r: envs
+// [N r / R, N (r + 1) / R)), and the ranks exchange what they played (Comm.allgather: the
+// inputs, actions, log-probabilities, values, rewards, ends, finished episodes and each env's
+// game and previous frame), so that every rank holds the whole rollout and every env's state,
+// as one process does. Each rank then computes a fixed share of each minibatch's chunks
+// (chunks [C r / R, C (r + 1) / R)), and Comm.reduce sums the ranks' exact sums (the
+// transport's exact all-reduce) and their chunks' loss terms; every rank takes the same Adam
+// step. A chunk's float64 sum does not depend on who computes it, and the exact sum not on
+// who adds what: the weights are the same bits with any number of ranks and threads.
+//
 // Adam on W1 is lazy (torch.optim.SparseAdam's rule): a minibatch moves only the W1 rows its
 // inputs touch (a few hundred of 12,800), and only their moments decay; the dense part (b1,
 // the heads) gets torch.optim.Adam. A dense Adam over W1 would touch 3.3 M weights a minibatch.
@@ -29,11 +39,13 @@
 #include "../env/env.h"
 #include "../policy/acnet.h"
 #include "../rl/agent.h"
+#include "../train/comm.h"
 #include "../train/config.h"
 #include "../train/gradsum.h"
 #include "../train/learner.h"
 #include "../train/state.h"
 #include "../train/pool.h"
+#include "../util/bytes.h"
 #include "../util/rowset.h"
 
 #define PPO_ADAM_BETA1 0.9            // torch.optim.Adam's defaults
@@ -149,6 +161,16 @@ typedef struct Ppo {
     Pool *pool;                  // whose threads run the passes (ppo_bind)
     PpoThread *th;               // (threads,) their scratch
     int threads;
+    // the ranks (ppo_bind): this one plays envs [env0, env1) and computes its share of chunks
+    Comm *comm;
+    int env0, env1;
+    ByteWriter wire;             // this rank's part of the rollout, packed for the exchange
+    size_t wire_cap;
+    int32_t *pos;                // (D,) a row's place in the ranks' packed gradient
+    int64_t *x;                  // (chunks * 6) the chunks' loss terms, as bits, summed over the ranks
+    uint64_t digest;             // order-free digest of every weight its steps wrote (kept under MPI: the ranks compare it)
+    uint64_t *digests;           // (threads,)
+    char why[256];               // what the last failed phase said
     PpoStats last;
 } Ppo;
 
@@ -156,9 +178,10 @@ typedef struct Ppo {
 // in err (bad settings or env id, out of memory).
 Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errlen);
 void ppo_destroy(Ppo *p);
-// The pool whose threads run its passes (pool_for), scratch for each; before the first
-// iteration, and again if the pool changes. 0, or -1 (out of memory).
-int ppo_bind(Ppo *p, Pool *pool);
+// The pool whose threads run its passes (pool_for), scratch for each, and the ranks it plays
+// with (comm; NULL: this process alone); before the first iteration, and again if either
+// changes. 0, or -1 (out of memory).
+int ppo_bind(Ppo *p, Pool *pool, Comm *comm);
 
 // The network playing outside training (eval, record, watch), as a rollout plays: the same
 // input (the previous frame zeros on an episode's first step) and, sampling, the same draw;
@@ -179,14 +202,15 @@ int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen);
 // ----------------------------------------------------------------------------
 // The phases, for tests (ppo_iteration is these in order)
 
-// Plays T steps of every env; fills the rollout arrays, next_value and ended. 0, or -1 (out
-// of memory).
+// Plays T steps of every env (under MPI: of this rank's envs, then the ranks exchange theirs);
+// fills the rollout arrays, next_value and ended. 0, or -1 with a line in p->why.
 int ppo_collect(Ppo *p);
 // GAE(gamma, lambda) as CleanRL: adv and ret = adv + value.
 void ppo_advantages(Ppo *p);
 // The gradient of minibatch mb (M sample indices) into p->g on p->rows and the tail, summed
 // exactly; the minibatch's loss terms into sums (6 doubles: policy loss, value loss, entropy,
-// approx kl, clip fraction, as means; the sixth unused). -1 if the sum diverged.
+// approx kl, clip fraction, as means; the sixth unused). -1 with a line in p->why (the sum
+// diverged; the ranks could not be reached).
 int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums);
 // Clips p->g's global norm (returned, before clipping) and takes one Adam step at lr.
 double ppo_step(Ppo *p, double lr);

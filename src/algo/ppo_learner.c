@@ -108,8 +108,7 @@ static bool ppo_learner_settled(const TrainState *s) {
 static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
     PpoState *st = ppo_state(s);
     Ppo *p = st->ppo;
-    if (comm->size > 1) { snprintf(err, errlen, "--algo ppo runs in one process (not under MPI yet)"); return -1; }
-    if (ppo_bind(p, pool)) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (ppo_bind(p, pool, comm)) { snprintf(err, errlen, "out of memory"); return -1; }
     if (st->loaded) {
         if (ppo_envs_load(p, st->envs)) { snprintf(err, errlen, "the checkpoint's env states are not valid"); return -1; }
         st->loaded = false;

@@ -27,7 +27,7 @@ enum { FLAG_WIRE = 1, FLAG_RANGE = 2 };
 
 // A row this rank sends: to whom, and where in that message (entry e).
 struct AllreduceOut {
-    uint16_t row;             // D: W2
+    uint16_t row;             // D: the tail
     int32_t q;
     size_t e;
 };
@@ -37,7 +37,7 @@ struct AllreducePart {
     size_t *cur;              // (ranks,) entries read so far from each rank's message
     const uint64_t **inL;     // (ranks,) per row: where each incoming rank's values are
     const void **inH;
-    uint64_t *accL;           // (H,) a row's sum, as 128-bit integers
+    uint64_t *accL;           // (max(H, L),) a row's sum, as 128-bit integers
     int64_t *accH;
     int bad, beyond;          // a value did not fit its high part; a total reached 2^31
 };
@@ -46,11 +46,15 @@ static inline bool touched(const Allreduce *a, int q, size_t row) {
     return row == a->D || (a->masks[(size_t)q * a->stride + (row >> 3)] >> (row & 7) & 1);
 }
 
-int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H) {
+// The entries of row `row` (D: the tail).
+static inline size_t row_len(const Allreduce *a, size_t row) { return row == a->D ? a->L : a->H; }
+
+int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H, size_t L) {
     memset(a, 0, sizeof(*a));
     a->ranks = ranks;
     a->D = D;
     a->H = H;
+    a->L = L;
     const size_t R = (size_t)ranks;
     a->order = calloc(D, sizeof(uint16_t));
     a->first = calloc(R + 1, sizeof(size_t));
@@ -62,7 +66,7 @@ int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H) {
     int **ints[] = { &a->scount, &a->sdispl, &a->rcount, &a->rdispl, &a->gcount, &a->gdispl };
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) *ints[i] = calloc(R, sizeof(int));
     // a rank sends at most its every row once, in the widest form
-    a->send_cap = (D + 1) * H * 16 + R * (HEADER + 8);
+    a->send_cap = (D * H + L) * 16 + R * (HEADER + 8);
     a->send = malloc(a->send_cap);
     if (!a->order || !a->first || !a->owner || !a->load || !a->nin || !a->nout || !a->out || !a->scount ||
         !a->sdispl || !a->rcount || !a->rdispl || !a->gcount || !a->gdispl || !a->send || ranks > INT16_MAX) {
@@ -95,8 +99,9 @@ static int parts_alloc(Allreduce *a, int n) {
         t->cur = calloc(R, sizeof(size_t));
         t->inL = calloc(R, sizeof(*t->inL));
         t->inH = calloc(R, sizeof(*t->inH));
-        t->accL = calloc(a->H, sizeof(uint64_t));
-        t->accH = calloc(a->H, sizeof(int64_t));
+        const size_t w = a->H > a->L ? a->H : a->L;
+        t->accL = calloc(w, sizeof(uint64_t));
+        t->accH = calloc(w, sizeof(int64_t));
         if (!t->cur || !t->inL || !t->inH || !t->accL || !t->accH) { parts_free(a); return -1; }
     }
     return 0;
@@ -119,7 +124,7 @@ void allreduce_plan(Allreduce *a, const uint8_t *masks, size_t stride) {
     a->masks = masks;
     a->stride = stride;
     memset(a->load, 0, (size_t)R * sizeof(size_t));
-    a->load[R - 1] = 1;                                   // W2
+    a->load[R - 1] = 1;                                   // the tail
     // a row one rank touched is its; the others go to the least-loaded rank that touched
     // them, looking from a rank that moves with the row, so that ties spread
     for (size_t i = 0; i < D; i++) {
@@ -151,7 +156,7 @@ void allreduce_plan(Allreduce *a, const uint8_t *masks, size_t stride) {
         if (a->owner[i] >= 0) a->order[next[a->owner[i]]++] = (uint16_t)i;
 }
 
-// Owner q's rows, W2 last for the last rank: its k-th row (k < owned(a, q)).
+// Owner q's rows, the tail last for the last rank: its k-th row (k < owned(a, q)).
 static size_t owned(const Allreduce *a, int q) { return a->first[q + 1] - a->first[q] + (q == a->ranks - 1); }
 static size_t owned_row(const Allreduce *a, int q, size_t k) {
     size_t j = a->first[q] + k;
@@ -229,7 +234,7 @@ static int put_row(const int64_t *hi, const int64_t *lo, size_t len, int hs, uin
 // Returns 1 if a total is 2^31 or more.
 static int finish_row(const Allreduce *a, const struct AllreducePart *t, const GradSum *sum, size_t row,
                       int n, int hs, double *g) {
-    const size_t H = a->H, off = row * H;
+    const size_t H = row_len(a, row), off = row * a->H;
     const int64_t *hi = sum->hi + off, *lo = sum->lo + off;
     if (n == 0) {                       // one rank's sum: below 2^31 (gradsum.h)
         gradsum_to_double_range(sum, g, off, H);
@@ -271,7 +276,7 @@ static void pack_part(void *ctx, int part, int parts) {
         const struct AllreduceOut *o = &a->out[i];
         uint64_t *L = (uint64_t *)(void *)(a->send + a->sdispl[o->q] + HEADER);
         uint8_t *Hb = (uint8_t *)(L + a->nout[o->q]);
-        bad |= put_row(ps->sum->hi + (size_t)o->row * H, ps->sum->lo + (size_t)o->row * H, H, ps->hs,
+        bad |= put_row(ps->sum->hi + (size_t)o->row * H, ps->sum->lo + (size_t)o->row * H, row_len(a, o->row), ps->hs,
                        L + o->e, Hb + o->e * (size_t)ps->hs);
     }
     a->part[part].bad = bad;
@@ -290,7 +295,7 @@ static void finish_part(void *ctx, int part, int parts) {
     for (size_t k = 0; k < k0; k++) {
         const size_t row = owned_row(a, rank, k);
         for (int q = 0; q < R; q++)
-            if (q != rank && touched(a, q, row)) t->cur[q] += H;
+            if (q != rank && touched(a, q, row)) t->cur[q] += row_len(a, row);
     }
     int beyond = 0;
     for (size_t k = k0; k < k1; k++) {
@@ -301,7 +306,7 @@ static void finish_part(void *ctx, int part, int parts) {
             const uint8_t *m = a->recv + a->rdispl[q] + HEADER;
             t->inL[n] = (const uint64_t *)(const void *)m + t->cur[q];
             t->inH[n++] = m + 8 * a->nin[q] + t->cur[q] * (size_t)hs;
-            t->cur[q] += H;
+            t->cur[q] += row_len(a, row);
         }
         beyond |= finish_row(a, t, ps->sum, row, n, hs, ps->g + (a->first[rank] + k) * H);
     }
@@ -330,14 +335,17 @@ int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank
             for (size_t k = 0, m = owned(a, q); k < m; k++) {
                 const size_t row = owned_row(a, q, k);
                 if (!touched(a, rank, row)) continue;
-                a->out[a->nout_rows++] = (struct AllreduceOut){ (uint16_t)row, q, ns * H };
-                ns++;
+                a->out[a->nout_rows++] = (struct AllreduceOut){ (uint16_t)row, q, ns };
+                ns += row_len(a, row);
             }
-            for (size_t k = 0, m = owned(a, rank); k < m; k++) nr += touched(a, q, owned_row(a, rank, k));
-            a->nout[q] = ns * H;
-            a->nin[q] = nr * H;
-            ns = msg_bytes(ns * H, hs);
-            nr = msg_bytes(nr * H, hs);
+            for (size_t k = 0, m = owned(a, rank); k < m; k++) {
+                const size_t row = owned_row(a, rank, k);
+                if (touched(a, q, row)) nr += row_len(a, row);
+            }
+            a->nout[q] = ns;                // entries
+            a->nin[q] = nr;
+            ns = msg_bytes(ns, hs);         // bytes
+            nr = msg_bytes(nr, hs);
         }
         if (ns > INT32_MAX || nr > INT32_MAX || soff + ns > a->send_cap) {
             snprintf(err, errlen, "internal error: an all-reduce message of %zu bytes", ns > nr ? ns : nr);
@@ -345,7 +353,7 @@ int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank
         }
         a->scount[q] = (int)ns; a->sdispl[q] = (int)soff; soff += ns;
         a->rcount[q] = (int)nr; a->rdispl[q] = (int)roff; roff += nr;
-        size_t gbytes = owned(a, q) * H * 8;
+        size_t gbytes = ((a->first[q + 1] - a->first[q]) * H + (q == R - 1 ? a->L : 0)) * 8;
         a->gcount[q] = (int)gbytes;
         a->gdispl[q] = (int)(a->first[q] * H * 8);
     }

@@ -1,7 +1,8 @@
 // allreduce.h: the exact all-reduce of a batch's gradient sum over MPI ranks.
 //
-// What is summed: the W1 rows some rank touched (about 2,000-3,400 of 6,400) and W2, as exact
-// integers: each entry is hi * 2^32 + lo in units of 2^-64 (gradsum.h). Each rank adds the
+// What is summed: a gradient of D rows of H entries, then a dense tail of L entries (pg: the
+// 6,400 rows of W1, then W2, L = H; ppo: the input's rows of W1, then b1 and the heads): the
+// rows some rank touched (pg: about 2,000-3,400 of 6,400) and the tail, as exact integers: each entry is hi * 2^32 + lo in units of 2^-64 (gradsum.h). Each rank adds the
 // values as integers of up to 128 bits, so the result is exact and the same whatever the
 // number of ranks and whoever played what; it is rounded to float64 once.
 //
@@ -9,8 +10,8 @@
 // by one rank alone is final there; the rows several ranks touched go to one of them. Every
 // rank knows every rank's touched rows (they ride on the end-of-play barrier), so every rank
 // draws up the same plan: a row's owner is one of the ranks that touched it (the only one if
-// there is one; else the one with the fewest rows so far, which spreads the work), W2 goes
-// to the last rank. Then two exchanges:
+// there is one; else the one with the fewest rows so far, which spreads the work), the tail
+// goes to the last rank. Then two exchanges:
 //   1. each rank sends its values of the rows it touched but does not own to their owners
 //      (MPI_Alltoallv), and each owner adds what came in to its own values and rounds the
 //      finished rows to float64, into its block of the result;
@@ -37,13 +38,13 @@ enum { ALLREDUCE_PACK, ALLREDUCE_STEP1, ALLREDUCE_FINISH, ALLREDUCE_STEP2, ALLRE
 
 typedef struct {
     int ranks;
-    size_t D, H;
+    size_t D, H, L;           // D rows of H, then the tail's L entries
     // the plan (allreduce_plan): the same on every rank
     const uint8_t *masks;     // rank q touched W1 row i: bit i % 8 of masks[q * stride + i / 8]
     size_t stride;
     size_t nrows;             // W1 rows some rank touched
     uint16_t *order;          // (D,) those rows, owner by owner, each owner's in ascending order
-    size_t *first;            // (ranks + 1,) rank q owns order[first[q] .. first[q + 1]); W2 goes with the last rank
+    size_t *first;            // (ranks + 1,) rank q owns order[first[q] .. first[q + 1]); the tail goes with the last rank
     // scratch and buffers
     int16_t *owner;           // (D,)
     size_t *load;             // (ranks,)
@@ -51,7 +52,7 @@ typedef struct {
     size_t send_cap, recv_cap;
     int *scount, *sdispl, *rcount, *rdispl, *gcount, *gdispl;   // (ranks,) each, bytes
     size_t *nin, *nout;       // (ranks,) entries coming from, going to, each rank
-    struct AllreduceOut *out; // (D + 1,) the rows this rank sends, where each goes
+    struct AllreduceOut *out; // (D + 1,) the rows (and the tail) this rank sends, where each goes
     size_t nout_rows;
     struct AllreducePart *part;   // (nparts,) a thread's scratch in the passes
     int nparts;
@@ -60,19 +61,19 @@ typedef struct {
     double phase_s[ALLREDUCE_PHASES];
 } Allreduce;
 
-int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H);   // 0 or -1 (out of memory)
+int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H, size_t L);   // 0 or -1 (out of memory)
 void allreduce_free(Allreduce *a);
 
 // Draw up the plan from every rank's touched rows (masks: `ranks` masks of D bits, `stride`
-// bytes apart, alive until allreduce_run returns). The result's layout follows: W1 row
-// order[k] at entry k H, W2 at nrows H.
+// bytes apart, alive until allreduce_run returns). The result's layout follows: row order[k]
+// at entry k H, the tail at nrows H.
 void allreduce_plan(Allreduce *a, const uint8_t *masks, size_t stride);
 
-static inline size_t allreduce_entries(const Allreduce *a) { return (a->nrows + 1) * a->H; }
+static inline size_t allreduce_entries(const Allreduce *a) { return a->nrows * a->H + a->L; }
 
 // Sum this rank's (`rank`) values with everyone's, with high parts of hs bytes (1, 2 or 8:
-// every rank must pass the same). sum holds this rank's values on the rows it touched, and W2
-// (D rows of H, then H); its other rows are not read. The passes over the rows are shared out
+// every rank must pass the same). sum holds this rank's values on the rows it touched, and the
+// tail (D rows of H, then L); its other rows are not read. The passes over the rows are shared out
 // to the pool's threads (pool_for; NULL: this thread alone). The result lands in g
 // (allreduce_entries(a) float64s, each the exact sum rounded once). *sent is what this rank
 // sent (bytes; the second exchange counted as its share, (ranks - 1) / ranks of the result).

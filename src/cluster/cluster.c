@@ -41,7 +41,7 @@ void comm_mpi_reset_times(Comm *c) { (void)c; }
 // ----------------------------------------------------------------------------
 // the Comm
 
-static int buffers_for(MpiComm *m, int D, int H);
+static int buffers_for(MpiComm *m, size_t D, size_t H, size_t L);
 
 static int mpi_begin(Comm *c, TrainState *st, bool *stop) {
     MpiComm *m = (MpiComm *)c;
@@ -84,7 +84,7 @@ static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
     return dispatch_source((MpiComm *)c, first, count);
 }
 
-static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int64_t *x, int nx,
+static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, size_t H, int64_t *x, int nx,
                       uint64_t digest, const double **g, char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
     double t0 = clock_now_s();
@@ -97,14 +97,16 @@ static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int
         *g = NULL;
         return 0;
     }
-    if (buffers_for(m, rows->D, (int)(sum->n / (size_t)(rows->D + 1)))) { snprintf(err, errlen, "out of memory"); return -1; }
+    const size_t D = (size_t)rows->D;
+    if (H < 1 || sum->n < D * H) { snprintf(err, errlen, "internal error: a sum of %zu entries is not %zu rows of %zu", sum->n, D, H); return -1; }
+    if (buffers_for(m, D, H, sum->n - D * H)) { snprintf(err, errlen, "out of memory"); return -1; }
     // Every rank's record to every rank: the rows it touched (a bit each) and its weights
     // digest; beside it, the sum of the integers (for pg, the episodes' stats: each episode's
     // are non-zero on the one rank that played it). These two collectives are also the
     // end-of-play barrier: every rank has played its last episode once they complete; rank 0
     // serves the stragglers' requests meanwhile (each rank's last request is answered with 0
     // before it can enter), so no request is ever left unanswered.
-    const size_t H = (size_t)m->H, D = (size_t)m->D, mw = (D + 63) / 64;
+    const size_t mw = (D + 63) / 64;
     const size_t nrec = mw + 1;
     int64_t *rec = m->rec;
     uint8_t *mask = (uint8_t *)rec;
@@ -162,23 +164,23 @@ static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int
     return 0;
 }
 
-// The buffers of the exchange at the end of play, for a gradient of D rows of H (then H).
+// The buffers of the exchange at the end of play, for a gradient of D rows of H, then L.
 static void buffers_free(MpiComm *m) {
     free(m->rec); free(m->recs); free(m->g);
     m->rec = m->recs = NULL;
     m->g = NULL;
     if (m->D) allreduce_free(&m->ar);
-    m->D = m->H = 0;
+    m->D = m->H = m->L = 0;
 }
 
-static int buffers_for(MpiComm *m, int D, int H) {
-    if (m->D == D && m->H == H) return 0;
+static int buffers_for(MpiComm *m, size_t D, size_t H, size_t L) {
+    if (m->D == D && m->H == H && m->L == L) return 0;
     buffers_free(m);
-    const size_t nrec = ((size_t)D + 63) / 64 + 1;
+    const size_t nrec = (D + 63) / 64 + 1;
     m->rec = calloc(nrec, sizeof(int64_t));
     m->recs = calloc(nrec * (size_t)m->comm.size, sizeof(int64_t));
-    m->g = big_calloc(((size_t)D + 1) * (size_t)H, sizeof(double));
-    if (!m->rec || !m->recs || !m->g || allreduce_init(&m->ar, m->comm.size, (size_t)D, (size_t)H)) {
+    m->g = big_calloc(D * H + L, sizeof(double));
+    if (!m->rec || !m->recs || !m->g || allreduce_init(&m->ar, m->comm.size, D, H, L)) {
         free(m->rec); free(m->recs); free(m->g);
         m->rec = m->recs = NULL;
         m->g = NULL;
@@ -186,6 +188,46 @@ static int buffers_for(MpiComm *m, int D, int H) {
     }
     m->D = D;
     m->H = H;
+    m->L = L;
+    return 0;
+}
+
+// Every rank's bytes to every rank (Comm.allgather): their sizes first, then the bytes. The
+// ranks that wait for slower ones sleep meanwhile (dispatch_wait); the bytes, once every rank
+// is there, in a blocking call: MPI moves a large message on only inside its calls, and a
+// wait that sleeps between polls would move it a fragment a nap.
+static int mpi_allgather(Comm *c, const void *mine, size_t n, const uint8_t **all, const size_t **sizes,
+                         char *err, size_t errlen) {
+    MpiComm *m = (MpiComm *)c;
+    const int R = c->size;
+    double t0 = clock_now_s();
+    int64_t me = (int64_t)n;
+    MPI_Request req;
+    MPI_Iallgather(&me, 1, MPI_INT64_T, m->gsize64, 1, MPI_INT64_T, MPI_COMM_WORLD, &req);
+    dispatch_wait(NULL, &req);
+    double t1 = clock_now_s();
+    m->t.wait_s += t1 - t0;
+    size_t total = 0;
+    for (int r = 0; r < R; r++) {
+        m->gsize[r] = (size_t)m->gsize64[r];
+        if (m->gsize64[r] < 0 || m->gsize[r] > (size_t)INT32_MAX - total) {
+            snprintf(err, errlen, "the ranks' shares of an exchange pass 2 GiB (fewer envs or steps a rank)");
+            return -1;
+        }
+        m->gcount[r] = (int)m->gsize[r];
+        m->gdispl[r] = (int)total;
+        total += m->gsize[r];
+    }
+    if (total > m->gcap) {
+        uint8_t *bigger = realloc(m->gbuf, total);
+        if (!bigger) { snprintf(err, errlen, "out of memory (%zu bytes for the ranks' exchange)", total); return -1; }
+        m->gbuf = bigger;
+        m->gcap = total;
+    }
+    MPI_Allgatherv(mine, (int)n, MPI_BYTE, m->gbuf, m->gcount, m->gdispl, MPI_BYTE, MPI_COMM_WORLD);
+    m->t.bcast_s += clock_now_s() - t1;
+    *all = m->gbuf;
+    *sizes = m->gsize;
     return 0;
 }
 
@@ -215,6 +257,7 @@ static void mpi_destroy(Comm *c) {
     pthread_cond_destroy(&m->cv);
     buffers_free(m);
     free(m->queue); free(m->replies); free(m->reply_reqs); free(m->x);
+    free(m->gsize64); free(m->gsize); free(m->gcount); free(m->gdispl); free(m->gbuf);
     free(m);
 }
 
@@ -239,7 +282,7 @@ static Comm *comm_mpi_create(char *err, size_t errlen) {
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
     c->local_size = cluster_launch_local_size();
-    c->begin = mpi_begin; c->source = mpi_source; c->reduce = mpi_reduce;
+    c->begin = mpi_begin; c->source = mpi_source; c->reduce = mpi_reduce; c->allgather = mpi_allgather;
     c->agree = mpi_agree; c->describe = mpi_describe; c->report = mpi_report; c->fail = mpi_fail;
     c->destroy = mpi_destroy;
     c->ctx = m;
@@ -251,7 +294,11 @@ static Comm *comm_mpi_create(char *err, size_t errlen) {
     wire_size_init(&m->wire, m->hooks.wire_high);
     m->replies = calloc((size_t)c->size, sizeof(*m->replies));
     m->reply_reqs = malloc((size_t)c->size * sizeof(MPI_Request));
-    if (!m->replies || !m->reply_reqs) mpi_fail(c, "out of memory");
+    m->gsize64 = calloc((size_t)c->size, sizeof(int64_t));
+    m->gsize = calloc((size_t)c->size, sizeof(size_t));
+    m->gcount = calloc((size_t)c->size, sizeof(int));
+    m->gdispl = calloc((size_t)c->size, sizeof(int));
+    if (!m->replies || !m->reply_reqs || !m->gsize64 || !m->gsize || !m->gcount || !m->gdispl) mpi_fail(c, "out of memory");
     for (int r = 0; r < c->size; r++) m->reply_reqs[r] = MPI_REQUEST_NULL;
     m->reply_req = MPI_REQUEST_NULL;
     pthread_mutex_init(&m->mu, NULL);

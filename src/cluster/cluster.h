@@ -15,7 +15,11 @@
 //     the same episodes
 // so the weights are bit-identical to one process with the same seed, whatever N. The seed's
 // ray.put of the new weights becomes a reduction of the sum to every rank: one message of the
-// size of the touched rows instead of a reduce and a broadcast.
+// size of the touched rows instead of a reduce and a broadcast. For ppo, per iteration: the
+// stop flag; each rank's rollout of its range of the envs to every rank (allgather:
+// MPI_Iallgatherv); then per minibatch the same end-of-play records and exact all-reduce as
+// pg's batch (of its rows of W1 and its dense tail: b1 and the heads), with the chunks' loss
+// terms summed beside it.
 //
 // MPI is touched only from the main thread (MPI_THREAD_FUNNELED), and only when the process
 // was started by a launcher (launch.h): a plain run starts no MPI at all. The files:
@@ -39,7 +43,7 @@ Comm *cluster_comm_create(char *err, size_t errlen);
 typedef struct {
     int64_t iterations, episodes;
     double bcast_s;      // begin(): the stop flag (once: the standing, weights, learner arrays) out of rank 0 (its wait
-                         // for rank 0 is in wait_s)
+                         // for rank 0 is in wait_s); allgather(): the bytes (the wait for the sizes in wait_s)
     double play_s;       // from source() to reduce(): this rank's workers playing
     double wait_s;       // waiting for the other ranks: to finish their episodes (reduce()), and
                          // for rank 0 to log and checkpoint (begin(), ranks > 0)

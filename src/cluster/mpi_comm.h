@@ -58,10 +58,16 @@ typedef struct {
     WireSize wire;            // the entries' high parts, 1, 2 or 8 bytes (wire_size.h)
     TestHooks hooks;          // fault injection, in the test build only (test_hooks.h)
     int64_t *rec, *recs;      // this rank's record at the end of play (reduce), and every rank's
-    int D, H;                 // the gradient's shape, D rows of H then H: the buffers' (0: none yet)
+    size_t D, H, L;           // the gradient's shape, D rows of H then L: the buffers' (0: none yet)
     int64_t *x;               // (xcap,) reduce's integers and the stop requests, summed over the ranks
     int xcap;
-    double *g;                // ((D + 1) H,) the packed result (Comm.reduce)
+    double *g;                // (D H + L,) the packed result (Comm.reduce)
+    // Comm.allgather's: each rank's size, counts and displacements (ranks,); the bytes
+    int64_t *gsize64;
+    size_t *gsize;
+    int *gcount, *gdispl;
+    uint8_t *gbuf;
+    size_t gcap;
     Allreduce ar;
     // accounting
     atomic_llong played, busy_ns;

@@ -65,14 +65,23 @@ int report_shares(MpiComm *m, const TrainState *s, FILE *out) {
                 all[differ].host, (unsigned long)all[differ].weights_crc, (unsigned long)all[0].weights_crc);
     int64_t total = 0, threads = 0;
     for (int r = 0; r < c->size; r++) { total += all[r].episodes; threads += all[r].threads; }
-    fprintf(out, "cluster: %d ranks, %lld worker threads; each rank's share (busy: thread-seconds in episodes;"
-            " comm: the stop flag out, gradient sums exchanged; wait: idle for slower ranks)\n", c->size, (long long)threads);
-    fprintf(out, "  %4s  %-20s %7s %9s %6s %9s %8s %8s\n", "rank", "host", "threads", "episodes", "share",
-            "busy_s", "comm_s", "wait_s");
-    for (int r = 0; r < c->size; r++)
-        fprintf(out, "  %4d  %-20s %7lld %9lld %5.1f%% %9.2f %8.2f %8.2f\n", r, all[r].host,
-                (long long)all[r].threads, (long long)all[r].episodes,
-                total ? 100.0 * all[r].episodes / total : 0.0, all[r].busy_s, all[r].comm_s, all[r].wait_s);
+    if (total) {            // work handed out by Comm.source (pg's episodes)
+        fprintf(out, "cluster: %d ranks, %lld worker threads; each rank's share (busy: thread-seconds in episodes;"
+                " comm: the stop flag out, gradient sums exchanged; wait: idle for slower ranks)\n", c->size, (long long)threads);
+        fprintf(out, "  %4s  %-20s %7s %9s %6s %9s %8s %8s\n", "rank", "host", "threads", "episodes", "share",
+                "busy_s", "comm_s", "wait_s");
+        for (int r = 0; r < c->size; r++)
+            fprintf(out, "  %4d  %-20s %7lld %9lld %5.1f%% %9.2f %8.2f %8.2f\n", r, all[r].host,
+                    (long long)all[r].threads, (long long)all[r].episodes,
+                    100.0 * all[r].episodes / total, all[r].busy_s, all[r].comm_s, all[r].wait_s);
+    } else {                // a learner that splits its work by rank itself (ppo: a range of the envs each)
+        fprintf(out, "cluster: %d ranks, %lld worker threads (comm: the stop flag out, rollouts and gradient sums"
+                " exchanged; wait: idle for slower ranks)\n", c->size, (long long)threads);
+        fprintf(out, "  %4s  %-20s %7s %8s %8s\n", "rank", "host", "threads", "comm_s", "wait_s");
+        for (int r = 0; r < c->size; r++)
+            fprintf(out, "  %4d  %-20s %7lld %8.2f %8.2f\n", r, all[r].host, (long long)all[r].threads,
+                    all[r].comm_s, all[r].wait_s);
+    }
     if (all[0].retries)                         // the same on every rank
         fprintf(out, "all-reduce: done again %lld time%s with wider entries (a gradient sum did not fit)\n",
                 (long long)all[0].retries, all[0].retries == 1 ? "" : "s");

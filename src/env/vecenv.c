@@ -300,7 +300,8 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
     }
     v->slot = calloc(n, sizeof(EnvSlot));
     v->queue = calloc(3 * n, sizeof(int));       // the three lists of env ids, one allocation
-    if (v->queue) v->rows = v->queue + n, v->last_rows = v->rows + n;
+    v->rows = v->queue ? v->queue + n : NULL;
+    v->last_rows = v->queue ? v->queue + 2 * n : NULL;
     v->pinned = calloc((size_t)num_threads, sizeof(bool));
     v->pin_offset = c->thread_affinity_offset;
     v->pool = workpool_create(num_threads - 1);

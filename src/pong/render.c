@@ -61,17 +61,16 @@ static uint8_t score_pf1(const PongPicture *p, int side, int glyph_row) {
     return side ? pf1 & p->agent_digits_mask : pf1;     // and $90: blank once the game stops
 }
 
-// The score, the first `lines` lines of each glyph row's four (an output that copies rows
-// draws one and copies it down).
-static inline __attribute__((always_inline)) void draw_score(const PongPicture *p, PutRun put,
-                                                             void *target, int lines) {
-    for (int gr = 0; gr < 5; gr++)
-        for (int side = 0; side < 2; side++) {
-            uint8_t pf1 = score_pf1(p, side, gr);
-            for (int bit = 0; bit < 8; bit++)
-                if (pf1 & (0x80 >> bit))
-                    for (int k = 0; k < lines; k++) put(target, 1 + 4 * gr + k, 16 + 80 * side + 4 * bit, 4, side);
-        }
+// Glyph row gr (0..4) of the score: its first `lines` lines of four, from row 1 + 4 gr (an
+// output that copies rows draws one and copies it down).
+static inline __attribute__((always_inline)) void draw_score_row(const PongPicture *p, PutRun put,
+                                                                 void *target, int gr, int lines) {
+    for (int side = 0; side < 2; side++) {
+        uint8_t pf1 = score_pf1(p, side, gr);
+        for (int bit = 0; bit < 8; bit++)
+            if (pf1 & (0x80 >> bit))
+                for (int k = 0; k < lines; k++) put(target, 1 + 4 * gr + k, 16 + 80 * side + 4 * bit, 4, side);
+    }
 }
 
 // The objects of the field, the one drawing loop every output shares: the bats, then the
@@ -121,7 +120,7 @@ static void render_bytes(const PongPicture *p, const uint8_t colors[4], uint8_t 
     ByteTarget t = {screen, colors};
     memset(screen, colors[3], PONG_SCREEN_H * PONG_SCREEN_W);
     memset(screen, 0x00, 8);                       // row 0: the HMOVE blank
-    draw_score(p, put_byte, &t, 4);
+    for (int gr = 0; gr < 5; gr++) draw_score_row(p, put_byte, &t, gr, 4);
     memset(screen + WALL_TOP_ROW0 * PONG_SCREEN_W, colors[2], (WALL_TOP_ROW1 - WALL_TOP_ROW0 + 1) * PONG_SCREEN_W);
     memset(screen + WALL_BOTTOM_ROW0 * PONG_SCREEN_W, colors[2], (PONG_SCREEN_H - WALL_BOTTOM_ROW0) * PONG_SCREEN_W);
     draw_objects(p, put_byte, &t, false, SHOW_ALL);
@@ -165,9 +164,11 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb) {
     for (int r = WALL_TOP_ROW0 + 1; r <= WALL_TOP_ROW1; r++) memcpy(rgb + ROW * r, wall, ROW);
     for (int r = FIELD_ROW0 + 1; r <= FIELD_ROW1; r++) memcpy(rgb + ROW * r, bg, ROW);
     for (int r = WALL_BOTTOM_ROW0; r < PONG_SCREEN_H; r++) memcpy(rgb + ROW * r, wall, ROW);
-    draw_score(p, put_rgb, &t, 1);
-    for (int r = 1; r <= 20; r += 4)
+    for (int gr = 0; gr < 5; gr++) {
+        int r = 1 + 4 * gr;
+        draw_score_row(p, put_rgb, &t, gr, 1);
         for (int k = 1; k < 4; k++) memcpy(rgb + ROW * (r + k), rgb + ROW * r, ROW);
+    }
     draw_objects(p, put_rgb, &t, false, SHOW_ALL);
 }
 

@@ -25,19 +25,26 @@ typedef struct Comm {
     // this process's threads as they free up.
     EpisodeSource *(*source)(struct Comm *c, int64_t first, int count);
     // The exact sum over the ranks, on every rank:
-    //   `sum`: a gradient laid out as the policy's (D rows of H, then the H of W2), this
-    //   process's exact sum, valid on the W1 rows in `rows` and on W2. Out: in `rows`, every
-    //   row some rank touched; at *g, the total on those rows and W2, converted to float64
-    //   once and packed (row rows->list[k] at g[k H], W2 at g[rows->n H]) (the Comm's memory,
-    //   valid until its next call), or NULL where this process's sum is the total already
-    //   (one process: convert it as you go).
+    //   `sum`: a gradient of D = rows->D rows of H entries, then a dense tail of the rest
+    //   (sum->n - D H entries: pg's W2, ppo's b1 and heads), this process's exact sum, valid on
+    //   the rows in `rows` and on the tail (zeros where this process added nothing). Out: in
+    //   `rows`, every row some rank touched; at *g, the total on those rows and the tail,
+    //   converted to float64 once and packed (row rows->list[k] at g[k H], the tail at
+    //   g[rows->n H]) (the Comm's memory, valid until its next call), or NULL where this
+    //   process's sum is the total already (one process: convert it as you go).
     //   `x`: nx integers, summed in place (each rank puts in its share, zeros elsewhere).
     //   `digest`: this rank's weights digest (TrainState.digest): the ranks must agree, else
     //   the call fails (their updates were not the same computation).
     // The pool's threads are idle meanwhile: the transport may share its passes out to them.
     // 0, or -1 with one line in err.
-    int (*reduce)(struct Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int64_t *x, int nx,
+    int (*reduce)(struct Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, size_t H, int64_t *x, int nx,
                   uint64_t digest, const double **g, char *err, size_t errlen);
+    // Every rank's bytes to every rank, in rank order (for ppo, the part of the rollout each
+    // rank played): this rank's n bytes at `mine`; out: at *all the ranks' bytes one after
+    // another, rank r's sizes[r] of them (the Comm's memory, valid until its next call; one
+    // process: mine itself). 0, or -1 with one line in err.
+    int (*allgather)(struct Comm *c, const void *mine, size_t n, const uint8_t **all, const size_t **sizes,
+                     char *err, size_t errlen);
 
     // The start and the end of a run. local_size: the processes of this job on this machine
     // (they share its cores).

@@ -9,6 +9,7 @@ typedef struct {
     EpisodeSource src;
     atomic_llong next;
     int64_t end;
+    size_t gathered;          // allgather's one size
 } LocalSource;
 
 static int64_t local_next(EpisodeSource *src) {
@@ -30,10 +31,20 @@ static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
     return &ls->src;
 }
 
-static int local_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, int64_t *x, int nx,
+static int local_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, size_t H, int64_t *x, int nx,
                         uint64_t digest, const double **g, char *err, size_t errlen) {
-    (void)c; (void)pool; (void)sum; (void)rows; (void)x; (void)nx; (void)digest; (void)err; (void)errlen;
+    (void)c; (void)pool; (void)sum; (void)rows; (void)H; (void)x; (void)nx; (void)digest; (void)err; (void)errlen;
     *g = NULL;                      // the sum is the batch's: the update converts it as it goes
+    return 0;
+}
+
+static int local_allgather(Comm *c, const void *mine, size_t n, const uint8_t **all, const size_t **sizes,
+                           char *err, size_t errlen) {
+    (void)err; (void)errlen;
+    LocalSource *ls = c->ctx;
+    ls->gathered = n;
+    *all = mine;
+    *sizes = &ls->gathered;
     return 0;
 }
 
@@ -58,6 +69,7 @@ Comm *comm_local_create(void) {
     LocalSource *ls = calloc(1, sizeof(LocalSource));
     if (!c || !ls) { free(c); free(ls); return NULL; }
     *c = (Comm){ .rank = 0, .size = 1, .begin = local_begin, .source = local_source, .reduce = local_reduce,
+                 .allgather = local_allgather,
                  .local_size = 1, .agree = local_agree, .describe = local_describe, .report = local_report,
                  .fail = local_fail, .destroy = local_destroy, .ctx = ls };
     return c;

@@ -84,7 +84,9 @@ typedef struct Learner {
     bool (*settled)(const TrainState *s);
     // One iteration, on every rank: play with its network, update it and the learner's state.
     // The pool's threads are this process's workers; comm hands out work (source), sums
-    // exactly across ranks (reduce). 0, or -1 with one line in err.
+    // exactly across ranks (reduce), passes each rank's bytes to every rank (allgather); its
+    // rank and size let a learner split fixed work itself (ppo: a range of the envs, a share of
+    // each minibatch's chunks). 0, or -1 with one line in err.
     int (*iterate)(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *b, char *err, size_t errlen);
     // NULL, or the episodes every iteration finishes (whole-episode learners: pg's batch); NULL
     // where it varies (fixed-length rollouts). metrics.csv's rows are checked against it on resume.

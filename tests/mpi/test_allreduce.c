@@ -5,7 +5,8 @@
 // a random set of rows touched, with entries of random magnitudes; its other rows hold stale
 // garbage, which must never be read. The reference sums the touched entries as 128-bit
 // integers and rounds once. Checked, bit for bit, on every rank: the float64 result on every
-// row of the union and on W2, in the plan's order; with rows touched by one rank, by several
+// row of the union and on the dense tail (pg's W2: H entries; ppo's: more, or fewer), in the
+// plan's order; with rows touched by one rank, by several
 // (two, and three or more: the accumulator), by all; a rank that touched nothing; no row
 // touched at all; hidden sizes of 5 to 200; high parts of 1, 2 and 8 bytes; a value too large
 // for the high part chosen (every rank must report ALLREDUCE_WIDER, and the same call with
@@ -30,6 +31,7 @@ enum { D = 300, MAXH = 200 };
 
 typedef struct {
     size_t H;
+    size_t L;                // the tail's entries (0: H, as pg's W2)
     int rows_pct;            // chance a rank touches a row
     int idle_rank;           // this rank touches no row (-1: none)
     int max_exp;             // entries up to 2^max_exp in magnitude
@@ -40,34 +42,36 @@ typedef struct {
 } Case;
 
 // Rank q's sum for case c (seeded by both), into s; own[row] says which rows it touched.
+static size_t tail_len(const Case *c) { return c->L ? c->L : c->H; }
+
 static void make_sum(const Case *c, int cidx, int q, GradSum *s, uint8_t *own) {
     Rng rng;
     rng_seed(&rng, 1000u * (uint64_t)cidx + (uint64_t)q + 1);
-    const size_t H = c->H;
-    double *g = malloc(sizeof(double) * (D + 1) * H);
-    for (size_t i = 0; i < (D + 1) * H; i++) {
+    const size_t H = c->H, n = D * H + tail_len(c);
+    double *g = malloc(sizeof(double) * n);
+    for (size_t i = 0; i < n; i++) {
         double m = ldexp(1.0, (int)(rng_next(&rng) % (uint64_t)(c->max_exp + 41)) - 40);
         double v = rng_normal(&rng) * m;
         if (fabs(v) >= 0x1p31 * 0.99) v = copysign(0x1p31 * 0.99, v);
         g[i] = c->big ? 0x1.8p30 : v;
     }
-    for (size_t i = 0; i < (D + 1) * H; i++) s->hi[i] = (int64_t)rng_next(&rng), s->lo[i] = (int64_t)(rng_next(&rng) >> 1);
+    for (size_t i = 0; i < n; i++) s->hi[i] = (int64_t)rng_next(&rng), s->lo[i] = (int64_t)(rng_next(&rng) >> 1);
     for (size_t r = 0; r < D; r++) {
         own[r] = (int)(rng_next(&rng) % 100) < c->rows_pct && q != c->idle_rank;
         if (own[r]) gradsum_set(s, g, r * H, H);
     }
-    gradsum_set(s, g, D * H, H);                            // W2: every rank has one
+    gradsum_set(s, g, D * H, tail_len(c));                  // the tail: every rank has one
     free(g);
 }
 
 static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
-    const size_t H = c->H, mb = (D + 7) / 8;
+    const size_t H = c->H, L = tail_len(c), n = D * H + L, mb = (D + 7) / 8;
     GradSum mine, other;
-    gradsum_alloc(&mine, (D + 1) * H);
-    gradsum_alloc(&other, (D + 1) * H);
+    gradsum_alloc(&mine, n);
+    gradsum_alloc(&other, n);
     uint8_t own[D], any[D] = {0}, oth[D];
     uint8_t *masks = calloc((size_t)N, mb);
-    i128 *ref = calloc((D + 1) * H, sizeof(i128)), most = 0;
+    i128 *ref = calloc(n, sizeof(i128)), most = 0;
     for (int q = 0; q < N; q++) {
         GradSum *s = q == rank ? &mine : &other;
         uint8_t *o = q == rank ? own : oth;
@@ -75,7 +79,7 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
         for (size_t r = 0; r <= D; r++) {
             if (r < D && !o[r]) continue;
             if (r < D) { any[r] = 1; masks[(size_t)q * mb + r / 8] |= (uint8_t)(1u << (r % 8)); }
-            for (size_t j = 0; j < H; j++) {
+            for (size_t j = 0; j < (r < D ? H : L); j++) {
                 i128 v = (i128)s->hi[r * H + j] * ((i128)1 << 32) + s->lo[r * H + j];
                 ref[r * H + j] += v;
                 if ((v < 0 ? -v : v) > most) most = v < 0 ? -v : v;      // what the wire must hold
@@ -84,7 +88,7 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
     }
     int hs = c->hs ? c->hs : most < ((i128)1 << 71) ? 1 : most < ((i128)1 << 79) ? 2 : 8;
     Allreduce a;
-    if (allreduce_init(&a, N, D, H)) { fprintf(stderr, "out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+    if (allreduce_init(&a, N, D, H, L)) { fprintf(stderr, "out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
     allreduce_plan(&a, masks, mb);
     int bad = 0;
     // the plan: every row of the union once
@@ -97,7 +101,7 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
             fprintf(stderr, "rank %d case %d: plan row %zu is %u\n", rank, cidx, k, a.order[k]);
             bad = 1;
         }
-    double *g = calloc((D + 1) * H, sizeof(double));
+    double *g = calloc(n, sizeof(double));
     char err[256] = "";
     int64_t sent = 0;
     int rc = bad ? -1 : allreduce_run(&a, pool, &mine, hs, rank, g, &sent, err, sizeof(err));
@@ -121,7 +125,7 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
     } else {
         for (size_t k = 0; k <= a.nrows && !bad; k++) {
             size_t r = k < a.nrows ? a.order[k] : D;
-            for (size_t j = 0; j < H; j++) {
+            for (size_t j = 0; j < (r < D ? H : L); j++) {
                 double want = (double)ref[r * H + j] * 0x1p-64, got = g[k * H + j];
                 if (memcmp(&want, &got, sizeof(double))) {
                     fprintf(stderr, "rank %d case %d: row %zu entry %zu: %.17g, want %.17g\n", rank, cidx, r, j, got, want);
@@ -133,8 +137,8 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
     }
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("%s: %d ranks, %s, H %zu, %zu rows, %s%s%d-byte high parts, %s\n", bad ? "FAIL" : "ok", N,
-               pool ? "passes on 3 threads" : "passes on 1 thread", H, a.nrows,
+        printf("%s: %d ranks, %s, H %zu, tail %zu, %zu rows, %s%s%d-byte high parts, %s\n", bad ? "FAIL" : "ok", N,
+               pool ? "passes on 3 threads" : "passes on 1 thread", H, L, a.nrows,
                c->idle_rank >= 0 ? "rank 1 touched none, " : "",
                c->wider ? "1-byte high parts too narrow, then " : "", hs,
                c->expect_err ? c->expect_err : "the exact sum, rounded once, everywhere");
@@ -158,17 +162,21 @@ int main(int argc, char **argv) {
         return 2;
     }
     const Case cases[] = {
-        { 13, 50, -1, 4, 0, 0, 0, NULL },      // gradient-like magnitudes
-        { 7, 90, -1, 10, 0, 0, 0, NULL },      // past 2^7: 2-byte high parts, the exact conversion
-        { 200, 30, -1, 2, 0, 0, 0, NULL },     // the real hidden size
-        { 200, 100, -1, 2, 0, 0, 0, NULL },    // every rank touches every row
-        { 13, 60, 1, 4, 0, 0, 0, NULL },       // a rank that touched nothing
-        { 5, 0, -1, 3, 0, 0, 0, NULL },        // no row touched: W2 only, empty messages
-        { 7, 50, -1, 20, 0, 0, 0, NULL },      // past 2^15: 8-byte high parts
-        { 13, 50, -1, 4, 0, 2, 0, NULL },      // 2- and 8-byte high parts where 1 would do
-        { 13, 50, -1, 4, 0, 8, 0, NULL },
-        { 7, 50, -1, 29, 0, 1, 1, NULL },      // values that do not fit 1 byte: ALLREDUCE_WIDER
-        { 7, 50, -1, 30, 1, 8, 0, "beyond 2^31" },          // a total of 2^31 or more
+        { 13, 0, 50, -1, 4, 0, 0, 0, NULL },      // gradient-like magnitudes
+        { 7, 0, 90, -1, 10, 0, 0, 0, NULL },      // past 2^7: 2-byte high parts, the exact conversion
+        { 200, 0, 30, -1, 2, 0, 0, 0, NULL },     // the real hidden size
+        { 200, 0, 100, -1, 2, 0, 0, 0, NULL },    // every rank touches every row
+        { 13, 0, 60, 1, 4, 0, 0, 0, NULL },       // a rank that touched nothing
+        { 5, 0, 0, -1, 3, 0, 0, 0, NULL },        // no row touched: the tail only, empty messages
+        { 7, 0, 50, -1, 20, 0, 0, 0, NULL },      // past 2^15: 8-byte high parts
+        { 13, 0, 50, -1, 4, 0, 2, 0, NULL },      // 2- and 8-byte high parts where 1 would do
+        { 13, 0, 50, -1, 4, 0, 8, 0, NULL },
+        { 7, 0, 50, -1, 29, 0, 1, 1, NULL },      // values that do not fit 1 byte: ALLREDUCE_WIDER
+        { 7, 0, 50, -1, 30, 1, 8, 0, "beyond 2^31" },          // a total of 2^31 or more
+        { 16, 67, 50, -1, 4, 0, 0, 0, NULL },  // a tail longer than a row (ppo's b1 and heads)
+        { 16, 67, 0, -1, 4, 0, 0, 0, NULL },   // ... and nothing else
+        { 13, 3, 60, 1, 10, 0, 0, 0, NULL },   // a tail shorter than a row, 2-byte high parts
+        { 13, 40, 50, -1, 29, 0, 1, 1, NULL }, // a long tail too wide for 1 byte: ALLREDUCE_WIDER
     };
     // each case with the passes on this thread alone, then shared out to a pool of 3 threads
     Policy shape;

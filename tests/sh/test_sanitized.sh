@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole program path under AddressSanitizer and UndefinedBehaviorSanitizer
 # (build/debug/pongrl, built by `make test`): threaded training, checkpoint, resume, eval,
-# record, export, plot, and training on 3 MPI ranks. Any sanitizer report fails the test.
+# record, export, plot, and training on 3 MPI ranks (pg; ppo, resumed on 2). Any sanitizer report
+# fails the test.
 set -uo pipefail
 bin=build/debug/pongrl
 [ -x "$bin" ] || { echo "skip: $bin not built (make debug)"; exit 77; }
@@ -21,6 +22,14 @@ if command -v mpirun >/dev/null; then
     ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 timeout 120 mpirun -np 3 --oversubscribe --mca pml ob1 \
         --mca btl tcp,self --mca btl_tcp_if_include lo "$bin" train --iterations 4 --batch-size 4 --workers 2 \
         --quiet --run-dir "$tmp/mpi" >>"$tmp/log" 2>&1 || { echo "FAIL: mpirun pongrl train exited $?"; tail -20 "$tmp/log"; exit 1; }
+    # --algo ppo: 3 ranks x 2 threads (the rollouts' exchange, a share of 3 chunks a rank), resumed on 2
+    for np in 3 2; do
+        if [ $np = 3 ]; then a=(--algo ppo --envs 5 --steps 128 --minibatches 1 --epochs 1 --hidden 8 --iterations 2 --run-dir "$tmp/ppo")
+        else a=(--resume "$tmp/ppo" --iterations 3); fi
+        ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 timeout 120 mpirun -np $np --oversubscribe --mca pml ob1 \
+            --mca btl tcp,self --mca btl_tcp_if_include lo "$bin" train "${a[@]}" --workers 2 --quiet >>"$tmp/log" 2>&1 \
+            || { echo "FAIL: mpirun -np $np pongrl train --algo ppo exited $?"; tail -20 "$tmp/log"; exit 1; }
+    done
 else
     echo "MPI part skipped: mpirun not installed"
 fi
