@@ -75,7 +75,7 @@ static const PlayFlag FLAGS[] = {
     { PLAY_OPT_MODE,       "mode",       true,  "--mode M",      "ALE's game mode, 0 or 1 (default: the model's)" },
     { PLAY_OPT_DIFFICULTY, "difficulty", true,  "--difficulty D", "ALE's difficulty, 0 to 3 (default: the model's)" },
     { PLAY_OPT_SEED,       "seed",       true,  "--seed S",      "game seed: same seed, same games; game g is eval's episode g (default 1)" },
-    { PLAY_OPT_GREEDY,     "greedy",     false, "--greedy",      "UP iff p > 0.5, instead of sampling as in training" },
+    { PLAY_OPT_GREEDY,     "greedy",     false, "--greedy",      "the likeliest action (pg: UP iff p > 0.5), not sampled as in training" },
     { PLAY_OPT_WORKERS,    "workers",    true,  "--workers N",   "threads (default: one per core)" },
     { PLAY_OPT_GAMES,      "games",      true,  "--games N",     "stop after N games (default: until closed)" },
     { PLAY_OPT_MAX_STEPS,  "max-steps",  true,  "--max-steps N", "end a game after N agent steps (default: none, the whole game)" },

@@ -63,19 +63,19 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "steps of each env a rollout") \
     X(INT,  epochs,           "epochs",           4,             1, 1000,             RUN,  "ppo", \
       "passes over a rollout") \
-    X(INT,  minibatches,      "minibatches",      4,             1, 16777216,         RUN,  "ppo", \
+    X(INT,  minibatches,      "minibatches",      8,             1, 16777216,         RUN,  "ppo", \
       "minibatches a pass") \
     X(F64,  lambda,           "lambda",           0.95,          0, 1,                RUN,  "ppo", \
       "GAE's lambda") \
     X(F64,  clip,             "clip",             0.1,           1e-9, 1e9,           RUN,  "ppo", \
       "the probability ratio's clip (and the value's)") \
-    X(F64,  ent_coef,         "ent-coef",         0.01,          0, 1e9,              RUN,  "ppo", \
+    X(F64,  ent_coef,         "ent-coef",         0.001,         0, 1e9,              RUN,  "ppo", \
       "entropy bonus") \
     X(F64,  vf_coef,          "vf-coef",          0.5,           0, 1e9,              RUN,  "ppo", \
       "value loss weight") \
     X(F64,  max_grad_norm,    "max-grad-norm",    0.5,           1e-12, 1e12,         RUN,  "ppo", \
       "the gradient's largest global norm") \
-    X(I64,  anneal_steps,     "anneal-steps",     20000000,      0, INT64_MAX,        RUN,  "ppo", \
+    X(I64,  anneal_steps,     "anneal-steps",     7000000,       0, INT64_MAX,        RUN,  "ppo", \
       "agent steps over which lr falls to 0, 0: constant") \
     X(INT,  coarse,           "coarse",           1,             0, 1,                RUN,  "ppo", \
       "1: the input has the frames' coarse views too") \
