@@ -12,7 +12,7 @@ static const char *USAGE =
     "usage: pongrl <command> [options]   (pongrl <command> --help for its options)\n"
     "\n"
     "commands:\n"
-    "  train        learn Pong from pixels with the seed's policy gradient (threads; MPI under mpirun)\n"
+    "  train        learn Pong from pixels: the seeds' policy gradient, or PPO with --algo ppo (threads; MPI under mpirun)\n"
     "  eval         play games with a trained model: mean score with its 95% interval\n"
     "  record       a game as an animated GIF or an MP4 (optionally with what the network sees)\n"
     "  watch        a model playing in a window, in real time (SDL2)\n"
