@@ -1,20 +1,18 @@
 # The learners side by side on ALE/Pong-v5 (issue 20.5): the running mean of episode returns
 # against agent steps and against each learner's own training clock. bench/learners.py draws its
-# fresh run with it (make bench-learners); with no variables set it draws the first version from
-# the runs in docs/results/ (run from the repository root):
+# fresh run with it (make bench-learners); with no variables set it draws the published run in
+# docs/results/learners/ (run from the repository root):
 #   gnuplot docs/results/learners.gp
 # Variables: out (the PNG); pg, ppo, ex (space-separated CSV lists: pongrl metrics.csv for pg and
 # ppo, examples/ppo_pong.py --csv for ex); exy (ex's y column: running_mean, or mean_return_100
 # for a CSV written before the example logged the running mean); target; note (the caption).
 if (!exists("out")) out = 'docs/img/learners.png'
 if (!exists("target")) target = 0
-if (!exists("pg")) {    # the first version: earlier runs, none of them side by side
-    pg = 'docs/results/ALE-Pong-v5_seed1.csv'
-    ppo = 'docs/results/ppo_c_ALE-Pong-v5_seed1.csv docs/results/ppo_c_ALE-Pong-v5_seed2.csv docs/results/ppo_c_ALE-Pong-v5_seed3.csv'
-    ex = 'docs/results/ppo_exact_ALE-Pong-v5_seed1.csv'
-    exy = 'mean_return_100'
-    ymax = 21
-    note = "earlier runs of docs/results/, NOT ONE RUN: seed 1 (PPO in C: seeds 1-3); their seconds come from a crowded machine: the seeds' recipe ran\nat ~255,000 agent steps/s (~700,000 alone), PPO in C three runs at once on 1 thread each at load 10-13, ~2,000 (~35,000 alone on 2 threads),\nthe example 5,300 (~9,000 idle). The example's curve is the mean of its last 100 episodes, not the running mean."
+if (!exists("pg")) {    # the published run (bench/learners.py --publish): docs/results/learners/
+    pg = 'docs/results/learners/pg_seed1.csv'
+    ppo = 'docs/results/learners/ppo_seed1.csv'
+    ex = 'docs/results/learners/example_seed1.csv'
+    note = "one run, 2026-11-24 19:14 UTC, commit cf2b3f0, seed 1: one learner after the other, each pinned to the same 2 of 2 CPUs\npg: 2 worker threads; ppo: 2 worker threads; example: 2 env threads, 2 torch threads; 1-minute load average 0.8 to 2.7"
 }
 if (!exists("exy")) exy = 'running_mean'
 if (!exists("note")) note = ''
