@@ -82,12 +82,17 @@ int plot_curve(const char *metrics_csv, const char *png, const char *title, char
         "set multiplot layout 1,2 title 'pongrl run %s'\n"
         "set xlabel 'episodes'\n"
         "set ylabel 'reward per episode (agent - CPU points)'\n"
-        "plot '%s' using 2:5 with points pt 7 ps 0.6 lc rgb '#9ab0d0' title 'batch mean', "
-        "'' using 2:6 with lines lw 2 lc rgb '#c03020' title 'running mean (0.99)'\n"
+        // a batch mean only where episodes ended (a rollout learner's iteration may end none:
+        // its row holds 0), the running mean from the first episode on (0 before it)
+        "ended(e) = (d = e - prev, prev = e, d > 0)\n"
+        "prev = 0\n"
+        "plot '%s' using 2:(ended($2) ? $5 : NaN) with points pt 7 ps 0.6 lc rgb '#9ab0d0' title 'batch mean', "
+        "'' using 2:($2 > 0 ? $6 : NaN) with lines lw 2 lc rgb '#c03020' title 'running mean (0.99)'\n"
         "set xlabel 'training wall time (%s)'\n"
         "unset ylabel\n"
-        "plot '%s' using ($4/%g):5 with points pt 7 ps 0.6 lc rgb '#9ab0d0' title 'batch mean', "
-        "'' using ($4/%g):6 with lines lw 2 lc rgb '#c03020' title 'running mean (0.99)'\n"
+        "prev = 0\n"
+        "plot '%s' using ($4/%g):(ended($2) ? $5 : NaN) with points pt 7 ps 0.6 lc rgb '#9ab0d0' title 'batch mean', "
+        "'' using ($4/%g):($2 > 0 ? $6 : NaN) with lines lw 2 lc rgb '#c03020' title 'running mean (0.99)'\n"
         "unset multiplot\n"
         "set output\n",
         tmp, title, metrics_csv, unit, metrics_csv, div, div);
