@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "../algo/algo.h"
 #include "../train/checkpoint.h"
@@ -70,19 +69,6 @@ int cmd_export(int argc, char **argv) {
     return rc;
 }
 
-// DIR/model.txt and the learner's .npy files (what export writes for a learner with its own
-// network) into a checkpoint: its state as a fresh run's around the imported network.
-static int import_exported(const char *dir, const char *out) {
-    TrainState st;
-    char desc[2048], err[2048];
-    if (model_load(dir, ALGO_LEARNERS, &st, desc, sizeof(desc), err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
-    int rc = 1;
-    if (checkpoint_write(out, &st, CKPT_FLAG_IMPORTED, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
-    else { printf("imported %s to %s\n", desc, out); rc = 0; }
-    train_state_free(&st);
-    return rc;
-}
-
 int cmd_import(int argc, char **argv) {
     const char *help =
         "usage: pongrl import DIR --out FILE.bin\n"
@@ -92,20 +78,20 @@ int cmd_import(int argc, char **argv) {
         "writes it as a pongrl weights file that eval, record and export read. (eval, record and\n"
         "export also read such a folder directly.)\n";
     const char *out = parse_model_out(argc, argv, "import", "DIR --out FILE.bin", help);
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", argv[optind], MODEL_TXT);
-    if (access(path, F_OK) == 0) return import_exported(argv[optind], out);
     TrainState st;
-    memset(&st, 0, sizeof(st));
-    train_config_default(&st.cfg);
-    char err[2048];
-    if (weights_import_npy(argv[optind], &st.policy, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
-    st.cfg.hidden = st.policy.H;
+    char desc[2048], err[2048];
+    if (model_load(argv[optind], ALGO_LEARNERS, &st, desc, sizeof(desc), err, sizeof(err))) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        return 1;
+    }
     int rc = 1;
-    // a checkpoint of the default learner, its state as a fresh run's (an RMSProp cache of zeros)
-    if (train_state_attach(&st, algo_find(ALGO_DEFAULT), err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
+    // a checkpoint of the model's learner, its state as a fresh run's (for the seeds' network an
+    // RMSProp cache of zeros; a learner that read its own files has attached itself already)
+    const Learner *l = algo_find(st.cfg.algo);
+    if (!l) fprintf(stderr, "pongrl: %s: a model of --algo %s, which this build does not have\n", argv[optind], st.cfg.algo);
+    else if (train_state_attach(&st, l, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
     else if (checkpoint_write(out, &st, CKPT_FLAG_IMPORTED, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
-    else { printf("imported %s/W1.npy, W2.npy (H=%d) to %s\n", argv[optind], st.policy.H, out); rc = 0; }
+    else { printf("imported %s to %s\n", desc, out); rc = 0; }
     train_state_free(&st);
     return rc;
 }
