@@ -768,7 +768,8 @@ diverged:
 
 typedef struct {
     Ppo *p;
-    double lr, coef;
+    AdamStep adam;
+    double coef;
     double *rowsq;          // (rows) sum of squares of each row, for the norm
 } StepJob;
 
@@ -795,24 +796,23 @@ static void adam_part(void *ctx, int part, int parts) {
     for (int r = (int)((int64_t)n * part / parts); r < (int)((int64_t)n * (part + 1) / parts); r++) {
         const size_t off = (size_t)p->rows.list[r] * H;
         if (job->coef < 1.0) for (size_t j = 0; j < H; j++) p->g[off + j] *= job->coef;
-        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, H, job->lr,
-                    PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t);
+        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, H, &job->adam);
         if (digest) d += digest_range(p->net.w, off, H);
     }
     if (part == parts - 1) {
         const size_t off = p->net.tail, len = p->net.n - p->net.tail;
         if (job->coef < 1.0) for (size_t j = 0; j < len; j++) p->g[off + j] *= job->coef;
-        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, len, job->lr,
-                    PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t);
+        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, len, &job->adam);
         if (digest) d += digest_range(p->net.w, off, len);
     }
     p->digests[part] = d;
 }
 
 double ppo_step(Ppo *p, double lr) {
+    p->adam_t++;
+    StepJob job = { p, adam_step(lr, PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t), 1.0, p->rowsq };
     // the norm: rows in ascending order, then the tail (torch sums per parameter, then the
     // norms' squares; the difference is rounding)
-    StepJob job = { p, lr, 1.0, p->rowsq };
     pool_for(p->pool, norm_part, &job);
     double sq = 0.0;
     for (int r = 0; r < p->rows.n; r++) sq += p->rowsq[r];
@@ -821,7 +821,6 @@ double ppo_step(Ppo *p, double lr) {
     const double norm = sqrt(sq);
     const double coef = p->cfg.max_grad_norm / (norm + PPO_NORM_EPS);
     job.coef = coef < 1.0 ? coef : 1.0;
-    p->adam_t++;
     pool_for(p->pool, adam_part, &job);
     for (int i = 0; i < p->threads; i++) p->digest += p->digests[i];
     return norm;

@@ -126,10 +126,13 @@ void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *
 // ----------------------------------------------------------------------------
 // Adam
 
-void adam_update(double *w, double *m, double *v, const double *g, size_t n, double lr,
-                 double beta1, double beta2, double eps, int64_t t) {
-    const double bc1 = 1.0 - pow(beta1, (double)t), bc2 = sqrt(1.0 - pow(beta2, (double)t));
-    const double step = lr / bc1;
+AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t) {
+    return (AdamStep){ beta1, beta2, eps, lr / (1.0 - pow(beta1, (double)t)), sqrt(1.0 - pow(beta2, (double)t)) };
+}
+
+void adam_update(double *restrict w, double *restrict m, double *restrict v, const double *restrict g, size_t n,
+                 const AdamStep *s) {
+    const double beta1 = s->beta1, beta2 = s->beta2, eps = s->eps, step = s->step, bc2 = s->bc2;
     for (size_t k = 0; k < n; k++) {
         m[k] = beta1 * m[k] + (1.0 - beta1) * g[k];
         v[k] = beta2 * v[k] + (1.0 - beta2) * (g[k] * g[k]);
