@@ -59,7 +59,7 @@ void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *
 // Adam as torch.optim.Adam (eps outside the square root, bias corrections at step t >= 1):
 //   m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
 //   w -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
-// One step's constants (adam_step, once a step: the powers cost as much as a row's update),
+// One step's constants (adam_step: the bias corrections, once a step rather than once a row),
 // then adam_update on each range the step moves.
 typedef struct {
     double beta1, beta2, eps;
