@@ -11,8 +11,9 @@
 // in iteration i from (run seed, i, e), the shuffle of epoch k from (run seed, i, k); nothing
 // depends on which thread played or summed what. A minibatch's gradient is the exact
 // fixed-point sum (train/gradsum.h) of the float64 gradients of fixed chunks of its samples
-// (PPO_CHUNK samples, summed in order), so the weights are the same bits with any number of
-// threads.
+// (--chunk samples, summed in order), so the weights are the same bits with any number of
+// threads. The chunks are the work the threads share: a minibatch of M samples keeps at most
+// M / chunk of them busy.
 //
 // Under MPI (train/comm.h) each of R ranks plays a fixed range of the envs (rank r: envs
 // [N r / R, N (r + 1) / R)), and the ranks exchange what they played (Comm.allgather: the
@@ -55,8 +56,8 @@
 #define PPO_NORM_EPS 1e-6             // torch clip_grad_norm_: max_norm / (norm + 1e-6)
 #define PPO_ACTIONS 3                 // NOOP, RIGHT (up), LEFT (down): FIRE adds nothing in Pong
 #define PPO_HIDDEN 128                // its defaults of the common settings (the rest: config.h's table)
-#define PPO_LR 5e-4
-#define PPO_CHUNK 256                 // samples summed in float64 before the exact sum (fixes the bits)
+#define PPO_LR 1e-3
+#define PPO_CHUNK 128                 // (the table's 256 is what runs before the setting had)
 
 extern const int PPO_ACTION_ID[PPO_ACTIONS];   // the env action of each policy output
 
@@ -96,7 +97,7 @@ typedef struct {
     uint64_t seed;
 } PpoConfig;
 
-// The settings table's defaults (train/config.h), PPO_HIDDEN and PPO_LR.
+// The settings table's defaults (train/config.h), PPO_HIDDEN, PPO_LR and PPO_CHUNK.
 void ppo_config_default(PpoConfig *c);
 // NULL when c makes sense, else what is wrong (one line).
 const char *ppo_config_check(const PpoConfig *c);

@@ -61,9 +61,9 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "envs played together") \
     X(INT,  steps,            "steps",            128,           1, 65536,            RUN,  "ppo", \
       "steps of each env a rollout") \
-    X(INT,  epochs,           "epochs",           4,             1, 1000,             RUN,  "ppo", \
+    X(INT,  epochs,           "epochs",           2,             1, 1000,             RUN,  "ppo", \
       "passes over a rollout") \
-    X(INT,  minibatches,      "minibatches",      8,             1, 16777216,         RUN,  "ppo", \
+    X(INT,  minibatches,      "minibatches",      16,            1, 16777216,         RUN,  "ppo", \
       "minibatches a pass") \
     X(F64,  lambda,           "lambda",           0.95,          0, 1,                RUN,  "ppo", \
       "GAE's lambda") \
@@ -79,6 +79,8 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "agent steps over which lr falls to 0, 0: constant") \
     X(INT,  coarse,           "coarse",           1,             0, 1,                RUN,  "ppo", \
       "1: the input has the frames' coarse views too") \
+    X(INT,  chunk,            "chunk",            256,           1, 16777216,         RUN,  "ppo", \
+      "a minibatch's samples summed in float64, the work threads and ranks share") \
     X(I64,  iterations,       "iterations",       -1,            -1, INT64_MAX,       GOAL, "", \
       "stop after N updates in total (default: -1, no limit)") \
     X(OPT,  target_reward,    "target-reward",    0,             -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX, GOAL, "", \

@@ -7,7 +7,8 @@
 # weights; eval and record play a PPO model; PPO's flags are refused for the seeds' recipe.
 set -uo pipefail
 source "$(dirname "$0")/run_common.sh"
-# 8 envs x 100 steps x 10 iterations: 1,000 steps an env, past the ends of random episodes
+# 8 envs x 100 steps x 10 iterations: 1,000 steps an env, past the ends of random episodes;
+# minibatches of 160 samples: chunks of 128 and 32 (--chunk 128, the default)
 T=(--algo ppo --envs 8 --steps 100 --hidden 32 --minibatches 5 --epochs 2 --seed 3 --quiet)
 
 a=$("$bin" train "${T[@]}" --iterations 10 --workers 1 --run-dir "$tmp/w1" | crc)
@@ -16,6 +17,12 @@ c=$("$bin" train "${T[@]}" --iterations 10 --workers 3 --run-dir "$tmp/w3" | crc
 echo "workers 1: $a  2: $b  3: $c"
 [ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" = "$c" ] || fail "weights differ with the thread count"
 for w in 2 3; do diff <(rows "$tmp/w1") <(rows "$tmp/w$w") || fail "metrics differ, workers 1 and $w"; done
+# smaller chunks (--chunk: the work the threads share; 10 of 16 samples a minibatch, not 2 of 128)
+f=$("$bin" train "${T[@]}" --chunk 16 --iterations 4 --workers 1 --run-dir "$tmp/c1" | crc)
+g=$("$bin" train "${T[@]}" --chunk 16 --iterations 4 --workers 3 --run-dir "$tmp/c3" | crc)
+echo "--chunk 16, workers 1: $f  3: $g"
+[ -n "$f" ] && [ "$f" = "$g" ] || fail "--chunk 16: weights differ with the thread count"
+grep -q '^chunk = 16$' "$tmp/c3/config.txt" || fail "--chunk 16 not in config.txt"
 eps=$(tail -1 "$tmp/w1/metrics.csv" | cut -d, -f2)
 [ "$eps" -gt 0 ] || fail "no episode ended: the resume below would not cross an episode's end"
 
