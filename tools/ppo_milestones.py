@@ -5,14 +5,16 @@
 
 For each metrics.csv (any learner's) or examples/ppo_pong.py --csv file (one with its
 running_mean column): the iteration, agent steps, episodes and training seconds (wall_s) of
-the first row whose running_mean is at or above each mark, and the mean agent steps per second
-over the whole run. Marks not reached print "-". bench/learners.py reads runs through
-read_curve and first_reaching.
+the first row whose running_mean is at or above each mark, the mean agent steps per second
+over the whole run, and where the running mean stood after 3 minutes of training (issue 20's
+budget: the last row at or before 180 s). Marks not reached print "-". bench/learners.py reads
+runs through read_curve and first_reaching.
 """
 import csv
 import sys
 
 MARKS = (-10, 0, 10, 20)
+BUDGET_S = 180.0
 
 
 def read_curve(path):
@@ -62,6 +64,15 @@ def main(paths):
                       f"{hit['episodes']:,} episodes, {hit['wall_s']:.0f} s")
             else:
                 print(f"  {m:+3d}: -")
+        within = [r for r in rows if r["wall_s"] <= BUDGET_S]
+        if last["wall_s"] < BUDGET_S:
+            print(f"  at 3 min: - (the run ended after {last['wall_s']:.0f} s)")
+        elif within:
+            r = within[-1]
+            print(f"  at 3 min: running mean {r['running_mean']:+.2f}, iteration {r['iteration']}, "
+                  f"{r['agent_steps']:,} steps, {r['episodes']:,} episodes")
+        else:
+            print("  at 3 min: - (the first row came after 180 s)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The tools that the docs quote still build and run: the random-agent statistics against the
-# real game (a few episodes), the fidelity picture, the milestones of a short real run, and the
-# bare MPI_Sendrecv timer (where MPI is installed).
+# real game (a few episodes), the fidelity picture, the milestones of a short real run and of a
+# hand-written PPO curve, and the bare MPI_Sendrecv timer (where MPI is installed).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -31,6 +31,23 @@ build/pongrl train --iterations 3 --batch-size 2 --workers 1 --quiet --run-dir "
 out=$(tools/milestones.sh "$tmp/run") || fail "milestones.sh exited $?"
 grep -q '^last: iteration 3, 6 episodes' <<<"$out" || { echo "$out"; fail "milestones.sh"; }
 tools/milestones.sh "$tmp/nothing" 2>/dev/null && fail "milestones.sh accepted a missing run"
+
+# ppo_milestones.py on a hand-written curve: the first row at or above each mark, and the last row
+# within 180 s (3 minutes)
+printf '%s\n' iteration,episodes,agent_steps,wall_s,batch_mean_reward,running_mean \
+    1,0,100,10,0,0 2,3,200,50,-9,-12.5 3,5,300,120,0,0.5 4,8,400,179.9,12,11 5,9,500,200,20,20.25 >"$tmp/m.csv"
+out=$(/usr/bin/python3 tools/ppo_milestones.py "$tmp/m.csv") || fail "ppo_milestones.py exited $?"
+echo "$out"
+want="$tmp/m.csv: 5 iterations, 500 agent steps, 9 episodes, 200 s, 2 steps/s, running mean +20.25
+  -10: iteration 3, 300 steps, 5 episodes, 120 s
+   +0: iteration 3, 300 steps, 5 episodes, 120 s
+  +10: iteration 4, 400 steps, 8 episodes, 180 s
+  +20: iteration 5, 500 steps, 9 episodes, 200 s
+  at 3 min: running mean +11.00, iteration 4, 400 steps, 8 episodes"
+[ "$out" = "$want" ] || fail "ppo_milestones.py: not the hand-worked answer"
+head -4 "$tmp/m.csv" >"$tmp/short.csv"
+/usr/bin/python3 tools/ppo_milestones.py "$tmp/short.csv" | grep -qx '  at 3 min: - (the run ended after 120 s)' ||
+    fail "ppo_milestones.py: a run shorter than 3 minutes"
 
 if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
     mpicc -O2 -Wall -Wextra -Werror tools/mpi_sendrecv.c -o "$tmp/sr" || fail "mpi_sendrecv.c does not build"
