@@ -55,7 +55,7 @@
 #define PPO_ADV_EPS 1e-8              // CleanRL: (adv - mean) / (std + 1e-8)
 #define PPO_NORM_EPS 1e-6             // torch clip_grad_norm_: max_norm / (norm + 1e-6)
 #define PPO_ACTIONS 3                 // NOOP, RIGHT (up), LEFT (down): FIRE adds nothing in Pong
-#define PPO_HIDDEN 128                // its defaults of the common settings (the rest: config.h's table)
+#define PPO_HIDDEN 64                 // its defaults of the common settings (the rest: config.h's table)
 #define PPO_LR 1e-3
 #define PPO_CHUNK 128                 // (the table's 256 is what runs before the setting had)
 

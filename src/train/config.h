@@ -75,7 +75,7 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "value loss weight") \
     X(F64,  max_grad_norm,    "max-grad-norm",    0.5,           1e-12, 1e12,         RUN,  "ppo", \
       "the gradient's largest global norm") \
-    X(I64,  anneal_steps,     "anneal-steps",     7000000,       0, INT64_MAX,        RUN,  "ppo", \
+    X(I64,  anneal_steps,     "anneal-steps",     14000000,      0, INT64_MAX,        RUN,  "ppo", \
       "agent steps over which lr falls to 0, 0: constant") \
     X(INT,  coarse,           "coarse",           1,             0, 1,                RUN,  "ppo", \
       "1: the input has the frames' coarse views too") \
