@@ -22,7 +22,9 @@ SHELL   := /bin/bash
 # (PPO's Adam); no code reads errno after a math function. -fno-trapping-math: no code looks at
 # floating-point exception flags, so floor() and the conversion to int64 vectorise (the exact
 # sum's gradsum_set/add). Neither changes a value: with them `train --seed 1 --iterations 150`
-# still ends at weights crc32 ad25b5f5 and `--algo ppo --iterations 8 --workers 1` at 0c939c0f.
+# still ends at weights crc32 ad25b5f5, and PPO's `--iterations 8 --workers 1` with ba78b58's
+# defaults (now `--hidden 128 --epochs 4 --minibatches 8 --lr 0.0005 --chunk 256 --anneal-steps
+# 7000000`) at 0c939c0f.
 WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
 BASE    := $(WARN) -D_GNU_SOURCE -pthread -fPIC -ffp-contract=off -fno-math-errno -fno-trapping-math -g
 NATIVE  := $(if $(PORTABLE),,$(shell $(CC) -march=native -E -x c /dev/null >/dev/null 2>&1 && echo -march=native))
