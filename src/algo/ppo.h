@@ -57,7 +57,7 @@
 #define PPO_ACTIONS 3                 // NOOP, RIGHT (up), LEFT (down): FIRE adds nothing in Pong
 #define PPO_HIDDEN 64                 // its defaults of the common settings (the rest: config.h's table)
 #define PPO_LR 1e-3
-#define PPO_CHUNK 128                 // (the table's 256 is what runs before the setting had)
+#define PPO_CHUNK 128                 // a new run's chunk; the table's 256 is what older runs used
 
 extern const int PPO_ACTION_ID[PPO_ACTIONS];   // the env action of each policy output
 
