@@ -43,11 +43,12 @@ static int print_batch_line(const TrainState *s, const TrainBatch *b, double ses
         format_duration((double)(c->iterations - s->iteration) / session_rate_it, d, sizeof(d));
         snprintf(eta, sizeof(eta), " | eta %s", d);
     }
-    char mean[32];
+    char mean[32], len[32] = "-";       // PPO's batches may end no episode: no length to give
+    if (b->episodes > 0) snprintf(len, sizeof(len), "%.0f", b->mean_len);
     printf("Batch %lld computed %d rollouts in %.3f seconds, running mean is %s"
-           " | %.0f steps/s | mean length %.0f%s\n",
+           " | %.0f steps/s | mean length %s%s\n",
            (long long)s->iteration, b->episodes, b->secs, train_progress_running_mean(s, mean, sizeof(mean)),
-           b->secs > 0 ? b->steps / b->secs : 0.0, b->mean_len, eta);
+           b->secs > 0 ? b->steps / b->secs : 0.0, len, eta);
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
     return errno ? errno : EIO;

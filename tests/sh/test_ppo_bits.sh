@@ -33,6 +33,13 @@ echo "straight $a, resumed $got"
 [ "$got" = "$a" ] || fail "resumed weights differ"
 diff <(rows "$tmp/w1") <(rows "$tmp/r") || fail "resumed metrics differ"
 
+# a batch that ends no episode (16 steps an env) has no mean length to print
+line=$("$bin" train --algo ppo --envs 2 --steps 16 --hidden 8 --minibatches 1 --iterations 1 \
+    --run-dir "$tmp/line" | grep '^Batch 1 ')
+echo "$line"
+grep -qE '^Batch 1 computed 0 rollouts .*running mean is - .*\| mean length -( |$)' <<<"$line" ||
+    fail "the line of a batch without an ended episode"
+
 d=$("$bin" train "${T[@]}" --iterations 2 --seed 4 --run-dir "$tmp/s4" | crc)
 [ -n "$d" ] || fail "seed 4 run"
 e=$("$bin" train "${T[@]}" --iterations 2 --run-dir "$tmp/s3" | crc)
