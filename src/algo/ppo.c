@@ -29,6 +29,7 @@ void ppo_config_default(PpoConfig *c) {
     c->epochs = t.epochs; c->minibatches = t.minibatches;
     c->chunk = PPO_CHUNK;
     c->hidden = PPO_HIDDEN;
+    c->value_hidden = t.value_hidden;
     c->coarse = t.coarse != 0;
     c->lr = PPO_LR;
     c->anneal_steps = t.anneal_steps;
@@ -47,6 +48,8 @@ const char *ppo_config_check(const PpoConfig *c) {
     if (c->minibatches < 1 || c->minibatches > c->envs * c->steps) return "--minibatches must be in [1, envs x steps]";
     if (c->chunk < 1) return "--chunk must be at least 1";
     if (c->hidden < 1 || c->hidden > 4096) return "--hidden must be in [1, 4096]";
+    if (c->value_hidden < 0 || c->value_hidden >= c->hidden)
+        return "--value-hidden must be in [0, H): the policy keeps at least one of the H units";
     if (!(c->lr > 0 && c->lr < 1)) return "--lr must be in (0, 1)";
     if (c->anneal_steps < 0) return "--anneal-steps must be >= 0";
     if (!(c->gamma >= 0 && c->gamma <= 1) || !(c->lambda >= 0 && c->lambda <= 1)) return "--gamma and --lambda must be in [0, 1]";
@@ -121,6 +124,7 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errl
     const int M = (int)(B / (size_t)cfg->minibatches);
     const int chunks = (M + cfg->chunk - 1) / cfg->chunk;
     if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) goto oom;
+    p->net.Hv = cfg->value_hidden;
     acnet_init_random(&p->net, rng_key(cfg->seed, 0, 0, KEY_INIT));
     p->adam_m = big_calloc(p->net.n, sizeof(double));
     p->adam_v = big_calloc(p->net.n, sizeof(double));

@@ -87,6 +87,7 @@ typedef struct {
     int epochs, minibatches;    // E passes over the batch, M minibatches each
     int chunk;                  // samples a float64 partial sum (fixes the bits)
     int hidden;                 // H
+    int value_hidden;           // Hv: the last Hv of the H units serve the value alone (acnet.h); 0: shared
     bool coarse;                // the input's coarse views (ppo_input)
     double lr;                  // Adam's at the start; falls linearly to 0 over anneal_steps
     int64_t anneal_steps;       // agent steps (0: constant lr)

@@ -9,7 +9,7 @@
 #include "../util/rng.h"
 
 int acnet_alloc(AcNet *net, int D, int H, int A) {
-    net->D = D; net->H = H; net->A = A;
+    net->D = D; net->H = H; net->A = A; net->Hv = 0;
     net->tail = (size_t)D * H;
     net->n = net->tail + (size_t)H + (size_t)A * H + (size_t)A + (size_t)H + 1;
     net->w = big_calloc(net->n, sizeof(double));
@@ -42,6 +42,21 @@ void acnet_init_random(AcNet *net, uint64_t seed) {
     AcParts p = acnet_parts(net, net->w);
     for (size_t k = 0; k < A * H; k++) p.Wpi[k] = rng_normal(&rng) * ACNET_PI_GAIN * sh;
     for (size_t k = 0; k < H; k++) p.wv[k] = rng_normal(&rng) * sh;
+    if (net->Hv > 0) {                    // a separate value network: policy | value units
+        const size_t Hp = H - (size_t)net->Hv;
+        for (size_t a = 0; a < A; a++) memset(p.Wpi + a * H + Hp, 0, sizeof(double) * (size_t)net->Hv);
+        memset(p.wv, 0, sizeof(double) * Hp);
+    }
+}
+
+int acnet_split_check(const AcNet *net) {
+    const size_t H = (size_t)net->H, A = (size_t)net->A, Hp = H - (size_t)net->Hv;
+    if (net->Hv <= 0) return 0;
+    AcParts p = acnet_parts(net, net->w);
+    for (size_t a = 0; a < A; a++)
+        for (size_t j = Hp; j < H; j++) if (p.Wpi[a * H + j] != 0.0) return -1;
+    for (size_t j = 0; j < Hp; j++) if (p.wv[j] != 0.0) return -1;
+    return 0;
 }
 
 // ----------------------------------------------------------------------------
@@ -102,15 +117,18 @@ double acnet_log_softmax(const double *logits, int A, double *logp) {
 void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *dlogits, double dv,
                     double *g, double *dh, const uint8_t *fresh) {
     const int H = net->H, A = net->A;
+    // the units each head reads: the policy [0, Hp), the value [v0, H) (both all H when shared)
+    const int Hp = H - net->Hv, v0 = net->Hv > 0 ? Hp : 0;
     AcParts w = acnet_parts(net, net->w), d = acnet_parts(net, g);
     // heads: dWpi[a] += dlogits[a] h; dwv += dv h; dh = Wpi' dlogits + wv dv, masked by h > 0
+    // (Wpi and wv are zero on the units their head does not read, so dh needs no split)
     for (int j = 0; j < H; j++) dh[j] = dv * w.wv[j];
     for (int a = 0; a < A; a++) {
-        row_axpy(d.Wpi + (size_t)a * H, h, dlogits[a], H);
+        row_axpy(d.Wpi + (size_t)a * H, h, dlogits[a], Hp);
         row_axpy(dh, w.Wpi + (size_t)a * H, dlogits[a], H);
         d.bpi[a] += dlogits[a];
     }
-    row_axpy(d.wv, h, dv, H);
+    row_axpy(d.wv + v0, h + v0, dv, H - v0);
     d.bv[0] += dv;
     for (int j = 0; j < H; j++) {
         if (h[j] <= 0.0) dh[j] = 0.0;

@@ -5,6 +5,11 @@
 //   logits = Wpi h + bpi                    (A,)  the policy over the A actions
 //   v = wv . h + bv                         ()    the value
 //
+// A separate value network (Hv > 0): the first H - Hv hidden units serve the policy alone and
+// the last Hv the value alone, that is Wpi's last Hv columns and wv's first H - Hv entries are
+// zero and stay zero (their gradient is not taken, so Adam never moves them). The forward pass,
+// the storage and every file are those of the shared network; only training differs.
+//
 // The input has a few dozen non-zeros (paddles and ball, and what moved), so the first layer
 // costs O(nnz x H): W1 is stored (D, H) row-major, the H weights of one input contiguous.
 //
@@ -26,6 +31,7 @@
 
 typedef struct {
     int D, H, A;
+    int Hv;              // the last Hv hidden units serve the value alone (above); 0: all serve both
     size_t n;            // D*H + tail
     size_t tail;         // offset of b1: everything after W1
     double *w;           // (n,)
@@ -38,10 +44,15 @@ typedef struct {
 int acnet_alloc(AcNet *net, int D, int H, int A);    // 0 or -1 (out of memory); zeros
 void acnet_free(AcNet *net);
 // W1 ~ randn / sqrt(40), Wpi ~ randn * 0.01 / sqrt(H), wv ~ randn / sqrt(H), biases zero,
-// drawn in storage order.
+// drawn in storage order; then, with Hv > 0, the entries that a separate value network keeps at
+// zero are zeroed (the draws are the same whatever Hv).
 void acnet_init_random(AcNet *net, uint64_t seed);
 // The tail's parts of a parameter-shaped array (weights or gradient).
 AcParts acnet_parts(const AcNet *net, double *v);
+
+// 0 if the entries a separate value network keeps at zero are zero (always, with Hv = 0),
+// else -1: imported weights that are not such a network.
+int acnet_split_check(const AcNet *net);
 
 // h: (H,) after ReLU; logits: (A,); returns the value.
 double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits);
@@ -50,7 +61,8 @@ double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits);
 double acnet_log_softmax(const double *logits, int A, double *logp);
 
 // The backward pass of one sample, accumulated into g (parameter-shaped): given dL/dlogits
-// (A,) and dL/dv, adds the gradients of Wpi, bpi, wv, bv, b1 and of W1's rows idx[k].
+// (A,) and dL/dv, adds the gradients of Wpi, bpi, wv, bv, b1 and of W1's rows idx[k] (with
+// Hv > 0, none to the entries kept at zero).
 // dh: (H,) scratch. fresh: NULL, or (nnz,) with 1 where W1's row idx[k] of g holds nothing yet
 // (it is written, not added to).
 void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *dlogits, double dv,

@@ -4,7 +4,9 @@ by build/ppo_dump (tests/reference/ppo_dump.c), then in float64 here: the input'
 (CleanRL's ppo_atari.py loss, differentiated by hand and checked by central differences), and
 one step of global-norm clipping and Adam (torch.optim.Adam's formula; on W1 only the rows the
 minibatch touches, as torch.optim.SparseAdam). Agreement within 1e-10 relative, with 1, 2 and
-3 threads (the C sum is exact fixed point, so those three must also be the same bits)."""
+3 threads (the C sum is exact fixed point, so those three must also be the same bits). Also a
+separate value network (--value-hidden): the same network with Wpi's last V columns and wv's
+first H - V entries at zero, whose gradient is the shared network's with those entries left out."""
 import os
 import subprocess
 import sys
@@ -123,12 +125,13 @@ def adam(w, m, v, g, lr, t, b1=0.9, b2=0.999, eps=1e-5):
     return w - step * (m / denom), m, v
 
 
-def run_dump(d, threads, coarse=1):
+def run_dump(d, threads, coarse=1, value_hidden=0):
     dump = os.environ.get("PONGRL_PPO_DUMP", os.path.join(os.path.dirname(__file__), "..", "..", "build", "ppo_dump"))
     if not os.path.exists(dump):
         print(f"skip: {dump} not built (make build/ppo_dump)")
         sys.exit(77)
-    subprocess.run([dump, "--seed", "5", "--threads", str(threads), "--coarse", str(coarse), "--out", d], check=True)
+    subprocess.run([dump, "--seed", "5", "--threads", str(threads), "--coarse", str(coarse),
+                    "--value-hidden", str(value_hidden), "--out", d], check=True)
     return lambda name: np.load(os.path.join(d, name + ".npy"))
 
 
@@ -143,6 +146,9 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         print("without the coarse views:")
         verify(run_dump(d, 2, coarse=0))
+    with tempfile.TemporaryDirectory() as d:
+        print("a separate value network (--value-hidden 6, H = 16):")
+        verify(run_dump(d, 2, value_hidden=6))
     for threads in (1, 3):
         for k in results[2]:
             if not np.array_equal(results[threads][k].view(np.uint64), results[2][k].view(np.uint64)):
@@ -153,7 +159,7 @@ def main():
 
 
 def verify(L):
-    D, H, A, adam_t, M = (int(s) for s in L("shape"))
+    D, H, A, adam_t, M, V = (int(s) for s in L("shape"))
     lr, gamma, lam, clip, ent_coef, vf_coef, max_norm, c_norm = L("hyper")
     net = Net(D, H, A)
     w, m, v = L("w"), L("m"), L("v")
@@ -194,7 +200,23 @@ def verify(L):
     loss, stats = loss_terms(net, w, *args)
     check("losses", L("stats"), np.array(stats))
     g = loss_grad(net, w, *args)
-    check("gradient", L("grad"), g)
+    # a separate value network: the policy reads units [0, H - V), the value [H - V, H); the
+    # entries that join them are zero and are not trained (their gradient is left out)
+    split = np.zeros(net.n, dtype=bool)
+    if V > 0:
+        o = D * H + H
+        split[o:o + A * H] = np.tile(np.arange(H) >= H - V, A)     # Wpi's last V columns
+        o += A * H + A
+        split[o:o + H] = np.arange(H) < H - V                      # wv's first H - V entries
+        for name, arr in (("before", w), ("after the step", L("w_new"))):
+            if np.count_nonzero(arr[split]):
+                print(f"BAD separate value network: {np.count_nonzero(arr[split])} of its {split.sum()} zero entries "
+                      f"are not zero {name}")
+                sys.exit(1)
+        print(f"OK  separate value network: Wpi's last {V} columns and wv's first {H - V} entries are zero before and "
+              f"after the step ({split.sum()} entries)")
+    gs = np.where(split, 0.0, g)
+    check("gradient", L("grad"), gs)
 
     # the hand-written gradient against central differences of the loss, on a few weights of
     # each part (W1's on rows the minibatch uses)
@@ -215,10 +237,10 @@ def verify(L):
         sys.exit(1)
 
     # clip the global norm, then Adam; W1 rows the minibatch does not touch stay as they were
-    norm = np.sqrt((g * g).sum())
+    norm = np.sqrt((gs * gs).sum())
     check("grad norm", [c_norm], [norm])
     coef = min(1.0, max_norm / (norm + 1e-6))
-    gc = g * coef
+    gc = gs * coef
     w_new, m_new, v_new = w.copy(), m.copy(), v.copy()
     touched = np.zeros(net.n, dtype=bool)
     touched[(used[:, None] * H + np.arange(H)).ravel()] = True

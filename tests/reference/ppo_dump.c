@@ -1,13 +1,13 @@
 // ppo_dump.c: build/ppo_dump, test support (not part of the product binary): one PPO batch
 // and one minibatch step exported as .npy for the NumPy reference (tests/py/test_ppo_reference.py).
 //
-//   build/ppo_dump [--seed N] [--threads N] [--iterations N (6)] [--coarse 0|1] --out DIR
+//   build/ppo_dump [--seed N] [--threads N] [--iterations N (6)] [--coarse 0|1] [--value-hidden V] --out DIR
 //
 // A small learner (8 envs x 32 steps, H = 16, 2 minibatches, chunks of 8 samples) trains for
 // --iterations iterations (so that Adam's moments are not zero), then plays rollouts until one
-// holds an episode's end.
+// holds an episode's end. --value-hidden V: a separate value network (the last V of the 16 units).
 // Writes to DIR, in the network's layout (acnet.h):
-//   w, m, v (n,) weights and Adam moments before the step; shape.npy (D, H, A, adam_t, M)
+//   w, m, v (n,) weights and Adam moments before the step; shape.npy (D, H, A, adam_t, M, V)
 //   x (B, D) int8 inputs (D = 12,800, or 14,880 with the coarse views); action (B,) int32; logp, value, reward (B,); done (B,) uint8;
 //   next_value (N,); adv, ret (B,) GAE; mb (M,) int32 the minibatch's samples;
 //   grad (n,) its gradient (zero on W1 rows it does not touch); stats (5,) its mean policy
@@ -38,7 +38,8 @@
 static const char *dir;
 
 static void usage(const char *why) {
-    fprintf(stderr, "ppo_dump: %s (usage: ppo_dump [--seed N] [--threads N] [--iterations N] [--coarse 0|1] --out DIR, "
+    fprintf(stderr, "ppo_dump: %s (usage: ppo_dump [--seed N] [--threads N] [--iterations N] [--coarse 0|1] "
+            "[--value-hidden V] --out DIR, "
             "or ppo_dump --model MODEL [--seed N] [--play N] --out DIR)\n", why);
     exit(2);
 }
@@ -110,7 +111,7 @@ static int play_model(const char *model, uint64_t seed, int steps) {
 int main(int argc, char **argv) {
     static const struct option opts[] = {{"seed", 1, 0, 's'}, {"threads", 1, 0, 't'}, {"iterations", 1, 0, 'i'},
                                          {"coarse", 1, 0, 'c'}, {"out", 1, 0, 'o'}, {"model", 1, 0, 'm'},
-                                         {"play", 1, 0, 'p'}, {0, 0, 0, 0}};
+                                         {"play", 1, 0, 'p'}, {"value-hidden", 1, 0, 'v'}, {0, 0, 0, 0}};
     const char *model = NULL;
     int play = 600;
     PpoConfig c;
@@ -128,6 +129,7 @@ int main(int argc, char **argv) {
         case 'o': dir = optarg; break;
         case 'm': model = optarg; break;
         case 'p': play = atoi(optarg); break;
+        case 'v': c.value_hidden = atoi(optarg); break;
         default: usage("bad option");
         }
     }
@@ -193,8 +195,8 @@ int main(int argc, char **argv) {
     double hyper[8] = { lr, c.gamma, c.lambda, c.clip, c.ent_coef, c.vf_coef, c.max_grad_norm, 0 };
     hyper[7] = ppo_step(p, lr);
     save("hyper", "<f8", 1, 8, 0, hyper);
-    double dims[5] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M };
-    save("shape", "<f8", 1, 5, 0, dims);
+    double dims[6] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M, c.value_hidden };
+    save("shape", "<f8", 1, 6, 0, dims);
     save("w_new", "<f8", 1, n, 0, p->net.w);
     save("m_new", "<f8", 1, n, 0, p->adam_m);
     save("v_new", "<f8", 1, n, 0, p->adam_v);

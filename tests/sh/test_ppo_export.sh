@@ -4,7 +4,8 @@
 # checkpoint and the exported folder alike (sampled and greedy); the checkpoint of a PPO run
 # holds no seeds' network (format version 3, D = H = n = 0). Files that do not fit are
 # refused in one line, exit 1: a missing or misshapen array, NaN, a model.txt whose settings,
-# actions or format are not the arrays' or this build's. tools/play_npy.py plays the exported
+# actions or format are not the arrays' or this build's, one that says value_hidden of arrays
+# that are not a separate value network. tools/play_npy.py plays the exported
 # PPO folder and the seeds' models/pong-v5 through Gymnasium's make with pongrl's ids (with
 # Gymnasium when importable: PYTHONPATH or PONGRL_GYMNASIUM_DIRS; else with a stand-in make
 # that calls pongrl.make), mapping the outputs by action name (full_action_space too).
@@ -73,6 +74,8 @@ bad actions; sed -i 's/^actions=.*/actions=NOOP,LEFT,RIGHT/' "$tmp/actions/model
 bad format; sed -i 's/^format=1$/format=2/' "$tmp/format/model.txt"; one_line format "format 2, this build reads format 1"
 bad unknown; echo "colour=blue" >>"$tmp/unknown/model.txt"; one_line unknown "unknown line 'colour'"
 bad setting; echo "decay=0.9" >>"$tmp/setting/model.txt"; one_line setting "decay is not one of the ppo learner's"
+bad split; sed -i 's/^value_hidden=0$/value_hidden=4/' "$tmp/split/model.txt"
+one_line split "value_hidden=4, but ppo_Wpi.npy's last 4 columns or ppo_wv.npy's first 12 entries are not all zero"
 
 # tools/play_npy.py through Gymnasium's make (or a stand-in) on pongrl's envs
 IFS=: read -ra dirs <<<"${PONGRL_GYMNASIUM_DIRS:-}"
