@@ -23,8 +23,8 @@ SHELL   := /bin/bash
 # floating-point exception flags, so floor() and the conversion to int64 vectorise (the exact
 # sum's gradsum_set/add). Neither changes a value: with them `train --seed 1 --iterations 150`
 # still ends at weights crc32 ad25b5f5, and PPO's `--iterations 8 --workers 1` with ba78b58's
-# defaults (now `--hidden 128 --epochs 4 --minibatches 8 --lr 0.0005 --chunk 256 --anneal-steps
-# 7000000`) at 0c939c0f.
+# defaults (now `--hidden 128 --value-hidden 0 --epochs 4 --minibatches 8 --lr 0.0005 --chunk 256
+# --anneal-steps 7000000`) at 0c939c0f.
 WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
 BASE    := $(WARN) -D_GNU_SOURCE -pthread -fPIC -ffp-contract=off -fno-math-errno -fno-trapping-math -g
 NATIVE  := $(if $(PORTABLE),,$(shell $(CC) -march=native -E -x c /dev/null >/dev/null 2>&1 && echo -march=native))

@@ -1,7 +1,7 @@
-# PPO in C (--algo ppo, the defaults of dd42539) with and without sticky actions: running mean of episode returns.
+# PPO in C (--algo ppo, the defaults of now, H = 128 with a separate value network) with and without sticky actions: running mean of episode returns.
 # gnuplot docs/results/ppo_sticky.gp   (run from the repository root; writes docs/img/ppo_sticky.png)
-# ALE/Pong-v5: ppo_v4_ALE-Pong-v5_seed*.csv; PongDeterministic-v4 (the same game and frameskip, no
-# sticky actions): ppo_v4_PongDeterministic-v4_seed*.csv; each run alone on the 2 cores.
+# ALE/Pong-v5: ppo_v6_ALE-Pong-v5_seed*.csv; PongDeterministic-v4 (the same game and frameskip, no
+# sticky actions): ppo_v6_PongDeterministic-v4_seed*.csv; each run alone on the 2 cores.
 if (!exists("out")) out = 'docs/img/ppo_sticky.png'
 set terminal pngcairo size 1100,460 font ',11' noenhanced
 set output out
@@ -10,7 +10,7 @@ set key bottom right
 set grid
 set yrange [-21:21]
 set ylabel 'running mean of episode returns'
-d = 'docs/results/ppo_v4_'
+d = 'docs/results/ppo_v6_'
 set multiplot layout 1,2 title 'pongrl train --algo ppo: ALE/Pong-v5 (sticky actions, solid) and PongDeterministic-v4 (none, dashed), seeds 1 2 3'
 set xlabel 'agent steps (millions)'
 set xrange [0:18.5]

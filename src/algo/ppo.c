@@ -29,7 +29,7 @@ void ppo_config_default(PpoConfig *c) {
     c->epochs = t.epochs; c->minibatches = t.minibatches;
     c->chunk = PPO_CHUNK;
     c->hidden = PPO_HIDDEN;
-    c->value_hidden = t.value_hidden;
+    c->value_hidden = PPO_HIDDEN / 2;
     c->coarse = t.coarse != 0;
     c->lr = PPO_LR;
     c->anneal_steps = t.anneal_steps;

@@ -55,7 +55,8 @@
 #define PPO_ADV_EPS 1e-8              // CleanRL: (adv - mean) / (std + 1e-8)
 #define PPO_NORM_EPS 1e-6             // torch clip_grad_norm_: max_norm / (norm + 1e-6)
 #define PPO_ACTIONS 3                 // NOOP, RIGHT (up), LEFT (down): FIRE adds nothing in Pong
-#define PPO_HIDDEN 64                 // its defaults of the common settings (the rest: config.h's table)
+#define PPO_HIDDEN 128                // its defaults of the common settings (the rest: config.h's table)
+#define PPO_VALUE_HIDDEN (-1)         // a new run's value_hidden: H/2 (the table's 0 is what older runs had)
 #define PPO_LR 1e-3
 #define PPO_CHUNK 128                 // a new run's chunk; the table's 256 is what older runs used
 
@@ -88,6 +89,7 @@ typedef struct {
     int chunk;                  // samples a float64 partial sum (fixes the bits)
     int hidden;                 // H
     int value_hidden;           // Hv: the last Hv of the H units serve the value alone (acnet.h); 0: shared
+                                // (a count here: the setting's -1, H/2, is resolved by ppo_learner.c)
     bool coarse;                // the input's coarse views (ppo_input)
     double lr;                  // Adam's at the start; falls linearly to 0 over anneal_steps
     int64_t anneal_steps;       // agent steps (0: constant lr)
@@ -98,7 +100,8 @@ typedef struct {
     uint64_t seed;
 } PpoConfig;
 
-// The settings table's defaults (train/config.h), PPO_HIDDEN, PPO_LR and PPO_CHUNK.
+// The settings table's defaults (train/config.h), PPO_HIDDEN, PPO_LR and PPO_CHUNK, and a
+// separate value network of PPO_HIDDEN / 2 units.
 void ppo_config_default(PpoConfig *c);
 // NULL when c makes sense, else what is wrong (one line).
 const char *ppo_config_check(const PpoConfig *c);

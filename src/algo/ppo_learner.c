@@ -30,19 +30,22 @@ Ppo *ppo_of(const TrainState *s) { return ppo_state(s)->ppo; }
 static void ppo_config_of(const TrainConfig *c, PpoConfig *p) {
     ppo_config_default(p);
     p->envs = c->envs; p->steps = c->steps; p->epochs = c->epochs; p->minibatches = c->minibatches;
-    p->hidden = c->hidden; p->value_hidden = c->value_hidden; p->coarse = c->coarse; p->chunk = c->chunk;
+    p->hidden = c->hidden; p->value_hidden = c->value_hidden < 0 ? c->hidden / 2 : c->value_hidden;
+    p->coarse = c->coarse; p->chunk = c->chunk;
     p->lr = c->lr; p->anneal_steps = c->anneal_steps;
     p->gamma = c->gamma; p->lambda = c->lambda; p->clip = c->clip;
     p->ent_coef = c->ent_coef; p->vf_coef = c->vf_coef; p->max_grad_norm = c->max_grad_norm;
     p->seed = c->seed;
 }
 
-// Its own rows' defaults are the table's but the chunk's (the table's is that of the runs
-// before the setting, for their checkpoints); these two common ones it sets its own.
+// Its own rows' defaults are the table's but the chunk's and value_hidden's (the table's are
+// those of the runs before the settings, for their checkpoints); these two common ones it sets
+// its own.
 static void ppo_defaults(TrainConfig *c) {
     c->hidden = PPO_HIDDEN;
     c->lr = PPO_LR;
     c->chunk = PPO_CHUNK;
+    c->value_hidden = PPO_VALUE_HIDDEN;
 }
 
 static const char *ppo_learner_check(const TrainConfig *c) {

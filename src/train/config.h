@@ -79,9 +79,9 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "agent steps over which lr falls to 0, 0: constant") \
     X(INT,  coarse,           "coarse",           1,             0, 1,                RUN,  "ppo", \
       "1: the input has the frames' coarse views too") \
-    X(INT,  value_hidden,     "value-hidden",     0,             0, TRAIN_H_MAX,      RUN,  "ppo", \
-      "of the H hidden units, the last V serve the value alone and the rest the policy alone " \
-      "(a separate value network); 0: all serve both") \
+    X(INT,  value_hidden,     "value-hidden",     0,             -1, TRAIN_H_MAX,     RUN,  "ppo", \
+      "of the H hidden units, the last N serve the value alone and the rest the policy alone " \
+      "(a separate value network); -1: H/2; 0: all serve both") \
     X(INT,  chunk,            "chunk",            256,           1, 16777216,         RUN,  "ppo", \
       "a minibatch's samples summed in float64, the work threads and ranks share") \
     X(I64,  iterations,       "iterations",       -1,            -1, INT64_MAX,       GOAL, "", \

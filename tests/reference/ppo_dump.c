@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
     int play = 600;
     PpoConfig c;
     ppo_config_default(&c);
-    c.envs = 8; c.steps = 32; c.hidden = 16; c.minibatches = 2; c.chunk = 8; c.epochs = 2;
+    c.envs = 8; c.steps = 32; c.hidden = 16; c.value_hidden = 0; c.minibatches = 2; c.chunk = 8; c.epochs = 2;
     c.lr = 2.5e-3;               // large enough that the few iterations move the weights
     int threads = 2, iterations = 6, o;
     opterr = 0;

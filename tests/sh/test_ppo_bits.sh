@@ -3,8 +3,9 @@
 # N iterations are the same with 1, 2 and 3 worker threads (each minibatch's gradient is an
 # exact fixed-point sum of fixed chunks), and N/2 iterations then --resume to N gives them too
 # (the checkpoint, format version 3, holds Adam's moments and every env's game, random stream
-# and previous frame; a fresh run's rollouts run on past episode ends). So does a separate value
-# network (--value-hidden), whose weights are not the shared network's. Another seed gives other
+# and previous frame; a fresh run's rollouts run on past episode ends). The runs have a separate
+# value network (--value-hidden, default H/2); so does the shared one of the runs before it
+# (--value-hidden 0), whose weights are other. Another seed gives other
 # weights; eval and record play a PPO model; PPO's flags are refused for the seeds' recipe.
 set -uo pipefail
 source "$(dirname "$0")/run_common.sh"
@@ -34,17 +35,19 @@ echo "straight $a, resumed $got"
 [ "$got" = "$a" ] || fail "resumed weights differ"
 diff <(rows "$tmp/w1") <(rows "$tmp/r") || fail "resumed metrics differ"
 
-# a separate value network: the same bits with 1 and 3 threads and stopped and resumed
-V=(--value-hidden 12)
+# one network for both heads (as before --value-hidden): the same bits with 1 and 3 threads and
+# stopped and resumed; another network than the default's H/2 split
+grep -q '^value_hidden = -1$' "$tmp/w1/config.txt" || fail "the default value_hidden (-1: H/2) not in config.txt"
+V=(--value-hidden 0)
 v1=$("$bin" train "${T[@]}" "${V[@]}" --iterations 10 --workers 1 --run-dir "$tmp/v1" | crc)
 v3=$("$bin" train "${T[@]}" "${V[@]}" --iterations 10 --workers 3 --run-dir "$tmp/v3" | crc)
 "$bin" train "${T[@]}" "${V[@]}" --iterations 5 --workers 2 --run-dir "$tmp/vr" >/dev/null || fail "--value-hidden: first half"
 vr=$("$bin" train --resume "$tmp/vr" --iterations 10 --workers 2 --quiet | crc)
-echo "--value-hidden 12, workers 1: $v1  3: $v3  resumed: $vr  (shared: $a)"
-[ -n "$v1" ] && [ "$v1" = "$v3" ] && [ "$v1" = "$vr" ] || fail "--value-hidden: weights differ with threads or resume"
-diff <(rows "$tmp/v1") <(rows "$tmp/vr") || fail "--value-hidden: resumed metrics differ"
-[ "$v1" != "$a" ] || fail "--value-hidden 12 gives the shared network's weights"
-grep -q '^value_hidden = 12$' "$tmp/vr/config.txt" || fail "value_hidden not in the resumed run's config.txt"
+echo "--value-hidden 0, workers 1: $v1  3: $v3  resumed: $vr  (H/2, the default: $a)"
+[ -n "$v1" ] && [ "$v1" = "$v3" ] && [ "$v1" = "$vr" ] || fail "--value-hidden 0: weights differ with threads or resume"
+diff <(rows "$tmp/v1") <(rows "$tmp/vr") || fail "--value-hidden 0: resumed metrics differ"
+[ "$v1" != "$a" ] || fail "--value-hidden 0 gives the separate value network's weights"
+grep -q '^value_hidden = 0$' "$tmp/vr/config.txt" || fail "value_hidden 0 not in the resumed run's config.txt"
 
 # a batch that ends no episode (16 steps an env) has no mean length to print
 line=$("$bin" train --algo ppo --envs 2 --steps 16 --hidden 8 --minibatches 1 --iterations 1 \
