@@ -49,7 +49,7 @@ const char *ppo_config_check(const PpoConfig *c) {
     if (c->chunk < 1) return "--chunk must be at least 1";
     if (c->hidden < 1 || c->hidden > 4096) return "--hidden must be in [1, 4096]";
     if (c->value_hidden < 0 || c->value_hidden >= c->hidden)
-        return "--value-hidden must be in [0, H): the policy keeps at least one of the H units";
+        return "--value-hidden must be less than --hidden (the policy keeps at least one of the H units), or -1 for H/2";
     if (!(c->lr > 0 && c->lr < 1)) return "--lr must be in (0, 1)";
     if (c->anneal_steps < 0) return "--anneal-steps must be >= 0";
     if (!(c->gamma >= 0 && c->gamma <= 1) || !(c->lambda >= 0 && c->lambda <= 1)) return "--gamma and --lambda must be in [0, 1]";

@@ -192,8 +192,9 @@ static int ppo_import_npy(TrainState *s, const char *dir, const ModelNotes *note
     const AcNet *net = &ppo_of(s)->net;
     if (acnet_import_npy(dir, &ppo_of(s)->net, err, errlen)) return -1;
     if (acnet_split_check(net)) {
-        snprintf(err, errlen, "%s/model.txt: value_hidden=%d, but ppo_Wpi.npy's last %d columns or ppo_wv.npy's first %d "
-                 "entries are not all zero (not a separate value network)", dir, net->Hv, net->Hv, net->H - net->Hv);
+        snprintf(err, errlen, "%s/model.txt: value_hidden gives the value %d units of its own, but ppo_Wpi.npy's last %d "
+                 "columns or ppo_wv.npy's first %d entries are not all zero (not a separate value network)", dir, net->Hv,
+                 net->Hv, net->H - net->Hv);
         return -1;
     }
     return 0;

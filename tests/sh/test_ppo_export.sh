@@ -75,7 +75,7 @@ bad format; sed -i 's/^format=1$/format=2/' "$tmp/format/model.txt"; one_line fo
 bad unknown; echo "colour=blue" >>"$tmp/unknown/model.txt"; one_line unknown "unknown line 'colour'"
 bad setting; echo "decay=0.9" >>"$tmp/setting/model.txt"; one_line setting "decay is not one of the ppo learner's"
 bad split; sed -i 's/^value_hidden=.*/value_hidden=4/' "$tmp/split/model.txt"
-one_line split "value_hidden=4, but ppo_Wpi.npy's last 4 columns or ppo_wv.npy's first 12 entries are not all zero"
+one_line split "value_hidden gives the value 4 units of its own, but ppo_Wpi.npy's last 4 columns or ppo_wv.npy's first 12 entries are not all zero"
 
 # tools/play_npy.py through Gymnasium's make (or a stand-in) on pongrl's envs
 IFS=: read -ra dirs <<<"${PONGRL_GYMNASIUM_DIRS:-}"
