@@ -29,7 +29,7 @@ void ppo_config_default(PpoConfig *c) {
     c->epochs = t.epochs; c->minibatches = t.minibatches;
     c->chunk = PPO_CHUNK;
     c->hidden = PPO_HIDDEN;
-    c->value_hidden = PPO_HIDDEN / 2;
+    c->value_hidden = PPO_VALUE_HIDDEN;
     c->coarse = t.coarse != 0;
     c->lr = PPO_LR;
     c->anneal_steps = t.anneal_steps;
@@ -48,7 +48,7 @@ const char *ppo_config_check(const PpoConfig *c) {
     if (c->minibatches < 1 || c->minibatches > c->envs * c->steps) return "--minibatches must be in [1, envs x steps]";
     if (c->chunk < 1) return "--chunk must be at least 1";
     if (c->hidden < 1 || c->hidden > 4096) return "--hidden must be in [1, 4096]";
-    if (c->value_hidden < 0 || c->value_hidden >= c->hidden)
+    if (c->value_hidden < -1 || ppo_value_units(c) >= c->hidden)
         return "--value-hidden must be less than --hidden (the policy keeps at least one of the H units), or -1 for H/2";
     if (!(c->lr > 0 && c->lr < 1)) return "--lr must be in (0, 1)";
     if (c->anneal_steps < 0) return "--anneal-steps must be >= 0";
@@ -124,7 +124,7 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errl
     const int M = (int)(B / (size_t)cfg->minibatches);
     const int chunks = (M + cfg->chunk - 1) / cfg->chunk;
     if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) goto oom;
-    p->net.Hv = cfg->value_hidden;
+    p->net.Hv = ppo_value_units(cfg);
     acnet_init_random(&p->net, rng_key(cfg->seed, 0, 0, KEY_INIT));
     p->adam_m = big_calloc(p->net.n, sizeof(double));
     p->adam_v = big_calloc(p->net.n, sizeof(double));

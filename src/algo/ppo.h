@@ -88,8 +88,8 @@ typedef struct {
     int epochs, minibatches;    // E passes over the batch, M minibatches each
     int chunk;                  // samples a float64 partial sum (fixes the bits)
     int hidden;                 // H
-    int value_hidden;           // Hv: the last Hv of the H units serve the value alone (acnet.h); 0: shared
-                                // (a count here: the setting's -1, H/2, is resolved by ppo_learner.c)
+    int value_hidden;           // the last ones of the H units serve the value alone (acnet.h): how
+                                // many, -1 for H/2 (ppo_value_units); 0: all serve both
     bool coarse;                // the input's coarse views (ppo_input)
     double lr;                  // Adam's at the start; falls linearly to 0 over anneal_steps
     int64_t anneal_steps;       // agent steps (0: constant lr)
@@ -100,9 +100,11 @@ typedef struct {
     uint64_t seed;
 } PpoConfig;
 
-// The settings table's defaults (train/config.h), PPO_HIDDEN, PPO_LR and PPO_CHUNK, and a
-// separate value network of PPO_HIDDEN / 2 units.
+// The settings table's defaults (train/config.h), PPO_HIDDEN, PPO_LR, PPO_CHUNK and
+// PPO_VALUE_HIDDEN.
 void ppo_config_default(PpoConfig *c);
+// The hidden units that serve the value alone: value_hidden, or H/2 for -1.
+static inline int ppo_value_units(const PpoConfig *c) { return c->value_hidden < 0 ? c->hidden / 2 : c->value_hidden; }
 // NULL when c makes sense, else what is wrong (one line).
 const char *ppo_config_check(const PpoConfig *c);
 

@@ -30,8 +30,7 @@ Ppo *ppo_of(const TrainState *s) { return ppo_state(s)->ppo; }
 static void ppo_config_of(const TrainConfig *c, PpoConfig *p) {
     ppo_config_default(p);
     p->envs = c->envs; p->steps = c->steps; p->epochs = c->epochs; p->minibatches = c->minibatches;
-    p->hidden = c->hidden; p->value_hidden = c->value_hidden < 0 ? c->hidden / 2 : c->value_hidden;
-    p->coarse = c->coarse; p->chunk = c->chunk;
+    p->hidden = c->hidden; p->value_hidden = c->value_hidden; p->coarse = c->coarse; p->chunk = c->chunk;
     p->lr = c->lr; p->anneal_steps = c->anneal_steps;
     p->gamma = c->gamma; p->lambda = c->lambda; p->clip = c->clip;
     p->ent_coef = c->ent_coef; p->vf_coef = c->vf_coef; p->max_grad_norm = c->max_grad_norm;
@@ -189,8 +188,8 @@ static int ppo_import_npy(TrainState *s, const char *dir, const ModelNotes *note
             return -1;
         }
     if (train_state_attach(s, &PPO_LEARNER, err, errlen)) return -1;     // its state as a fresh run's
-    const AcNet *net = &ppo_of(s)->net;
-    if (acnet_import_npy(dir, &ppo_of(s)->net, err, errlen)) return -1;
+    AcNet *net = &ppo_of(s)->net;
+    if (acnet_import_npy(dir, net, err, errlen)) return -1;
     if (acnet_split_check(net)) {
         snprintf(err, errlen, "%s/model.txt: value_hidden gives the value %d units of its own, but ppo_Wpi.npy's last %d "
                  "columns or ppo_wv.npy's first %d entries are not all zero (not a separate value network)", dir, net->Hv,

@@ -195,7 +195,7 @@ int main(int argc, char **argv) {
     double hyper[8] = { lr, c.gamma, c.lambda, c.clip, c.ent_coef, c.vf_coef, c.max_grad_norm, 0 };
     hyper[7] = ppo_step(p, lr);
     save("hyper", "<f8", 1, 8, 0, hyper);
-    double dims[6] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M, c.value_hidden };
+    double dims[6] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M, p->net.Hv };
     save("shape", "<f8", 1, 6, 0, dims);
     save("w_new", "<f8", 1, n, 0, p->net.w);
     save("m_new", "<f8", 1, n, 0, p->adam_m);
