@@ -13,6 +13,7 @@
 #include "../algo/algo.h"
 #include "../cluster/cluster.h"
 #include "../train/checkpoint.h"
+#include "../train/model.h"
 #include "../train/train.h"
 #include "../util/crc.h"
 #include "args.h"
@@ -43,6 +44,10 @@ static void print_rows(const TrainConfig *d, const char *learner) {
     }
 }
 
+// The settings that shape a network: a run started from a model's weights (--init) takes them
+// from the model.
+static const char *const NETWORK_ROWS[] = { "hidden", "coarse", "value_hidden", NULL };
+
 static void print_help(const TrainConfig *d) {
     printf("usage: pongrl train [options]\n"
            "\n"
@@ -68,6 +73,11 @@ static void print_help(const TrainConfig *d) {
     for (int i = 0, k = 0; i < TRAIN_SETTING_COUNT; i++)
         if (TRAIN_SETTING_ROWS[i].role != SETTING_RUN) printf("%s--%s", k++ ? ", " : "", TRAIN_SETTING_ROWS[i].flag);
     printf(" may be given\n"
+           "  --init MODEL          start from MODEL's weights (a checkpoint, a run directory or a folder\n"
+           "                        that export wrote) instead of drawn ones: its --algo and network\n"
+           "                        (");
+    for (int i = 0, k = 0; NETWORK_ROWS[i]; i++) printf("%s--%s", k++ ? ", " : "", train_setting_find(NETWORK_ROWS[i])->flag);
+    printf(") are MODEL's; the optimiser, the envs and the counters start afresh\n"
            "  --help                this text\n"
            "\n"
            "A checkpoint is also written at the start of a run and when it stops (end, Ctrl-C, SIGTERM).\n");
@@ -104,18 +114,19 @@ static int mkdir_p(const char *path) {
 static int workers_max(void) { return WORKERS_PER_CORE_MAX * train_cores_available(); }
 
 // The flags are the settings table's rows (their index + OPT_ROW), then these.
-enum { OPT_ROW = 256, OPT_RUNDIR = 1024, OPT_RESUME, OPT_HELP };
+enum { OPT_ROW = 256, OPT_RUNDIR = 1024, OPT_RESUME, OPT_INIT, OPT_HELP };
 
 // given[i]: whether row i's flag was on the command line. The settings end up as: the defaults,
 // the learner's defaults over them, the flags given over those.
-static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char **resume) {
-    struct option opts[TRAIN_SETTING_COUNT + 4];
+static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char **resume, const char **init) {
+    struct option opts[TRAIN_SETTING_COUNT + 5];
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
         opts[i] = (struct option){ TRAIN_SETTING_ROWS[i].flag, TRAIN_SETTING_ROWS[i].kind != SETTING_BOOL, 0, OPT_ROW + i };
     opts[TRAIN_SETTING_COUNT] = (struct option){ "run-dir", 1, 0, OPT_RUNDIR };
     opts[TRAIN_SETTING_COUNT + 1] = (struct option){ "resume", 1, 0, OPT_RESUME };
-    opts[TRAIN_SETTING_COUNT + 2] = (struct option){ "help", 0, 0, OPT_HELP };
-    opts[TRAIN_SETTING_COUNT + 3] = (struct option){ 0, 0, 0, 0 };
+    opts[TRAIN_SETTING_COUNT + 2] = (struct option){ "init", 1, 0, OPT_INIT };
+    opts[TRAIN_SETTING_COUNT + 3] = (struct option){ "help", 0, 0, OPT_HELP };
+    opts[TRAIN_SETTING_COUNT + 4] = (struct option){ 0, 0, 0, 0 };
     TrainConfig flags = *c;
     opterr = 0;
     int o;
@@ -139,6 +150,10 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
             if (!optarg[0]) die_usage("--resume needs a run directory, got ''");
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--resume: path too long");
             *resume = optarg;
+            break;
+        case OPT_INIT:
+            if (!optarg[0]) die_usage("--init needs a model, got ''");
+            *init = optarg;
             break;
         case 'h':
         case OPT_HELP:    print_help(c); exit(0);
@@ -229,6 +244,39 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
     return 0;
 }
 
+// --init: loads MODEL (rank 0 alone; the other ranks adopt its settings, and its weights come
+// to them with the first iteration) and lays its network's settings over the run's: a flag
+// given for one of them must agree. 0, or -1 with one line in err.
+static int init_load(TrainState *model, const char *src, TrainConfig *c, const bool *given, char *desc,
+                     size_t desclen, char *err, size_t errlen) {
+    char why[2048];
+    if (model_load(src, ALGO_LEARNERS, model, desc, desclen, why, sizeof(why))) {
+        snprintf(err, errlen, "--init %s: %s", src, why);
+        return -1;
+    }
+    const Learner *l = algo_find(model_algo(model));
+    if (!l || strcmp(l->name, c->algo)) {
+        snprintf(err, errlen, "--init %s: a model of --algo %s; this run's learner is %s (give --algo %s)", src,
+                 model_algo(model), c->algo, model_algo(model));
+        return -1;
+    }
+    if (train_state_attach(model, l, why, sizeof(why))) { snprintf(err, errlen, "--init %s: %s", src, why); return -1; }
+    for (int i = 0; NETWORK_ROWS[i]; i++) {
+        const TrainSetting *row = train_setting_find(NETWORK_ROWS[i]);
+        char a[TRAIN_STR_MAX + 32], b[TRAIN_STR_MAX + 32];
+        if (!train_setting_applies(row, c) ||
+            !strcmp(train_setting_text(row, &model->cfg, a, sizeof(a)), train_setting_text(row, c, b, sizeof(b))))
+            continue;
+        if (given[row - TRAIN_SETTING_ROWS]) {
+            snprintf(err, errlen, "--%s %s: the network of --init %s has %s=%s (a run started from a model keeps its "
+                     "network)", row->flag, b, src, row->name, a);
+            return -1;
+        }
+        train_setting_set(row, c, a, why, sizeof(why));
+    }
+    return 0;
+}
+
 // A fresh run's directory (rank 0): made, locked, and not already a run's. 0, or -1 with one
 // line in err.
 static int rundir_claim(const char *dir, bool resume, char *err, size_t errlen) {
@@ -253,8 +301,9 @@ int cmd_train(int argc, char **argv) {
     train_config_default(&cfg);
     bool given[TRAIN_SETTING_COUNT];
     memset(given, 0, sizeof(given));
-    const char *resume = NULL;
-    parse(argc, argv, &cfg, given, &resume);
+    const char *resume = NULL, *init = NULL;
+    parse(argc, argv, &cfg, given, &resume, &init);
+    if (resume && init) die_usage("--resume continues a run with its own weights: --init may not be given");
     for (int i = 0; resume && i < TRAIN_SETTING_COUNT; i++)
         if (given[i] && TRAIN_SETTING_ROWS[i].role == SETTING_RUN)
             die_usage("--resume continues the run with its own configuration: --%s may not be given",
@@ -278,8 +327,10 @@ int cmd_train(int argc, char **argv) {
     // process through comm->fail (which, when other processes wait for this one, ends the job).
     int rc = 1;
     Pool *pool = NULL;
-    TrainState st;
+    TrainState st, model;
     memset(&st, 0, sizeof(st));
+    memset(&model, 0, sizeof(model));
+    char model_desc[CKPT_PATH_MAX + 128] = "";
     char err[3 * RUN_DIR_MAX] = "";     // room for a message naming the run directory twice
     Comm *comm = cluster_comm_create(err, sizeof(err));
     if (!comm) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
@@ -290,6 +341,7 @@ int cmd_train(int argc, char **argv) {
     const int workers_row = (int)(train_setting_find("workers") - TRAIN_SETTING_ROWS);
     if (!given[workers_row] && cfg.workers == sysconf(_SC_NPROCESSORS_ONLN) && comm->local_size > 1)
         cfg.workers = cfg.workers / comm->local_size > 0 ? cfg.workers / comm->local_size : 1;
+    if (root && init && init_load(&model, init, &cfg, given, model_desc, sizeof(model_desc), err, sizeof(err))) goto fail;
     if (!resume && check_memory(&cfg, err, sizeof(err))) goto fail;          // before anything is written
     if (root && rundir_claim(cfg.run_dir, resume != NULL, err, sizeof(err))) goto fail;
     // Resuming, only rank 0 reads the run: the others take its settings (comm->agree) and, at the
@@ -300,13 +352,18 @@ int cmd_train(int argc, char **argv) {
         if (check_memory(&cfg, err, sizeof(err))) goto fail;
     }
     // the ranks agree before anything is written: a refused launch leaves no run
-    if (comm->agree(comm, &cfg, resume && !root, err, sizeof(err))) {
+    if (comm->agree(comm, &cfg, (resume || init) && !root, err, sizeof(err))) {
         if (root) fprintf(stderr, "pongrl: %s\n", err);
         goto out;                               // every rank knows: each ends on its own
     }
     if (!(root && resume) && train_state_init(&st, &cfg, algo_find(cfg.algo))) {
         snprintf(err, sizeof(err), "out of memory");
         goto fail;
+    }
+    if (root && init) {
+        if (train_state_take_weights(&st, &model, err, sizeof(err))) goto fail;
+        train_state_free(&model);
+        printf("pongrl train: starting from the weights of %s\n", model_desc);
     }
     // iteration 0 too: a run killed before its first scheduled checkpoint can still resume
     if (root && ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, err, sizeof(err))) ||
@@ -361,5 +418,6 @@ out:
     comm->destroy(comm);
     pool_destroy(pool);
     train_state_free(&st);
+    train_state_free(&model);
     return rc;
 }

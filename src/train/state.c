@@ -54,6 +54,19 @@ int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t 
     return 0;
 }
 
+int train_state_take_weights(TrainState *s, const TrainState *model, char *err, size_t errlen) {
+    size_t n, m;
+    const double *from = train_state_weights(model, &n);
+    // the learner's own array (or the seeds' network): const only for those who read it
+    double *to = (double *)train_state_weights(s, &m);
+    if (s->learner != model->learner || n != m || !from) {
+        snprintf(err, errlen, "the model's network (%zu weights) is not this run's (%zu)", n, m);
+        return -1;
+    }
+    memcpy(to, from, n * sizeof(double));
+    return 0;
+}
+
 void train_state_settle(TrainState *s) {
     if (s->learner) s->learner->settle(s);
 }

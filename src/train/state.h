@@ -47,6 +47,9 @@ void train_state_free(TrainState *s);
 // arrays the checkpoint held (none: its arrays stay as made, for weights that come alone). 0,
 // or -1 with one line in err (they are not this learner's).
 int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t errlen);
+// A fresh run (train_state_init) takes the weights of a loaded model of the same learner and
+// network (train --init); the learner's other arrays stay as made. 0, or -1 with one line in err.
+int train_state_take_weights(TrainState *s, const TrainState *model, char *err, size_t errlen);
 // The learner's state brought up to date (before a checkpoint is written or the state sent
 // out; checkpoint_write refuses an unsettled state). Nothing to do without a learner.
 void train_state_settle(TrainState *s);
