@@ -36,6 +36,13 @@ MPI_LIBS   := $(shell pkg-config --libs mpi-c 2>/dev/null)
 ifneq ($(MPI_LIBS),)
 MPI_DEF := -DHAVE_MPI
 endif
+# The files that read HAVE_MPI are rebuilt when Open MPI comes or goes (a `make` before
+# scripts/setup.sh installed it would otherwise leave their MPI-less objects beside MPI ones):
+# their flags are kept in a file that changes with them, as SDL2's below.
+MPI_SRC   := $(shell grep -l HAVE_MPI src/*/*.c)
+MPI_STAMP := $(BUILD)/mpi.flags
+$(shell mkdir -p $(BUILD) && echo '$(MPI_DEF) $(MPI_CFLAGS) $(MPI_LIBS)' | cmp -s - $(MPI_STAMP) || \
+        echo '$(MPI_DEF) $(MPI_CFLAGS) $(MPI_LIBS)' > $(MPI_STAMP))
 # SDL2 (Debian's libsdl2-dev) is optional: with it `pongrl watch` opens a window, without it
 # the binary says how to get one. Only the binary links it (src/media/window.c is kept out of
 # the libraries), so the libraries and Python never need SDL.
@@ -82,6 +89,7 @@ $(BUILD)/obj/src/cli/main.o $(BUILD)/san/src/cli/main.o: python/pongrl/__init__.
 $(BUILD)/obj/src/pong/%.o: OPT += -fno-tree-vectorize
 
 $(WINDOW_SRC:%.c=$(BUILD)/obj/%.o) $(WINDOW_SRC:%.c=$(BUILD)/san/%.o): $(SDL_STAMP)
+$(foreach d,obj san hooks,$(MPI_SRC:%.c=$(BUILD)/$(d)/%.o)): $(MPI_STAMP)
 
 $(BUILD)/san/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
