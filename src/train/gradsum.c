@@ -29,18 +29,26 @@ void gradsum_zero_range(GradSum *s, size_t off, size_t len) {
 }
 
 // g's entries in fixed point, added to the sum's (add) or in place of them: the same words as
-// adding them to zero.
+// adding them to zero. Where every entry is below 2^19 (a gradient's are), the conversions to
+// int64 take gradsum_small_to_i64, exact there and vectorised without AVX-512; else the
+// hardware's (the test is outside the loop: the compiler makes a loop of each).
+static inline int64_t to_i64(double f, bool small) { return small ? gradsum_small_to_i64(f) : (int64_t)f; }
+
 static inline int convert(GradSum *s, const double *g, size_t off, size_t len, bool add) {
     int64_t *hi = s->hi + off, *lo = s->lo + off;
     const double *x = g + off;
-    int bad = 0;
-    for (size_t k = 0; k < len; k++) bad |= !(fabs(x[k]) < GRADSUM_MAX_ABS);   // NaN fails too
+    int bad = 0, big = 0;
+    for (size_t k = 0; k < len; k++) {
+        bad |= !(fabs(x[k]) < GRADSUM_MAX_ABS);   // NaN fails too
+        big |= !(fabs(x[k]) < GRADSUM_SMALL * 0x1p-32);
+    }
     if (bad) return -1;
+    const bool small = !big;
     uint64_t over = 0;
     for (size_t k = 0; k < len; k++) {
         double y = x[k] * 0x1p32;                 // exact: a power-of-two scaling
         double f = floor(y);
-        int64_t h = (int64_t)f, l = (int64_t)((y - f) * 0x1p32);     // the fraction, in [0, 2^32]
+        int64_t h = to_i64(f, small), l = to_i64(floor((y - f) * 0x1p32), small);   // the fraction, in [0, 2^32]
         if (add) {
             uint64_t a = (uint64_t)hi[k], b = (uint64_t)h, c = a + b;  // wraps: defined
             over |= (a ^ c) & (b ^ c);            // sign bit set: the signed sum overflowed

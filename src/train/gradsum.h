@@ -48,6 +48,31 @@ static inline void gradsum_split(int64_t hi, int64_t lo, int64_t *h, uint64_t *l
     *h = (hi >> 32) + (*l < u);
 }
 
+// (double)x for any int64 x: the same double as the hardware's conversion (round to nearest
+// even), in 64-bit integer and double operations alone, so that loops of it vectorise where the
+// vector unit has no int64 conversion (AVX2: only AVX-512 has one). x + 2^63 in two 32-bit
+// words, each placed exactly in a double's significand (2^84 + high * 2^32, 2^52 + low); the
+// offsets taken off the first exactly (the difference is a multiple of 2^32 of 33 bits), then
+// one addition: one rounding of the exact value.
+static inline double gradsum_i64_to_double(int64_t x) {
+    const uint64_t u = (uint64_t)x ^ 0x8000000000000000ull;
+    const uint64_t hb = (u >> 32) | 0x4530000000000000ull, lb = (u & 0xffffffffull) | 0x4330000000000000ull;
+    double hd, ld;
+    memcpy(&hd, &hb, 8);
+    memcpy(&ld, &lb, 8);
+    return (hd - (0x1p84 + 0x1p63 + 0x1p52)) + ld;
+}
+
+// (int64_t)f for an integral f with |f| < 2^51, likewise without a conversion instruction: f +
+// 1.5 * 2^52 is exact (its binade's unit is 1), and its significand's bits are 2^51 + f.
+#define GRADSUM_SMALL 0x1p51
+static inline int64_t gradsum_small_to_i64(double f) {
+    const double t = f + 0x1.8p52;
+    uint64_t b;
+    memcpy(&b, &t, 8);
+    return (int64_t)(b - 0x4338000000000000ull);
+}
+
 // The 128-bit value h * 2^64 + l (units of 2^-64) rounded to the nearest double, in 64-bit
 // operations that vectorise, where |value| < 2^7 (h in [-128, 128)): a hardware conversion of
 // l where the value fits int64; else of its top 64 bits (h's low byte and l's high 56 bits)
@@ -59,7 +84,7 @@ static inline void gradsum_split(int64_t hi, int64_t lo, int64_t *h, uint64_t *l
 static inline double gradsum_round(int64_t h, uint64_t l, uint64_t *far) {
     const int64_t low = (int64_t)l;
     const int64_t top = (int64_t)(((uint64_t)h << 56) | (l >> 8) | (((l & 0xff) + 0xff) >> 8));
-    const double a = (double)low * 0x1p-64, b = (double)top * 0x1p-56;
+    const double a = gradsum_i64_to_double(low) * 0x1p-64, b = gradsum_i64_to_double(top) * 0x1p-56;
     *far |= (uint64_t)(h + 128) >> 8;
     int64_t ua, ub, r;
     memcpy(&ua, &a, 8);

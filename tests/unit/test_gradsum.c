@@ -156,3 +156,50 @@ Test(gradsum, round_to_odd_is_one_rounding_of_the_exact_value) {
     gradsum_round(-129, ~0ull, &far);
     cr_expect_neq(far, 0);
 }
+
+// The conversions without a conversion instruction (AVX2 has none for int64): the same results
+// as the hardware's, at the edges and on random values.
+Test(gradsum, int64_conversions_are_the_hardwares) {
+    const int64_t edges[] = { 0, 1, -1, INT64_MAX, INT64_MIN, INT64_MIN + 1, (INT64_C(1) << 53) + 1, -((INT64_C(1) << 53) + 1),
+                              (INT64_C(1) << 53) + 3, (INT64_C(1) << 62) + 1023, (INT64_C(1) << 62) + 1024,
+                              (INT64_C(1) << 62) + 1025, INT64_C(0xffffffff), INT64_C(0x100000000) };
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+        const double got = gradsum_i64_to_double(edges[i]), want = (double)edges[i];
+        cr_assert(memcmp(&got, &want, 8) == 0, "%lld: %a, want %a", (long long)edges[i], got, want);
+    }
+    uint64_t x = 0x243f6a8885a308d3ull;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        const int64_t v = (int64_t)(x >> (x % 64));                  // every magnitude, both signs
+        const double got = gradsum_i64_to_double(v), want = (double)v;
+        cr_assert(memcmp(&got, &want, 8) == 0, "%lld: %a, want %a", (long long)v, got, want);
+        const double f = (double)((int64_t)(x >> 13) - (INT64_C(1) << 50));   // integral, |f| < 2^51
+        cr_assert_eq(gradsum_small_to_i64(f), (int64_t)f, "%a", f);
+    }
+    cr_expect_eq(gradsum_small_to_i64(-0x1p51 + 1), -(INT64_C(1) << 51) + 1);
+    cr_expect_eq(gradsum_small_to_i64(0x1p51 - 1), (INT64_C(1) << 51) - 1);
+}
+
+// gradsum_add takes a faster path where every entry is below 2^19 and the hardware's
+// conversion elsewhere: the words are the same either way. Here the same entries go through
+// both (alone: the fast path; beside one large entry: the other).
+Test(gradsum, both_conversion_paths_give_the_same_words) {
+    enum { N = 513 };
+    double x[N];
+    Rng rng;
+    rng_seed(&rng, 11);
+    for (int k = 0; k < N - 1; k++) x[k] = rng_normal(&rng) * pow(10.0, (double)(k % 14) - 9);   // 1e-9 to 1e4
+    x[0] = -0.0; x[1] = -0x1p-70; x[2] = 0x1p19 - 0x1p-33; x[3] = -0x1p19 + 0x1p-33; x[4] = -3e-20;
+    GradSum a, b;
+    cr_assert_eq(gradsum_alloc(&a, N), 0);
+    cr_assert_eq(gradsum_alloc(&b, N), 0);
+    x[N - 1] = 0.0;
+    cr_assert_eq(gradsum_add(&a, x, 0, N), 0);
+    cr_assert_eq(gradsum_add(&a, x, 0, N), 0);
+    x[N - 1] = 1e6;                                            // past 2^19: the whole range takes the other path
+    cr_assert_eq(gradsum_add(&b, x, 0, N), 0);
+    cr_assert_eq(gradsum_add(&b, x, 0, N), 0);
+    cr_expect_eq(memcmp(a.hi, b.hi, sizeof(int64_t) * (N - 1)), 0, "hi words differ between the paths");
+    cr_expect_eq(memcmp(a.lo, b.lo, sizeof(int64_t) * (N - 1)), 0, "lo words differ between the paths");
+    gradsum_free(&a); gradsum_free(&b);
+}
