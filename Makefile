@@ -183,8 +183,12 @@ $(BUILD)/fidelity_image: tools/fidelity_image.c $(BUILD)/libpongrl.a $(HDRS)
 $(BUILD)/workpool_bench: bench/workpool_bench.c $(BUILD)/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
+# The exact sum's conversions in the caches (bench/README.md: whether they vectorise on this CPU).
+$(BUILD)/gradsum_bench: bench/gradsum_bench.c $(BUILD)/libpongrl.a $(HDRS)
+	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+
 bench: setup
-	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes $(BUILD)/workpool_bench
+	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes $(BUILD)/workpool_bench $(BUILD)/gradsum_bench
 	$(BUILD)/random_play_stats
 	$(BUILD)/pongrl bench env
 	/usr/bin/python3 bench/atari_vec_bench.py --repeat 3   # ALE's own beside it: PONGRL_ALE_VEC_BENCH, PONGRL_ALE_ROM
@@ -192,6 +196,7 @@ bench: setup
 	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py --dump $(BUILD)/dump_episodes --ours $(BUILD)/bench_train.txt
 	$(BUILD)/pongrl bench cluster
 	$(BUILD)/workpool_bench
+	$(BUILD)/gradsum_bench
 	@$(MAKE) --no-print-directory bench-learners
 
 bench-learners: setup
