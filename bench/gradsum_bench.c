@@ -4,19 +4,13 @@
 // CPU without AVX-512 before and after 2e9d1fc.
 //     build/gradsum_bench        (make bench runs it)
 #include <stdio.h>
-#include <time.h>
 
 #include "train/gradsum.h"
+#include "util/clock.h"
 
 #define N (64 * 128)        // 64 rows of H = 128: 64 KB of float64, 128 KB of fixed point
 #define REPS 2000
 #define ROUNDS 7
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 int main(void) {
     static double g[N], out[N];
@@ -26,15 +20,15 @@ int main(void) {
     double best[3] = { 1e9, 1e9, 1e9 };
     int bad = 0;
     for (int r = 0; r < ROUNDS; r++) {
-        double t = now_s();
+        double t = clock_now_s();
         for (int k = 0; k < REPS; k++) bad |= gradsum_set(&s, g, 0, N);
-        if ((t = now_s() - t) < best[0]) best[0] = t;
-        t = now_s();
+        if ((t = clock_now_s() - t) < best[0]) best[0] = t;
+        t = clock_now_s();
         for (int k = 0; k < REPS; k++) bad |= gradsum_add(&s, g, 0, N);
-        if ((t = now_s() - t) < best[1]) best[1] = t;
-        t = now_s();
+        if ((t = clock_now_s() - t) < best[1]) best[1] = t;
+        t = clock_now_s();
         for (int k = 0; k < REPS; k++) gradsum_to_double_range(&s, out, 0, N);
-        if ((t = now_s() - t) < best[2]) best[2] = t;
+        if ((t = clock_now_s() - t) < best[2]) best[2] = t;
     }
     if (bad) { fprintf(stderr, "gradsum_bench: a conversion failed\n"); return 1; }
     const char *name[3] = { "set", "add", "to_double" };
