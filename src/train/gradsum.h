@@ -74,8 +74,9 @@ static inline int64_t gradsum_small_to_i64(double f) {
 }
 
 // The 128-bit value h * 2^64 + l (units of 2^-64) rounded to the nearest double, in 64-bit
-// operations that vectorise, where |value| < 2^7 (h in [-128, 128)): a hardware conversion of
-// l where the value fits int64; else of its top 64 bits (h's low byte and l's high 56 bits)
+// operations that vectorise, where |value| < 2^7 (h in [-128, 128)): a conversion
+// (gradsum_i64_to_double, the hardware's result) of l where the value fits int64; else of its
+// top 64 bits (h's low byte and l's high 56 bits)
 // with l's low byte ORed into the last bit. That is rounding to odd, to at least 55
 // significant bits, and a rounding to odd at p >= 53 + 2 bits followed by one to nearest at 53
 // is the correct rounding to nearest (Boldo and Melquiond). *far gets non-zero bits where h is
