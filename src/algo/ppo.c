@@ -602,8 +602,7 @@ static void sample_loss(const PpoConfig *c, const double *logits, double v, int 
 }
 
 // The update's loops walk W1's rows at scattered places (15 MB arrays at H = 128): each loop
-// asks for the rows AHEAD turns before their own (util/mem.h; a hint, no value changes).
-#define AHEAD 4
+// asks for the rows MEM_AHEAD_ROWS turns before their own (util/mem.h; a hint, no value changes).
 static void prefetch_sum_row(GradSum *acc, const double *g, size_t off, size_t H) {
     mem_prefetch(g + off, sizeof(double) * H);
     mem_prefetch_w(acc->hi + off, sizeof(int64_t) * H);
@@ -628,7 +627,7 @@ static void grad_chunk(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi,
     }
     int bad = 0;
     for (int r = 0; r < th->crows.n; r++) {
-        if (r + AHEAD < th->crows.n) prefetch_sum_row(&th->acc, th->g, (size_t)th->crows.list[r + AHEAD] * H, H);
+        if (r + MEM_AHEAD_ROWS < th->crows.n) prefetch_sum_row(&th->acc, th->g, (size_t)th->crows.list[r + MEM_AHEAD_ROWS] * H, H);
         const size_t off = (size_t)th->crows.list[r] * H;
         bad |= rowset_add(&th->used, th->crows.list[r]) ? gradsum_set(&th->acc, th->g, off, H)
                                                          : gradsum_add(&th->acc, th->g, off, H);
@@ -687,8 +686,8 @@ static void merge_part(void *ctx, int part, int parts) {
     int bad = 0;
     const int r1 = (int)((int64_t)n * (part + 1) / parts);
     for (int r = (int)((int64_t)n * part / parts); r < r1; r++) {
-        if (r + AHEAD < r1) {
-            const size_t ahead = (size_t)p->rows.list[r + AHEAD] * H;
+        if (r + MEM_AHEAD_ROWS < r1) {    // every thread's (asking only those that have the row measured slower)
+            const size_t ahead = (size_t)p->rows.list[r + MEM_AHEAD_ROWS] * H;
             for (int i = 0; i < p->threads; i++) prefetch_sum_row(&p->th[i].acc, p->g, ahead, H);
         }
         const int row = p->rows.list[r];
@@ -799,7 +798,7 @@ static void norm_part(void *ctx, int part, int parts) {
     const int n = p->rows.n;
     const int r1 = (int)((int64_t)n * (part + 1) / parts);
     for (int r = (int)((int64_t)n * part / parts); r < r1; r++) {
-        if (r + AHEAD < r1) mem_prefetch(p->g + (size_t)p->rows.list[r + AHEAD] * H, sizeof(double) * H);
+        if (r + MEM_AHEAD_ROWS < r1) mem_prefetch(p->g + (size_t)p->rows.list[r + MEM_AHEAD_ROWS] * H, sizeof(double) * H);
         const double *g = p->g + (size_t)p->rows.list[r] * H;
         double s = 0.0;
         for (size_t j = 0; j < H; j++) s += g[j] * g[j];
@@ -816,8 +815,8 @@ static void adam_part(void *ctx, int part, int parts) {
     uint64_t d = 0;
     const int r1 = (int)((int64_t)n * (part + 1) / parts);
     for (int r = (int)((int64_t)n * part / parts); r < r1; r++) {
-        if (r + AHEAD < r1) {
-            const size_t ahead = (size_t)p->rows.list[r + AHEAD] * H;
+        if (r + MEM_AHEAD_ROWS < r1) {
+            const size_t ahead = (size_t)p->rows.list[r + MEM_AHEAD_ROWS] * H;
             mem_prefetch(p->g + ahead, sizeof(double) * H);
             mem_prefetch_w(p->net.w + ahead, sizeof(double) * H);
             mem_prefetch_w(p->adam_m + ahead, sizeof(double) * H);

@@ -83,8 +83,7 @@ static double row_dot(const double *restrict a, const double *restrict b, int n)
 }
 
 // The rows a sample reads and writes lie anywhere in W1 and its gradient (15 MB each at H =
-// 128): each is asked for ACNET_AHEAD rows before its turn (util/mem.h).
-#define ACNET_AHEAD 4
+// 128): each is asked for MEM_AHEAD_ROWS rows before its turn (util/mem.h).
 
 // ----------------------------------------------------------------------------
 // forward
@@ -94,9 +93,9 @@ double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
     AcParts p = acnet_parts(net, net->w);
     memcpy(h, p.b1, sizeof(double) * H);
     const size_t row_bytes = sizeof(double) * (size_t)H;
-    for (int k = 0; k < ACNET_AHEAD && k < x.nnz; k++) mem_prefetch(net->w + (size_t)x.idx[k] * H, row_bytes);
+    for (int k = 0; k < MEM_AHEAD_ROWS && k < x.nnz; k++) mem_prefetch(net->w + (size_t)x.idx[k] * H, row_bytes);
     for (int k = 0; k < x.nnz; k++) {               // x: entries in {-1, +1}
-        if (k + ACNET_AHEAD < x.nnz) mem_prefetch(net->w + (size_t)x.idx[k + ACNET_AHEAD] * H, row_bytes);
+        if (k + MEM_AHEAD_ROWS < x.nnz) mem_prefetch(net->w + (size_t)x.idx[k + MEM_AHEAD_ROWS] * H, row_bytes);
         row_signed_add(h, net->w + (size_t)x.idx[k] * H, x.sign[k], H);
     }
     for (int j = 0; j < H; j++)
@@ -143,9 +142,9 @@ void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *
         d.b1[j] += dh[j];
     }
     const size_t row_bytes = sizeof(double) * (size_t)H;
-    for (int k = 0; k < ACNET_AHEAD && k < x.nnz; k++) mem_prefetch_w(g + (size_t)x.idx[k] * H, row_bytes);
+    for (int k = 0; k < MEM_AHEAD_ROWS && k < x.nnz; k++) mem_prefetch_w(g + (size_t)x.idx[k] * H, row_bytes);
     for (int k = 0; k < x.nnz; k++) {               // dW1[idx] += sign * dh
-        if (k + ACNET_AHEAD < x.nnz) mem_prefetch_w(g + (size_t)x.idx[k + ACNET_AHEAD] * H, row_bytes);
+        if (k + MEM_AHEAD_ROWS < x.nnz) mem_prefetch_w(g + (size_t)x.idx[k + MEM_AHEAD_ROWS] * H, row_bytes);
         double *row = g + (size_t)x.idx[k] * H;
         if (fresh && fresh[k]) row_signed_set(row, dh, x.sign[k], H);
         else row_signed_add(row, dh, x.sign[k], H);
