@@ -54,7 +54,8 @@ const char *ppo_config_check(const PpoConfig *c) {
     if (c->anneal_steps < 0) return "--anneal-steps must be >= 0";
     if (!(c->gamma >= 0 && c->gamma <= 1) || !(c->lambda >= 0 && c->lambda <= 1)) return "--gamma and --lambda must be in [0, 1]";
     if (!(c->clip > 0)) return "--clip must be > 0";
-    if (!(c->ent_coef >= 0) || !(c->vf_coef >= 0)) return "--ent-coef and --vf-coef must be >= 0";
+    if (!(c->ent_coef >= -1)) return "--ent-coef must be >= -1 (negative: an entropy penalty)";
+    if (!(c->vf_coef >= 0)) return "--vf-coef must be >= 0";
     if (!(c->max_grad_norm > 0)) return "--max-grad-norm must be > 0";
     return NULL;
 }

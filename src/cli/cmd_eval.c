@@ -79,8 +79,9 @@ int cmd_eval(int argc, char **argv) {
     env_id = a.env_id; mode = a.mode; difficulty = a.difficulty;
     char flavour[64] = "";
     if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
-    printf("pongrl eval: %s\n  %s%s, %d episodes, %s, seed %llu, %d workers\n", desc, env_id, flavour, episodes,
-           greedy ? "greedy" : "stochastic", (unsigned long long)seed, workers);
+    printf("pongrl eval: %s\n  %s%s, %d episode%s, %s, seed %llu, %d worker%s\n", desc, env_id, flavour, episodes,
+           episodes == 1 ? "" : "s", greedy ? "greedy" : "stochastic", (unsigned long long)seed, workers,
+           workers == 1 ? "" : "s");
     fflush(stdout);
 
     EvalJob job = { seed, calloc((size_t)workers, sizeof(Player *)), calloc((size_t)episodes, sizeof(EvalResult)) };

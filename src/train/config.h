@@ -69,8 +69,8 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "GAE's lambda") \
     X(F64,  clip,             "clip",             0.1,           1e-9, 1e9,           RUN,  "ppo", \
       "the probability ratio's clip (and the value's)") \
-    X(F64,  ent_coef,         "ent-coef",         0.001,         0, 1e9,              RUN,  "ppo", \
-      "entropy bonus") \
+    X(F64,  ent_coef,         "ent-coef",         0.001,         -1, 1e9,             RUN,  "ppo", \
+      "entropy bonus; negative: a penalty, that makes the policy surer") \
     X(F64,  vf_coef,          "vf-coef",          0.5,           0, 1e9,              RUN,  "ppo", \
       "value loss weight") \
     X(F64,  max_grad_norm,    "max-grad-norm",    0.5,           1e-12, 1e12,         RUN,  "ppo", \

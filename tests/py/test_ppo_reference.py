@@ -125,13 +125,14 @@ def adam(w, m, v, g, lr, t, b1=0.9, b2=0.999, eps=1e-5):
     return w - step * (m / denom), m, v
 
 
-def run_dump(d, threads, coarse=1, value_hidden=0):
+def run_dump(d, threads, coarse=1, value_hidden=0, ent_coef=None):
     dump = os.environ.get("PONGRL_PPO_DUMP", os.path.join(os.path.dirname(__file__), "..", "..", "build", "ppo_dump"))
     if not os.path.exists(dump):
         print(f"skip: {dump} not built (make build/ppo_dump)")
         sys.exit(77)
     subprocess.run([dump, "--seed", "5", "--threads", str(threads), "--coarse", str(coarse),
-                    "--value-hidden", str(value_hidden), "--out", d], check=True)
+                    "--value-hidden", str(value_hidden), "--out", d]
+                   + ([] if ent_coef is None else ["--ent-coef", repr(ent_coef)]), check=True)
     return lambda name: np.load(os.path.join(d, name + ".npy"))
 
 
@@ -149,6 +150,11 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         print("a separate value network (--value-hidden 6, H = 16):")
         verify(run_dump(d, 2, value_hidden=6))
+    with tempfile.TemporaryDirectory() as d:
+        print("an entropy penalty (--ent-coef -0.05):")
+        L = run_dump(d, 2, ent_coef=-0.05)
+        assert L("hyper")[4] == -0.05, "ppo_dump did not take --ent-coef"
+        verify(L)
     for threads in (1, 3):
         for k in results[2]:
             if not np.array_equal(results[threads][k].view(np.uint64), results[2][k].view(np.uint64)):

@@ -1,7 +1,8 @@
 // ppo_dump.c: build/ppo_dump, test support (not part of the product binary): one PPO batch
 // and one minibatch step exported as .npy for the NumPy reference (tests/py/test_ppo_reference.py).
 //
-//   build/ppo_dump [--seed N] [--threads N] [--iterations N (6)] [--coarse 0|1] [--value-hidden V] --out DIR
+//   build/ppo_dump [--seed N] [--threads N] [--iterations N (6)] [--coarse 0|1] [--value-hidden V]
+//                  [--ent-coef X] --out DIR
 //
 // A small learner (8 envs x 32 steps, H = 16, 2 minibatches, chunks of 8 samples) trains for
 // --iterations iterations (so that Adam's moments are not zero), then plays rollouts until one
@@ -39,7 +40,7 @@ static const char *dir;
 
 static void usage(const char *why) {
     fprintf(stderr, "ppo_dump: %s (usage: ppo_dump [--seed N] [--threads N] [--iterations N] [--coarse 0|1] "
-            "[--value-hidden V] --out DIR, "
+            "[--value-hidden V] [--ent-coef X] --out DIR, "
             "or ppo_dump --model MODEL [--seed N] [--play N] --out DIR)\n", why);
     exit(2);
 }
@@ -111,7 +112,8 @@ static int play_model(const char *model, uint64_t seed, int steps) {
 int main(int argc, char **argv) {
     static const struct option opts[] = {{"seed", 1, 0, 's'}, {"threads", 1, 0, 't'}, {"iterations", 1, 0, 'i'},
                                          {"coarse", 1, 0, 'c'}, {"out", 1, 0, 'o'}, {"model", 1, 0, 'm'},
-                                         {"play", 1, 0, 'p'}, {"value-hidden", 1, 0, 'v'}, {0, 0, 0, 0}};
+                                         {"play", 1, 0, 'p'}, {"value-hidden", 1, 0, 'v'},
+                                         {"ent-coef", 1, 0, 'e'}, {0, 0, 0, 0}};
     const char *model = NULL;
     int play = 600;
     PpoConfig c;
@@ -130,6 +132,7 @@ int main(int argc, char **argv) {
         case 'm': model = optarg; break;
         case 'p': play = atoi(optarg); break;
         case 'v': c.value_hidden = atoi(optarg); break;
+        case 'e': c.ent_coef = strtod(optarg, NULL); break;
         default: usage("bad option");
         }
     }
