@@ -1,5 +1,5 @@
-"""learners.py: the seeds' recipe, PPO in C and examples/ppo_pong.py side by side, in one run
-(issue 20.5). Each learns ALE/Pong-v5 until the project's running mean reaches --target (or a
+"""learners.py: pg (Karpathy's recipe), PPO in C and examples/ppo_pong.py side by side, in one
+run. Each learns ALE/Pong-v5 until the project's running mean reaches --target (or a
 cap), one after the other, pinned to the same cores; then a table of agent steps/s and the
 agent steps, episodes and seconds to the target with their ratios, and a plot of the curves.
 
@@ -8,7 +8,7 @@ agent steps, episodes and seconds to the target with their ratios, and a plot of
         [--out build/bench_learners] [--publish] [--plot-only]
 
 The three (each process pinned with sched_setaffinity to the first --cores CPUs it may use):
-  pg       build/pongrl train --workers CORES              the seeds' recipe (default --algo pg)
+  pg       build/pongrl train --workers CORES              Karpathy's recipe (default --algo pg)
   ppo      build/pongrl train --algo ppo --workers CORES   its defaults, whatever they are today
   example  examples/ppo_pong.py --env-threads CORES --torch-threads CORES   PyTorch (Debian's);
            skipped with a line when /usr/bin/python3 cannot import torch
@@ -37,7 +37,7 @@ import time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from ppo_milestones import first_reaching, read_curve  # noqa: E402
+from milestones import first_reaching, read_curve  # noqa: E402
 
 LEARNERS = ("pg", "ppo", "example")
 NAMES = {"pg": "seeds' recipe (C, --algo pg)", "ppo": "PPO in C (--algo ppo)",

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""check_third_party.py: pongrl under real third-party code, where its sources are present
-(issue 21.6). Nothing here is fetched or installed; point it at source trees you have:
+"""check_third_party.py: pongrl under real third-party code, where its sources are present.
+Nothing here is fetched or installed; point it at source trees you have:
 
     /usr/bin/python3 tools/check_third_party.py --gymnasium /work/ext/gym-v0.29.1 \\
         --gymnasium /work/ext/gym-head --cleanrl /work/ext/cleanrl [--ppo-steps 4096]

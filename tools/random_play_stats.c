@@ -6,7 +6,7 @@
 // mean score, its standard deviation and standard error, and the mean episode length,
 // beside the figures measured with ALE 0.12.1 and the real ROM (presets:
 // shared/reference/ale-real/README.md; flavours: ALE/Pong-v5 with mode= and difficulty=,
-// issue 21). The last column says whether the two means agree within two standard errors
+// 300 games each). The last column says whether the two means agree within two standard errors
 // of their difference.
 //   make build/random_play_stats   (make bench runs it with the real table's episode counts)
 //   build/random_play_stats [episodes]   (default: the real table's count for each row)
@@ -28,7 +28,7 @@ static const struct { const char *id; Real real; } PRESETS[] = {
     {"PongNoFrameskip-v4", {200, -20.385, 0.059, 3575.6}},
 };
 
-// issue 21: ALE/Pong-v5 with mode= and difficulty=, 300 games each: [mode][difficulty]
+// the flavours as the real table has them: ALE/Pong-v5 with mode= and difficulty=, 300 games each: [mode][difficulty]
 #define FLAVOUR_ID "ALE/Pong-v5"
 #define FLAVOUR_GAMES 300
 static const double FLAVOURS[PONG_MODES][PONG_DIFFICULTIES][3] = {   // mean, se, length

@@ -1,4 +1,4 @@
-# Learning curves of pongrl (seeds' recipe) on the exact game beside the same recipe on the real
+# Learning curves of pongrl (pg, Karpathy's recipe) on the exact game beside the same recipe on the real
 # game (ALE 0.12.1 with the real ROM: shared/reference/ale-real/real-learning-curves.csv), per episode.
 # gnuplot -e "out='docs/img/compare.png'; real='../shared/reference/ale-real/real-learning-curves.csv'" docs/results/compare.gp
 if (!exists("out")) out = 'docs/img/compare.png'

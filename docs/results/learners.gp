@@ -1,4 +1,4 @@
-# The learners side by side on ALE/Pong-v5 (issue 20.5): the running mean of episode returns
+# The learners side by side on ALE/Pong-v5: the running mean of episode returns
 # against agent steps and against each learner's own training clock. bench/learners.py draws its
 # fresh run with it (make bench-learners); with no variables set it draws the published run in
 # docs/results/learners/ (run from the repository root):

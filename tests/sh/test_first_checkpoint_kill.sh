@@ -10,7 +10,7 @@ T=(--hidden 16 --batch-size 2 --seed 3 --quiet --workers 1 --iterations 3)
 want=$("$bin" train "${T[@]}" --run-dir "$tmp/straight" | crc)
 [ -n "$want" ] || fail "straight run"
 
-# the reproduction: kill -9 as soon as the first checkpoint's temporary file appears
+# the failure this guards against: kill -9 as soon as the first checkpoint's temporary file appears
 d=$tmp/d landed=
 for try in 1 2 3 4 5 6 7 8; do
     rm -rf "$d"

@@ -28,15 +28,17 @@ grep -q 'crc32 .* real .*: identical' <<<"$out" || fail "fidelity_image did not 
 "$tmp/fid" tests/data/ale-real random-1 999999 "$tmp/g.png" >/dev/null 2>&1 && fail "fidelity_image accepted a frame past the end"
 
 build/pongrl train --iterations 3 --batch-size 2 --workers 1 --quiet --run-dir "$tmp/run" >/dev/null || fail "train"
-out=$(tools/milestones.sh "$tmp/run") || fail "milestones.sh exited $?"
-grep -q '^last: iteration 3, 6 episodes' <<<"$out" || { echo "$out"; fail "milestones.sh"; }
-tools/milestones.sh "$tmp/nothing" 2>/dev/null && fail "milestones.sh accepted a missing run"
+out=$(/usr/bin/python3 tools/milestones.py --marks -15,-10,-5,0 "$tmp/run") || fail "milestones.py exited $?"
+grep -q "^$tmp/run: 3 iterations, .* 6 episodes, " <<<"$out" || { echo "$out"; fail "milestones.py on a run directory"; }
+[ "$(grep -c '^  -1[05]: \|^   -5: \|^   +0: ' <<<"$out")" = 4 ] || { echo "$out"; fail "milestones.py --marks"; }
+/usr/bin/python3 tools/milestones.py "$tmp/nothing" 2>/dev/null && fail "milestones.py accepted a missing run"
+/usr/bin/python3 tools/milestones.py --marks x "$tmp/run" 2>/dev/null && fail "milestones.py accepted --marks x"
 
-# ppo_milestones.py on a hand-written curve: the first row at or above each mark, and the last row
+# milestones.py on a hand-written curve: the first row at or above each mark, and the last row
 # within 180 s (3 minutes)
 printf '%s\n' iteration,episodes,agent_steps,wall_s,batch_mean_reward,running_mean \
     1,0,100,10,0,0 2,3,200,50,-9,-12.5 3,5,300,120,0,0.5 4,8,400,179.9,12,11 5,9,500,200,20,20.25 >"$tmp/m.csv"
-out=$(/usr/bin/python3 tools/ppo_milestones.py "$tmp/m.csv") || fail "ppo_milestones.py exited $?"
+out=$(/usr/bin/python3 tools/milestones.py "$tmp/m.csv") || fail "milestones.py exited $?"
 echo "$out"
 want="$tmp/m.csv: 5 iterations, 500 agent steps, 9 episodes, 200 s, 2 steps/s, running mean +20.25
   -10: iteration 3, 300 steps, 5 episodes, 120 s
@@ -44,10 +46,10 @@ want="$tmp/m.csv: 5 iterations, 500 agent steps, 9 episodes, 200 s, 2 steps/s, r
   +10: iteration 4, 400 steps, 8 episodes, 180 s
   +20: iteration 5, 500 steps, 9 episodes, 200 s
   at 3 min: running mean +11.00, iteration 4, 400 steps, 8 episodes"
-[ "$out" = "$want" ] || fail "ppo_milestones.py: not the hand-worked answer"
+[ "$out" = "$want" ] || fail "milestones.py: not the hand-worked answer"
 head -4 "$tmp/m.csv" >"$tmp/short.csv"
-/usr/bin/python3 tools/ppo_milestones.py "$tmp/short.csv" | grep -qx '  at 3 min: - (the run ended after 120 s)' ||
-    fail "ppo_milestones.py: a run shorter than 3 minutes"
+/usr/bin/python3 tools/milestones.py "$tmp/short.csv" | grep -qx '  at 3 min: - (the run ended after 120 s)' ||
+    fail "milestones.py: a run shorter than 3 minutes"
 
 if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
     mpicc -O2 -Wall -Wextra -Werror tools/mpi_sendrecv.c -o "$tmp/sr" || fail "mpi_sendrecv.c does not build"

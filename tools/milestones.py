@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""ppo_milestones.py: where a run's running mean first reached -10, 0, +10 and +20.
+"""milestones.py: where a run's running mean first reached each mark (-10, 0, +10, +20 unless told).
 
-    tools/ppo_milestones.py RUN_DIR/metrics.csv [...]
+    tools/milestones.py [--marks -15,-10,-5,0] RUN_DIR | RUN_DIR/metrics.csv [...]
 
-For each metrics.csv (any learner's) or examples/ppo_pong.py --csv file (one with its
-running_mean column): the iteration, agent steps, episodes and training seconds (wall_s) of
-the first row whose running_mean is at or above each mark, the mean agent steps per second
-over the whole run, and where the running mean stood after 3 minutes of training (issue 20's
-budget: the last row at or before 180 s). Marks not reached print "-". bench/learners.py reads
-runs through read_curve and first_reaching.
+For each run directory or metrics.csv (any learner's) or examples/ppo_pong.py --csv file (one
+with its running_mean column): the iteration, agent steps, episodes and training seconds
+(wall_s) of the first row whose running_mean is at or above each mark, the mean agent steps per
+second over the whole run, and where the running mean stood after 3 minutes of training (the
+budget PPO is measured by: the last row at or before 180 s). Marks not reached print "-".
+The default marks suit PPO; pg's published table uses --marks -15,-10,-5,0.
+bench/learners.py reads runs through read_curve and first_reaching.
 """
 import csv
+import os
 import sys
 
 MARKS = (-10, 0, 10, 20)
@@ -18,9 +20,11 @@ BUDGET_S = 180.0
 
 
 def read_curve(path):
-    """The rows of a learning curve as dicts of numbers: iteration, agent_steps, episodes,
+    """A run directory stands for its metrics.csv. The rows of a learning curve as dicts of numbers: iteration, agent_steps, episodes,
     wall_s (the learner's own clock: pongrl's wall_s, the example's seconds), running_mean
     (the project's; NaN before the first episode). Raises ValueError for another CSV."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "metrics.csv")
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
     out = []
@@ -41,14 +45,30 @@ def first_reaching(rows, mark):
     return next((r for r in rows if r["episodes"] > 0 and r["running_mean"] >= mark), None)
 
 
-def main(paths):
-    if not paths:
+def parse_marks(text):
+    """"-15,-10,-5,0" -> (-15, -10, -5, 0); whole numbers only, as the output prints them."""
+    try:
+        marks = tuple(int(m) for m in text.split(","))
+    except ValueError:
+        sys.exit(f"milestones: --marks wants whole numbers separated by commas, not '{text}'")
+    return marks
+
+
+def main(args):
+    marks = MARKS
+    if len(args) >= 2 and args[0] == "--marks":
+        marks = parse_marks(args[1])
+        args = args[2:]
+    elif args and args[0].startswith("--marks="):
+        marks = parse_marks(args[0][len("--marks="):])
+        args = args[1:]
+    if not args:
         sys.exit(__doc__)
-    for path in paths:
+    for path in args:
         try:
             rows = read_curve(path)
         except (OSError, ValueError) as e:
-            sys.exit(f"ppo_milestones: {e}")
+            sys.exit(f"milestones: {e}")
         if not rows:
             print(f"{path}: no rows")
             continue
@@ -57,7 +77,7 @@ def main(paths):
         print(f"{path}: {last['iteration']} iterations, {last['agent_steps']:,} agent steps, "
               f"{last['episodes']:,} episodes, {last['wall_s']:.0f} s, {sps:,.0f} steps/s, "
               f"running mean {last['running_mean']:+.2f}")
-        for m in MARKS:
+        for m in marks:
             hit = first_reaching(rows, m)
             if hit:
                 print(f"  {m:+3d}: iteration {hit['iteration']}, {hit['agent_steps']:,} steps, "
