@@ -13,6 +13,7 @@ bench/learners.py reads runs through read_curve and first_reaching.
 """
 import csv
 import os
+import signal
 import sys
 
 MARKS = (-10, 0, 10, 20)
@@ -67,7 +68,9 @@ def main(args):
     for path in args:
         try:
             rows = read_curve(path)
-        except (OSError, ValueError) as e:
+        except OSError as e:
+            sys.exit(f"milestones: {path}: {e.strerror}")
+        except ValueError as e:
             sys.exit(f"milestones: {e}")
         if not rows:
             print(f"{path}: no rows")
@@ -96,4 +99,5 @@ def main(args):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # `| head` ends it quietly, as any filter
     main(sys.argv[1:])
