@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Thread scaling of `pongrl train`: agent steps a second at 1, 2, 4, ... workers, and the
+efficiency against one worker, for each learner setting given.
+
+    bench/scaling.py [--bin build/pongrl] [--workers 1,2,4,8,16] [--iterations N] [--mpi]
+
+Each row is one run of `pongrl train` (checkpoints off, --quiet); its rate is the agent steps
+of the iterations after the first two (warm-up: threads started, buffers grown) over their wall
+time, both read from the run's metrics.csv. With --mpi, pg's recipe also runs as R MPI ranks of
+1 worker each (mpirun --oversubscribe), beside R threads. The machine should be otherwise idle;
+name the CPU and the build flags beside any table you quote (the script prints both).
+"""
+import argparse
+import csv
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SETTINGS = {  # name: (flags, iterations)
+    "ppo defaults": (["--algo", "ppo"], 12),
+    "ppo --envs 256 --minibatches 16 --epochs 4": (["--algo", "ppo", "--envs", "256", "--minibatches", "16",
+                                                    "--epochs", "4"], 5),
+    "pg --batch-size 64": (["--algo", "pg", "--batch-size", "64"], 12),
+}
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def rate(run_dir):
+    """Agent steps a second after the warm-up iterations, from metrics.csv."""
+    with open(os.path.join(run_dir, "metrics.csv")) as f:
+        rows = list(csv.DictReader(f))
+    if len(rows) < 3:
+        raise SystemExit(f"scaling: {run_dir}/metrics.csv has {len(rows)} rows, need at least 3")
+    a, b = rows[1], rows[-1]
+    steps = int(b["agent_steps"]) - int(a["agent_steps"])
+    secs = float(b["wall_s"]) - float(a["wall_s"])
+    return steps / secs
+
+
+def run(cmd, run_dir, iterations):
+    full = cmd + ["--iterations", str(iterations), "--quiet", "--checkpoint-every", "0",
+                  "--checkpoint-secs", "0", "--run-dir", run_dir]
+    p = subprocess.run(full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode:
+        raise SystemExit(f"scaling: {' '.join(full)} failed: {p.stderr.strip().splitlines()[-1:]}")
+    return rate(run_dir)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin", default="build/pongrl")
+    n = os.cpu_count() or 1
+    default_workers = [w for w in (1, 2, 4, 8, 16, 32, 64) if w <= n]
+    if default_workers[-1] != n:
+        default_workers.append(n)
+    ap.add_argument("--workers", default=",".join(map(str, default_workers)))
+    ap.add_argument("--iterations", type=int, default=0, help="iterations a run (0: each setting's own)")
+    ap.add_argument("--only", default="", help="run only the settings whose name contains this")
+    ap.add_argument("--mpi", action="store_true", help="also pg's recipe as MPI ranks x 1 worker")
+    args = ap.parse_args()
+    workers = [int(w) for w in args.workers.split(",")]
+    if not os.access(args.bin, os.X_OK):
+        sys.exit(f"scaling: {args.bin} is not an executable (run make first)")
+    print(f"cpu: {cpu_name()}, {n} logical CPUs; binary: {args.bin}")
+    print("| setting | " + " | ".join(str(w) for w in workers) + f" | {workers[-1]} / 1 |")
+    print("|---|" + "---|" * (len(workers) + 1))
+    tmp = tempfile.mkdtemp(prefix="pongrl-scaling-")
+    try:
+        rows = [(name, flags, its) for name, (flags, its) in SETTINGS.items() if args.only in name]
+        for name, flags, its in rows:
+            its = args.iterations or its
+            rates = [run([args.bin, "train"] + flags + ["--workers", str(w)], os.path.join(tmp, f"{name}-{w}"), its)
+                     for w in workers]
+            cells = [f"{r:,.0f} ({r / (rates[0] * w):.0%})" for r, w in zip(rates, workers)]
+            print(f"| `{name}` | " + " | ".join(cells) + f" | {rates[-1] / rates[0]:.1f}x |", flush=True)
+            if args.mpi and name.startswith("pg"):
+                mpirun = shutil.which("mpirun")
+                if not mpirun:
+                    sys.exit("scaling: --mpi needs mpirun (Debian's openmpi-bin)")
+                mrates = []
+                for w in workers:
+                    d = os.path.join(tmp, f"{name}-mpi{w}")
+                    cmd = [mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(w), args.bin, "train"] + flags
+                    mrates.append(run(cmd + ["--workers", "1"], d, its))
+                cells = [f"{r:,.0f} ({r / (mrates[0] * w):.0%})" for r, w in zip(mrates, workers)]
+                print(f"| `{name}`, MPI ranks x 1 worker | " + " | ".join(cells) +
+                      f" | {mrates[-1] / mrates[0]:.1f}x |", flush=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("cells: agent steps/s (efficiency: rate / (workers x the 1-worker rate))")
+
+
+if __name__ == "__main__":
+    main()
