@@ -1,6 +1,8 @@
 # pongrl: distributed policy-gradient Pong from pixels, in C.
 #
-#   make            build build/pongrl, build/libpongrl.a and build/libpongrl.so
+#   make            build build/pongrl, build/libpongrl.a and build/libpongrl.so (without Open MPI:
+#                   all but the cluster transport; it says so)
+#   make install    PREFIX=/usr/local DESTDIR=: headers under include/pongrl/, both libraries, pongrl.pc
 #   make train      install what is missing, build, train with the seed's recipe until the
 #                   running mean reaches 0 (ARGS="..." adds or overrides flags)
 #   make test       install what is missing, build, run every test
@@ -61,6 +63,11 @@ CRIT    := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcr
 
 LIB_SRC := $(filter-out $(WINDOW_SRC),$(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/algo/*.c src/media/*.c src/util/*.c)))
 BIN_SRC := $(sort $(wildcard src/cli/*.c src/cluster/*.c)) $(WINDOW_SRC)
+# Without Open MPI the binary is built without the cluster transport (cluster.c's stand-ins say
+# how to get it); allreduce.c is MPI through and through, so it is left out rather than guarded.
+ifeq ($(MPI_LIBS),)
+BIN_SRC := $(filter-out src/cluster/allreduce.c,$(BIN_SRC))
+endif
 TEST_SRC:= $(sort $(wildcard tests/unit/*.c))
 HDRS    := $(wildcard src/*/*.h)
 
@@ -71,6 +78,24 @@ SAN_BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/san/%.o)
 
 .PHONY: all setup train test test-run bench bench-learners debug fuzz fuzz-run clean
 all: $(BUILD)/pongrl $(BUILD)/libpongrl.a $(BUILD)/libpongrl.so
+ifeq ($(MPI_LIBS),)
+	@echo "make: built without MPI (pkg-config finds no mpi-c): everything works but the cluster" \
+	      "(mpirun ... pongrl train, pongrl bench cluster); make setup (or apt-get install libopenmpi-dev)," \
+	      "then make, adds it"
+endif
+
+# What every object needs and a fresh machine may lack: one line that says what to install,
+# instead of the compiler's first missing header.
+$(BUILD)/deps.ok:
+	@mkdir -p $(dir $@)
+	@missing=""; \
+	 printf '#include <zlib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing zlib1g-dev"; \
+	 printf '#include <gif_lib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing libgif-dev"; \
+	 if [ -n "$$missing" ]; then \
+	     echo "pongrl: cannot build: missing$$missing (make setup installs them, or apt-get install$$missing)" >&2; \
+	     exit 1; \
+	 fi; touch $@
+$(LIB_OBJ) $(SAN_LIB_OBJ) $(BIN_OBJ) $(SAN_BIN_OBJ): | $(BUILD)/deps.ok
 
 setup:
 	@scripts/setup.sh
