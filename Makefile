@@ -76,7 +76,7 @@ BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 SAN_BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup train test test-run bench bench-learners debug fuzz fuzz-run clean
+.PHONY: all setup train test test-run bench bench-learners debug fuzz fuzz-run clean install uninstall
 all: $(BUILD)/pongrl $(BUILD)/libpongrl.a $(BUILD)/libpongrl.so
 ifeq ($(MPI_LIBS),)
 	@echo "make: built without MPI (pkg-config finds no mpi-c): everything works but the cluster" \
@@ -183,6 +183,32 @@ fuzz-run: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
 	@head -c 228 $(BUILD)/fuzz/seeds/h1.bin > $(BUILD)/fuzz/seeds/header.bin
 	$(BUILD)/fuzz/fuzz_checkpoint -max_total_time=$(FUZZ_SECS) -max_len=110000 -print_final_stats=1 \
 	    $(BUILD)/fuzz/corpus $(BUILD)/fuzz/seeds
+
+# ----------------------------------------------------------------------------
+# make install PREFIX=... DESTDIR=...: the binary, both libraries, the public headers as
+# <pongrl/env.h>, <pongrl/vecenv.h>, ... and lib/pkgconfig/pongrl.pc. The headers are flat under
+# include/pongrl/, so their `#include "../pong/pong.h"` become `#include "pong.h"` on the way.
+PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+PUB_HDRS := src/env/env.h src/env/vecenv.h src/env/atari_prep.h src/env/abi.h src/pong/pong.h src/util/rng.h
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/pongrl $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 755 $(BUILD)/pongrl $(DESTDIR)$(PREFIX)/bin/pongrl
+	install -m 644 $(BUILD)/libpongrl.a $(DESTDIR)$(LIBDIR)/libpongrl.a
+	install -m 755 $(BUILD)/libpongrl.so $(DESTDIR)$(LIBDIR)/libpongrl.so
+	for h in $(PUB_HDRS); do \
+	    sed 's|^#include "\.\./[a-z]*/\([a-z_]*\.h\)"|#include "\1"|' $$h > $(DESTDIR)$(PREFIX)/include/pongrl/$$(basename $$h) \
+	        && chmod 644 $(DESTDIR)$(PREFIX)/include/pongrl/$$(basename $$h) || exit 1; \
+	done
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' pongrl.pc.in \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/pongrl.pc
+	@# the loader's cache, so that a program linked against $(LIBDIR) finds it at once
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/pongrl $(DESTDIR)$(LIBDIR)/libpongrl.a $(DESTDIR)$(LIBDIR)/libpongrl.so \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/pongrl.pc $(addprefix $(DESTDIR)$(PREFIX)/include/pongrl/,$(notdir $(PUB_HDRS)))
+	-rmdir $(DESTDIR)$(PREFIX)/include/pongrl
 
 # setup may have just installed Open MPI: MPI_LIBS is read afresh by the inner make.
 test:
