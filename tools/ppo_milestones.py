@@ -29,7 +29,8 @@ def read_curve(path):
             out.append({"iteration": int(r["iteration"]), "agent_steps": int(r["agent_steps"]),
                         "episodes": int(r["episodes"]),
                         "wall_s": float(r["wall_s"] if "wall_s" in r else r["seconds"]),
-                        "running_mean": float(r["running_mean"])})
+                        # empty before the first episode (older files: 0)
+                        "running_mean": float(r["running_mean"] or "nan")})
         except (KeyError, TypeError, ValueError):
             raise ValueError(f"{path}: not a metrics.csv nor an examples/ppo_pong.py CSV with running_mean "
                              f"(row {len(out) + 1})") from None
