@@ -88,6 +88,8 @@ endif
 # instead of the compiler's first missing header.
 $(BUILD)/deps.ok:
 	@mkdir -p $(dir $@)
+	@command -v $(firstword $(CC)) >/dev/null || \
+	     { echo "pongrl: cannot build: no C compiler '$(firstword $(CC))' (make setup installs gcc, or apt-get install gcc)" >&2; exit 1; }
 	@missing=""; \
 	 printf '#include <zlib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing zlib1g-dev"; \
 	 printf '#include <gif_lib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing libgif-dev"; \
