@@ -1,8 +1,8 @@
 // train_progress.h: what `pongrl train` does on the learner after every iteration (as the
 // loop's hook, TrainHooks): the batch's line on stdout (with how far along the run is, when it
 // ends at an iteration), its metrics.csv row, and the checkpoint schedule: every
-// cfg.checkpoint_every iterations, every cfg.checkpoint_secs seconds, and at the end; each save also refreshes config.txt and curve.png (a missing
-// gnuplot is said once, then ignored).
+// cfg.checkpoint_every iterations, every cfg.checkpoint_secs seconds, and at the end; each
+// save also refreshes config.txt and curve.png (a missing gnuplot is said once, then ignored).
 #ifndef PONGRL_TRAIN_PROGRESS_H
 #define PONGRL_TRAIN_PROGRESS_H
 
