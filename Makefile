@@ -1,6 +1,8 @@
 # pongrl: distributed policy-gradient Pong from pixels, in C.
 #
-#   make            build build/pongrl, build/libpongrl.a and build/libpongrl.so
+#   make            build build/pongrl, build/libpongrl.a and build/libpongrl.so (without Open MPI:
+#                   all but the cluster transport; it says so)
+#   make install    PREFIX=/usr/local DESTDIR=: headers under include/pongrl/, both libraries, pongrl.pc
 #   make train      install what is missing, build, train with the seed's recipe until the
 #                   running mean reaches 0 (ARGS="..." adds or overrides flags)
 #   make test       install what is missing, build, run every test
@@ -61,6 +63,11 @@ CRIT    := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcr
 
 LIB_SRC := $(filter-out $(WINDOW_SRC),$(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/algo/*.c src/media/*.c src/util/*.c)))
 BIN_SRC := $(sort $(wildcard src/cli/*.c src/cluster/*.c)) $(WINDOW_SRC)
+# Without Open MPI the binary is built without the cluster transport (cluster.c's stand-ins say
+# how to get it); allreduce.c is MPI through and through, so it is left out rather than guarded.
+ifeq ($(MPI_LIBS),)
+BIN_SRC := $(filter-out src/cluster/allreduce.c,$(BIN_SRC))
+endif
 TEST_SRC:= $(sort $(wildcard tests/unit/*.c))
 HDRS    := $(wildcard src/*/*.h)
 
@@ -69,8 +76,28 @@ BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 SAN_BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup train test test-run bench bench-learners debug fuzz fuzz-run clean
+.PHONY: all setup train test test-run bench bench-learners debug fuzz fuzz-run clean install uninstall
 all: $(BUILD)/pongrl $(BUILD)/libpongrl.a $(BUILD)/libpongrl.so
+ifeq ($(MPI_LIBS),)
+	@echo "make: built without MPI (pkg-config finds no mpi-c): everything works but the cluster" \
+	      "(mpirun ... pongrl train, pongrl bench cluster); make setup (or apt-get install libopenmpi-dev)," \
+	      "then make, adds it"
+endif
+
+# What every object needs and a fresh machine may lack: one line that says what to install,
+# instead of the compiler's first missing header.
+$(BUILD)/deps.ok:
+	@mkdir -p $(dir $@)
+	@command -v $(firstword $(CC)) >/dev/null || \
+	     { echo "pongrl: cannot build: no C compiler '$(firstword $(CC))' (make setup installs gcc, or apt-get install gcc)" >&2; exit 1; }
+	@missing=""; \
+	 printf '#include <zlib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing zlib1g-dev"; \
+	 printf '#include <gif_lib.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing libgif-dev"; \
+	 if [ -n "$$missing" ]; then \
+	     echo "pongrl: cannot build: missing$$missing (make setup installs them, or apt-get install$$missing)" >&2; \
+	     exit 1; \
+	 fi; touch $@
+$(LIB_OBJ) $(SAN_LIB_OBJ) $(BIN_OBJ) $(SAN_BIN_OBJ): | $(BUILD)/deps.ok
 
 setup:
 	@scripts/setup.sh
@@ -158,6 +185,32 @@ fuzz-run: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
 	@head -c 228 $(BUILD)/fuzz/seeds/h1.bin > $(BUILD)/fuzz/seeds/header.bin
 	$(BUILD)/fuzz/fuzz_checkpoint -max_total_time=$(FUZZ_SECS) -max_len=110000 -print_final_stats=1 \
 	    $(BUILD)/fuzz/corpus $(BUILD)/fuzz/seeds
+
+# ----------------------------------------------------------------------------
+# make install PREFIX=... DESTDIR=...: the binary, both libraries, the public headers as
+# <pongrl/env.h>, <pongrl/vecenv.h>, ... and lib/pkgconfig/pongrl.pc. The headers are flat under
+# include/pongrl/, so their `#include "../pong/pong.h"` become `#include "pong.h"` on the way.
+PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+PUB_HDRS := src/env/env.h src/env/vecenv.h src/env/atari_prep.h src/env/abi.h src/pong/pong.h src/util/rng.h
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/pongrl $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 755 $(BUILD)/pongrl $(DESTDIR)$(PREFIX)/bin/pongrl
+	install -m 644 $(BUILD)/libpongrl.a $(DESTDIR)$(LIBDIR)/libpongrl.a
+	install -m 755 $(BUILD)/libpongrl.so $(DESTDIR)$(LIBDIR)/libpongrl.so
+	for h in $(PUB_HDRS); do \
+	    sed 's|^#include "\.\./[a-z]*/\([a-z_]*\.h\)"|#include "\1"|' $$h > $(DESTDIR)$(PREFIX)/include/pongrl/$$(basename $$h) \
+	        && chmod 644 $(DESTDIR)$(PREFIX)/include/pongrl/$$(basename $$h) || exit 1; \
+	done
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' pongrl.pc.in \
+	    > $(DESTDIR)$(LIBDIR)/pkgconfig/pongrl.pc
+	@# the loader's cache, so that a program linked against $(LIBDIR) finds it at once
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/pongrl $(DESTDIR)$(LIBDIR)/libpongrl.a $(DESTDIR)$(LIBDIR)/libpongrl.so \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/pongrl.pc $(addprefix $(DESTDIR)$(PREFIX)/include/pongrl/,$(notdir $(PUB_HDRS)))
+	-rmdir $(DESTDIR)$(PREFIX)/include/pongrl
 
 # setup may have just installed Open MPI: MPI_LIBS is read afresh by the inner make.
 test:

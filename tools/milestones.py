@@ -34,7 +34,8 @@ def read_curve(path):
             out.append({"iteration": int(r["iteration"]), "agent_steps": int(r["agent_steps"]),
                         "episodes": int(r["episodes"]),
                         "wall_s": float(r["wall_s"] if "wall_s" in r else r["seconds"]),
-                        "running_mean": float(r["running_mean"])})
+                        # empty before the first episode (older files: 0)
+                        "running_mean": float(r["running_mean"] or "nan")})
         except (KeyError, TypeError, ValueError):
             raise ValueError(f"{path}: not a metrics.csv nor an examples/ppo_pong.py CSV with running_mean "
                              f"(row {len(out) + 1})") from None
@@ -76,10 +77,11 @@ def main(args):
             print(f"{path}: no rows")
             continue
         last = rows[-1]
+        mean = lambda r: "-" if r["running_mean"] != r["running_mean"] else f"{r['running_mean']:+.2f}"  # nan: none yet
         sps = last["agent_steps"] / max(last["wall_s"], 1e-9)
         print(f"{path}: {last['iteration']} iterations, {last['agent_steps']:,} agent steps, "
               f"{last['episodes']:,} episodes, {last['wall_s']:.0f} s, {sps:,.0f} steps/s, "
-              f"running mean {last['running_mean']:+.2f}")
+              f"running mean {mean(last)}")
         for m in marks:
             hit = first_reaching(rows, m)
             if hit:
@@ -92,7 +94,7 @@ def main(args):
             print(f"  at 3 min: - (the run ended after {last['wall_s']:.0f} s)")
         elif within:
             r = within[-1]
-            print(f"  at 3 min: running mean {r['running_mean']:+.2f}, iteration {r['iteration']}, "
+            print(f"  at 3 min: running mean {mean(r)}, iteration {r['iteration']}, "
                   f"{r['agent_steps']:,} steps, {r['episodes']:,} episodes")
         else:
             print("  at 3 min: - (the first row came after 180 s)")

@@ -24,7 +24,7 @@ int cmd_plot(int argc, char **argv) {
     if (metrics_check(csv, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
     int rc = plot_curve(csv, png, argv[1], err, sizeof(err));
     if (rc < 0) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
-    if (rc == 1) { fprintf(stderr, "pongrl: %s has no rows yet: nothing to plot\n", csv); return 1; }
+    if (rc == 1) { fprintf(stderr, "pongrl: %s: no episode has ended yet: nothing to plot\n", csv); return 1; }
     printf("wrote %s\n", png);
     return 0;
 }

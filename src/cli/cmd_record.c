@@ -15,7 +15,7 @@
 
 #define INPUT_SCALE 2                                  // 80x80 drawn as 160x160
 #define INPUT_Y0 35                                    // the seed crops rows 35..194: line them up
-#define FINAL_HOLD_FRAMES 120                          // the last picture stays 2 s before the loop
+#define FINAL_HOLD_FRAMES 120                          // the final score stays 2 s before the loop
 
 // The screen, and with `input` the difference frame the network was given beside it:
 // -1 black, 0 grey, +1 white (Karpathy's picture of it), on a dark margin.
@@ -87,7 +87,14 @@ int cmd_record(int argc, char **argv) {
         steps++;
         frames += s.frames;
     } while (!s.terminated && !s.truncated && (!max_steps || steps < max_steps));
-    env_render_rgb(&pl->env, rgb);
+    // The held picture must show the final score. The cartridge turns a score into digit
+    // pointers at the end of a frame and its kernel draws them in the next one, so the picture
+    // of the last step still shows the score before the last point (20, not 21). One more
+    // frame of the game, the paddle left where it is and no button, draws it; a copy of the
+    // game plays it, so the env (and what the log says of it) ends where the episode did.
+    Pong shown = pl->env.game;
+    pong_frame(&shown, pl->env.resistance, false);
+    pong_render_rgb(&shown, rgb);
     compose(canvas, cw, rgb, pl->x, input);
     if (video_add(video, canvas, FINAL_HOLD_FRAMES, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
     VideoSummary vs;

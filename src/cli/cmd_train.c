@@ -382,6 +382,7 @@ int cmd_train(int argc, char **argv) {
         if (train_setting_applies(train_setting_find("batch_size"), &cfg)) printf(", batch %d", cfg.batch_size);
         printf(", %d worker%s, seed %llu, run dir %s%s\n", cfg.workers, cfg.workers == 1 ? "" : "s",
                (unsigned long long)cfg.seed, cfg.run_dir, ranks);
+        train_progress_print_goal(&st);
         fflush(stdout);
     }
     // rank 0 logs, writes metrics.csv and checkpoints after every iteration

@@ -29,8 +29,16 @@ int metrics_append(const char *run_dir, const TrainState *s, const TrainBatch *b
     char header[1024];
     const int extra = header_of(s->learner, header, sizeof(header));
     if (ftell(f) == 0) fprintf(f, "%s\n", header);
-    fprintf(f, "%lld,%lld,%lld,%.3f,%.4f,%.6f,%.1f", (long long)s->iteration, (long long)s->episodes,
-            (long long)s->agent_steps, s->wall_s, b->batch_mean, s->running_reward, b->mean_len);
+    // An iteration that ended no episode has no batch mean and no length, and a run has no
+    // running mean before its first episode: those fields are left empty (a 0 would read as a
+    // tied game, and pandas, csv readers and gnuplot all take an empty field as missing).
+    fprintf(f, "%lld,%lld,%lld,%.3f,", (long long)s->iteration, (long long)s->episodes,
+            (long long)s->agent_steps, s->wall_s);
+    if (b->episodes > 0) fprintf(f, "%.4f", b->batch_mean);
+    fprintf(f, ",");
+    if (s->episodes > 0) fprintf(f, "%.6f", s->running_reward);
+    fprintf(f, ",");
+    if (b->episodes > 0) fprintf(f, "%.1f", b->mean_len);
     for (int k = 0; k < extra; k++) fprintf(f, ",%.6g", b->metrics[k]);
     fprintf(f, "\n");
     if (fclose(f) != 0) { snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno)); return -1; }
@@ -42,7 +50,7 @@ int metrics_append(const char *run_dir, const TrainState *s, const TrainBatch *b
 
 typedef struct {
     long long iteration, episodes, agent_steps;
-    double wall_s, batch_mean, running_mean, mean_length;
+    double wall_s, batch_mean, running_mean, mean_length;   // the last three NaN where empty
 } MetricsRow;
 
 static bool field_ll(const char *s, long long *v) {
@@ -56,6 +64,12 @@ static bool field_d(const char *s, double *v) {
     char *end;
     *v = strtod(s, &end);
     return end != s && !*end && isfinite(*v);
+}
+
+// A field that may be empty (no value): NaN then. Files of earlier versions wrote 0 instead.
+static bool field_d_or_empty(const char *s, double *v) {
+    if (!*s) { *v = NAN; return true; }
+    return field_d(s, v);
 }
 
 static bool field_any(const char *s) {          // a learner's diagnostic may be NaN
@@ -82,9 +96,10 @@ static bool metrics_row(const char *line, int extra, MetricsRow *r) {
     }
     for (int k = 7; k < n; k++) if (!field_any(f[k])) return false;
     return n == want && field_ll(f[0], &r->iteration) && field_ll(f[1], &r->episodes) &&
-           field_ll(f[2], &r->agent_steps) && field_d(f[3], &r->wall_s) && field_d(f[4], &r->batch_mean) &&
-           field_d(f[5], &r->running_mean) && field_d(f[6], &r->mean_length) && r->iteration >= 1 &&
-           r->wall_s >= 0 && fabs(r->batch_mean) <= TRAIN_REWARD_MAX && fabs(r->running_mean) <= TRAIN_REWARD_MAX && r->mean_length >= 0;
+           field_ll(f[2], &r->agent_steps) && field_d(f[3], &r->wall_s) && field_d_or_empty(f[4], &r->batch_mean) &&
+           field_d_or_empty(f[5], &r->running_mean) && field_d_or_empty(f[6], &r->mean_length) && r->iteration >= 1 &&
+           r->wall_s >= 0 && !(fabs(r->batch_mean) > TRAIN_REWARD_MAX) && !(fabs(r->running_mean) > TRAIN_REWARD_MAX) &&
+           !(r->mean_length < 0) && (!isnan(r->running_mean) || r->episodes == 0);
 }
 
 // The header line of a run of this learner; returns its number of extra columns.
@@ -147,7 +162,7 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
         else if (per_it && r.episodes != r.iteration * per_it) wrong = "episodes do not match the batch size";
         else if (r.episodes < prev_episodes || r.episodes > s->episodes) wrong = "episodes out of order";
         else if (r.iteration == N && (r.episodes != s->episodes || r.agent_steps != s->agent_steps ||
-                                      fabs(r.running_mean - s->running_reward) > 1e-6))
+                                      (!isnan(r.running_mean) && fabs(r.running_mean - s->running_reward) > 1e-6)))
             wrong = "does not match the checkpoint";
         if (wrong) {
             if (bad++ == 0) snprintf(why, sizeof(why), "line %ld, '%s': %s", lineno, excerpt(line, ex, sizeof(ex)), wrong);

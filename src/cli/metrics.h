@@ -1,7 +1,9 @@
 // metrics.h: RUN_DIR/metrics.csv, one row per iteration of a training run. Its first line is
 // METRICS_HEADER; each row after it: iteration,episodes,agent_steps,wall_s,batch_mean_reward,
 // running_mean,mean_episode_length (%lld,%lld,%lld,%.3f,%.4f,%.6f,%.1f), then the learner's
-// diagnostics (Learner.metrics, %.6g each; none for pg).
+// diagnostics (Learner.metrics, %.6g each; none for pg). A field with no value is empty:
+// batch_mean_reward and mean_episode_length of an iteration that ended no episode (a rollout
+// learner's), running_mean before the run's first episode.
 #ifndef PONGRL_METRICS_H
 #define PONGRL_METRICS_H
 

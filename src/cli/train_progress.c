@@ -34,7 +34,31 @@ const char *train_progress_running_mean(const TrainState *s, char *buf, size_t n
     return buf;
 }
 
+void train_progress_print_goal(const TrainState *s) {
+    const TrainConfig *c = &s->cfg;
+    char target[64] = "";
+    if (c->has_target_reward)
+        snprintf(target, sizeof(target), "the running mean reaches %+.2f", c->target_reward);
+    if (c->iterations >= 0 && c->has_target_reward)
+        printf("pongrl train: stops after iteration %lld, or sooner when %s\n", (long long)c->iterations, target);
+    else if (c->iterations >= 0) printf("pongrl train: stops after iteration %lld\n", (long long)c->iterations);
+    else if (c->has_target_reward)
+        printf("pongrl train: stops when %s (points won minus lost per game, over about the last 100 games); "
+               "no --iterations limit\n", target);
+    else printf("pongrl train: runs until Ctrl-C (no --iterations or --target-reward); --resume continues it\n");
+}
+
+// "12/150" where the run's end is an iteration, else "12".
+static const char *iteration_of(const TrainState *s, char *buf, size_t n) {
+    if (s->cfg.iterations >= 0) snprintf(buf, n, "%lld/%lld", (long long)s->iteration, (long long)s->cfg.iterations);
+    else snprintf(buf, n, "%lld", (long long)s->iteration);
+    return buf;
+}
+
 // 0, or the errno of a failed write (a closed pipe: SIGPIPE is ignored, main.c).
+// Whole-episode learners (pg) keep the seed's line, which Karpathy's and Ray's users know; a
+// learner of fixed-length rollouts says what it played: agent steps, and the episodes that
+// happened to end in them (often none early on, when a game outlasts a rollout).
 static int print_batch_line(const TrainState *s, const TrainBatch *b, double session_rate_it) {
     char eta[32] = "";
     const TrainConfig *c = &s->cfg;
@@ -43,12 +67,21 @@ static int print_batch_line(const TrainState *s, const TrainBatch *b, double ses
         format_duration((double)(c->iterations - s->iteration) / session_rate_it, d, sizeof(d));
         snprintf(eta, sizeof(eta), " | eta %s", d);
     }
-    char mean[32], len[32] = "-";       // PPO's batches may end no episode: no length to give
-    if (b->episodes > 0) snprintf(len, sizeof(len), "%.0f", b->mean_len);
-    printf("Batch %lld computed %d rollouts in %.3f seconds, running mean is %s"
-           " | %.0f steps/s | mean length %s%s\n",
-           (long long)s->iteration, b->episodes, b->secs, train_progress_running_mean(s, mean, sizeof(mean)),
-           b->secs > 0 ? b->steps / b->secs : 0.0, len, eta);
+    char it[48], mean[32], len[48] = "";
+    if (b->episodes > 0) snprintf(len, sizeof(len), " | mean length %.0f", b->mean_len);
+    iteration_of(s, it, sizeof(it));
+    train_progress_running_mean(s, mean, sizeof(mean));
+    const double rate = b->secs > 0 ? b->steps / b->secs : 0.0;
+    if (s->learner && s->learner->episodes_per_iteration)
+        printf("Batch %s computed %d rollouts in %.3f seconds, running mean is %s | %.0f steps/s%s%s\n",
+               it, b->episodes, b->secs, mean, rate, len, eta);
+    else {
+        char ended[48];
+        if (b->episodes > 0) snprintf(ended, sizeof(ended), "%d episode%s ended", b->episodes, b->episodes == 1 ? "" : "s");
+        else snprintf(ended, sizeof(ended), "no episode ended");
+        printf("Iteration %s: %lld agent steps, %s in %.3f seconds, running mean is %s | %.0f steps/s%s%s\n",
+               it, (long long)b->steps, ended, b->secs, mean, rate, len, eta);
+    }
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
     return errno ? errno : EIO;

@@ -1,8 +1,8 @@
 // train_progress.h: what `pongrl train` does on the learner after every iteration (as the
-// loop's hook, TrainHooks): the batch's line on stdout, its metrics.csv row, and the
-// checkpoint schedule: every cfg.checkpoint_every iterations, every cfg.checkpoint_secs
-// seconds, and at the end; each save also refreshes config.txt and curve.png (a missing
-// gnuplot is said once, then ignored).
+// loop's hook, TrainHooks): the batch's line on stdout (with how far along the run is, when it
+// ends at an iteration), its metrics.csv row, and the checkpoint schedule: every
+// cfg.checkpoint_every iterations, every cfg.checkpoint_secs seconds, and at the end; each
+// save also refreshes config.txt and curve.png (a missing gnuplot is said once, then ignored).
 #ifndef PONGRL_TRAIN_PROGRESS_H
 #define PONGRL_TRAIN_PROGRESS_H
 
@@ -28,6 +28,9 @@ typedef struct {
 // The running mean as the lines on stdout show it: "-" until an episode has ended (the
 // counter holds 0 then, as metrics.csv's running_mean column does), else "%.4f".
 const char *train_progress_running_mean(const TrainState *s, char *buf, size_t n);
+
+// The header's second line: when the run stops (its iteration, its target, both or neither).
+void train_progress_print_goal(const TrainState *s);
 
 // Just before train_run: s's iteration is the one on disk.
 void train_progress_init(TrainProgress *tp, const TrainState *s);

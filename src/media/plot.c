@@ -12,7 +12,9 @@
 
 #include "../util/file.h"
 
-// The rows after the header (-1 if the file cannot be read), and the largest wall_s (4th column).
+// The rows after the header that follow an ended episode (-1 if the file cannot be read), and
+// the largest wall_s (4th column). Rows before the first episode have no value to draw, and
+// gnuplot refuses a file with none.
 static long scan_rows(const char *path, double *wall_max) {
     FILE *f = fopen(path, "r");
     if (!f) return -1;
@@ -21,8 +23,10 @@ static long scan_rows(const char *path, double *wall_max) {
     *wall_max = 0;
     while (fgets(line, sizeof(line), f)) {
         if (rows++ < 0) continue;                 // the header
+        long long episodes;
         double w;
-        if (sscanf(line, "%*[^,],%*[^,],%*[^,],%lf", &w) == 1 && w > *wall_max) *wall_max = w;
+        if (sscanf(line, "%*[^,],%lld,%*[^,],%lf", &episodes, &w) != 2 || episodes <= 0) rows--;
+        else if (w > *wall_max) *wall_max = w;
     }
     fclose(f);
     return rows < 0 ? 0 : rows;
@@ -83,7 +87,8 @@ int plot_curve(const char *metrics_csv, const char *png, const char *title, char
         "set xlabel 'episodes'\n"
         "set ylabel 'reward per episode (agent - CPU points)'\n"
         // a batch mean only where episodes ended (a rollout learner's iteration may end none:
-        // its row holds 0), the running mean from the first episode on (0 before it)
+        // its row leaves the field empty, earlier versions wrote 0), the running mean from the
+        // first episode on
         "ended(e) = (d = e - prev, prev = e, d > 0)\n"
         "prev = 0\n"
         "plot '%s' using 2:(ended($2) ? $5 : NaN) with points pt 7 ps 0.6 lc rgb '#9ab0d0' title 'batch mean', "

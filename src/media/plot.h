@@ -6,7 +6,7 @@
 
 // Draws two panels into png (atomically, file.h): batch mean and running
 // mean reward against episodes, and against training wall time. Returns 0; 1 when
-// metrics.csv has no rows yet (nothing drawn); -1 with one line in err (gnuplot missing
+// metrics.csv has no row after an ended episode yet (nothing drawn); -1 with one line in err (gnuplot missing
 // or failing, unreadable metrics).
 int plot_curve(const char *metrics_csv, const char *png, const char *title, char *err, size_t errlen);
 

@@ -49,12 +49,23 @@ diff <(rows "$tmp/v1") <(rows "$tmp/vr") || fail "--value-hidden 0: resumed metr
 [ "$v1" != "$a" ] || fail "--value-hidden 0 gives the separate value network's weights"
 grep -q '^value_hidden = 0$' "$tmp/vr/config.txt" || fail "value_hidden 0 not in the resumed run's config.txt"
 
-# a batch that ends no episode (16 steps an env) has no mean length to print
+# PPO's line says what it played: the iteration of how many, its agent steps, the episodes that
+# ended in them; an iteration that ends none (16 steps an env) has no mean length to print and
+# leaves metrics.csv's batch mean, running mean and length empty (a 0 would read as a tied game)
 line=$("$bin" train --algo ppo --envs 2 --steps 16 --hidden 8 --minibatches 1 --iterations 1 \
-    --run-dir "$tmp/line" | grep '^Batch 1 ')
+    --run-dir "$tmp/line" | grep '^Iteration 1/1: ')
 echo "$line"
-grep -qE '^Batch 1 computed 0 rollouts .*running mean is - .*\| mean length -( |$)' <<<"$line" ||
-    fail "the line of a batch without an ended episode"
+grep -qE '^Iteration 1/1: 32 agent steps, no episode ended in [0-9.]+ seconds, running mean is - \| [0-9]+ steps/s( \| eta [0-9hms]+)?$' \
+    <<<"$line" || fail "the line of an iteration without an ended episode"
+row=$(tail -1 "$tmp/line/metrics.csv" | cut -d, -f1-7)
+echo "$row"
+grep -qE '^1,0,32,[0-9.]+,,,$' <<<"$row" || fail "metrics.csv row of an iteration without an ended episode: $row"
+# one that ends some: how many, their mean length, the batch mean and running mean in the row
+line=$("$bin" train --algo ppo --envs 8 --hidden 32 --minibatches 5 --epochs 2 --seed 3 --steps 250 --iterations 4 --workers 2 --run-dir "$tmp/ended" | grep '^Iteration 4/4: ')
+echo "$line"
+grep -qE '^Iteration 4/4: 2000 agent steps, [0-9]+ episodes? ended in [0-9.]+ seconds, running mean is -?[0-9.]+ \| [0-9]+ steps/s \| mean length [0-9]+' \
+    <<<"$line" || fail "the line of an iteration that ended episodes"
+grep -qE '^4,[1-9][0-9]*,8000,[0-9.]+,-?[0-9.]+,-?[0-9.]+,[0-9.]+,' "$tmp/ended/metrics.csv" || fail "metrics.csv row 4: $(tail -1 "$tmp/ended/metrics.csv")"
 
 d=$("$bin" train "${T[@]}" --iterations 2 --seed 4 --run-dir "$tmp/s4" | crc)
 [ -n "$d" ] || fail "seed 4 run"

@@ -14,7 +14,8 @@ ret, prev = [], 0
 for r in rows:          # each row: the episodes finished in that iteration and their mean
     n = int(r["episodes"]) - prev
     prev += n
-    ret += [float(r["batch_mean_reward"])] * n
+    if n:               # an iteration that ended none leaves its batch mean empty
+        ret += [float(r["batch_mean_reward"])] * n
 first, last = sum(ret[:40]) / 40, sum(ret[-40:]) / 40
 print(f"{len(ret)} episodes: first 40 mean {first:+.2f}, last 40 mean {last:+.2f}")
 sys.exit(0 if len(ret) >= 80 and last >= first + 1.5 else 1)   # 80: the two 40s do not overlap

@@ -33,11 +33,16 @@ grep -q "^$tmp/run: 3 iterations, .* 6 episodes, " <<<"$out" || { echo "$out"; f
 [ "$(grep -c '^  -1[05]: \|^   -5: \|^   +0: ' <<<"$out")" = 4 ] || { echo "$out"; fail "milestones.py --marks"; }
 /usr/bin/python3 tools/milestones.py "$tmp/nothing" 2>/dev/null && fail "milestones.py accepted a missing run"
 /usr/bin/python3 tools/milestones.py --marks x "$tmp/run" 2>/dev/null && fail "milestones.py accepted --marks x"
+# a run whose rows have no running mean yet (empty: no episode has ended) reaches no mark
+build/pongrl train --algo ppo --envs 2 --steps 16 --hidden 8 --minibatches 1 --iterations 2 --quiet --run-dir "$tmp/ppo" \
+    >/dev/null || fail "train ppo"
+out=$(/usr/bin/python3 tools/milestones.py "$tmp/ppo") || fail "milestones.py exited $? on rows without a running mean"
+grep -q ', running mean -$' <<<"$out" && grep -q '^   +0: -$' <<<"$out" || { echo "$out"; fail "milestones.py on rows without a running mean"; }
 
 # milestones.py on a hand-written curve: the first row at or above each mark, and the last row
 # within 180 s (3 minutes)
 printf '%s\n' iteration,episodes,agent_steps,wall_s,batch_mean_reward,running_mean \
-    1,0,100,10,0,0 2,3,200,50,-9,-12.5 3,5,300,120,0,0.5 4,8,400,179.9,12,11 5,9,500,200,20,20.25 >"$tmp/m.csv"
+    1,0,100,10,, 2,3,200,50,-9,-12.5 3,5,300,120,0,0.5 4,8,400,179.9,12,11 5,9,500,200,20,20.25 >"$tmp/m.csv"
 out=$(/usr/bin/python3 tools/milestones.py "$tmp/m.csv") || fail "milestones.py exited $?"
 echo "$out"
 want="$tmp/m.csv: 5 iterations, 500 agent steps, 9 episodes, 200 s, 2 steps/s, running mean +20.25
