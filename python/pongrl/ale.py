@@ -195,6 +195,7 @@ class ALEInterface:
         self._pending_mode = self._pending_difficulty = None
         self._step = _lib.EnvStep()
         self._state = _lib.EnvState()
+        self._step_ref, self._state_ref = ctypes.byref(self._step), ctypes.byref(self._state)
 
     @classmethod
     def _open(cls, preset, seed, what="environment"):
@@ -332,7 +333,7 @@ class ALEInterface:
             self._episode += 1
             lib.env_reset(ptr, episode_seed)
             # a reset in mode 1 presses SELECT once, a frame ALE counts (env.h env_init_flavour)
-            self._total_frames += self._game_state()["frames"]
+            self._total_frames += self._read_state(ptr)["frames"]
 
     def _seed_game(self, seed):
         """The next reset_game() starts the stream of episode seeds from `seed` (ale-py reloads
@@ -340,17 +341,32 @@ class ALEInterface:
         self._seed, self._episode, self._total_frames = seed, 0, 0
         self._settings["random_seed"] = seed
 
-    def _agent_step(self, minimal_action):
+    # The methods below that take `ptr` are the env's (pongrl.Env), called holding
+    # `with ale._use() as ptr:` once for a whole step rather than a lock per C call.
+
+    def _agent_step(self, ptr, minimal_action):
         """One agent step of the preset (its frameskip, sticky actions, caps) -> EnvStep, or
         None when the episode has ended (nothing emulated)."""
-        with self._use() as ptr:
-            rc = lib.env_step(ptr, minimal_action, ctypes.byref(self._step))
-            if rc == _lib.ENV_ERR_DONE:
-                return None
-            if rc != _lib.ENV_OK:
-                raise ValueError("pongrl: env_step failed (code %d)" % rc)
-            self._total_frames += self._step.frames
-            return self._step
+        rc = lib.env_step(ptr, minimal_action, self._step_ref)
+        if rc == _lib.ENV_ERR_DONE:
+            return None
+        if rc != _lib.ENV_OK:
+            raise ValueError("pongrl: env_step failed (code %d)" % rc)
+        self._total_frames += self._step.frames
+        return self._step
+
+    def _read_state(self, ptr):
+        """The game state as a dict (env.h EnvState: positions in screen pixels, scores,
+        counters)."""
+        lib.env_state(ptr, self._state_ref)
+        st = self._state
+        return {name: getattr(st, name) for name in _lib.STATE_FIELDS}
+
+    def _observe(self, ptr, obs_code, shape):
+        """The observation of an obs type's code (_lib.OBS_TYPES), a new array."""
+        buf = np.empty(shape, dtype=np.uint8)
+        lib.env_render_obs(ptr, obs_code, buf.ctypes.data)
+        return buf
 
     def _set_flavour(self, mode, difficulty):
         """ALE's mode and difficulty (None: keep the current one) for the next reset."""
@@ -367,11 +383,8 @@ class ALEInterface:
         self._mode, self._difficulty = mode, difficulty
 
     def _game_state(self):
-        """The game state as a dict (env.h EnvState: positions in screen pixels, scores,
-        counters)."""
         with self._use() as ptr:
-            lib.env_state(ptr, ctypes.byref(self._state))
-            return {name: int(getattr(self._state, name)) for name in _lib.STATE_FIELDS}
+            return self._read_state(ptr)
 
     def game_over(self, with_truncation=True):
         s = self._game_state()
@@ -450,13 +463,6 @@ class ALEInterface:
 
     def getRAM(self, out=None):
         return self._into(out, ((128,),), "ram")
-
-    def _observe(self, obs_type, shape):
-        """The observation of obs_type ("rgb", "grayscale", "ram", "obs80"), a new array."""
-        buf = np.empty(shape, dtype=np.uint8)
-        with self._use() as ptr:
-            lib.env_render_obs(ptr, _lib.OBS_TYPES[obs_type], buf.ctypes.data)
-        return buf
 
     def setRAM(self, index, value):
         if not isinstance(index, (int, np.integer)) or not 0 <= index < 128:

@@ -236,6 +236,7 @@ class Env(_EnvBase):
         # the game and its counters live in the interface, as in ale-py's AtariEnv
         self.ale = ALEInterface._open(preset, seed)
         self._obs_size = int(lib.env_obs_size(_lib.OBS_TYPES[obs_type]))
+        self._obs_code, self._obs_shape = _lib.OBS_TYPES[obs_type], OBS_SHAPES[obs_type]
         self.full_action_space = bool(full_action_space)
         self._meanings = FULL_ACTION_MEANINGS if full_action_space else ACTION_MEANINGS
         self.action_space = Discrete(len(self._meanings), seed=seed)
@@ -272,12 +273,13 @@ class Env(_EnvBase):
             self._set_np_random(seed)
         if seed is not None:
             self.ale._seed_game(seed)
-        self.ale.reset_game()
-        self._draw()
-        info = self._info()
-        if seed is not None:
-            info["seeds"] = (seed, seed)
-        return self._obs(), info
+        with self._use() as ptr:
+            self.ale.reset_game()
+            self._draw()
+            info = self._info(ptr)
+            if seed is not None:
+                info["seeds"] = (seed, seed)
+            return self._obs(ptr), info
 
     def step(self, action):
         """One agent step -> (obs, reward, terminated, truncated, info). After the end, as
@@ -285,14 +287,15 @@ class Env(_EnvBase):
         a = as_action(action, self._meanings)
         if self.full_action_space:
             a = FULL_TO_MINIMAL[a]
-        with self._use():             # one thread at a time from the step to its observation
-            st = self.ale._agent_step(a)
+        with self._use() as ptr:      # one thread at a time from the step to its observation
+            st = self.ale._agent_step(ptr, a)
             if st is None:
-                s = self.state()
-                return self._obs(), 0.0, bool(s["terminated"]), bool(s["truncated"]), self._info()
+                info = self._info(ptr)
+                s = self.ale._state
+                return self._obs(ptr), 0.0, bool(s.terminated), bool(s.truncated), info
             reward, terminated, truncated = float(st.reward), bool(st.terminated), bool(st.truncated)
             self._draw()
-            return self._obs(), reward, terminated, truncated, self._info()
+            return self._obs(ptr), reward, terminated, truncated, self._info(ptr)
 
     # -- state cloning (ale-py's clone_state / restore_state), pickle and copy
 
@@ -357,7 +360,8 @@ class Env(_EnvBase):
     def obs80(self):
         """The seed's preprocessing of the current frame, uint8 (80, 80) in {0, 1}."""
         self._check_open()
-        return self.ale._observe("obs80", OBS80_SHAPE)
+        with self._use() as ptr:
+            return self.ale._observe(ptr, _lib.OBS_TYPES["obs80"], OBS80_SHAPE)
 
     def ram(self):
         """The console's 128 bytes of RAM, uint8 (128,), as ALE's getRAM() returns them."""
@@ -410,11 +414,11 @@ class Env(_EnvBase):
         if getattr(self, "ale", None) is None or not self.ale._h.is_open:
             raise RuntimeError("pongrl: the environment is closed")
 
-    def _obs(self):
-        return self.ale._observe(self.obs_type, self.observation_space.shape)
+    def _obs(self, ptr):
+        return self.ale._observe(ptr, self._obs_code, self._obs_shape)
 
-    def _info(self):
-        s = self.ale._game_state()
+    def _info(self, ptr):
+        s = self.ale._read_state(ptr)
         return {"lives": 0, "episode_frame_number": s["frames"],
                 "frame_number": self.ale._total_frames, "steps": s["steps"],
                 "score_agent": s["score_agent"], "score_cpu": s["score_cpu"]}
