@@ -96,9 +96,11 @@ def main():
     except (OSError, ValueError, KeyError) as e:
         sys.exit("play_npy: %s" % e)
     a.env = env_id(a.env)
+    # gymnasium.error.Error: an unknown id or argument (a stand-in gymnasium may have none)
+    make_errors = tuple(e for e in (getattr(getattr(gymnasium, "error", None), "Error", None),) if e)
     try:
         env = gymnasium.make(a.env, **({"full_action_space": True} if a.full_action_space else {}))
-    except gymnasium.error.Error as e:
+    except make_errors as e:
         sys.exit("play_npy: gymnasium.make(%r): %s" % (a.env, e))
     policy.use_action_meanings(env.unwrapped.get_action_meanings())
     print("%s on %s (gymnasium %s), actions %s -> %s" % (policy, a.env, gymnasium.__version__,
