@@ -390,7 +390,9 @@ class Env(_EnvBase):
             self.ale._close()
 
     def __del__(self):
-        self.close()
+        # the game is the interface's, freed with it: a script may keep env.ale alone
+        if getattr(self, "_window", None) is not None:
+            self._window.close()
 
     def __repr__(self):
         return "<pongrl.Env %s obs_type=%s>" % (self.spec_id, self.obs_type)

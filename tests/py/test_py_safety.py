@@ -5,6 +5,7 @@ a running step; env indices are Python ints in range (2**32 must not wrap round 
 restore_state of something that is not a state says so; vector envs refuse pickle and copy in
 one line; pongrl.roms answers as ale-py's, and loadROM of a missing path says "no such file"."""
 import copy
+import gc
 import os
 import pickle
 import subprocess
@@ -46,6 +47,9 @@ def test_use_after_close():
                        ("obs80", ()), ("state", ()), ("clone_state", ()), ("restore_state", (None,))):
         assert "closed" in raises(RuntimeError, getattr(e, name), *args), name
     e.close()                                          # a second close is nothing
+    a = pongrl.make("ALE/Pong-v5").ale                 # the interface alone outlives its env
+    gc.collect()
+    assert a.act(0) == 0 and a.getRAM().shape == (128,)
     assert "no ROM" in raises(RuntimeError, pongrl.ALEInterface().getRAM)
     for v in (vec(), atari()):
         v.close()
