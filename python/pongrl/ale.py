@@ -4,12 +4,15 @@ into `env.unwrapped.ale` (Gymnasium's AtariPreprocessing, the common Atari wrapp
 
     ale = pongrl.ALEInterface()
     ale.setInt("random_seed", 0)
-    ale.loadROM("pong")                 # or the path of a real Pong ROM (its md5 is checked)
+    ale.loadROM(roms.get_rom_path("pong"))   # "pong", or a real Pong ROM's path (md5 checked)
     reward = ale.act(pongrl.Action.RIGHT)
     screen = ale.getScreenRGB()         # uint8 (210, 160, 3)
 
-`env.unwrapped.ale` is the same class, attached to the env: it acts on the env's game, so
-what it reads is what the env's last step left, and ale.act() moves the env's game.
+Built as ale-py's: the interface holds the C library's game (src/env/env.h) and pongrl.Env
+stands on one, `env.unwrapped.ale`, whose game is the env's: what it reads is what the env's
+last step left, and ale.act() moves the env's game. This module imports nothing of the env.
+The game sits behind a lock (_lib.Handle): after close() every method is a RuntimeError, and
+so is a call from a second thread while one runs.
 
 As ALE: settings (setInt, setFloat, ...) take effect at the next loadROM(); act() emulates
 the frame_skip setting's frames (1 by default, as under ale-py, which repeats act() itself)
