@@ -1,8 +1,6 @@
 """pongrl.Env: one environment with Gymnasium's API (a gymnasium.Env when gymnasium is
 importable) and ale-py's keyword arguments, built as ale-py's AtariEnv is: on an ALEInterface
 (env.ale, pongrl.ale), which holds the C library's game."""
-import copy
-import ctypes
 import operator
 
 import numpy as np
@@ -10,7 +8,7 @@ import numpy as np
 from . import _lib, render
 from ._lib import lib
 from .ale import (_U64, ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL,  # noqa: F401
-                  MINIMAL_ACTIONS, Action, ALEInterface, ALEState, mix64 as _mix64)
+                  MINIMAL_ACTIONS, Action, ALEInterface, ALEState)
 from .spaces import Box, Discrete, StandInRandom, gymnasium
 
 SCREEN_SHAPE = (210, 160, 3)

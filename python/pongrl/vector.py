@@ -27,7 +27,8 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
-from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SHAPES, SCREEN_SHAPE, _mix64, as_seed, entropy_seed,
+from .ale import mix64 as _mix64
+from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SHAPES, SCREEN_SHAPE, as_seed, entropy_seed,
                   make_spec, observation_space, resolve)
 from .spaces import Box, Closing, Discrete, MultiDiscrete, StandInRandom, gymnasium
 
