@@ -507,5 +507,38 @@ class ALEInterface:
 
     restoreSystemState = restoreState
 
+    # -- pickle and copy: the settings and the whole game with its random stream
+
+    _PRESET_FIELDS = ("frameskip_min", "frameskip_max", "repeat_prob", "max_steps", "max_frames")
+
+    def __getstate__(self):
+        d = {"settings": dict(self._settings),
+             "pending": (self._pending_mode, self._pending_difficulty)}
+        if self._h is not None:
+            with self._use():
+                d.update(preset_id=ctypes.cast(self._preset.id, ctypes.c_char_p).value,
+                         preset=tuple(getattr(self._preset, f) for f in self._PRESET_FIELDS),
+                         seed=self._seed, episode=self._episode,
+                         flavour=(self._mode, self._difficulty),
+                         state=self.cloneState(True).serialize())
+        return d
+
+    def __setstate__(self, d):
+        self.__init__()
+        self._settings.update(d["settings"])
+        if "state" in d:
+            found = lib.env_preset_find(d["preset_id"])
+            if not found:
+                raise ValueError("pongrl: a pickled ALEInterface of an unknown preset %r" % d["preset_id"])
+            self._preset = _lib.EnvPreset.from_buffer_copy(found.contents)
+            for f, v in zip(self._PRESET_FIELDS, d["preset"]):
+                setattr(self._preset, f, v)
+            self._new_game(d["seed"])
+            if d["flavour"] != (None, None):
+                self._set_flavour(*d["flavour"])
+            self.restoreState(ALEState(d["state"]))
+            self._episode = d["episode"]
+        self._pending_mode, self._pending_difficulty = d["pending"]
+
     def __repr__(self):
         return "<pongrl.ALEInterface %s>" % ("pong" if self._h is not None else "no ROM")

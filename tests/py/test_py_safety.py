@@ -170,6 +170,32 @@ def test_vector_envs_refuse_pickle_in_one_line():
     assert pickle.loads(pickle.dumps(e)).clone_state(True) == e.clone_state(True)
 
 
+def test_interface_pickles():
+    """An ALEInterface, alone or an env's, pickles and copies: the copy's game goes on as the
+    original's (sticky actions' stream included) and is its own."""
+    e = pongrl.make("ALE/Pong-v5", mode=1, difficulty=2)
+    e.reset(seed=5)
+    alone = pongrl.ALEInterface()
+    alone.setFloat("repeat_action_probability", 0.5)
+    alone.loadROM("pong")
+    alone.setMode(1)
+    for a in (e.ale, alone, pongrl.ALEInterface()):
+        if a._h is None:                                   # no ROM yet: the settings travel
+            a.setInt("frame_skip", 3)
+            assert pickle.loads(pickle.dumps(a)).getInt("frame_skip") == 3
+            continue
+        for _ in range(50):
+            a.act(3)
+        for c in (pickle.loads(pickle.dumps(a)), copy.deepcopy(a)):
+            assert c._h is not a._h and c.getFrameNumber() == a.getFrameNumber()
+            assert c.cloneState(True) == a.cloneState(True)
+            steps = [[(x.act(k % 6), x.getRAM().tobytes()) for k in range(300)] for x in (c, copy.deepcopy(a))]
+            assert steps[0] == steps[1]
+            c.reset_game()
+            assert c.getEpisodeFrameNumber() == 1              # the pending mode 1 travelled
+    assert alone.getEpisodeFrameNumber() > 1
+
+
 def test_roms_as_ale_py():
     from pongrl import ALEInterface, roms
     assert roms.get_all_rom_ids() == ["pong"]
@@ -210,5 +236,5 @@ def test_roms_dir_as_ale_py(tmp=os.path.join(ROOT, "build", "test-roms")):
 if __name__ == "__main__":
     sys.exit(run([test_use_after_close, test_another_thread_is_refused_not_crashed,
                   test_close_and_steps_racing_in_threads, test_indices_are_checked_ints,
-                  test_vector_envs_refuse_pickle_in_one_line, test_roms_as_ale_py,
+                  test_vector_envs_refuse_pickle_in_one_line, test_interface_pickles, test_roms_as_ale_py,
                   test_roms_dir_as_ale_py]))
