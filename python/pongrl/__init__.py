@@ -17,7 +17,7 @@ vectorization_mode="vector_entry_point")). Without it, stand-ins with the same b
 The C library is found in this package (pip install), at ../../build/libpongrl.so (the
 source tree after `make`), or at $PONGRL_LIB.
 """
-from . import spaces
+from . import roms, spaces
 from .ale import Action, ALEInterface, ALEState, LoggerMode
 from .env import (ACTION_MEANINGS, CAPS, ENV_IDS, GYM021_MAX_EPISODE_STEPS, OBS80_SHAPE,
                   OBS_SHAPES, PRESETS, RAM_IDS, SCREEN_SHAPE, Env, gymnasium_id)
@@ -29,7 +29,7 @@ from .atari_vector import AtariVectorEnv
 __all__ = ["make", "make_vec", "Env", "VecEnv", "AtariVectorEnv", "Discrete", "Box", "MultiDiscrete", "PRESETS",
            "ENV_IDS", "RAM_IDS", "ACTION_MEANINGS", "OBS_SHAPES", "spaces", "gymnasium_ids",
            "ALEInterface", "ALEState", "Action", "LoggerMode", "register_ale_ids", "CAPS",
-           "GYM021_MAX_EPISODE_STEPS", "load"]
+           "GYM021_MAX_EPISODE_STEPS", "load", "roms"]
 __version__ = "0.2.0"
 
 _ENV_KWARGS = ("seed", "render_mode", "obs_type", "frameskip", "repeat_action_probability",

@@ -9,6 +9,7 @@ refuses a library they do not match.
 """
 import ctypes
 import os
+import threading
 
 ENV_OK, ENV_ERR_PRESET, ENV_ERR_ACTION, ENV_ERR_DONE, VECENV_ERR_ARG = 0, -1, -2, -3, -4
 ENV_ERR_STATE, ENV_ERR_STATE_OTHER, ENV_ERR_FLAVOUR = -5, -6, -7
@@ -194,3 +195,52 @@ def _load():
 
 
 lib = _load()
+
+
+class Handle:
+    """A C object (an Env, a VecEnv) behind a lock, so that Python can neither use it after
+    close() nor free or step it while another thread is inside the library with it (ctypes
+    lets go of the GIL during a call: without the lock a close() from another thread frees
+    the memory under a running step, and two steps at once share one set of buffers).
+
+        with self._h as ptr:          # RuntimeError: closed, or in use by another thread
+            lib.env_step(ptr, ...)
+
+    The lock is re-entrant, so a method may call another of the same object; a second thread
+    is refused at once with a clear error rather than queued; close() waits for a running
+    call to end, then frees."""
+
+    __slots__ = ("_ptr", "_free", "_what", "_lock")
+
+    def __init__(self, ptr, free, what):
+        self._ptr, self._free, self._what = ptr, free, what
+        self._lock = threading.RLock()
+
+    def __enter__(self):
+        if not self._lock.acquire(blocking=False):
+            raise RuntimeError("pongrl: the %s is in use by another thread; one thread at a time "
+                               "may call it (give each thread its own)" % self._what)
+        if not self._ptr:
+            self._lock.release()
+            raise RuntimeError("pongrl: the %s is closed" % self._what)
+        return self._ptr
+
+    def __exit__(self, *exc):
+        self._lock.release()
+
+    @property
+    def is_open(self):
+        return bool(self._ptr)
+
+    def replace(self, ptr):
+        """Puts a new C object in place of the old one, which is freed."""
+        with self._lock:
+            old, self._ptr = self._ptr, ptr
+            if old:
+                self._free(old)
+
+    def close(self):
+        with self._lock:
+            if self._ptr:
+                self._free(self._ptr)
+                self._ptr = None

@@ -4,12 +4,15 @@ into `env.unwrapped.ale` (Gymnasium's AtariPreprocessing, the common Atari wrapp
 
     ale = pongrl.ALEInterface()
     ale.setInt("random_seed", 0)
-    ale.loadROM("pong")                 # or the path of a real Pong ROM (its md5 is checked)
+    ale.loadROM(roms.get_rom_path("pong"))   # "pong", or a real Pong ROM's path (md5 checked)
     reward = ale.act(pongrl.Action.RIGHT)
     screen = ale.getScreenRGB()         # uint8 (210, 160, 3)
 
-`env.unwrapped.ale` is the same class, attached to the env: it acts on the env's game, so
-what it reads is what the env's last step left, and ale.act() moves the env's game.
+Built as ale-py's: the interface holds the C library's game (src/env/env.h) and pongrl.Env
+stands on one, `env.unwrapped.ale`, whose game is the env's: what it reads is what the env's
+last step left, and ale.act() moves the env's game. This module imports nothing of the env.
+The game sits behind a lock (_lib.Handle): after close() every method is a RuntimeError, and
+so is a call from a second thread while one runs.
 
 As ALE: settings (setInt, setFloat, ...) take effect at the next loadROM(); act() emulates
 the frame_skip setting's frames (1 by default, as under ale-py, which repeats act() itself)
@@ -17,8 +20,8 @@ with sticky actions; act() after the end emulates nothing and returns 0; setMode
 setDifficulty take effect at the next reset_game(). Actions are ALE's 18 (`Action`), each
 doing what a paddle obeys of it.
 """
+import ctypes
 import enum
-import hashlib
 import os
 import struct
 
@@ -26,10 +29,28 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib
+from .roms import PONG_ROM_MD5, ROM_IDS, rom_md5
 
-# Video Olympics (CX2621), the ROM ALE plays as "pong": docs/pong-spec.md, ALE's
-# src/ale/games/supported/Pong.cpp
-PONG_ROM_MD5 = "60e0ea3cbe0913d39803477945e9e5ec"
+_U64 = (1 << 64) - 1
+# ALE's minimal action set for Pong (PongSettings::isMinimal), Gym indices 0..5
+ACTION_MEANINGS = ("NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE")
+# ALE's full action set (its Action enum order) and what each does to a paddle (ale_state.cpp
+# ALEState::applyActionPaddles: the RIGHT/LEFT part moves it, any FIRE presses the button, UP
+# and DOWN do nothing): full_action_space=True maps these onto the minimal set.
+FULL_ACTION_MEANINGS = ("NOOP", "FIRE", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT",
+                        "DOWNRIGHT", "DOWNLEFT", "UPFIRE", "RIGHTFIRE", "LEFTFIRE", "DOWNFIRE",
+                        "UPRIGHTFIRE", "UPLEFTFIRE", "DOWNRIGHTFIRE", "DOWNLEFTFIRE")
+FULL_TO_MINIMAL = tuple(
+    (4 if "RIGHT" in m else 5 if "LEFT" in m else 1) if "FIRE" in m else
+    (2 if "RIGHT" in m else 3 if "LEFT" in m else 0) for m in FULL_ACTION_MEANINGS)
+
+
+def mix64(x):
+    """splitmix64's finaliser: episode seeds that share no stream with each other."""
+    x = (x + 0x9E3779B97F4A7C15) & _U64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _U64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _U64
+    return x ^ (x >> 31)
 
 
 class Action(enum.IntEnum):
@@ -72,17 +93,15 @@ SETTINGS = {"random_seed": (int, 0), "frame_skip": (int, 1),
             "truncate_on_loss_of_life": (bool, False), "color_averaging": (bool, False)}
 
 
-def rom_md5(path):
-    with open(path, "rb") as f:
-        return hashlib.md5(f.read()).hexdigest()
-
-
 def is_pong(rom):
-    """ALEInterface.isSupportedROM: 'pong' for the name or a file holding the Pong ROM."""
+    """ALEInterface.isSupportedROM: 'pong' for the name (pongrl.roms.get_rom_path("pong")) or a
+    file holding the Pong ROM; None for anything else."""
     rom = os.fspath(rom)
+    if rom in ROM_IDS:
+        return "pong"
     if os.path.isfile(rom):
         return "pong" if rom_md5(rom) == PONG_ROM_MD5 else None
-    return "pong" if rom == "pong" else None
+    return None
 
 
 class ALEState:
@@ -164,23 +183,64 @@ def _as_action(action):
 
 
 class ALEInterface:
-    """ale_py.ALEInterface for Pong. Standalone: ALEInterface(), settings, loadROM("pong").
-    Attached: env.unwrapped.ale (made by the env)."""
+    """ale_py.ALEInterface for Pong, on the C library's env (src/env/env.h). Standalone:
+    ALEInterface(), settings, loadROM("pong"). pongrl.Env is built on one (env.ale), made by
+    the env with the env's preset: the env's step is this game's agent step."""
 
-    def __init__(self, _env=None):
+    def __init__(self):
         self._settings = {k: d for k, (_, d) in SETTINGS.items()}
-        self._env = None
-        self._own = False
+        self._h = None                 # _lib.Handle of the C env, once a ROM is loaded
+        self._preset = None            # the EnvPreset the C env was made with
+        self._seed = 0                 # the stream of episode seeds (reset_game)
+        self._episode = 0              # episodes since the last seeding
+        self._total_frames = 0         # ALE's frame_number: frames since loadROM / seeding
+        self._mode = self._difficulty = None          # the game's flavour (None: default)
         self._pending_mode = self._pending_difficulty = None
-        if _env is not None:
-            self._attach(_env)
+        self._step = _lib.EnvStep()
+        self._state = _lib.EnvState()
+        self._step_ref, self._state_ref = ctypes.byref(self._step), ctypes.byref(self._state)
 
-    def _attach(self, env):
-        self._env = env
-        p = env._preset
-        self._settings.update(repeat_action_probability=float(p.repeat_prob),
-                              max_num_frames_per_episode=int(p.max_frames),
-                              random_seed=int(env._seed))
+    @classmethod
+    def _open(cls, preset, seed, what="environment"):
+        """An interface with its game loaded from `preset` (an EnvPreset the caller has
+        checked), seeded: what pongrl.Env stands on."""
+        ale = cls()
+        ale._settings.update(repeat_action_probability=float(preset.repeat_prob),
+                             max_num_frames_per_episode=int(preset.max_frames),
+                             random_seed=int(seed))
+        ale._preset = preset
+        ale._new_game(seed, what)
+        return ale
+
+    def _new_game(self, seed, what="environment"):
+        """ALE's loadROM: the game anew from self._preset, seeded; frame_number restarts."""
+        ptr = lib.env_new_preset(ctypes.byref(self._preset), seed)
+        if not ptr:
+            raise MemoryError("pongrl: env_new_preset failed (out of memory)")
+        # env_new_preset has played the seeded reset already: a game made anew lets the next
+        # reset_game() replay that first episode, a game reloaded goes on to the next seed
+        if self._h is None:
+            self._h, episode = _lib.Handle(ptr, lib.env_free, what), 0
+        else:
+            self._h.replace(ptr)
+            episode = 1
+        self._seed, self._episode, self._total_frames = seed, episode, 0
+        self._mode = self._difficulty = None       # ALE's loadROM: the default flavour
+        self._pending_mode = self._pending_difficulty = None
+
+    def _use(self):
+        """The C env, locked for this thread (with ...: ptr); a clear error without a ROM, once
+        closed, or while another thread uses it."""
+        if self._h is None:
+            raise RuntimeError("pongrl: no ROM loaded; call loadROM(\"pong\") first")
+        return self._h
+
+    def _close(self):
+        if self._h is not None:
+            self._h.close()
+
+    def __del__(self):
+        self._close()
 
     # -- settings
 
@@ -232,60 +292,120 @@ class ALEInterface:
         return is_pong(rom)
 
     def loadROM(self, rom):
-        """"pong" or the path of a file whose md5 is Pong's; anything else is a RuntimeError."""
+        """"pong" (pongrl.roms.get_rom_path("pong")) or the path of a file whose md5 is
+        Pong's; a path that is not there, or anything else, is a RuntimeError saying so."""
+        name = os.fspath(rom)
+        if name not in ROM_IDS and not os.path.exists(name):
+            raise RuntimeError("pongrl: loadROM: no such file: %r (pongrl needs no ROM file: pass "
+                               "\"pong\", or pongrl.roms.get_rom_path(\"pong\"))" % (name,))
         if is_pong(rom) is None:
-            raise RuntimeError("pongrl: %r is not Pong (pongrl plays only Pong: pass \"pong\" or "
-                               "the path of the ROM with md5 %s)" % (os.fspath(rom), PONG_ROM_MD5))
+            why = "not a file" if not os.path.isfile(name) else "md5 %s" % rom_md5(name)
+            raise RuntimeError("pongrl: %r is not Pong (%s; pongrl plays only Pong: pass \"pong\" "
+                               "or the path of the ROM with md5 %s)" % (name, why, PONG_ROM_MD5))
         s = self._settings
-        seed = int(s["random_seed"]) & ((1 << 64) - 1)
-        if self._env is None:
-            from .env import Env
-            self._env = Env("ALE/Pong-v5", frameskip=1, seed=seed, max_episode_steps=0,
-                            repeat_action_probability=s["repeat_action_probability"],
-                            max_num_frames_per_episode=s["max_num_frames_per_episode"])
-            self._own = True
-        else:
-            self._env._reload(seed=seed, repeat_action_probability=s["repeat_action_probability"],
-                              max_num_frames_per_episode=s["max_num_frames_per_episode"])
-        self._pending_mode = self._pending_difficulty = None
-
-    def _game(self):
-        if self._env is None:
-            raise RuntimeError("pongrl: no ROM loaded; call loadROM(\"pong\") first")
-        return self._env
+        if self._preset is None:       # standalone: ALE/Pong-v5's game, ALE's one frame a call
+            self._preset = _lib.EnvPreset.from_buffer_copy(
+                lib.env_preset_find(b"ALE/Pong-v5").contents)
+            self._preset.frameskip_min = self._preset.frameskip_max = 1
+            self._preset.max_steps = 0
+        self._preset.repeat_prob = float(s["repeat_action_probability"])
+        self._preset.max_frames = int(s["max_num_frames_per_episode"])
+        self._new_game(int(s["random_seed"]) & _U64)
 
     def act(self, action, paddle_strength=1.0):
         """The action for frame_skip frames; the reward. After the end: nothing, 0.
         Actions outside ALE's 18 are NOOP, as ALE's noopIllegalActions makes them."""
-        from .env import FULL_TO_MINIMAL
-        env = self._game()
         a = _as_action(action)
         minimal = FULL_TO_MINIMAL[a] if 0 <= a < len(FULL_TO_MINIMAL) else 0
-        return env._act(minimal, self.getInt("frame_skip"))
+        frames = self.getInt("frame_skip")
+        with self._use() as ptr:
+            if lib.env_act(ptr, minimal, frames, ctypes.byref(self._step)) != _lib.ENV_OK:
+                return 0
+            self._total_frames += self._step.frames
+            return int(self._step.reward)
 
     def reset_game(self):
-        env = self._game()
-        if self._pending_mode is not None or self._pending_difficulty is not None:
-            env._set_flavour(self._pending_mode, self._pending_difficulty)
-            self._pending_mode = self._pending_difficulty = None
-        env._reset_episode()
+        """A new episode (the mode and difficulty set since take effect): the first after
+        loadROM or a seeding is seeded with the seed itself, each next one with the next seed
+        of a stream derived from it."""
+        with self._use() as ptr:
+            if self._pending_mode is not None or self._pending_difficulty is not None:
+                self._set_flavour(self._pending_mode, self._pending_difficulty)
+                self._pending_mode = self._pending_difficulty = None
+            episode_seed = self._seed if self._episode == 0 else mix64(self._seed ^ mix64(self._episode))
+            self._episode += 1
+            lib.env_reset(ptr, episode_seed)
+            # a reset in mode 1 presses SELECT once, a frame ALE counts (env.h env_init_flavour)
+            self._total_frames += self._read_state(ptr)["frames"]
+
+    def _seed_game(self, seed):
+        """The next reset_game() starts the stream of episode seeds from `seed` (ale-py reloads
+        the ROM when an env is seeded, which restarts frame_number too)."""
+        self._seed, self._episode, self._total_frames = seed, 0, 0
+        self._settings["random_seed"] = seed
+
+    # The methods below that take `ptr` are the env's (pongrl.Env), called holding
+    # `with ale._use() as ptr:` once for a whole step rather than a lock per C call.
+
+    def _agent_step(self, ptr, minimal_action):
+        """One agent step of the preset (its frameskip, sticky actions, caps) -> EnvStep, or
+        None when the episode has ended (nothing emulated)."""
+        rc = lib.env_step(ptr, minimal_action, self._step_ref)
+        if rc == _lib.ENV_ERR_DONE:
+            return None
+        if rc != _lib.ENV_OK:
+            raise ValueError("pongrl: env_step failed (code %d)" % rc)
+        self._total_frames += self._step.frames
+        return self._step
+
+    def _read_state(self, ptr):
+        """The game state as a dict (env.h EnvState: positions in screen pixels, scores,
+        counters)."""
+        lib.env_state(ptr, self._state_ref)
+        st = self._state
+        return {name: getattr(st, name) for name in _lib.STATE_FIELDS}
+
+    def _observe(self, ptr, obs_code, shape):
+        """The observation of an obs type's code (_lib.OBS_TYPES), a new array."""
+        buf = np.empty(shape, dtype=np.uint8)
+        lib.env_render_obs(ptr, obs_code, buf.ctypes.data)
+        return buf
+
+    def _set_flavour(self, mode, difficulty):
+        """ALE's mode and difficulty (None: keep the current one) for the next reset."""
+        mode = self._mode if mode is None else mode
+        difficulty = self._difficulty if difficulty is None else difficulty
+        for name, v, avail in (("mode", mode, self.getAvailableModes()),
+                               ("difficulty", difficulty, self.getAvailableDifficulties())):
+            if v is not None and (isinstance(v, (bool, np.bool_)) or v not in avail):
+                raise ValueError("pongrl: %s must be one of %s (ALE's for Pong), got %r"
+                                 % (name, avail, v))
+        with self._use() as ptr:
+            if lib.env_set_flavour(ptr, int(mode or 0), int(difficulty or 0)) != _lib.ENV_OK:
+                raise ValueError("pongrl: mode %r, difficulty %r refused" % (mode, difficulty))
+        self._mode, self._difficulty = mode, difficulty
+
+    def _game_state(self):
+        with self._use() as ptr:
+            return self._read_state(ptr)
 
     def game_over(self, with_truncation=True):
-        s = self._game().state()
+        s = self._game_state()
         return bool(s["terminated"] or (with_truncation and s["truncated"]))
 
     def game_truncated(self):
-        return bool(self._game().state()["truncated"])
+        return bool(self._game_state()["truncated"])
 
     def lives(self):
-        self._game()
-        return 0          # Pong has no lives (PongSettings::lives)
+        with self._use():
+            return 0          # Pong has no lives (PongSettings::lives)
 
     def getEpisodeFrameNumber(self):
-        return int(self._game().state()["frames"])
+        return int(self._game_state()["frames"])
 
     def getFrameNumber(self):
-        return int(self._game()._total_frames)
+        with self._use():
+            return int(self._total_frames)
 
     def getMinimalActionSet(self):
         return list(MINIMAL_ACTIONS)
@@ -300,13 +420,13 @@ class ALEInterface:
         return list(range(lib.env_num_difficulties()))   # ALE's Pong: [0, 1, 2, 3]
 
     def setMode(self, mode):
-        if mode not in self.getAvailableModes():
+        if isinstance(mode, (bool, np.bool_)) or mode not in self.getAvailableModes():
             raise RuntimeError("pongrl: invalid game mode %r (available: %s)"
                                % (mode, self.getAvailableModes()))
         self._pending_mode = int(mode)
 
     def setDifficulty(self, difficulty):
-        if difficulty not in self.getAvailableDifficulties():
+        if isinstance(difficulty, (bool, np.bool_)) or difficulty not in self.getAvailableDifficulties():
             raise RuntimeError("pongrl: invalid difficulty %r (available: %s)"
                                % (difficulty, self.getAvailableDifficulties()))
         self._pending_difficulty = int(difficulty)
@@ -320,7 +440,6 @@ class ALEInterface:
         return 128
 
     def _into(self, out, shapes, code):
-        env = self._game()
         if out is None:
             buf = np.empty(shapes[0], dtype=np.uint8)
         else:
@@ -329,10 +448,11 @@ class ALEInterface:
                 raise TypeError("pongrl: the output buffer must be a writeable, C-contiguous "
                                 "uint8 array of shape %s" % " or ".join(map(str, shapes)))
             buf = out
-        if code == "indices":
-            lib.env_render_indices(env._handle, buf.ctypes.data)
-        else:
-            lib.env_render_obs(env._handle, _lib.OBS_TYPES[code], buf.ctypes.data)
+        with self._use() as ptr:
+            if code == "indices":
+                lib.env_render_indices(ptr, buf.ctypes.data)
+            else:
+                lib.env_render_obs(ptr, _lib.OBS_TYPES[code], buf.ctypes.data)
         return None if out is not None else buf
 
     def getScreen(self, out=None):
@@ -348,28 +468,77 @@ class ALEInterface:
         return self._into(out, ((128,),), "ram")
 
     def setRAM(self, index, value):
-        env = self._game()
         if not isinstance(index, (int, np.integer)) or not 0 <= index < 128:
             raise RuntimeError("setRAM index out of bounds.")
         if not isinstance(value, (int, np.integer)) or not 0 <= value <= 255:
             raise TypeError("pongrl: setRAM value must be an int in [0, 255], got %r" % (value,))
-        lib.env_set_ram(env._handle, int(index), int(value))
+        with self._use() as ptr:
+            lib.env_set_ram(ptr, int(index), int(value))
 
     # -- states
 
     def cloneState(self, include_rng=False):
-        return self._game()._clone(bool(include_rng))
+        """The whole game's state as an ALEState: the game, the paddle, the counters and caps'
+        progress, and with include_rng the random stream of sticky actions and random
+        frameskip too, so that a restore replays exactly what followed the clone."""
+        buf = ctypes.create_string_buffer(int(lib.env_state_size()))
+        with self._use() as ptr:
+            lib.env_clone(ptr, bool(include_rng), buf)
+            s = self._game_state()
+            return ALEState._make(buf.raw, s["frames"], self._total_frames, self._mode or 0,
+                                  self._difficulty or 0)
 
     def cloneSystemState(self):
         return self.cloneState(include_rng=True)
 
     def restoreState(self, state):
+        """Back to a state of cloneState (of a game of the same settings); without its random
+        stream, the game's own stream goes on from where it is, as ALE's."""
         if not isinstance(state, ALEState):
-            raise TypeError("pongrl: restoreState takes an ALEState, got %r" % (state,))
-        self._game()._restore(state)
+            raise TypeError("pongrl: restoreState takes an ALEState (from cloneState), got %r"
+                            % (type(state).__name__,))
+        blob = state._blob()
+        with self._use() as ptr:
+            rc = lib.env_restore(ptr, blob) if len(blob) == lib.env_state_size() \
+                else _lib.ENV_ERR_STATE
+            if rc != _lib.ENV_OK:
+                raise RuntimeError("pongrl: restore_state: %s" % lib.env_strerror(rc).decode())
+            self._total_frames = state.getFrameNumber()
 
     restoreSystemState = restoreState
 
-    def __repr__(self):
-        return "<pongrl.ALEInterface %s>" % ("pong" if self._env is not None else "no ROM")
+    # -- pickle and copy: the settings and the whole game with its random stream
 
+    _PRESET_FIELDS = ("frameskip_min", "frameskip_max", "repeat_prob", "max_steps", "max_frames")
+
+    def __getstate__(self):
+        d = {"settings": dict(self._settings),
+             "pending": (self._pending_mode, self._pending_difficulty)}
+        if self._h is not None:
+            with self._use():
+                d.update(preset_id=ctypes.cast(self._preset.id, ctypes.c_char_p).value,
+                         preset=tuple(getattr(self._preset, f) for f in self._PRESET_FIELDS),
+                         seed=self._seed, episode=self._episode,
+                         flavour=(self._mode, self._difficulty),
+                         state=self.cloneState(True).serialize())
+        return d
+
+    def __setstate__(self, d):
+        self.__init__()
+        self._settings.update(d["settings"])
+        if "state" in d:
+            found = lib.env_preset_find(d["preset_id"])
+            if not found:
+                raise ValueError("pongrl: a pickled ALEInterface of an unknown preset %r" % d["preset_id"])
+            self._preset = _lib.EnvPreset.from_buffer_copy(found.contents)
+            for f, v in zip(self._PRESET_FIELDS, d["preset"]):
+                setattr(self._preset, f, v)
+            self._new_game(d["seed"])
+            if d["flavour"] != (None, None):
+                self._set_flavour(*d["flavour"])
+            self.restoreState(ALEState(d["state"]))
+            self._episode = d["episode"]
+        self._pending_mode, self._pending_difficulty = d["pending"]
+
+    def __repr__(self):
+        return "<pongrl.ALEInterface %s>" % ("pong" if self._h is not None else "no ROM")

@@ -30,7 +30,7 @@ from . import _lib
 from ._lib import lib
 from .env import ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, resolve
 from .spaces import Box, Discrete, MultiDiscrete, StandInRandom, gymnasium
-from .vector import AutoresetMode, NativeVec, autoreset_mode as _autoreset_mode, reset_mask
+from .vector import AutoresetMode, NativeVec, autoreset_mode as _autoreset_mode, locked, reset_mask
 
 if gymnasium is not None:
     from gymnasium.vector import VectorEnv as _VecBase
@@ -64,7 +64,7 @@ class AtariVectorEnv(_VecBase, NativeVec):
                  img_height=84, img_width=84, grayscale=True, stack_num=4, frameskip=4,
                  maxpool=True, noop_max=30, episodic_life=False, life_loss_info=False,
                  reward_clipping=True, use_fire_reset=True):
-        self._handle = None
+        self._h = None
         if not isinstance(game, str) or game.lower() not in GAMES:
             raise ValueError("pongrl.AtariVectorEnv: game must be 'pong' (pongrl has Pong only), "
                              "got %r" % (game,))
@@ -95,15 +95,16 @@ class AtariVectorEnv(_VecBase, NativeVec):
                               atari=ctypes.pointer(self._cfg))
         _, _, preset = resolve("ALE/Pong-v5")
         why = ctypes.c_char_p()
-        self._handle = lib.vecenv_create(ctypes.byref(preset), ctypes.byref(vcfg), ctypes.byref(why))
-        if not self._handle:
+        ptr = lib.vecenv_create(ctypes.byref(preset), ctypes.byref(vcfg), ctypes.byref(why))
+        if not ptr:
             if why.value:
                 raise ValueError("pongrl.AtariVectorEnv: %s" % why.value.decode())
             raise MemoryError("pongrl.AtariVectorEnv: out of memory")
         self.game = "pong"
         self.num_envs = num_envs
-        self.batch_size = lib.vecenv_batch_size(self._handle)
-        self.num_threads = lib.vecenv_num_threads(self._handle)
+        self._open(ptr)
+        self.batch_size = lib.vecenv_batch_size(ptr)
+        self.num_threads = lib.vecenv_num_threads(ptr)
         self.grayscale = bool(grayscale)
         self.continuous = False
         self.continuous_action_threshold = continuous_action_threshold
@@ -126,11 +127,11 @@ class AtariVectorEnv(_VecBase, NativeVec):
 
     # -- ale-py's VectorEnv API
 
-    def reset(self, *, seed=None, options=None):
+    @locked
+    def reset(self, ptr, *, seed=None, options=None):
         """Resets every env (or those of options["reset_mask"]) -> (obs, info). seed: an int
         seeds the envs reset with seed, seed + 1, ...; an array gives one seed per env reset;
         None goes on with each env's stream (ale-py's meanings)."""
-        self._check_open()
         mask = reset_mask(options, self.num_envs)
         k = self.num_envs if mask is None else int(mask.sum())
         if mask is not None and k != self.num_envs:
@@ -161,7 +162,7 @@ class AtariVectorEnv(_VecBase, NativeVec):
         else:
             seeds[mask] = given
         self._out.obs = self._obs.ctypes.data
-        rc = lib.vecenv_reset_mask(self._handle, None if mask is None else mask.ctypes.data,
+        rc = lib.vecenv_reset_mask(ptr, None if mask is None else mask.ctypes.data,
                                    seeds.ctypes.data, self._out_ref)
         if rc != _lib.ENV_OK:
             raise RuntimeError("pongrl.AtariVectorEnv: reset failed")
@@ -169,14 +170,15 @@ class AtariVectorEnv(_VecBase, NativeVec):
         self._sent = None
         return self._obs.copy(), self._info()
 
-    def step(self, actions):
+    @locked
+    def step(self, ptr, actions):
         """send(actions) then recv(): (obs, rewards int32, terminations, truncations, info)."""
         self.send(actions)
         return self.recv()
 
-    def send(self, actions):
+    @locked
+    def send(self, ptr, actions):
         """Actions for the envs of the last returned batch (row i: info["env_id"][i])."""
-        self._check_open()
         if not self._started:
             raise RuntimeError("pongrl.AtariVectorEnv: call reset() before step()/send()")
         a = np.asarray(actions)
@@ -195,15 +197,15 @@ class AtariVectorEnv(_VecBase, NativeVec):
             a = self._full_to_minimal[a]
         self._sent = np.ascontiguousarray(a, dtype=np.int32)
 
-    def recv(self):
+    @locked
+    def recv(self, ptr):
         """Steps the sent envs -> (obs, rewards, terminations, truncations, info)."""
-        self._check_open()
         if self._sent is None:
             raise RuntimeError("pongrl.AtariVectorEnv: recv() without send()")
         a, self._sent = self._sent, None
         obs = np.empty_like(self._obs)           # a fresh array, written in place by C: no copy
         self._out.obs = obs.ctypes.data
-        rc = lib.vecenv_step(self._handle, a.ctypes.data, self._out_ref, ctypes.byref(self._bad))
+        rc = lib.vecenv_step(ptr, a.ctypes.data, self._out_ref, ctypes.byref(self._bad))
         if rc == _lib.ENV_ERR_DONE:
             raise RuntimeError("pongrl.AtariVectorEnv: env %d's episode has ended and autoreset_mode "
                                "is DISABLED: reset it with reset(options={'reset_mask': mask})"

@@ -1,33 +1,19 @@
 """pongrl.Env: one environment with Gymnasium's API (a gymnasium.Env when gymnasium is
-importable) and ale-py's keyword arguments."""
-import copy
-import ctypes
+importable) and ale-py's keyword arguments, built as ale-py's AtariEnv is: on an ALEInterface
+(env.ale, pongrl.ale), which holds the C library's game."""
 import operator
 
 import numpy as np
 
 from . import _lib, render
 from ._lib import lib
-from .ale import MINIMAL_ACTIONS, Action, ALEInterface, ALEState
+from .ale import (_U64, ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL,  # noqa: F401
+                  MINIMAL_ACTIONS, Action, ALEInterface, ALEState)
 from .spaces import Box, Discrete, StandInRandom, gymnasium
 
-# ALE's minimal action set for Pong (PongSettings::isMinimal), Gym indices 0..5
-ACTION_MEANINGS = ("NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE")
-# ALE's full action set (its Action enum order) and what each does to a paddle (ale_state.cpp
-# ALEState::applyActionPaddles: the RIGHT/LEFT part moves it, any FIRE presses the button, UP
-# and DOWN do nothing): full_action_space=True maps these onto the minimal set.
-FULL_ACTION_MEANINGS = ("NOOP", "FIRE", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT",
-                        "DOWNRIGHT", "DOWNLEFT", "UPFIRE", "RIGHTFIRE", "LEFTFIRE", "DOWNFIRE",
-                        "UPRIGHTFIRE", "UPLEFTFIRE", "DOWNRIGHTFIRE", "DOWNLEFTFIRE")
-FULL_TO_MINIMAL = tuple(
-    (4 if "RIGHT" in m else 5 if "LEFT" in m else 1) if "FIRE" in m else
-    (2 if "RIGHT" in m else 3 if "LEFT" in m else 0) for m in FULL_ACTION_MEANINGS)
 SCREEN_SHAPE = (210, 160, 3)
 OBS80_SHAPE = (80, 80)
 OBS_SHAPES = {"rgb": (210, 160, 3), "grayscale": (210, 160), "ram": (128,), "obs80": (80, 80)}
-_U64 = (1 << 64) - 1
-
-
 def _preset_ids():
     ids, i = [], 0
     while True:
@@ -61,14 +47,6 @@ def gymnasium_id(id):
 
 
 _FROM_GYMNASIUM_ID = {gymnasium_id(i): i for i in ENV_IDS}
-
-
-def _mix64(x):
-    """splitmix64's finaliser: episode seeds that share no stream with each other."""
-    x = (x + 0x9E3779B97F4A7C15) & _U64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _U64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _U64
-    return x ^ (x >> 31)
 
 
 def as_seed(seed):
@@ -239,7 +217,7 @@ class Env(_EnvBase):
                       mode=mode, difficulty=difficulty, render_mode=render_mode, caps=caps)
         id, obs_type, preset = resolve(preset, render_modes=self.metadata["render_modes"],
                                        flavours=True, **kwargs)
-        self._handle = None
+        self.ale = None
         self._window = None
         self._kwargs = dict(kwargs, preset=id)      # for pickle and copy
         self.spec_id = id
@@ -251,20 +229,15 @@ class Env(_EnvBase):
         self._np_random = None
         self._np_random_seed = None
         self._seeded = seed is not None
-        self._seed = as_seed(seed) if seed is not None else entropy_seed()
-        self._episode = 0             # episodes since the last explicit seed
-        self._total_frames = 0        # ALE's frame_number: frames since creation
+        seed = as_seed(seed) if seed is not None else entropy_seed()
         self._preset = preset
-        self._handle = lib.env_new_preset(ctypes.byref(preset), self._seed)
-        if not self._handle:
-            raise MemoryError("pongrl: env_new_preset(%r) failed" % id)
-        self._step = _lib.EnvStep()
-        self._state = _lib.EnvState()
+        # the game and its counters live in the interface, as in ale-py's AtariEnv
+        self.ale = ALEInterface._open(preset, seed)
         self._obs_size = int(lib.env_obs_size(_lib.OBS_TYPES[obs_type]))
-        self._obs_code = _lib.OBS_TYPES[obs_type]
+        self._obs_code, self._obs_shape = _lib.OBS_TYPES[obs_type], OBS_SHAPES[obs_type]
         self.full_action_space = bool(full_action_space)
         self._meanings = FULL_ACTION_MEANINGS if full_action_space else ACTION_MEANINGS
-        self.action_space = Discrete(len(self._meanings), seed=self._seed)
+        self.action_space = Discrete(len(self._meanings), seed=seed)
         self.observation_space = observation_space(obs_type)
         # ale-py's AtariEnv attributes, with its meanings: Gymnasium's AtariPreprocessing reads
         # _frameskip ("frameskip in the original env" must be 1 for its own), the common Atari
@@ -275,12 +248,12 @@ class Env(_EnvBase):
         self._game = "pong"
         self._game_mode, self._game_difficulty = mode, difficulty
         if mode or difficulty:      # ale-py: setMode/setDifficulty after loadROM, then reset
-            self._set_flavour(mode, difficulty)
-            lib.env_reset(self._handle, self._seed)
+            self.ale._set_flavour(mode, difficulty)
+            with self.ale._use() as ptr:
+                lib.env_reset(ptr, seed)
         self._action_set = list(Action) if full_action_space else list(MINIMAL_ACTIONS)
         self.continuous = False
         self.sound_obs = False
-        self.ale = ALEInterface(self)
 
     # -- Gymnasium API
 
@@ -297,73 +270,30 @@ class Env(_EnvBase):
         elif seed is not None:
             self._set_np_random(seed)
         if seed is not None:
-            # ale-py reloads the ROM when seeded, which restarts ALE's frame_number too
-            self._seed, self._episode, self._total_frames = seed, 0, 0
-            self.ale._settings["random_seed"] = seed
-        self._reset_episode()
-        info = self._info()
-        if seed is not None:
-            info["seeds"] = (seed, seed)
-        return self._obs(), info
-
-    def _reset_episode(self):
-        # the first episode after make(seed=s) or reset(seed=s) uses s itself, as env_new does
-        episode_seed = self._seed if self._episode == 0 else _mix64(self._seed ^ _mix64(self._episode))
-        self._episode += 1
-        lib.env_reset(self._handle, episode_seed)
-        # a reset in mode 1 presses SELECT once, a frame ALE counts (env.h env_init_flavour)
-        self._total_frames += self.state()["frames"]
-        self._draw()
+            self.ale._seed_game(seed)
+        with self._use() as ptr:
+            self.ale.reset_game()
+            self._draw()
+            info = self._info(ptr)
+            if seed is not None:
+                info["seeds"] = (seed, seed)
+            return self._obs(ptr), info
 
     def step(self, action):
         """One agent step -> (obs, reward, terminated, truncated, info). After the end, as
         ale-py: nothing is emulated, reward 0, the same observation and flags."""
-        self._check_open()
         a = as_action(action, self._meanings)
         if self.full_action_space:
             a = FULL_TO_MINIMAL[a]
-        rc = lib.env_step(self._handle, a, ctypes.byref(self._step))
-        if rc == _lib.ENV_ERR_DONE:
-            s = self.state()
-            return self._obs(), 0.0, bool(s["terminated"]), bool(s["truncated"]), self._info()
-        if rc != _lib.ENV_OK:
-            raise ValueError("pongrl: env_step failed (code %d)" % rc)
-        st = self._step
-        self._total_frames += st.frames
-        self._draw()
-        return self._obs(), float(st.reward), bool(st.terminated), bool(st.truncated), \
-            self._info()
-
-    def _act(self, minimal_action, frames):
-        """ALE's act(): the action for `frames` frames; the reward (0 after the end)."""
-        self._check_open()
-        rc = lib.env_act(self._handle, minimal_action, frames, ctypes.byref(self._step))
-        if rc != _lib.ENV_OK:
-            return 0
-        self._total_frames += self._step.frames
-        return int(self._step.reward)
-
-    def _reload(self, seed, repeat_action_probability, max_num_frames_per_episode):
-        """ALE's loadROM with new settings: the game anew, seeded; frame_number restarts."""
-        self._check_open()
-        self._preset.repeat_prob = float(repeat_action_probability)
-        self._preset.max_frames = int(max_num_frames_per_episode)
-        handle = lib.env_new_preset(ctypes.byref(self._preset), seed)
-        if not handle:
-            raise MemoryError("pongrl: env_new_preset failed")
-        lib.env_free(self._handle)
-        self._handle = handle
-        self._seed, self._episode, self._total_frames = seed, 1, 0
-        self._game_mode = self._game_difficulty = None    # ALE's loadROM: the default flavour
-
-    def _set_flavour(self, mode, difficulty):
-        """ALE's mode and difficulty (None: keep the current one) for the next reset."""
-        mode = self._game_mode if mode is None else mode
-        difficulty = self._game_difficulty if difficulty is None else difficulty
-        resolve(self.spec_id, mode=mode, difficulty=difficulty, flavours=True)
-        if lib.env_set_flavour(self._handle, int(mode or 0), int(difficulty or 0)) != _lib.ENV_OK:
-            raise ValueError("pongrl: mode %r, difficulty %r refused" % (mode, difficulty))
-        self._game_mode, self._game_difficulty = mode, difficulty
+        with self._use() as ptr:      # one thread at a time from the step to its observation
+            st = self.ale._agent_step(ptr, a)
+            if st is None:
+                info = self._info(ptr)
+                s = self.ale._state
+                return self._obs(ptr), 0.0, bool(s.terminated), bool(s.truncated), info
+            reward, terminated, truncated = float(st.reward), bool(st.terminated), bool(st.truncated)
+            self._draw()
+            return self._obs(ptr), reward, terminated, truncated, self._info(ptr)
 
     # -- state cloning (ale-py's clone_state / restore_state), pickle and copy
 
@@ -371,51 +301,39 @@ class Env(_EnvBase):
         """The whole env's state as an ALEState: the game, the paddle, the counters and caps'
         progress, and with include_rng the random stream of sticky actions and random
         frameskip too, so that a restore replays exactly what followed the clone."""
+        self._check_open()
         return self.ale.cloneState(include_rng=include_rng)
 
     def restore_state(self, state):
         """Back to a state of clone_state (of an env of the same id and settings); without its
         random stream, the env's own stream goes on from where it is, as ALE's."""
-        self.ale.restoreState(state)
-
-    def _clone(self, include_rng):
         self._check_open()
-        buf = ctypes.create_string_buffer(int(lib.env_state_size()))
-        lib.env_clone(self._handle, include_rng, buf)
-        s = self.state()
-        return ALEState._make(buf.raw, s["frames"], self._total_frames, self._game_mode or 0,
-                              self._game_difficulty or 0)
-
-    def _restore(self, state):
-        self._check_open()
-        blob = state._blob()
-        rc = lib.env_restore(self._handle, blob) if len(blob) == lib.env_state_size() \
-            else _lib.ENV_ERR_STATE
-        if rc != _lib.ENV_OK:
-            raise RuntimeError("pongrl: restore_state: %s (%s)"
-                               % (lib.env_strerror(rc).decode(), self.spec_id))
-        self._total_frames = state.getFrameNumber()
+        try:
+            self.ale.restoreState(state)
+        except RuntimeError as e:
+            raise RuntimeError("%s (%s)" % (e, self.spec_id)) from None
 
     def __getstate__(self):
         """pickle and copy.deepcopy: the settings, the seeds, the generators and the whole
         game with its random stream; the copy is identical and independent."""
         self._check_open()
-        return {"kwargs": self._kwargs, "seed": self._seed, "episode": self._episode,
+        ale = self.ale
+        return {"kwargs": self._kwargs, "seed": ale._seed, "episode": ale._episode,
                 "np_random": self._np_random, "np_random_seed": self._np_random_seed,
                 "action_space": self.action_space, "spec": self.spec,
-                "ale_settings": dict(self.ale._settings),
-                "flavour": (self._game_mode, self._game_difficulty),
-                "state": self._clone(True).serialize()}
+                "ale_settings": dict(ale._settings),
+                "flavour": (ale._mode, ale._difficulty),
+                "state": ale.cloneState(True).serialize()}
 
     def __setstate__(self, d):
         self.__init__(seed=d["seed"], **d["kwargs"])
-        self._episode = d["episode"]
+        self.ale._episode = d["episode"]
         self._np_random, self._np_random_seed = d["np_random"], d["np_random_seed"]
         self.action_space, self.spec = d["action_space"], d["spec"]
         self.ale._settings.update(d["ale_settings"])
-        if d["flavour"] != (self._game_mode, self._game_difficulty):
-            self._set_flavour(*d["flavour"])
-        self._restore(ALEState(d["state"]))
+        if d["flavour"] != (self.ale._mode, self.ale._difficulty):
+            self.ale._set_flavour(*d["flavour"])
+        self.ale.restoreState(ALEState(d["state"]))
 
     def render(self):
         """The current frame, uint8 (210, 160, 3), as ALE's getScreenRGB (render_mode
@@ -435,29 +353,23 @@ class Env(_EnvBase):
     def frame(self):
         """The current RGB frame, uint8 (210, 160, 3), whatever the render mode."""
         self._check_open()
-        rgb = np.empty(SCREEN_SHAPE, dtype=np.uint8)
-        lib.env_render_rgb(self._handle, rgb.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
-        return rgb
+        return self.ale.getScreenRGB()
 
     def obs80(self):
         """The seed's preprocessing of the current frame, uint8 (80, 80) in {0, 1}."""
         self._check_open()
-        obs = np.empty(OBS80_SHAPE, dtype=np.uint8)
-        lib.env_render_obs80(self._handle, obs.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
-        return obs
+        with self._use() as ptr:
+            return self.ale._observe(ptr, _lib.OBS_TYPES["obs80"], OBS80_SHAPE)
 
     def ram(self):
         """The console's 128 bytes of RAM, uint8 (128,), as ALE's getRAM() returns them."""
         self._check_open()
-        ram = np.empty((128,), dtype=np.uint8)
-        lib.env_ram(self._handle, ram.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
-        return ram
+        return self.ale.getRAM()
 
     def state(self):
         """The game state as a dict (positions in screen pixels, scores, counters)."""
         self._check_open()
-        lib.env_state(self._handle, ctypes.byref(self._state))
-        return {name: int(getattr(self._state, name)) for name in _lib.STATE_FIELDS}
+        return self.ale._game_state()
 
     def get_action_meanings(self):
         return list(self._meanings)
@@ -468,14 +380,17 @@ class Env(_EnvBase):
         return render.keys_to_action(self._meanings)
 
     def close(self):
+        """Frees the game (waiting for a step another thread is in); every later call, of the
+        env or of its env.ale, is a RuntimeError saying it is closed."""
         if getattr(self, "_window", None) is not None:
             self._window.close()
-        if getattr(self, "_handle", None) and lib is not None:
-            lib.env_free(self._handle)
-            self._handle = None
+        if getattr(self, "ale", None) is not None and lib is not None:
+            self.ale._close()
 
     def __del__(self):
-        self.close()
+        # the game is the interface's, freed with it: a script may keep env.ale alone
+        if getattr(self, "_window", None) is not None:
+            self._window.close()
 
     def __repr__(self):
         return "<pongrl.Env %s obs_type=%s>" % (self.spec_id, self.obs_type)
@@ -489,17 +404,21 @@ class Env(_EnvBase):
         if self._window is not None:
             self._window.show(self.frame())
 
+    def _use(self):
+        """The game's C env, locked for this thread (pongrl._lib.Handle)."""
+        if getattr(self, "ale", None) is None:
+            raise RuntimeError("pongrl: the environment is closed")
+        return self.ale._use()
+
     def _check_open(self):
-        if not getattr(self, "_handle", None):
+        if getattr(self, "ale", None) is None or not self.ale._h.is_open:
             raise RuntimeError("pongrl: the environment is closed")
 
-    def _obs(self):
-        obs = np.empty(self.observation_space.shape, dtype=np.uint8)
-        lib.env_render_obs(self._handle, self._obs_code, obs.ctypes.data)
-        return obs
+    def _obs(self, ptr):
+        return self.ale._observe(ptr, self._obs_code, self._obs_shape)
 
-    def _info(self):
-        s = self.state()
+    def _info(self, ptr):
+        s = self.ale._read_state(ptr)
         return {"lives": 0, "episode_frame_number": s["frames"],
-                "frame_number": self._total_frames, "steps": s["steps"],
+                "frame_number": self.ale._total_frames, "steps": s["steps"],
                 "score_agent": s["score_agent"], "score_cpu": s["score_cpu"]}

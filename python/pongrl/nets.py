@@ -8,8 +8,14 @@ C library read. docs/runs.md describes the same forward passes in words.
     PpoPolicy   PPO's actor-critic (--algo ppo): the frame, its difference and their coarse
                 views -> H ReLU -> 3 logits (NOOP, RIGHT, LEFT) and a value
 
-read_export(dir) reads what `pongrl export` wrote (W1.npy/W2.npy, or model.txt beside PPO's
-ppo_*.npy) and returns the policy.
+POLICIES maps each learner's --algo name (model.txt's algo=, the C library's model_algo) to
+its class: the one table through which pongrl.load and read_export find a model's network. A
+learner whose acting network differs adds its class there, with from_model(weights, arrays,
+settings, **kw) (from what the C library read) and from_export(path, settings, **kw) (from
+what `pongrl export` wrote; settings are model.txt's lines).
+
+read_export(dir) reads what `pongrl export` wrote (model.txt beside the learner's arrays, or
+the seeds' W1.npy/W2.npy alone) and returns the policy.
 """
 import os
 
@@ -122,6 +128,15 @@ class SeedPolicy(_Player):
         h = int(settings["hidden"])
         return cls(weights[:D * h].reshape(D, h), weights[D * h:], **kw)
 
+    @classmethod
+    def from_export(cls, path, settings, **kw):
+        """From W1.npy (H, 6400) and W2.npy (H,), as the seed saves them."""
+        W1, W2 = _npy(path, "W1.npy"), _npy(path, "W2.npy")
+        if W1.ndim != 2 or W1.shape[1] != D or W2.shape != (W1.shape[0],):
+            raise ValueError("pongrl: %s: W1.npy %s and W2.npy %s are not (H, 6400) and (H,)"
+                             % (path, W1.shape, W2.shape))
+        return cls(np.ascontiguousarray(W1.T), W2, **kw)
+
     def __init__(self, w1t, w2, algo="pg", source="", greedy=False, seed=None):
         super().__init__(("RIGHT", "LEFT"), (2, 3), algo, source, greedy, seed)
         self.w1t, self.w2 = w1t, w2           # (D, H) and (H,) float64
@@ -168,6 +183,22 @@ class PpoPolicy(_Player):
         cut = np.cumsum([Din * H, H, A * H, A, H])
         W1, b1, Wpi, bpi, wv, bv = np.split(w, cut)
         return cls(W1.reshape(Din, H), b1, Wpi.reshape(A, H), bpi, wv, bv, coarse, **kw)
+
+    @classmethod
+    def from_export(cls, path, settings, **kw):
+        """From model.txt's lines and ppo_W1, ppo_b1, ppo_Wpi, ppo_bpi, ppo_wv, ppo_bv.npy."""
+        txt = os.path.join(path, "model.txt")
+        try:
+            names, ids = settings["actions"].split(","), [int(a) for a in settings["action_ids"].split(",")]
+            coarse, size, hidden = int(settings["coarse"]) != 0, int(settings["input_size"]), int(settings["hidden"])
+        except (KeyError, ValueError) as e:
+            raise ValueError("pongrl: %s: a line missing or bad (%s)" % (txt, e))
+        pol = cls(*(_npy(path, "ppo_%s.npy" % a) for a in ("W1", "b1", "Wpi", "bpi", "wv", "bv")),
+                  coarse, names, ids, **kw)
+        if pol.W1.shape[0] != size or pol.H != hidden:
+            raise ValueError("pongrl: %s: ppo_W1.npy is %s, model.txt says input_size %s, hidden %s"
+                             % (path, pol.W1.shape, settings["input_size"], settings["hidden"]))
+        return pol
 
     def __init__(self, W1, b1, Wpi, bpi, wv, bv, coarse, action_names=("NOOP", "RIGHT", "LEFT"),
                  action_ids=(0, 2, 3), algo="ppo", source="", greedy=False, seed=None):
@@ -226,29 +257,34 @@ def read_model_txt(path):
     return out
 
 
+def _npy(path, name):
+    return np.load(os.path.join(path, name), allow_pickle=False)
+
+
+# the class that acts with each learner's model, by the learner's --algo name
+POLICIES = {"pg": SeedPolicy, "ppo": PpoPolicy}
+# what an export without model.txt holds: the seeds' W1.npy and W2.npy
+EXPORT_WITHOUT_MODEL_TXT = "pg"
+
+
+def policy_class(algo, source):
+    """POLICIES[algo], or a ValueError naming the learners there are."""
+    cls = POLICIES.get(algo)
+    if cls is None:
+        raise ValueError("pongrl: %s was trained by --algo %s, which pongrl cannot play yet (it "
+                         "plays: %s)" % (source, algo, ", ".join(POLICIES)))
+    return cls
+
+
 def read_export(path, greedy=False, seed=None):
-    """The policy in a folder that `pongrl export` wrote: model.txt and PPO's ppo_*.npy, or the
-    seeds' W1.npy (H, 6400) and W2.npy (H,). A ValueError says what is wrong."""
-    L = lambda name: np.load(os.path.join(path, name), allow_pickle=False)
+    """The policy in a folder that `pongrl export` wrote: model.txt (format 1) names the learner
+    (algo=) whose class reads the arrays beside it; without model.txt, the seeds' W1.npy
+    (H, 6400) and W2.npy (H,). A ValueError says what is wrong."""
     kw = dict(source=str(path), greedy=greedy, seed=seed)
     txt = os.path.join(path, "model.txt")
-    if os.path.exists(txt):
-        s = read_model_txt(txt)
-        if s.get("format") != "1" or s.get("algo") != "ppo":
-            raise ValueError("pongrl: %s: format %s, algo %s: this reads format 1 of --algo ppo"
-                             % (txt, s.get("format"), s.get("algo")))
-        try:
-            names, ids = s["actions"].split(","), [int(a) for a in s["action_ids"].split(",")]
-            coarse, size, hidden = int(s["coarse"]) != 0, int(s["input_size"]), int(s["hidden"])
-        except (KeyError, ValueError) as e:
-            raise ValueError("pongrl: %s: a line missing or bad (%s)" % (txt, e))
-        pol = PpoPolicy(L("ppo_W1.npy"), L("ppo_b1.npy"), L("ppo_Wpi.npy"), L("ppo_bpi.npy"), L("ppo_wv.npy"),
-                        L("ppo_bv.npy"), coarse, names, ids, **kw)
-        if pol.W1.shape[0] != size or pol.H != hidden:
-            raise ValueError("pongrl: %s: ppo_W1.npy is %s, model.txt says input_size %s, hidden %s"
-                             % (path, pol.W1.shape, s["input_size"], s["hidden"]))
-        return pol
-    W1, W2 = L("W1.npy"), L("W2.npy")
-    if W1.ndim != 2 or W1.shape[1] != D or W2.shape != (W1.shape[0],):
-        raise ValueError("pongrl: %s: W1.npy %s and W2.npy %s are not (H, 6400) and (H,)" % (path, W1.shape, W2.shape))
-    return SeedPolicy(np.ascontiguousarray(W1.T), W2, **kw)
+    if not os.path.exists(txt):
+        return policy_class(EXPORT_WITHOUT_MODEL_TXT, path).from_export(path, {}, **kw)
+    s = read_model_txt(txt)
+    if s.get("format") != "1":
+        raise ValueError("pongrl: %s: format %s: this reads format 1" % (txt, s.get("format")))
+    return policy_class(s.get("algo"), txt).from_export(path, s, **kw)

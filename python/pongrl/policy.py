@@ -11,8 +11,8 @@
 The C library reads the file (src/train/model.h: whatever `pongrl eval` accepts) and gives
 the learner that trained it (its --algo), the settings that shape its network, the seeds'
 network where it has one, and its learner's arrays (a PPO model's actor-critic is the first);
-the learner picks the Python class that acts with them (POLICIES): a learner whose acting
-network differs adds a class with from_model(weights, arrays, settings, **kw) there. A folder
+the learner picks the Python class that acts with them (nets.POLICIES, the one table by
+--algo name: a learner whose acting network differs adds its class there). A folder
 that `pongrl export` wrote with a model.txt (a PPO network) is read with NumPy alone
 (nets.read_export, as tools/play_npy.py does). The classes and their forward passes are in
 nets.py, which needs NumPy only.
@@ -23,12 +23,10 @@ import os
 import numpy as np
 
 from ._lib import lib
-from .nets import D, PpoPolicy, SeedPolicy, prepro, read_export  # noqa: F401 (pongrl.policy's names)
+from .nets import (POLICIES, D, PpoPolicy, SeedPolicy, policy_class, prepro,  # noqa: F401
+                   read_export)
 
 RIGHT, LEFT = 2, 3          # the minimal set's RIGHT (paddle up) and LEFT (down)
-
-# the class that acts with each learner's model, by the learner's --algo name
-POLICIES = {"pg": SeedPolicy, "ppo": PpoPolicy}
 # the settings that shape a network (model_setting), for from_model
 SHAPE_SETTINGS = ("hidden", "coarse")
 
@@ -67,8 +65,8 @@ def load(path, greedy=False, seed=None):
             i += 1
     finally:
         lib.model_close(handle)
-    cls = POLICIES.get(algo)
-    if cls is None:
-        raise ValueError("pongrl.load: %s was trained by --algo %s, which pongrl.load cannot "
-                         "play yet (it plays: %s)" % (path, algo, ", ".join(POLICIES)))
+    try:
+        cls = policy_class(algo, path)
+    except ValueError as e:
+        raise ValueError("pongrl.load: %s" % str(e).replace("pongrl: ", ""))
     return cls.from_model(weights, arrays, settings, algo=algo, source=str(path), greedy=greedy, seed=seed)

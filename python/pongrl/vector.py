@@ -20,12 +20,15 @@ per env (reset) or None; reset(options={"reset_mask": bool array}) resets only t
 Env i's episode j is seeded from (seed, i, j) alone: results do not depend on num_threads.
 """
 import ctypes
+import functools
+import operator
 
 import numpy as np
 
 from . import _lib
 from ._lib import lib
-from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SHAPES, SCREEN_SHAPE, _mix64, as_seed, entropy_seed,
+from .ale import mix64 as _mix64
+from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SHAPES, SCREEN_SHAPE, as_seed, entropy_seed,
                   make_spec, observation_space, resolve)
 from .spaces import Box, Closing, Discrete, MultiDiscrete, StandInRandom, gymnasium
 
@@ -73,21 +76,68 @@ def reset_mask(options, n):
     return np.ascontiguousarray(mask)
 
 
+def locked(method):
+    """A method of a vector env that runs holding its C handle (passed as the argument after
+    self): closed, or in use by another thread, is a RuntimeError before anything is done."""
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._use() as ptr:
+            return method(self, ptr, *args, **kwargs)
+    return run
+
+
 class NativeVec(Closing):
-    """What pongrl's vector envs share: the C handle (vecenv.h), its closing, np_random."""
+    """What pongrl's vector envs share: the C handle (vecenv.h) behind its lock
+    (_lib.Handle: no use after close, one thread at a time), its closing, np_random, env
+    indices, and the refusal to be pickled."""
+
+    def _open(self, ptr):
+        self._h = _lib.Handle(ptr, lib.vecenv_free, "vector environment")
 
     def close(self, **kwargs):
-        if getattr(self, "_handle", None) and lib is not None:
-            lib.vecenv_free(self._handle)
-            self._handle = None
+        """Frees the envs (waiting for a step another thread is in); every later call is a
+        RuntimeError saying the vector environment is closed."""
+        h = getattr(self, "_h", None)
+        if h is not None and lib is not None:
+            h.close()
         self.closed = True
 
     def __del__(self):
         self.close()
 
-    def _check_open(self):
-        if not getattr(self, "_handle", None):
+    def _use(self):
+        """The C vector env, locked for this thread (with self._use() as ptr: ...)."""
+        h = getattr(self, "_h", None)
+        if h is None:
             raise RuntimeError("pongrl: the vector environment is closed")
+        return h
+
+    def _check_open(self):
+        h = getattr(self, "_h", None)
+        if h is None or not h.is_open:
+            raise RuntimeError("pongrl: the vector environment is closed")
+
+    def _index(self, i):
+        """An env index as a Python int in [0, num_envs): TypeError for what is not an integer
+        (1.5, True, "0"), IndexError outside the range (the C side takes an int: 2**32 must not
+        wrap round to env 0)."""
+        if isinstance(i, (bool, np.bool_)):
+            raise TypeError("pongrl: an env index must be an integer, got %r" % (i,))
+        try:
+            k = operator.index(i)
+        except TypeError:
+            raise TypeError("pongrl: an env index must be an integer, got %r" % (i,)) from None
+        if not 0 <= k < self.num_envs:
+            raise IndexError("pongrl: env index %d out of range [0, %d)" % (k, self.num_envs))
+        return k
+
+    def __reduce_ex__(self, protocol):
+        # pickle, copy.copy and copy.deepcopy all come here: a copy needs each env's place in
+        # its stream of episode seeds and its episode counters, which the C vector env keeps
+        # (vecenv.c EnvSlot) and does not export, so a copy would replay other episodes
+        raise TypeError("pongrl: a %s cannot be pickled or copied (its envs' episode streams live "
+                        "in C and are not exported); make another with the same arguments and "
+                        "seed, or use pongrl.make envs, which pickle" % type(self).__name__)
 
     def _alloc_out(self, rows, shape):
         """The arrays the C side writes into (caller-owned), rows of a step, and their VecOut."""
@@ -132,7 +182,7 @@ class VecEnv(_VecBase, NativeVec):
                  max_num_frames_per_episode=None, max_episode_steps=None,
                  full_action_space=False, mode=None, difficulty=None,
                  autoreset_mode=AutoresetMode.SAME_STEP):
-        self._handle = None
+        self._h = None
         self.autoreset_mode = autoreset_mode = globals()["autoreset_mode"](autoreset_mode)
         self.metadata = dict(type(self).metadata, autoreset_mode=autoreset_mode)
         kwargs = dict(obs_type=obs_type, frameskip=frameskip,
@@ -161,12 +211,13 @@ class VecEnv(_VecBase, NativeVec):
                              thread_affinity_offset=-1, mode=self._flavour[0],
                              difficulty=self._flavour[1])
         why = ctypes.c_char_p()
-        self._handle = lib.vecenv_create(ctypes.byref(preset), ctypes.byref(cfg), ctypes.byref(why))
-        if not self._handle:
+        ptr = lib.vecenv_create(ctypes.byref(preset), ctypes.byref(cfg), ctypes.byref(why))
+        if not ptr:
             if why.value:
                 raise ValueError("pongrl: %s" % why.value.decode())
             raise MemoryError("pongrl: vecenv_create(%r, %d) failed" % (id, self.num_envs))
-        self.num_threads = lib.vecenv_num_threads(self._handle)
+        self._open(ptr)
+        self.num_threads = lib.vecenv_num_threads(ptr)
         self.single_observation_space = observation_space(obs_type)
         self.full_action_space = bool(full_action_space)
         self._meanings = FULL_ACTION_MEANINGS if full_action_space else ACTION_MEANINGS
@@ -187,12 +238,12 @@ class VecEnv(_VecBase, NativeVec):
 
     # -- Gymnasium's VectorEnv API
 
-    def reset(self, *, seed=None, options=None):
+    @locked
+    def reset(self, ptr, *, seed=None, options=None):
         """Every env (or those of options["reset_mask"]) starts a new episode -> (obs (N, ...),
         info {}). seed: an int (env i's episodes then come from (seed, i)); a list or array of
         one seed per env reset (None entries: that env goes on with its stream); without one,
         the next in a stream from the last."""
-        self._check_open()
         mask = reset_mask(options, self.num_envs)
         if mask is not None or isinstance(seed, (list, tuple, np.ndarray)):
             return self._reset_some(seed, mask)
@@ -204,11 +255,12 @@ class VecEnv(_VecBase, NativeVec):
             self._seed = entropy_seed()
         s = self._seed if self._resets == 0 else _mix64(self._seed ^ _mix64(self._resets))
         self._resets += 1
-        lib.vecenv_reset(self._handle, s, self._out_ref)
+        lib.vecenv_reset(ptr, s, self._out_ref)
         self._needs_reset = False
-        return self._ret(self._obs), {}
+        return self._ret(self._obs), self._step_info()
 
-    def _reset_some(self, seed, mask):
+    @locked
+    def _reset_some(self, ptr, seed, mask):
         if mask is not None and not mask.all() and self._needs_reset:
             raise RuntimeError("pongrl: the first reset() must reset every env")
         k = self.num_envs if mask is None else int(mask.sum())
@@ -226,16 +278,16 @@ class VecEnv(_VecBase, NativeVec):
             self._seed = self._seed if self._seed is not None else entropy_seed()
             seeds[:] = [_mix64(self._seed ^ _mix64(i + 1)) & 0x7fffffffffffffff
                         for i in range(self.num_envs)]
-        rc = lib.vecenv_reset_mask(self._handle, None if mask is None else mask.ctypes.data,
+        rc = lib.vecenv_reset_mask(ptr, None if mask is None else mask.ctypes.data,
                                    seeds.ctypes.data, self._out_ref)
         if rc != _lib.ENV_OK:
             raise RuntimeError("pongrl: reset(options={'reset_mask': ...}) failed")
         self._needs_reset = False
-        return self._ret(self._obs), {}
+        return self._ret(self._obs), self._step_info()
 
-    def step(self, actions):
+    @locked
+    def step(self, ptr, actions):
         """One step of every env -> (obs, rewards, terminated, truncated, info)."""
-        self._check_open()
         if self._needs_reset:
             raise RuntimeError("pongrl: call reset() before step()")
         a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
@@ -256,7 +308,7 @@ class VecEnv(_VecBase, NativeVec):
                 raise ValueError("pongrl: actions must be integers in [0, %d); env %d got %r"
                                  % (n_act, bad[0], a[bad[0]]))
             a = self._full_to_minimal[a]
-        rc = lib.vecenv_step(self._handle, a.ctypes.data, self._out_ref, self._bad_ref)
+        rc = lib.vecenv_step(ptr, a.ctypes.data, self._out_ref, self._bad_ref)
         if rc == _lib.ENV_ERR_DONE:
             raise RuntimeError("pongrl: env %d's episode has ended and autoreset_mode is DISABLED: "
                                "reset it with reset(options={'reset_mask': mask})" % self._bad.value)
@@ -266,7 +318,9 @@ class VecEnv(_VecBase, NativeVec):
                              % (n_act, ", ".join(self._meanings), i, a[i]))
         np.logical_or(self._terminated, self._truncated, out=self._done)
         same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
-        info = self._end_info() if same_step and self._done.any() else {}
+        info = self._step_info()
+        if same_step and self._done.any():
+            info.update(self._end_info())
         return self._ret(self._obs), self._ret(self._rewards), self._ret(self._terminated), \
             self._ret(self._truncated), info
 
@@ -278,34 +332,37 @@ class VecEnv(_VecBase, NativeVec):
             return None
         return tuple(self.frame(i) for i in range(self.num_envs))
 
-    def frame(self, i):
+    @locked
+    def frame(self, ptr, i):
         """Env i's current RGB frame, uint8 (210, 160, 3)."""
-        self._check_open()
-        e = lib.vecenv_env(self._handle, int(i))
-        if not e:
-            raise IndexError("pongrl: env index %r out of range" % (i,))
+        e = lib.vecenv_env(ptr, self._index(i))
         rgb = np.empty(SCREEN_SHAPE, dtype=np.uint8)
         lib.env_render_rgb(e, rgb.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)))
         return rgb
 
-    def clone_state(self, i, include_rng=False):
+    @locked
+    def clone_state(self, ptr, i, include_rng=False):
         """Env i's whole state as an ALEState (pongrl.Env.clone_state's): with include_rng its
         random stream too, so that restoring it replays exactly what followed."""
-        self._check_open()
+        i = self._index(i)
         buf = ctypes.create_string_buffer(int(lib.env_state_size()))
-        if lib.vecenv_clone(self._handle, int(i), bool(include_rng), buf) != _lib.ENV_OK:
+        if lib.vecenv_clone(ptr, i, bool(include_rng), buf) != _lib.ENV_OK:
             raise IndexError("pongrl: env index %r out of range" % (i,))
         s = _lib.EnvState()
-        lib.env_state(lib.vecenv_env(self._handle, int(i)), ctypes.byref(s))
+        lib.env_state(lib.vecenv_env(ptr, i), ctypes.byref(s))
         return ALEState._make(buf.raw, s.frames, s.frames, *self._flavour)
 
-    def restore_state(self, i, state):
+    @locked
+    def restore_state(self, ptr, i, state):
         """Env i back to a state of clone_state (of an env of the same id, mode and
         difficulty; from this vector env or a pongrl.Env); its episode statistics go on from
         the restored episode."""
-        self._check_open()
+        i = self._index(i)
+        if not isinstance(state, ALEState):
+            raise TypeError("pongrl: restore_state(i, state) takes an ALEState (from "
+                            "clone_state), got %s" % type(state).__name__)
         blob = state._blob()
-        rc = lib.vecenv_restore(self._handle, int(i), blob) if len(blob) == lib.env_state_size() \
+        rc = lib.vecenv_restore(ptr, i, blob) if len(blob) == lib.env_state_size() \
             else _lib.ENV_ERR_STATE
         if rc == _lib.CONSTANTS["VECENV_ERR_ARG"]:
             raise IndexError("pongrl: env index %r out of range" % (i,))
@@ -321,6 +378,14 @@ class VecEnv(_VecBase, NativeVec):
 
     def _ret(self, a):
         return a.copy() if self.copy else a
+
+    def _step_info(self):
+        """ale-py's per-step keys, every step (int32 (N,) arrays, as its vector env's): lives
+        (Pong has none: 0), frame_number (frames since the env's last seeded reset) and
+        episode_frame_number."""
+        return {"lives": np.zeros(self.num_envs, dtype=np.int32),
+                "frame_number": self._frame_number.astype(np.int32),
+                "episode_frame_number": self._episode_frame_number.astype(np.int32)}
 
     def _end_info(self):
         done = self._done.copy()

@@ -315,7 +315,7 @@ def test_pickle_and_deepcopy():
     r1 = env.reset()                             # the next episode's seed, from the stream
     s1 = [env.action_space.sample() for _ in range(5)]
     for c in copies:
-        assert c is not env and c._handle != env._handle
+        assert c is not env and c.ale is not env.ale
         assert same_steps(steps(c, acts[300:700]), ref)
         r2 = c.reset()
         assert np.array_equal(r1[0], r2[0])

@@ -259,6 +259,31 @@ def test_with_gymnasium():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_make_vec_by_version():
+    """gymnasium.make_vec gives what docs/python.md's table says for this Gymnasium: before 1.0
+    its own vector env unless vectorization_mode="custom" (and no "vector_entry_point"); from
+    1.0 pongrl's, AtariVectorEnv for Pong-v5 as ale-py's ALE/Pong-v5."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    doc = open(os.path.join(root, "docs", "python.md"), encoding="utf-8").read()
+    assert "`gymnasium.make_vec` by Gymnasium version" in doc
+    assert "| 0.29.1 |" in doc and '`"custom"` gives pongrl' in doc, "docs/python.md's make_vec table"
+    if not GYM:
+        return
+    import gymnasium
+    old = int(gymnasium.__version__.split(".")[0]) < 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mode = {"vectorization_mode": "custom"} if old else {}
+        for id, cls in (("pongrl/Pong-v5", pongrl.AtariVectorEnv), ("pongrl/Pong-v4", pongrl.VecEnv)):
+            v = gymnasium.make_vec(id, num_envs=2, **mode)
+            assert type(v.unwrapped) is cls, (gymnasium.__version__, id, type(v))
+            v.close()
+        if old:
+            raises(gymnasium.error.Error, gymnasium.make_vec, "pongrl/Pong-v5", num_envs=2,
+                   vectorization_mode="vector_entry_point")
+    print("gymnasium %s: make_vec as docs/python.md says" % gymnasium.__version__)
+
+
 def test_gymnasium_versions():
     """This file and test_ale_interface.py once more per tree of PONGRL_GYMNASIUM_DIRS."""
     dirs = [d for d in os.environ.get("PONGRL_GYMNASIUM_DIRS", "").split(":") if d]
@@ -281,4 +306,4 @@ def test_gymnasium_versions():
 if __name__ == "__main__":
     sys.exit(run([test_gymnasium_versions, test_spaces, test_obs_types_and_render, test_keyword_arguments, test_full_action_space,
              test_ids_and_spec,
-             test_seeding_like_check_env, test_actions, test_with_gymnasium]))
+             test_seeding_like_check_env, test_actions, test_with_gymnasium, test_make_vec_by_version]))

@@ -6,11 +6,16 @@ longer round). Checked twice:
     object needs and another defines), which an include check cannot see: a function declared
     in a shared header and defined in the file that calls in (identity.c calling cluster_die in
     cluster.c, which calls identity.c) is a circle all the same. Skipped, said, when nothing
-    has been built."""
-import os, re, shutil, subprocess, sys
+    has been built.
+And the Python package (python/pongrl/) is layered as ale-py's: no two modules import each
+other in a circle, counting the imports inside functions (env.py's ALEInterface once called
+back into env.py from a function: a circle all the same); nets.py imports nothing of pongrl
+(tools/play_npy.py loads it by its path)."""
+import ast, os, re, shutil, subprocess, sys
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 SRC = os.path.join(ROOT, "src")
+PY = os.path.join(ROOT, "python", "pongrl")
 OBJ = os.environ.get("PONGRL_OBJ_DIR", os.path.join(ROOT, "build", "obj", "src"))
 # the rank of each folder: a file may use its own folder and any folder of a lower rank
 RANK = {"util": 0, "pong": 1, "policy": 1, "media": 2, "env": 2, "rl": 3, "train": 4, "algo": 5, "cluster": 5, "cli": 6}
@@ -117,8 +122,47 @@ def calls():
     return bad, n
 
 
+def py_imports(path, package="pongrl"):
+    """The modules of the package that a module imports, anywhere in it (inside functions too)."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    mods = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1 and node.module:                  # from .env import Env
+                mods.add(node.module.split(".")[0])
+            elif node.level == 1:                                # from . import env, _lib
+                mods.update(a.name for a in node.names)
+            elif node.level == 0 and node.module and node.module.split(".")[0] == package:
+                parts = node.module.split(".")
+                mods.update([parts[1]] if len(parts) > 1 else [a.name for a in node.names])
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                parts = a.name.split(".")
+                if parts[0] == package and len(parts) > 1:
+                    mods.add(parts[1])
+    return mods
+
+
+def python_layers():
+    names = sorted(f[:-3] for f in os.listdir(PY) if f.endswith(".py"))
+    uses = {}
+    for name in names:
+        got = py_imports(os.path.join(PY, name + ".py")) & set(names)
+        got.discard(name)
+        if name != "__init__":       # the package's door imports everything; nothing imports it
+            uses[f"python/pongrl/{name}.py"] = {f"python/pongrl/{m}.py" for m in got if m != "__init__"}
+    bad = ["python modules that import each other in a circle: " + ", ".join(part)
+           for part in circles(uses)]
+    if uses.get("python/pongrl/nets.py"):
+        bad.append("python/pongrl/nets.py imports %s (it must stand alone: tools/play_npy.py loads it by path)"
+                   % ", ".join(sorted(uses["python/pongrl/nets.py"])))
+    return bad, len(uses)
+
+
 def main():
     bad = includes()
+    pybad, npy = python_layers()
+    bad += pybad
     got = calls()
     if got is not None:
         bad += got[0]
@@ -132,6 +176,7 @@ def main():
         print("note: no objects in build/obj (make first): the calls were not read")
     else:
         print(f"OK: the {got[1]} calls between the objects of build/obj do the same")
+    print(f"OK: the {npy} modules of python/pongrl import each other in no circle")
 
 
 main()

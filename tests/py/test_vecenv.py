@@ -21,6 +21,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pongrl_under_test import pongrl, run  # noqa: E402
 
+STEP_KEYS = ("lives", "frame_number", "episode_frame_number")     # ale-py's, every step
+
 
 def raises(exc, fn, *args, **kwargs):
     try:
@@ -40,7 +42,7 @@ def test_shapes_and_spaces():
         assert str(v.metadata["autoreset_mode"]).endswith("SameStep") or \
             getattr(v.metadata["autoreset_mode"], "value", None) == "SameStep"
         obs, info = v.reset(seed=0)
-        assert obs.shape == (3,) + shape and obs.dtype == np.uint8 and info == {}
+        assert obs.shape == (3,) + shape and obs.dtype == np.uint8 and sorted(info) == sorted(STEP_KEYS)
         assert v.observation_space.contains(obs)
         obs, rew, term, trunc, info = v.step(v.action_space.sample())
         assert obs.shape == (3,) + shape and rew.shape == (3,) and rew.dtype == np.float64
@@ -82,8 +84,12 @@ def test_slots_match_single_envs():
                 assert ep["l"][i] == inf["steps"] == 30 and ep["f"][i] == 120
                 assert ep["r"][i] == inf["score_agent"] - inf["score_cpu"]
                 o, _ = e.reset()
-            elif info:
-                assert info["final_obs"][i] is None and not info["_final_obs"][i]
+            else:
+                # ale-py's per-step keys in every step, the single env's values
+                assert info["episode_frame_number"][i] == inf["episode_frame_number"], (t, i)
+                assert info["lives"][i] == 0 and info["frame_number"][i] >= inf["episode_frame_number"]
+                if "final_obs" in info:
+                    assert info["final_obs"][i] is None and not info["_final_obs"][i]
             assert np.array_equal(obs[i], o), (t, i)
     assert ends == 3 * n
 
@@ -96,8 +102,8 @@ def test_threads_same_bits():
         out = [v.reset(seed=42)[0]]
         for _ in range(150):
             obs, rew, term, trunc, info = v.step(rng.integers(0, 6, 5))
-            out += [obs, rew, term, trunc]
-            if info:
+            out += [obs, rew, term, trunc, info["frame_number"], info["episode_frame_number"]]
+            if "final_obs" in info:
                 out += [x for x in info["final_obs"] if x is not None]
                 out += [info["final_info"]["episode"]["r"], info["final_info"]["episode"]["l"]]
         v.close()
@@ -181,7 +187,7 @@ def test_autoreset_modes_and_masks():
         on, rn, tn, trn, infn = nxt.step(a)
         assert (rs == rn).all() and (trs == trn).all() and trn.all() == (t == 9)
         assert np.array_equal(on, np.stack(infs["final_obs"]) if t == 9 else os_)
-        assert infn == {}                                              # no final_obs in NEXT_STEP
+        assert sorted(infn) == sorted(STEP_KEYS)                       # no final_obs in NEXT_STEP
         off.step(a)
     on, rn, tn, trn, _ = nxt.step(np.array([5, 5]))                    # the reset step
     assert np.array_equal(on, os_) and not rn.any() and not tn.any() and not trn.any()
