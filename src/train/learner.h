@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../rl/rollout.h"
+#include "../rl/agent.h"
 
 typedef struct TrainState TrainState;
 typedef struct TrainConfig TrainConfig;
@@ -36,6 +36,14 @@ typedef struct ModelNotes ModelNotes;
 #define LEARNER_METRICS_MAX 8         // diagnostics a learner may log per iteration
 #define LEARNER_ARRAYS_MAX 8          // float64 arrays of state a learner may have
 #define LEARNER_ARRAY_NAME_MAX 24
+
+// One finished episode, as the run's counters and its log take it.
+typedef struct {
+    int reward_sum;       // agent points - CPU points
+    int steps;            // agent steps
+    int64_t frames;       // emulated frames
+    bool truncated;       // ended by the episode cap, not by 21 points
+} EpisodeStats;
 
 // One float64 array of a learner's state (its memory): what a checkpoint holds and the
 // transport sends out once. nonneg: every entry must be >= 0 (an RMSProp cache, Adam's v), else
@@ -106,6 +114,10 @@ typedef struct Learner {
     // this learner's state with dir's network, the rest of its state as a fresh run's. 0, or -1
     // with one line in err (a file that does not fit the settings or this build).
     int (*import_npy)(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
+    // How it acts (eval, record, watch): its network as an AgentPolicy (rl/agent.h), sampling
+    // or greedy, valid while s is. A learner with a network of its own (weights) is attached
+    // to s first.
+    AgentPolicy (*agent)(TrainState *s, bool greedy);
 } Learner;
 
 // The learner of `name` in a NULL-terminated list, or NULL.

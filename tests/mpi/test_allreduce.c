@@ -180,7 +180,7 @@ int main(int argc, char **argv) {
     };
     // each case with the passes on this thread alone, then shared out to a pool of 3 threads
     Policy shape;
-    Pool *pool = policy_alloc(&shape, POLICY_D, 5) ? NULL : pool_create(3, "ALE/Pong-v5", 0, 0, &shape);
+    Pool *pool = policy_alloc(&shape, POLICY_D, 5) ? NULL : pool_create(3);
     if (!pool) { fprintf(stderr, "cannot start a pool of 3 threads\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
     int bad = 0;
     for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/pg.h"
+#include "algo/pg/pg.h"
 #include "env/env.h"
-#include "rl/rollout.h"
+#include "algo/pg/rollout.h"
 #include "train/episode_seed.h"
 #include "train/gradsum.h"
 #include "train/state.h"

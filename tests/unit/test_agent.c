@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "rl/agent.h"
-#include "rl/rollout.h"
+#include "algo/pg/rollout.h"
 
 Test(agent, diff_is_the_per_pixel_difference) {
     static uint8_t cur[POLICY_D], prev[POLICY_D];

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "algo/pg.h"
+#include "algo/pg/pg.h"
 #include "train/checkpoint.h"
 #include "util/npy.h"
 

@@ -10,10 +10,11 @@
 #ifndef PONGRL_ALGO_PG_H
 #define PONGRL_ALGO_PG_H
 
-#include "../train/learner.h"
-#include "../train/pool.h"
-#include "../train/state.h"
-#include "../util/rowset.h"
+#include "../../train/learner.h"
+#include "../../train/pool.h"
+#include "../../train/state.h"
+#include "../../util/rowset.h"
+#include "episodes.h"
 
 extern const Learner PG_LEARNER;
 
@@ -27,7 +28,8 @@ typedef struct {
     EpisodeStats *stats;      // (batch,) by episode index
     int64_t *x;               // (4 batch,) the stats as the transport sums them
     RowSet rows;
-    int parts;                // the pool's threads the two below are sized for
+    int parts;                // the pool's threads the three below are sized for
+    PgPlayers *players;       // (parts,) each thread's env and rollout scratch
     double *scratch;          // (parts x H)
     uint64_t *digests;        // (parts,)
 } PgState;

@@ -1,6 +1,6 @@
 // rollout.c: play one episode with the current weights and turn it into a gradient.
 #include "rollout.h"
-#include "../util/mem.h"
+#include "../../util/mem.h"
 
 #include <math.h>
 #include <stdlib.h>
