@@ -8,9 +8,9 @@
 
 #include "../algo/algo.h"
 #include "../algo/pg/rollout.h"
-#include "../train/episode_seed.h"
 #include "../train/train.h"
 #include "../util/clock.h"
+#include "../util/streams.h"
 #include "args.h"
 #include "commands.h"
 

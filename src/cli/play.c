@@ -10,6 +10,7 @@
 #include "../algo/ppo.h"
 #include "../train/config.h"
 #include "../train/model.h"
+#include "../util/streams.h"
 #include "args.h"
 
 int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty) {
@@ -60,8 +61,8 @@ int player_step(Player *pl, EnvStep *out) {
     return action;
 }
 
-uint64_t play_env_seed(uint64_t seed, int64_t e) { return rng_key(seed, 0x6576616c /* "eval" */, (uint64_t)e, 1); }
-uint64_t play_act_seed(uint64_t seed, int64_t e) { return rng_key(seed, 0x6576616c, (uint64_t)e, 2); }
+uint64_t play_env_seed(uint64_t seed, int64_t e) { return stream_eval_env(seed, e); }
+uint64_t play_act_seed(uint64_t seed, int64_t e) { return stream_eval_act(seed, e); }
 
 // ----------------------------------------------------------------------------
 // flags

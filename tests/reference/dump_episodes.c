@@ -17,7 +17,7 @@
 #include "algo/pg/pg.h"
 #include "env/env.h"
 #include "algo/pg/rollout.h"
-#include "train/episode_seed.h"
+#include "util/streams.h"
 #include "train/gradsum.h"
 #include "train/state.h"
 #include "util/npy.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../train/episode_seed.h"
+#include "../../util/streams.h"
 
 typedef struct {
     PgPlayers *pl;

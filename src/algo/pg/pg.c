@@ -10,6 +10,7 @@
 #include "../../util/digest.h"
 #include "../../util/mem.h"
 #include "../../util/rng.h"
+#include "../../util/streams.h"
 
 // ----------------------------------------------------------------------------
 // the update: RMSProp over the touched rows
@@ -175,7 +176,7 @@ static int pg_create(TrainState *s, bool fresh) {
     pg->x = calloc(4 * B, sizeof(int64_t));
     if (!pg->cache || !pg->cache_at || !pg->stats || !pg->x || rowset_alloc(&pg->rows, p->D)) { pg_destroy(s); return -1; }
     for (int i = 0; i < p->D; i++) pg->cache_at[i] = s->iteration;     // settled
-    if (fresh) policy_init_random(&s->policy, rng_key(s->cfg.seed, 0x696e6974 /* "init" */, 0, 0));
+    if (fresh) policy_init_random(&s->policy, stream_pg_init(s->cfg.seed));
     return 0;
 }
 
