@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "../algo/algo.h"
-#include "../algo/ppo.h"
 #include "../train/config.h"
 #include "../train/model.h"
 #include "../util/streams.h"
@@ -27,16 +26,14 @@ int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int d
 
 int player_init_model(Player *pl, TrainState *s, const char *env_id, int mode, int difficulty, bool greedy,
                       char *err, size_t errlen) {
-    AgentPolicy ap;
-    if (!strcmp(s->cfg.algo, "pg")) ap = agent_policy_seed(&s->policy, greedy);
-    else if (!strcmp(s->cfg.algo, "ppo")) {
-        // its network is in its learner's arrays: the learner takes them
-        if (!s->learner && train_state_attach(s, &PPO_LEARNER, err, errlen)) return -1;
-        ap = ppo_agent_policy(ppo_of(s), greedy);
-    } else {
+    const Learner *l = algo_find(s->cfg.algo);
+    if (!l || !l->agent) {
         snprintf(err, errlen, "a model of --algo %s, which this build cannot play", s->cfg.algo);
         return -1;
     }
+    // a network of its own is in its learner's arrays: the learner takes them
+    if (l->weights && !s->learner && train_state_attach(s, l, err, errlen)) return -1;
+    AgentPolicy ap = l->agent(s, greedy);
     if (player_init_policy(pl, ap, env_id, mode, difficulty)) {
         snprintf(err, errlen, "out of memory, or %s with mode %d and difficulty %d unknown", env_id, mode, difficulty);
         return -1;

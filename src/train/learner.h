@@ -105,15 +105,19 @@ typedef struct Learner {
     // them), what the run's closing "weights crc32" is of (ppo: its actor-critic), and the run
     // has no s->policy.
     const double *(*weights)(const TrainState *s, size_t *n);
-    // NULL where s->policy is the learner's network (export writes the seeds' W1.npy/W2.npy).
-    // Else its network as .npy files in dir, with dir/model.txt (weights_npy.h): what NumPy
-    // plays (docs/runs.md) and import reads back; `wrote` gets one line naming the files.
-    // 0, or -1 with one line in err.
+    // Its network as .npy files in dir (weights_npy.h), with dir/model.txt where its settings
+    // shape it: what NumPy plays (docs/runs.md) and import reads back; `wrote` gets one line
+    // naming the files. Called with the learner attached. 0, or -1 with one line in err.
     int (*export_npy)(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);
-    // The way back: s, holding the settings of dir/model.txt (notes: its other lines), becomes
-    // this learner's state with dir's network, the rest of its state as a fresh run's. 0, or -1
-    // with one line in err (a file that does not fit the settings or this build).
+    // The way back: s, holding the settings of dir/model.txt (notes: its other lines; NULL for
+    // a folder without model.txt that bare_npy called this learner's), takes dir's network: as
+    // this learner's state, the rest as a fresh run's, or (a learner without `weights`) in
+    // s->policy with no learner attached. 0, or -1 with one line in err (a file that does not
+    // fit the settings or this build).
     int (*import_npy)(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
+    // NULL, or asked of a folder without model.txt whether it holds this learner's files (pg:
+    // the seed's W1.npy and W2.npy): the files in one phrase for the user, else NULL.
+    const char *(*bare_npy)(const char *dir);
     // How it acts (eval, record, watch): its network as an AgentPolicy (rl/agent.h), sampling
     // or greedy, valid while s is. A learner with a network of its own (weights) is attached
     // to s first.

@@ -213,4 +213,7 @@ const Learner PG_LEARNER = {
     .iterate = pg_iterate,
     .episodes_per_iteration = pg_episodes_per_iteration,
     .agent = pg_agent,
+    .export_npy = pg_export_npy,
+    .import_npy = pg_import_npy,
+    .bare_npy = pg_bare_npy,
 };
