@@ -20,10 +20,6 @@ int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int m
     return pl->h ? 0 : -1;
 }
 
-int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int difficulty, bool greedy) {
-    return player_init_policy(pl, agent_policy_seed(p, greedy), env_id, mode, difficulty);
-}
-
 int player_init_model(Player *pl, TrainState *s, const char *env_id, int mode, int difficulty, bool greedy,
                       char *err, size_t errlen) {
     const Learner *l = algo_find(s->cfg.algo);

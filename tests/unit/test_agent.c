@@ -44,7 +44,7 @@ Test(agent, training_and_a_bare_agent_act_alike) {
     EpisodeStats st;
     cr_assert_eq(rollout_play(&w, &p, &e1, 11, 12, &st), 0);
     Agent a;
-    AgentPolicy ap = agent_policy_seed(&p, false);
+    AgentPolicy ap = pg_agent_policy(&p, false);
     agent_reset(&a, &e2, 11, 12);
     static uint16_t idx[POLICY_D];
     static int8_t sign[POLICY_D];

@@ -197,7 +197,7 @@ static int pg_episodes_per_iteration(const TrainConfig *c) { return c->batch_siz
 
 static const char *const PG_METRICS[] = { NULL };
 
-static AgentPolicy pg_agent(TrainState *s, bool greedy) { return agent_policy_seed(&s->policy, greedy); }
+static AgentPolicy pg_agent(TrainState *s, bool greedy) { return pg_agent_policy(&s->policy, greedy); }
 
 const Learner PG_LEARNER = {
     .name = "pg",

@@ -38,6 +38,9 @@ typedef struct {
     uint8_t *fresh;             // (D,) scratch: per non-zero pixel of a step, its row is new
 } Worker;
 
+// The seed's two-layer network acting: UP (2) if u < p, else DOWN (3); greedily UP iff p > 0.5.
+AgentPolicy pg_agent_policy(const Policy *p, bool greedy);
+
 int worker_alloc(Worker *w, const Policy *p);        // 0 or -1 (out of memory)
 void worker_free(Worker *w);
 
