@@ -1,5 +1,6 @@
 // learner.h: the shape of a learner, as the loop (train.c), the checkpoint and the transport
-// call it. The learners themselves are in src/algo/ (pg.c: the seeds' policy gradient; ppo.c):
+// call it. The learners themselves are folders of src/algo/ (algo/pg/: the seeds' policy
+// gradient; ppo), listed once in algo/algo.c:
 // the loop, the CLI and the transport hold a `const Learner *` and never ask which one it is,
 // as they hold a Comm (comm.h) and never ask which transport.
 //

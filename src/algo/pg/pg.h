@@ -1,6 +1,7 @@
 // pg.h: the seeds' recipe as a learner (learner.h): whole episodes played with the current
-// weights, each turned into a REINFORCE gradient (rl/rollout.h), the batch's gradients summed
-// exactly across threads and ranks, and the seed's RMSProp on the sum.
+// weights (episodes.h), each turned into a REINFORCE gradient (rollout.h), the batch's
+// gradients summed exactly across threads and ranks, and the seed's RMSProp on the sum (pg.c);
+// its network as the seed's W1.npy and W2.npy (npy.c).
 //
 // A W1 row no episode touched has a zero gradient: its weights stay as they are and its cache
 // only decays, so those steps are deferred (settled before a checkpoint or when the row is
