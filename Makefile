@@ -61,7 +61,7 @@ $(shell mkdir -p $(BUILD) && echo '$(SDL_DEF) $(SDL_CFLAGS) $(SDL_LIBS)' | cmp -
 LIBS    := -lgif -lz -lm
 CRIT    := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
 
-LIB_SRC := $(filter-out $(WINDOW_SRC),$(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/algo/*.c src/media/*.c src/util/*.c)))
+LIB_SRC := $(filter-out $(WINDOW_SRC),$(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/algo/*.c src/algo/*/*.c src/media/*.c src/util/*.c)))
 BIN_SRC := $(sort $(wildcard src/cli/*.c src/cluster/*.c)) $(WINDOW_SRC)
 # Without Open MPI the binary is built without the cluster transport (cluster.c's stand-ins say
 # how to get it); allreduce.c is MPI through and through, so it is left out rather than guarded.
@@ -69,7 +69,12 @@ ifeq ($(MPI_LIBS),)
 BIN_SRC := $(filter-out src/cluster/allreduce.c,$(BIN_SRC))
 endif
 TEST_SRC:= $(sort $(wildcard tests/unit/*.c))
-HDRS    := $(wildcard src/*/*.h)
+# Each object depends on the headers it includes, as the compiler lists them (-MMD -MP: a .d
+# file beside the object, read back below; a header that goes away is no error). The unit tests
+# and the fuzzer are built from many sources in one command, where gcc lists only the last
+# one's headers: they depend on every header instead.
+HDRS    := $(wildcard src/*/*.h src/*/*/*.h)
+DEP     := -MMD -MP
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/obj/%.o)
@@ -102,9 +107,9 @@ $(LIB_OBJ) $(SAN_LIB_OBJ) $(BIN_OBJ) $(SAN_BIN_OBJ): | $(BUILD)/deps.ok
 setup:
 	@scripts/setup.sh
 
-$(BUILD)/obj/%.o: %.c $(HDRS) Makefile
+$(BUILD)/obj/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(OPT) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) $(if $(filter $(WINDOW_SRC),$<),$(SDL_DEF) $(SDL_CFLAGS)) -c $< -o $@
+	$(CC) $(BASE) $(DEP) $(OPT) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) $(if $(filter $(WINDOW_SRC),$<),$(SDL_DEF) $(SDL_CFLAGS)) -c $< -o $@
 
 # The version is written once, in python/pongrl/__init__.py; `pongrl --version` says the same.
 VERSION := $(shell sed -n 's/^__version__ = "\(.*\)"$$/\1/p' python/pongrl/__init__.py)
@@ -118,9 +123,9 @@ $(BUILD)/obj/src/pong/%.o: OPT += -fno-tree-vectorize
 $(WINDOW_SRC:%.c=$(BUILD)/obj/%.o) $(WINDOW_SRC:%.c=$(BUILD)/san/%.o): $(SDL_STAMP)
 $(foreach d,obj san hooks,$(MPI_SRC:%.c=$(BUILD)/$(d)/%.o)): $(MPI_STAMP)
 
-$(BUILD)/san/%.o: %.c $(HDRS) Makefile
+$(BUILD)/san/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(SAN) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) $(if $(filter $(WINDOW_SRC),$<),$(SDL_DEF) $(SDL_CFLAGS)) -c $< -o $@
+	$(CC) $(BASE) $(DEP) $(SAN) $(MPI_DEF) $(if $(filter src/cluster/% src/cli/%,$<),$(MPI_CFLAGS)) $(if $(filter $(WINDOW_SRC),$<),$(SDL_DEF) $(SDL_CFLAGS)) -c $< -o $@
 
 $(BUILD)/libpongrl.a: $(LIB_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -139,25 +144,25 @@ $(BUILD)/test_unit: $(TEST_SRC) $(BUILD)/san/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(SAN) -Isrc -o $@ $(TEST_SRC) $(BUILD)/san/libpongrl.a $(CRIT) $(LIBS)
 
 # The all-reduce on its own against an exact reference, under mpirun (test_mpi_allreduce.sh).
-$(BUILD)/test_allreduce: tests/mpi/test_allreduce.c $(BUILD)/san/src/cluster/allreduce.o $(BUILD)/san/libpongrl.a $(HDRS)
-	$(CC) $(BASE) $(SAN) $(MPI_CFLAGS) -Isrc -o $@ $< $(BUILD)/san/src/cluster/allreduce.o $(BUILD)/san/libpongrl.a \
+$(BUILD)/test_allreduce: tests/mpi/test_allreduce.c $(BUILD)/san/src/cluster/allreduce.o $(BUILD)/san/libpongrl.a
+	$(CC) $(BASE) $(DEP) $(SAN) $(MPI_CFLAGS) -Isrc -o $@ $< $(BUILD)/san/src/cluster/allreduce.o $(BUILD)/san/libpongrl.a \
 	    $(MPI_LIBS) $(LIBS)
 
 # Test support, not in the product binary: episodes and one update exported as .npy for the
 # NumPy reference tests (tests/py) and bench/seed_bench.py's comparison with the seed's code.
-$(BUILD)/dump_episodes: tests/reference/dump_episodes.c $(BUILD)/libpongrl.a $(HDRS)
-	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+$(BUILD)/dump_episodes: tests/reference/dump_episodes.c $(BUILD)/libpongrl.a
+	$(CC) $(BASE) $(DEP) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
 # One PPO batch and minibatch step exported for the NumPy reference (tests/py/test_ppo_reference.py).
-$(BUILD)/ppo_dump: tests/reference/ppo_dump.c $(BUILD)/libpongrl.a $(HDRS)
-	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+$(BUILD)/ppo_dump: tests/reference/ppo_dump.c $(BUILD)/libpongrl.a
+	$(CC) $(BASE) $(DEP) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
 # The MPI tests' fault injection (src/cluster/test_hooks.h) is compiled only into this copy of
 # the binary: build/pongrl reads no test variable.
 HOOK_OBJ := $(patsubst %.c,$(BUILD)/hooks/%.o,$(filter src/cluster/%,$(BIN_SRC)))
-$(BUILD)/hooks/%.o: %.c $(HDRS) Makefile
+$(BUILD)/hooks/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE) $(OPT) $(MPI_DEF) -DPONGRL_TEST_HOOKS $(MPI_CFLAGS) -c $< -o $@
+	$(CC) $(BASE) $(DEP) $(OPT) $(MPI_DEF) -DPONGRL_TEST_HOOKS $(MPI_CFLAGS) -c $< -o $@
 $(BUILD)/pongrl-testhooks: $(filter-out $(BUILD)/obj/src/cluster/%,$(BIN_OBJ)) $(HOOK_OBJ) $(BUILD)/libpongrl.a
 	$(CC) -pthread -o $@ $^ $(MPI_LIBS) $(SDL_LIBS) $(LIBS)
 
@@ -227,18 +232,18 @@ train: setup
 	$(BUILD)/pongrl train --target-reward 0 $(ARGS)
 
 # Tools the docs quote: the random agent against the real game's table, the fidelity picture.
-$(BUILD)/random_play_stats: tools/random_play_stats.c $(BUILD)/libpongrl.a $(HDRS)
-	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
-$(BUILD)/fidelity_image: tools/fidelity_image.c $(BUILD)/libpongrl.a $(HDRS)
-	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+$(BUILD)/random_play_stats: tools/random_play_stats.c $(BUILD)/libpongrl.a
+	$(CC) $(BASE) $(DEP) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+$(BUILD)/fidelity_image: tools/fidelity_image.c $(BUILD)/libpongrl.a
+	$(CC) $(BASE) $(DEP) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
 # The worker pool's round trip (bench/README.md: its waiting strategy against a condition variable alone).
-$(BUILD)/workpool_bench: bench/workpool_bench.c $(BUILD)/libpongrl.a $(HDRS)
-	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+$(BUILD)/workpool_bench: bench/workpool_bench.c $(BUILD)/libpongrl.a
+	$(CC) $(BASE) $(DEP) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
 # The exact sum's conversions in the caches (bench/README.md: whether they vectorise on this CPU).
-$(BUILD)/gradsum_bench: bench/gradsum_bench.c $(BUILD)/libpongrl.a $(HDRS)
-	$(CC) $(BASE) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+$(BUILD)/gradsum_bench: bench/gradsum_bench.c $(BUILD)/libpongrl.a
+	$(CC) $(BASE) $(DEP) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
 bench: setup
 	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes $(BUILD)/workpool_bench $(BUILD)/gradsum_bench
@@ -258,3 +263,5 @@ bench-learners: setup
 
 clean:
 	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -159,12 +159,30 @@ static void ppo_notes(const TrainConfig *c, ModelNotes *notes) {
     model_notes_add(notes, "action_ids", ids);
 }
 
+// Its network's six arrays, each as stored (acnet.h): DIR/ppo_W1.npy (D, H), ppo_b1.npy (H,),
+// ppo_Wpi.npy (A, H), ppo_bpi.npy (A,), ppo_wv.npy (H,), ppo_bv.npy (1,) float64.
+static int ppo_npy_arrays(const AcNet *net, NpyArray *a) {
+    const size_t D = (size_t)net->D, H = (size_t)net->H, A = (size_t)net->A;
+    AcParts p = acnet_parts(net, net->w);
+    a[0] = (NpyArray){ "ppo_W1.npy", 2, { D, H }, net->w };
+    a[1] = (NpyArray){ "ppo_b1.npy", 1, { H, 0 }, (double *)p.b1 };
+    a[2] = (NpyArray){ "ppo_Wpi.npy", 2, { A, H }, (double *)p.Wpi };
+    a[3] = (NpyArray){ "ppo_bpi.npy", 1, { A, 0 }, (double *)p.bpi };
+    a[4] = (NpyArray){ "ppo_wv.npy", 1, { H, 0 }, (double *)p.wv };
+    a[5] = (NpyArray){ "ppo_bv.npy", 1, { 1, 0 }, (double *)p.bv };
+    return 6;
+}
+
+static AgentPolicy ppo_agent(TrainState *s, bool greedy) { return ppo_agent_policy(ppo_of(s), greedy); }
+
 static int ppo_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
     const AcNet *net = &ppo_of(s)->net;
     ModelNotes notes;
+    NpyArray a[NPY_ARRAYS_MAX];
     ppo_notes(&s->cfg, &notes);
     // model.txt last: a folder with it holds the arrays it describes
-    if (acnet_export_npy(net, dir, err, errlen) || model_txt_write(dir, &s->cfg, &notes, err, errlen)) return -1;
+    if (npy_arrays_export(dir, a, ppo_npy_arrays(net, a), err, errlen) || model_txt_write(dir, &s->cfg, &notes, err, errlen))
+        return -1;
     snprintf(wrote, wlen, "%s/ppo_W1.npy (%d, %d), ppo_b1, ppo_Wpi (%d, %d), ppo_bpi, ppo_wv, ppo_bv (.npy, float64) "
              "and %s/model.txt", dir, net->D, net->H, net->A, net->H, dir);
     return 0;
@@ -189,7 +207,8 @@ static int ppo_import_npy(TrainState *s, const char *dir, const ModelNotes *note
         }
     if (train_state_attach(s, &PPO_LEARNER, err, errlen)) return -1;     // its state as a fresh run's
     AcNet *net = &ppo_of(s)->net;
-    if (acnet_import_npy(dir, net, err, errlen)) return -1;
+    NpyArray a[NPY_ARRAYS_MAX];
+    if (npy_arrays_import(dir, a, ppo_npy_arrays(net, a), err, errlen)) return -1;
     if (acnet_split_check(net)) {
         snprintf(err, errlen, "%s/model.txt: value_hidden gives the value %d units of its own, but ppo_Wpi.npy's last %d "
                  "columns or ppo_wv.npy's first %d entries are not all zero (not a separate value network)", dir, net->Hv,
@@ -218,4 +237,5 @@ const Learner PPO_LEARNER = {
     .weights = ppo_learner_weights,
     .export_npy = ppo_export_npy,
     .import_npy = ppo_import_npy,
+    .agent = ppo_agent,
 };

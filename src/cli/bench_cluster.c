@@ -109,7 +109,7 @@ static int bench_rank(const BenchArgs *a) {
         return 1;
     }
     if (train_state_init(&st, &cfg, algo_find(cfg.algo))) comm->fail(comm, "out of memory");
-    if (!(pool = pool_create(cfg.workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy))) comm->fail(comm, "cannot start the worker threads");
+    if (!(pool = pool_create(cfg.workers))) comm->fail(comm, "cannot start the worker threads");
     // warm-up: the first iteration sends the weights and cache and touches every page
     if (train_run(&st, pool, comm, NULL, err, sizeof(err))) comm->fail(comm, err);
     comm_mpi_reset_times(comm);

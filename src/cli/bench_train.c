@@ -7,9 +7,10 @@
 #include <unistd.h>
 
 #include "../algo/algo.h"
-#include "../train/episode_seed.h"
+#include "../algo/pg/rollout.h"
 #include "../train/train.h"
 #include "../util/clock.h"
+#include "../util/streams.h"
 #include "args.h"
 #include "commands.h"
 
@@ -21,7 +22,7 @@ static double time_update(int batch, int workers, int64_t *steps) {
     cfg.batch_size = batch; cfg.workers = workers; cfg.iterations = 1; cfg.quiet = true;
     TrainState st;
     if (train_state_init(&st, &cfg, algo_find(cfg.algo))) return -1;
-    Pool *pool = pool_create(workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy);
+    Pool *pool = pool_create(workers);
     Comm *comm = comm_local_create();
     char err[256];
     int rc = pool && comm ? train_run(&st, pool, comm, NULL, err, sizeof(err)) : -1;   // warm-up

@@ -369,7 +369,7 @@ int cmd_train(int argc, char **argv) {
     if (root && ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, err, sizeof(err))) ||
                  rundir_write_config(&st, err, sizeof(err))))
         goto fail;
-    if (!(pool = pool_create(cfg.workers, cfg.env_id, cfg.mode, cfg.difficulty, &st.policy))) {
+    if (!(pool = pool_create(cfg.workers))) {
         snprintf(err, sizeof(err), "cannot start %d worker threads", cfg.workers);
         goto fail;
     }

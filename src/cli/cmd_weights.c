@@ -54,17 +54,12 @@ int cmd_export(int argc, char **argv) {
     }
     const Learner *l = algo_find(st.cfg.algo);
     int rc = 1;
-    if (mkdir(out, 0777) && errno != EEXIST) fprintf(stderr, "pongrl: cannot create %s: %s\n", out, strerror(errno));
-    else if (l && l->export_npy) {       // its own network, read from its arrays
-        if (train_state_attach(&st, l, err, sizeof(err)) || l->export_npy(&st, out, wrote, sizeof(wrote), err, sizeof(err)))
-            fprintf(stderr, "pongrl: %s\n", err);
-        else { printf("exported %s\n  to %s\n", desc, wrote); rc = 0; }
-    } else if (weights_export_npy(&st.policy, out, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
-    else {
-        printf("exported %s\n  to %s/W1.npy (%d, %d) and %s/W2.npy (%d,), float64\n", desc, out, st.policy.H,
-               st.policy.D, out, st.policy.H);
-        rc = 0;
-    }
+    if (!l || !l->export_npy)
+        fprintf(stderr, "pongrl: %s: a model of --algo %s, which this build cannot export\n", argv[optind], st.cfg.algo);
+    else if (mkdir(out, 0777) && errno != EEXIST) fprintf(stderr, "pongrl: cannot create %s: %s\n", out, strerror(errno));
+    else if (train_state_attach(&st, l, err, sizeof(err)) || l->export_npy(&st, out, wrote, sizeof(wrote), err, sizeof(err)))
+        fprintf(stderr, "pongrl: %s\n", err);
+    else { printf("exported %s\n  to %s\n", desc, wrote); rc = 0; }
     train_state_free(&st);
     return rc;
 }

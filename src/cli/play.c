@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "../algo/algo.h"
-#include "../algo/ppo.h"
 #include "../train/config.h"
 #include "../train/model.h"
+#include "../util/streams.h"
 #include "args.h"
 
 int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty) {
@@ -20,22 +20,16 @@ int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int m
     return pl->h ? 0 : -1;
 }
 
-int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int difficulty, bool greedy) {
-    return player_init_policy(pl, agent_policy_seed(p, greedy), env_id, mode, difficulty);
-}
-
 int player_init_model(Player *pl, TrainState *s, const char *env_id, int mode, int difficulty, bool greedy,
                       char *err, size_t errlen) {
-    AgentPolicy ap;
-    if (!strcmp(s->cfg.algo, "pg")) ap = agent_policy_seed(&s->policy, greedy);
-    else if (!strcmp(s->cfg.algo, "ppo")) {
-        // its network is in its learner's arrays: the learner takes them
-        if (!s->learner && train_state_attach(s, &PPO_LEARNER, err, errlen)) return -1;
-        ap = ppo_agent_policy(ppo_of(s), greedy);
-    } else {
+    const Learner *l = algo_find(s->cfg.algo);
+    if (!l || !l->agent) {
         snprintf(err, errlen, "a model of --algo %s, which this build cannot play", s->cfg.algo);
         return -1;
     }
+    // a network of its own is in its learner's arrays: the learner takes them
+    if (l->weights && !s->learner && train_state_attach(s, l, err, errlen)) return -1;
+    AgentPolicy ap = l->agent(s, greedy);
     if (player_init_policy(pl, ap, env_id, mode, difficulty)) {
         snprintf(err, errlen, "out of memory, or %s with mode %d and difficulty %d unknown", env_id, mode, difficulty);
         return -1;
@@ -60,8 +54,8 @@ int player_step(Player *pl, EnvStep *out) {
     return action;
 }
 
-uint64_t play_env_seed(uint64_t seed, int64_t e) { return rng_key(seed, 0x6576616c /* "eval" */, (uint64_t)e, 1); }
-uint64_t play_act_seed(uint64_t seed, int64_t e) { return rng_key(seed, 0x6576616c, (uint64_t)e, 2); }
+uint64_t play_env_seed(uint64_t seed, int64_t e) { return stream_eval_env(seed, e); }
+uint64_t play_act_seed(uint64_t seed, int64_t e) { return stream_eval_act(seed, e); }
 
 // ----------------------------------------------------------------------------
 // flags

@@ -23,14 +23,13 @@ typedef struct {
     double last_p;                  // probability of UP at the last step
 } Player;
 
-// The seeds' network p playing env_id with ALE's mode and difficulty (env_init_flavour).
-// 0, or -1 (unknown env id, bad mode or difficulty, out of memory).
-int player_init(Player *pl, const Policy *p, const char *env_id, int mode, int difficulty, bool greedy);
-// The model in s (model_load: the seeds' network, or a PPO run's, whose learner it attaches)
-// playing as player_init. 0, or -1 with one line in err.
+// The model in s (model_load) playing env_id with ALE's mode and difficulty (env_init_flavour),
+// as its learner acts (Learner.agent; a learner with a network of its own is attached). 0, or
+// -1 with one line in err (unknown env id, bad mode or difficulty, out of memory).
 int player_init_model(Player *pl, TrainState *s, const char *env_id, int mode, int difficulty, bool greedy,
                       char *err, size_t errlen);
-// Any learner's policy playing env_id, mode, difficulty. 0, or -1 (as player_init).
+// Any learner's policy playing env_id, mode, difficulty. 0, or -1 (unknown env id, bad mode
+// or difficulty, out of memory).
 int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty);
 void player_free(Player *pl);
 void player_reset(Player *pl, uint64_t env_seed, uint64_t act_seed);

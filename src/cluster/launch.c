@@ -23,15 +23,6 @@ bool cluster_launched(void) {
     return false;
 }
 
-int cluster_launch_rank(void) {
-    static const char *vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK" };
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) return atoi(v);
-    }
-    return 0;
-}
-
 int cluster_launch_local_size(void) {
     static const char *vars[] = { "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS" };   // Open MPI, MPICH
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {

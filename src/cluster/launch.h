@@ -1,5 +1,5 @@
-// launch.h: was this process started by an MPI launcher (mpirun, mpiexec, srun), and where
-// does it stand in the job? Read from the launcher's environment: needs no MPI, so a plain
+// launch.h: was this process started by an MPI launcher (mpirun, mpiexec, srun), and how
+// many ranks share this machine? Read from the launcher's environment: needs no MPI, so a plain
 // run never starts it.
 #ifndef PONGRL_LAUNCH_H
 #define PONGRL_LAUNCH_H
@@ -9,8 +9,6 @@
 // True when a launcher started this process (its environment says so).
 bool cluster_launched(void);
 
-// This process's rank as the launcher's environment gives it (0 when not launched).
-int cluster_launch_rank(void);
 // How many ranks the launcher started on this machine (1 when unknown).
 int cluster_launch_local_size(void);
 

@@ -14,14 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ATARI_SEED_PURPOSE 0x61746172ULL   // "atar": the sticky stream of env episode k
-
-AtariConfig atari_config_default(void) {
-    return (AtariConfig){.img_height = 84, .img_width = 84, .grayscale = true, .stack_num = 4,
-                         .frameskip = 4, .maxpool = true, .noop_max = 30, .use_fire_reset = true,
-                         .episodic_life = false, .life_loss_info = false, .reward_clipping = true,
-                         .max_frames = 108000, .repeat_action_probability = 0.0};
-}
+#include "../util/streams.h"
 
 const char *atari_config_check(const AtariConfig *c) {
     if (c->img_height < 1 || c->img_height > PONG_SCREEN_H || c->img_width < 1 || c->img_width > PONG_SCREEN_W)
@@ -421,11 +414,11 @@ void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
     if (seed >= 0) {
         // ALE: random_seed, rng_.seed(seed), loadROM (the frame counter starts again)
         mt19937_seed(&a->noop_rng, (uint32_t)seed);
-        a->sticky_seed = rng_key((uint64_t)seed, 0, 0, ATARI_SEED_PURPOSE);
+        a->sticky_seed = stream_atari_sticky((uint64_t)seed);
         a->episodes = 0;
         a->frame_number = 0;
     }
-    env_reset(&a->env, rng_key(a->sticky_seed, (uint64_t)a->episodes, 1, ATARI_SEED_PURPOSE));
+    env_reset(&a->env, stream_atari_episode(a->sticky_seed, (uint64_t)a->episodes));
     a->episodes++;
     a->episode_frame_number = 0;
     bool fire = c->use_fire_reset;          // Pong's minimal set has FIRE
@@ -434,7 +427,7 @@ void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
     for (; noops > 0; noops--) {
         act(a, ACTION_NOOP);
         if (pong_game_over(&a->env.game)) {
-            env_reset(&a->env, rng_key(a->sticky_seed, (uint64_t)a->episodes, 1, ATARI_SEED_PURPOSE));
+            env_reset(&a->env, stream_atari_episode(a->sticky_seed, (uint64_t)a->episodes));
             a->episodes++;
             a->episode_frame_number = 0;
         }
@@ -466,7 +459,6 @@ void atari_env_step(AtariEnv *a, int action, const AtariScratch *sc) {
     a->reward = c->reward_clipping ? (reward < -1 ? -1 : reward > 1 ? 1 : reward) : reward;
 }
 
-bool atari_env_over(const AtariEnv *a) { return a->game_over || a->elapsed >= a->cfg->max_frames; }
 bool atari_env_terminated(const AtariEnv *a) { return a->game_over; }
 bool atari_env_truncated(const AtariEnv *a) { return a->elapsed >= a->cfg->max_frames && !a->game_over; }
 

@@ -32,8 +32,6 @@ typedef struct {
     double repeat_action_probability;  // 0.25 in ALE/Pong-v5; ale-py's vector env: 0.0
 } AtariConfig;
 
-// ale-py's defaults (AtariVectorEnv.__init__).
-AtariConfig atari_config_default(void);
 // NULL when the numbers make sense, else what is wrong (one line).
 const char *atari_config_check(const AtariConfig *c);
 // Bytes of one stacked observation: stack_num * H * W (* 3 for RGB).
@@ -118,8 +116,6 @@ void atari_env_free(AtariEnv *a);
 void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *s);
 // PreprocessedEnv::step with a minimal-set action in [0, ACTION_COUNT).
 void atari_env_step(AtariEnv *a, int action, const AtariScratch *s);
-// game over, or the frame cap reached
-bool atari_env_over(const AtariEnv *a);
 bool atari_env_terminated(const AtariEnv *a);
 bool atari_env_truncated(const AtariEnv *a);
 // The stacked observation, oldest frame first: (stack_num, H, W[, 3]).

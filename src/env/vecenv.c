@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/streams.h"
 #include "../util/workpool.h"
 
-#define VECENV_SEED_PURPOSE 0x76656e76ULL  // "venv": env i, episode j -> rng_key(seed, i, j, this)
 #define VECENV_MAX_THREADS 256
 #define VECENV_CHUNKS_PER_THREAD 8         // chunks a job is cut into, per thread
 
@@ -117,7 +117,7 @@ struct VecEnv {
 };
 
 uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode) {
-    return rng_key(seed, (uint64_t)env_index, (uint64_t)episode, VECENV_SEED_PURPOSE);
+    return stream_vecenv(seed, (uint64_t)env_index, (uint64_t)episode);
 }
 
 // A new episode of env i: seeded, its stream starts again from (seed, index); else it goes on.
@@ -137,8 +137,8 @@ static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t inde
     if (v->is_atari) {
         atari_env_reset(&v->aenvs[i], seeded ? (int64_t)(seed & 0x7fffffff) : -1, &v->scratch[worker]);
     } else {
-        env_reset(&v->envs[i], rng_key(v->slot[i].base_seed, (uint64_t)v->slot[i].base_index,
-                                        (uint64_t)v->slot[i].episode, VECENV_SEED_PURPOSE));
+        env_reset(&v->envs[i], stream_vecenv(v->slot[i].base_seed, (uint64_t)v->slot[i].base_index,
+                                              (uint64_t)v->slot[i].episode));
     }
 }
 
@@ -360,9 +360,7 @@ void vecenv_free(VecEnv *v) {
     free(v);
 }
 
-int vecenv_num_envs(const VecEnv *v) { return v->n; }
 int vecenv_num_threads(const VecEnv *v) { return v->n_threads; }
-int vecenv_obs_type(const VecEnv *v) { return v->obs_type; }
 int vecenv_batch_size(const VecEnv *v) { return v->batch; }
 size_t vecenv_obs_size(const VecEnv *v) { return v->obs_size; }
 

@@ -88,9 +88,7 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why);
 // vecenv_create with SAME_STEP, no batching, no Atari preprocessing.
 VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_type);
 void vecenv_free(VecEnv *v);
-int vecenv_num_envs(const VecEnv *v);
 int vecenv_num_threads(const VecEnv *v);
-int vecenv_obs_type(const VecEnv *v);
 int vecenv_batch_size(const VecEnv *v);
 size_t vecenv_obs_size(const VecEnv *v);   // bytes of one row of obs
 

@@ -48,21 +48,6 @@ int agent_diff(const uint8_t *cur, const uint8_t *prev, uint16_t *idx, int8_t *s
 }
 
 // ----------------------------------------------------------------------------
-// the seeds' policy
-
-static int act_seed(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
-                    double *p_up) {
-    (void)cur; (void)prev;
-    double p = policy_forward(ap->net, x, h);
-    *p_up = p;
-    return (ap->greedy ? p > 0.5 : u < p) ? ACTION_RIGHT : ACTION_LEFT;     // 2 if u < p else 3
-}
-
-AgentPolicy agent_policy_seed(const Policy *p, bool greedy) {
-    return (AgentPolicy){ act_seed, p, p->H, greedy };
-}
-
-// ----------------------------------------------------------------------------
 // the step
 
 void agent_reset(Agent *a, Env *env, uint64_t env_seed, uint64_t act_seed) {

@@ -4,8 +4,8 @@
 // agent_step, so "eval acts as training does" holds by construction.
 //
 // A learner plugs in as an AgentPolicy: act() gets the step's input and the step's uniform draw
-// and returns the action. The seeds' recipe is agent_policy_seed(); another learner (PPO) fills
-// in its own act with its network, and eval and record play it unchanged.
+// and returns the action. Each learner fills in its act with its network (pg: pg_agent_policy,
+// algo/pg/rollout.h), and eval and record play it unchanged (Learner.agent).
 #ifndef PONGRL_AGENT_H
 #define PONGRL_AGENT_H
 
@@ -28,9 +28,6 @@ typedef struct AgentPolicy {
     int h_len;
     bool greedy;              // the most likely action instead of a sample
 } AgentPolicy;
-
-// The seeds' two-layer network: UP (2) if u < p, else DOWN (3); greedily UP iff p > 0.5.
-AgentPolicy agent_policy_seed(const Policy *p, bool greedy);
 
 typedef struct {
     Env *env;

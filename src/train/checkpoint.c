@@ -137,7 +137,8 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
 
 // Version 1 (until the settings became a table): a fixed header of 228 bytes, the seeds'
 // learner's one array (its RMSProp cache) after the weights. Its settings are put in version
-// 2's text form and read as version 2 reads them.
+// 2's text form and read as version 2 reads them; it names no learner, so it gets the table's
+// default one, which is what every checkpoint without the setting had.
 #define CKPT_V1_HEADER_BYTES 228u
 #define CKPT_V1_ARRAY "RMSProp cache"
 
@@ -155,7 +156,7 @@ static const char *read_v1_settings(Reader *r, char *text, size_t n, int32_t *ha
     int32_t keep = get_i32(r);
     if (!memchr(env_id, 0, sizeof(env_id))) return "unknown environment id";
     if (*has_target > 1 || *has_target < 0) return "has_target";
-    snprintf(text, n, "algo=pg\nenv_id=%s\nbatch_size=%d\nhidden=%d\nlr=%s\ngamma=%s\ndecay=%s\nseed=%llu\n"
+    snprintf(text, n, "env_id=%s\nbatch_size=%d\nhidden=%d\nlr=%s\ngamma=%s\ndecay=%s\nseed=%llu\n"
              "iterations=%lld\ntarget_reward=%s\ncheckpoint_every=%lld\ncheckpoint_secs=%s\nkeep=%d\n", env_id, batch, hidden,
              fmt_shortest(lr, b[0], sizeof(b[0])), fmt_shortest(gamma, b[1], sizeof(b[1])), fmt_shortest(decay, b[2], sizeof(b[2])),
              (unsigned long long)seed, (long long)iterations, *has_target ? fmt_shortest(target, b[3], sizeof(b[3])) : "none",

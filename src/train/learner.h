@@ -1,5 +1,6 @@
 // learner.h: the shape of a learner, as the loop (train.c), the checkpoint and the transport
-// call it. The learners themselves are in src/algo/ (pg.c: the seeds' policy gradient; ppo.c):
+// call it. The learners themselves are folders of src/algo/ (algo/pg/: the seeds' policy
+// gradient; ppo), listed once in algo/algo.c:
 // the loop, the CLI and the transport hold a `const Learner *` and never ask which one it is,
 // as they hold a Comm (comm.h) and never ask which transport.
 //
@@ -25,7 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../rl/rollout.h"
+#include "../rl/agent.h"
 
 typedef struct TrainState TrainState;
 typedef struct TrainConfig TrainConfig;
@@ -36,6 +37,14 @@ typedef struct ModelNotes ModelNotes;
 #define LEARNER_METRICS_MAX 8         // diagnostics a learner may log per iteration
 #define LEARNER_ARRAYS_MAX 8          // float64 arrays of state a learner may have
 #define LEARNER_ARRAY_NAME_MAX 24
+
+// One finished episode, as the run's counters and its log take it.
+typedef struct {
+    int reward_sum;       // agent points - CPU points
+    int steps;            // agent steps
+    int64_t frames;       // emulated frames
+    bool truncated;       // ended by the episode cap, not by 21 points
+} EpisodeStats;
 
 // One float64 array of a learner's state (its memory): what a checkpoint holds and the
 // transport sends out once. nonneg: every entry must be >= 0 (an RMSProp cache, Adam's v), else
@@ -97,15 +106,23 @@ typedef struct Learner {
     // them), what the run's closing "weights crc32" is of (ppo: its actor-critic), and the run
     // has no s->policy.
     const double *(*weights)(const TrainState *s, size_t *n);
-    // NULL where s->policy is the learner's network (export writes the seeds' W1.npy/W2.npy).
-    // Else its network as .npy files in dir, with dir/model.txt (weights_npy.h): what NumPy
-    // plays (docs/runs.md) and import reads back; `wrote` gets one line naming the files.
-    // 0, or -1 with one line in err.
+    // Its network as .npy files in dir (weights_npy.h), with dir/model.txt where its settings
+    // shape it: what NumPy plays (docs/runs.md) and import reads back; `wrote` gets one line
+    // naming the files. Called with the learner attached. 0, or -1 with one line in err.
     int (*export_npy)(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);
-    // The way back: s, holding the settings of dir/model.txt (notes: its other lines), becomes
-    // this learner's state with dir's network, the rest of its state as a fresh run's. 0, or -1
-    // with one line in err (a file that does not fit the settings or this build).
+    // The way back: s, holding the settings of dir/model.txt (notes: its other lines; NULL for
+    // a folder without model.txt that bare_npy called this learner's), takes dir's network: as
+    // this learner's state, the rest as a fresh run's, or (a learner without `weights`) in
+    // s->policy with no learner attached. 0, or -1 with one line in err (a file that does not
+    // fit the settings or this build).
     int (*import_npy)(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
+    // NULL, or asked of a folder without model.txt whether it holds this learner's files (pg:
+    // the seed's W1.npy and W2.npy): the files in one phrase for the user, else NULL.
+    const char *(*bare_npy)(const char *dir);
+    // How it acts (eval, record, watch): its network as an AgentPolicy (rl/agent.h), sampling
+    // or greedy, valid while s is. A learner with a network of its own (weights) is attached
+    // to s first.
+    AgentPolicy (*agent)(TrainState *s, bool greedy);
 } Learner;
 
 // The learner of `name` in a NULL-terminated list, or NULL.

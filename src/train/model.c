@@ -49,12 +49,14 @@ int model_load(const char *src, const Learner *const *learners, TrainState *s, c
     }
     snprintf(path, sizeof(path), "%s/%s", src, MODEL_TXT);
     if (exists(path)) return load_exported(src, learners, s, desc, desclen, err, errlen);
-    snprintf(path, sizeof(path), "%s/W1.npy", src);
-    if (exists(path)) {
+    // a folder of .npy files without model.txt: the learner whose files they are reads them
+    for (const Learner *const *l = learners; l && *l; l++) {
+        const char *files = (*l)->bare_npy ? (*l)->bare_npy(src) : NULL;
+        if (!files) continue;
         train_config_default(&s->cfg);
-        if (weights_import_npy(src, &s->policy, err, errlen)) return -1;
-        s->cfg.hidden = s->policy.H;
-        snprintf(desc, desclen, "%s (W1.npy/W2.npy, H=%d)", src, s->policy.H);
+        snprintf(s->cfg.algo, sizeof(s->cfg.algo), "%s", (*l)->name);
+        if ((*l)->import_npy(s, src, NULL, err, errlen)) { train_state_free(s); return -1; }
+        snprintf(desc, desclen, "%s (%s, H=%d)", src, files, s->cfg.hidden);
         return 0;
     }
     if (checkpoint_load_latest(src, s, path, sizeof(path), stderr, err, errlen)) {
@@ -68,17 +70,17 @@ int model_load(const char *src, const Learner *const *learners, TrainState *s, c
     return 0;
 }
 
-TrainState *model_open(const char *src, char *err, size_t errlen) {
+TrainState *model_open_with(const char *src, const Learner *const *learners, char *err, size_t errlen) {
     TrainState *s = malloc(sizeof *s);
     char desc[CKPT_PATH_MAX + 128];
     if (s == NULL) { snprintf(err, errlen, "out of memory"); return NULL; }
-    if (model_load(src, NULL, s, desc, sizeof desc, err, errlen)) { free(s); return NULL; }
+    if (model_load(src, learners, s, desc, sizeof desc, err, errlen)) { free(s); return NULL; }
     return s;
 }
 
 int model_hidden(const TrainState *s) { return s->cfg.hidden; }
 const double *model_weights(const TrainState *s) { return s->policy.n ? s->policy.w : NULL; }
-const char *model_algo(const TrainState *s) { return s->cfg.algo[0] ? s->cfg.algo : "pg"; }
+const char *model_algo(const TrainState *s) { return s->cfg.algo; }
 
 const char *model_setting(const TrainState *s, const char *name) {
     static _Thread_local char text[TRAIN_STR_MAX + 32];
@@ -87,10 +89,13 @@ const char *model_setting(const TrainState *s, const char *name) {
 }
 
 const double *model_array(const TrainState *s, int i, const char **name, size_t *n) {
-    if (i < 0 || i >= s->saved.count) return NULL;
-    *name = s->saved.name[i];
-    *n = s->saved.n[i];
-    return s->saved.data[i];
+    LearnerArray a[LEARNER_ARRAYS_MAX];
+    // the arrays as loaded, or, where a learner read its own files (attached), its own
+    const int count = train_state_arrays((TrainState *)s, a);
+    if (i < 0 || i >= count) return NULL;
+    *name = a[i].name;
+    *n = a[i].n;
+    return a[i].data;
 }
 
 void model_close(TrainState *s) {

@@ -18,11 +18,13 @@ int model_load(const char *src, const Learner *const *learners, TrainState *s, c
 // A checkpoint, a run directory or the seed's W1.npy/W2.npy as an opaque handle, for bindings
 // (python/pongrl/policy.py, which reads an exported folder with model.txt itself): NULL with
 // one line in err, else a model to read and then close. model_algo(): the learner that trained
-// it ("pg" for the seed's .npy files); model_setting(): a setting's value as config.txt writes
+// it (for a folder of .npy files without model.txt, the learner whose files they are); model_setting(): a setting's value as config.txt writes
 // it (NULL for a name that is no setting), what shapes its network. The seeds' network:
 // model_hidden() = H and model_weights() = D*H + H float64 (W1 transposed (D, H), then W2;
 // policy.h); NULL where the learner has a network of its own (PPO: its first array).
+// (Defined with the list of learners, algo/algo.c: model_open_with(src, that list).)
 TrainState *model_open(const char *src, char *err, size_t errlen);
+TrainState *model_open_with(const char *src, const Learner *const *learners, char *err, size_t errlen);
 int model_hidden(const TrainState *s);
 const double *model_weights(const TrainState *s);
 const char *model_algo(const TrainState *s);

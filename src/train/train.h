@@ -1,10 +1,10 @@
 // train.h: the training loop. Every iteration: rank 0 decides whether to stop (the transport,
-// comm.h, tells the others), then the learner (learner.h; the seeds' recipe is algo/pg.c)
+// comm.h, tells the others), then the learner (learner.h; the seeds' recipe is algo/pg/)
 // plays with the current weights on this process's worker threads (pool.h) and updates them,
 // summing exactly across threads and ranks; the loop counts what was played.
 //
 // Same seed, same bits: every random stream derives from the run seed and a position fixed
-// by the run (episode k's: episode_seed.h), and every sum across threads and ranks is exact
+// by the run (episode k's: util/streams.h), and every sum across threads and ranks is exact
 // fixed point (gradsum.h). So the weights after N iterations do not depend on the number of
 // threads or ranks, on who played what, nor on resuming.
 //

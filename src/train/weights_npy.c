@@ -9,25 +9,15 @@
 
 #include "../util/file.h"
 #include "../util/npy.h"
-#include "../util/transpose.h"
 #include "state.h"
 
 #define NPY_PATH_MAX (RUN_DIR_MAX + 512)
-#define ARRAYS_MAX 6
-
-// One float64 array to write as DIR/name.
-typedef struct {
-    const char *name;
-    int ndim;
-    size_t shape[2];
-    const double *data;
-} NpyOut;
 
 // Every file is written whole beside its name first, then all are renamed (file_replace): a
 // failure before the renames leaves the previous files as they were.
-static int write_arrays(const char *dir, const NpyOut *a, int n, char *err, size_t errlen) {
-    FileReplace f[ARRAYS_MAX];
-    bool pending[ARRAYS_MAX] = { false };                             // a temporary file to remove on failure
+static int write_arrays(const char *dir, const NpyArray *a, int n, char *err, size_t errlen) {
+    FileReplace f[NPY_ARRAYS_MAX];
+    bool pending[NPY_ARRAYS_MAX] = { false };                         // a temporary file to remove on failure
     char path[NPY_PATH_MAX];
     int rc = -1;
     for (int k = 0; k < n; k++) {
@@ -50,21 +40,29 @@ out:
     return rc;
 }
 
+static size_t count_of(const NpyArray *a) { return a->shape[0] * (a->ndim == 2 ? a->shape[1] : 1); }
+
+int npy_array_read(const char *dir, const char *name, int *ndim, size_t *shape, double **out, char *err, size_t errlen) {
+    char path[NPY_PATH_MAX], why[256];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    *out = NULL;
+    if (npy_read(path, "<f8", ndim, shape, (void **)out, why, sizeof(why))) { snprintf(err, errlen, "%s: %s", path, why); return -1; }
+    return 0;
+}
+
 // DIR/name, float64, of exactly this shape, into *out (free() it). 0, or -1 with one line in err.
 static int read_array(const char *dir, const char *name, int ndim, const size_t *shape, double **out, char *err,
                       size_t errlen) {
-    char path[NPY_PATH_MAX], why[256];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    char why[64];
     int nd;
     size_t s[4];
-    *out = NULL;
-    if (npy_read(path, "<f8", &nd, s, (void **)out, why, sizeof(why))) { snprintf(err, errlen, "%s: %s", path, why); return -1; }
+    if (npy_array_read(dir, name, &nd, s, out, err, errlen)) return -1;
     bool same = nd == ndim;
     for (int i = 0; same && i < nd; i++) same = s[i] == shape[i];
     if (!same) {
         if (ndim == 1) snprintf(why, sizeof(why), "(%zu,)", shape[0]);
         else snprintf(why, sizeof(why), "(%zu, %zu)", shape[0], shape[1]);
-        snprintf(err, errlen, "%s: shape must be %s for the model's settings (model.txt)", path, why);
+        snprintf(err, errlen, "%s/%s: shape must be %s for the model's settings (model.txt)", dir, name, why);
         free(*out);
         *out = NULL;
         return -1;
@@ -72,83 +70,21 @@ static int read_array(const char *dir, const char *name, int ndim, const size_t 
     return 0;
 }
 
-// ----------------------------------------------------------------------------
-// the seeds' network
-
-int weights_export_npy(const Policy *p, const char *dir, char *err, size_t errlen) {
-    const char *bad = weights_unusable(p->w, p->n);
-    if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
-    const int D = p->D, H = p->H;
-    double *w1 = malloc(sizeof(double) * (size_t)D * H);
-    if (!w1) { snprintf(err, errlen, "out of memory"); return -1; }
-    transpose_f64(policy_w1t(p), (size_t)D, (size_t)H, w1);          // ours is (D, H); the seed's W1 is (H, D)
-    const NpyOut a[2] = { { "W1.npy", 2, { (size_t)H, (size_t)D }, w1 }, { "W2.npy", 1, { (size_t)H, 0 }, policy_w2(p) } };
-    int rc = write_arrays(dir, a, 2, err, errlen);
-    free(w1);
-    return rc;
-}
-
-int weights_import_npy(const char *dir, Policy *p, char *err, size_t errlen) {
-    memset(p, 0, sizeof(*p));
-    char p1[NPY_PATH_MAX], p2[NPY_PATH_MAX], why[256];
-    snprintf(p1, sizeof(p1), "%s/W1.npy", dir);
-    snprintf(p2, sizeof(p2), "%s/W2.npy", dir);
-    int nd1, nd2;
-    size_t s1[4], s2[4];
-    double *w1 = NULL, *w2 = NULL;
-    int rc = -1;
-    if (npy_read(p1, "<f8", &nd1, s1, (void **)&w1, why, sizeof(why))) { snprintf(err, errlen, "%s: %s", p1, why); goto out; }
-    if (npy_read(p2, "<f8", &nd2, s2, (void **)&w2, why, sizeof(why))) { snprintf(err, errlen, "%s: %s", p2, why); goto out; }
-    if (nd1 != 2 || s1[1] != POLICY_D || s1[0] < 1 || s1[0] > TRAIN_H_MAX) {
-        snprintf(err, errlen, "%s: shape must be (H, %d) with 1 <= H <= %d", p1, POLICY_D, TRAIN_H_MAX);
-        goto out;
+int npy_arrays_export(const char *dir, const NpyArray *a, int n, char *err, size_t errlen) {
+    for (int k = 0; k < n; k++) {
+        const char *bad = weights_unusable(a[k].data, count_of(&a[k]));
+        if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
     }
-    if (nd2 != 1 || s2[0] != s1[0]) { snprintf(err, errlen, "%s: shape must be (%zu,) to match W1", p2, s1[0]); goto out; }
-    const int H = (int)s1[0], D = POLICY_D;
-    if (policy_alloc(p, D, H)) { snprintf(err, errlen, "out of memory"); goto out; }
-    transpose_f64(w1, (size_t)H, (size_t)D, policy_w1t(p));
-    memcpy(policy_w2(p), w2, sizeof(double) * H);
-    const char *bad = weights_unusable(policy_w1t(p), (size_t)D * H) ? p1
-                      : weights_unusable(policy_w2(p), (size_t)H) ? p2 : NULL;
-    if (bad) { snprintf(err, errlen, "%s: weights contain NaN or infinity", bad); policy_free(p); goto out; }
-    rc = 0;
-out:
-    free(w1);
-    free(w2);
-    return rc;
+    return write_arrays(dir, a, n, err, errlen);
 }
 
-// ----------------------------------------------------------------------------
-// PPO's actor-critic: its storage (acnet.h) cut into its six parameters, each as stored
-
-static int acnet_files(const AcNet *net, NpyOut *a) {
-    const size_t D = (size_t)net->D, H = (size_t)net->H, A = (size_t)net->A;
-    AcParts p = acnet_parts(net, net->w);
-    a[0] = (NpyOut){ "ppo_W1.npy", 2, { D, H }, net->w };
-    a[1] = (NpyOut){ "ppo_b1.npy", 1, { H, 0 }, p.b1 };
-    a[2] = (NpyOut){ "ppo_Wpi.npy", 2, { A, H }, p.Wpi };
-    a[3] = (NpyOut){ "ppo_bpi.npy", 1, { A, 0 }, p.bpi };
-    a[4] = (NpyOut){ "ppo_wv.npy", 1, { H, 0 }, p.wv };
-    a[5] = (NpyOut){ "ppo_bv.npy", 1, { 1, 0 }, p.bv };
-    return 6;
-}
-
-int acnet_export_npy(const AcNet *net, const char *dir, char *err, size_t errlen) {
-    const char *bad = weights_unusable(net->w, net->n);
-    if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
-    NpyOut a[ARRAYS_MAX];
-    return write_arrays(dir, a, acnet_files(net, a), err, errlen);
-}
-
-int acnet_import_npy(const char *dir, AcNet *net, char *err, size_t errlen) {
-    NpyOut a[ARRAYS_MAX];
-    const int n = acnet_files(net, a);
+int npy_arrays_import(const char *dir, const NpyArray *a, int n, char *err, size_t errlen) {
     for (int k = 0; k < n; k++) {
         double *v;
         if (read_array(dir, a[k].name, a[k].ndim, a[k].shape, &v, err, errlen)) return -1;
-        const size_t count = a[k].shape[0] * (a[k].ndim == 2 ? a[k].shape[1] : 1);
+        const size_t count = count_of(&a[k]);
         const bool bad = weights_unusable(v, count) != NULL;
-        if (!bad) memcpy((double *)a[k].data, v, sizeof(double) * count);
+        if (!bad) memcpy(a[k].data, v, sizeof(double) * count);
         free(v);
         if (bad) { snprintf(err, errlen, "%s/%s: weights contain NaN or infinity", dir, a[k].name); return -1; }
     }

@@ -1,9 +1,6 @@
-// weights_npy.h: networks in and out of .npy files, for NumPy.
-//   The seeds' network: DIR/W1.npy (H, 6400) and DIR/W2.npy (H,) float64, the seed's
-//   model['W1'] and model['W2'].
-//   PPO's actor-critic (policy/acnet.h): DIR/ppo_W1.npy (D, H), ppo_b1.npy (H,), ppo_Wpi.npy
-//   (A, H), ppo_bpi.npy (A,), ppo_wv.npy (H,), ppo_bv.npy (1,) float64, beside DIR/model.txt:
-//   the settings that shape the network and its input (docs/runs.md gives the forward pass).
+// weights_npy.h: networks in and out of .npy files, for NumPy. Each learner names its arrays
+// and their shapes (Learner.export_npy, import_npy); a learner whose settings shape its network
+// writes them beside the arrays as DIR/model.txt (docs/runs.md gives the forward passes).
 // Each file is written whole beside its name and renamed (file_replace): a full disk or a kill
 // leaves the previous files (or none), never a partial one.
 #ifndef PONGRL_WEIGHTS_NPY_H
@@ -11,20 +8,27 @@
 
 #include <stddef.h>
 
-#include "../policy/acnet.h"
-#include "../policy/policy.h"
 #include "config.h"
 
-// Writes DIR/W1.npy and DIR/W2.npy. 0, or -1 with one line in err.
-int weights_export_npy(const Policy *p, const char *dir, char *err, size_t errlen);
-// Allocates p with the H found in the files. 0, or -1 with one line in err.
-int weights_import_npy(const char *dir, Policy *p, char *err, size_t errlen);
+#define NPY_ARRAYS_MAX 8
 
-// Writes the actor-critic's six arrays into DIR. 0, or -1 with one line in err.
-int acnet_export_npy(const AcNet *net, const char *dir, char *err, size_t errlen);
-// Reads them into net, allocated with the D, H and A the files must have. 0, or -1 with one
-// line in err (a missing file, another shape or dtype, NaN or infinity).
-int acnet_import_npy(const char *dir, AcNet *net, char *err, size_t errlen);
+// One float64 array of a network as DIR/name, of this shape (ndim 1 or 2).
+typedef struct {
+    const char *name;
+    int ndim;
+    size_t shape[2];
+    double *data;
+} NpyArray;
+
+// Writes the n arrays into DIR, all or none; weights that are not finite are refused. 0, or
+// -1 with one line in err.
+int npy_arrays_export(const char *dir, const NpyArray *a, int n, char *err, size_t errlen);
+// Reads DIR/a[k].name into a[k].data for each k: float64 of exactly a[k]'s shape, finite. 0,
+// or -1 with one line in err (a missing file, another shape or dtype, NaN or infinity).
+int npy_arrays_import(const char *dir, const NpyArray *a, int n, char *err, size_t errlen);
+// DIR/name as float64 of any shape (at most 4 dimensions): *ndim, shape and *out (free() it).
+// 0, or -1 with one line in err naming the file.
+int npy_array_read(const char *dir, const char *name, int *ndim, size_t *shape, double **out, char *err, size_t errlen);
 
 // DIR/model.txt: "name=value" lines (a line starting with '#' is a comment):
 //   format=1, then the learner's notes for readers outside pongrl (what the settings alone do

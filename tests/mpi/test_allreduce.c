@@ -179,8 +179,7 @@ int main(int argc, char **argv) {
         { 13, 40, 50, -1, 29, 0, 1, 1, NULL }, // a long tail too wide for 1 byte: ALLREDUCE_WIDER
     };
     // each case with the passes on this thread alone, then shared out to a pool of 3 threads
-    Policy shape;
-    Pool *pool = policy_alloc(&shape, POLICY_D, 5) ? NULL : pool_create(3, "ALE/Pong-v5", 0, 0, &shape);
+    Pool *pool = pool_create(3);
     if (!pool) { fprintf(stderr, "cannot start a pool of 3 threads\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
     int bad = 0;
     for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
@@ -188,7 +187,6 @@ int main(int argc, char **argv) {
         bad |= run_case(&cases[i], i, rank, N, pool);
     }
     pool_destroy(pool);
-    policy_free(&shape);
     MPI_Finalize();
     return bad;
 }

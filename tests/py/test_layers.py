@@ -1,8 +1,9 @@
 """The layers of src/ (docs/layout.md): a file uses only its own folder and the folders below
 it, never one above; and no files of a folder use each other in a circle (A uses B uses A, or a
-longer round). Checked twice:
+longer round). A learner is a folder of algo/ (algo/pg/, ...): it uses no other learner's folder
+(only algo/'s own files, the list of learners, use them). Checked twice:
   - from the #include lines, so it holds for every build;
-  - from the calls the compiler left in the objects (`nm` on build/obj/src/*/*.o: a symbol one
+  - from the calls the compiler left in the objects (`nm` on build/obj/src/**/*.o: a symbol one
     object needs and another defines), which an include check cannot see: a function declared
     in a shared header and defined in the file that calls in (identity.c calling cluster_die in
     cluster.c, which calls identity.c) is a circle all the same. Skipped, said, when nothing
@@ -24,6 +25,27 @@ INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 def below(target, folder):
     return RANK[target] < RANK[folder] or target == folder
+
+
+def layer(folder):
+    """src/algo/pg's layer is algo."""
+    return folder.split("/")[0]
+
+
+def other_learner(target, folder):
+    """target (a folder) is a learner's folder that folder, in another learner's, may not use."""
+    t, f = target.split("/"), folder.split("/")
+    return t[0] == "algo" and f[0] == "algo" and len(t) > 1 and len(f) > 1 and t[1] != f[1]
+
+
+def folders(top):
+    """Every folder under top that holds files, as paths relative to top ("algo", "algo/pg")."""
+    out = []
+    for d, _, files in os.walk(top):
+        rel = os.path.relpath(d, top)
+        if rel != "." and files:
+            out.append(rel.replace(os.sep, "/"))
+    return sorted(out)
 
 
 def circles(edges):
@@ -58,11 +80,9 @@ def circles(edges):
 
 def includes():
     bad, uses = [], {}
-    for folder in sorted(os.listdir(SRC)):
+    for folder in folders(SRC):
         d = os.path.join(SRC, folder)
-        if not os.path.isdir(d):
-            continue
-        if folder not in RANK:
+        if layer(folder) not in RANK:
             sys.exit(f"FAIL: src/{folder}/ has no place in the layers (tests/py/test_layers.py, docs/layout.md)")
         for name in sorted(os.listdir(d)):
             if not name.endswith((".c", ".h")):
@@ -70,11 +90,13 @@ def includes():
             text = open(os.path.join(d, name), encoding="utf-8").read()
             for inc in INC.findall(text):
                 parts = os.path.normpath(os.path.join(folder, inc)).split(os.sep)
-                target = parts[0] if len(parts) > 1 else folder
-                if target not in RANK:
+                target = "/".join(parts[:-1]) if len(parts) > 1 else folder
+                if layer(target) not in RANK:
                     continue
-                if not below(target, folder):
-                    bad.append(f"src/{folder}/{name} includes {inc} (layer {target} is not below {folder})")
+                if not below(layer(target), layer(folder)):
+                    bad.append(f"src/{folder}/{name} includes {inc} (layer {layer(target)} is not below {layer(folder)})")
+                if other_learner(target, folder):
+                    bad.append(f"src/{folder}/{name} includes {inc} (another learner's folder)")
                 if target == folder and name.endswith(".c") and parts[-1][:-2] != name[:-2]:
                     uses.setdefault(f"src/{folder}/{name[:-2]}", set()).add(f"src/{folder}/{parts[-1][:-2]}")
     for part in circles(uses):
@@ -86,15 +108,14 @@ def calls():
     """(bad lines, number of calls read), or None when there are no objects to read."""
     objs = []
     if os.path.isdir(OBJ):
-        for folder in sorted(os.listdir(OBJ)):
+        for folder in folders(OBJ):
             d = os.path.join(OBJ, folder)
-            if os.path.isdir(d):
-                objs += [(folder, f[:-2], os.path.join(d, f)) for f in sorted(os.listdir(d)) if f.endswith(".o")]
+            objs += [(folder, f[:-2], os.path.join(d, f)) for f in sorted(os.listdir(d)) if f.endswith(".o")]
     if not objs or not shutil.which("nm"):
         return None
     defined, needed = {}, {}
     for folder, name, path in objs:
-        if folder not in RANK:
+        if layer(folder) not in RANK:
             sys.exit(f"FAIL: {path}: src/{folder}/ has no place in the layers")
         node = f"src/{folder}/{name}"
         out = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
@@ -106,15 +127,17 @@ def calls():
                 defined[f[2]] = node
     bad, edges, n = [], {}, 0
     for node, syms in sorted(needed.items()):
-        folder = node.split("/")[1]
+        folder = node[len("src/"):node.rindex("/")]
         for sym in sorted(syms):
             where = defined.get(sym)
             if not where or where == node:
                 continue                                 # the C library, MPI, zlib, ...
             n += 1
-            target = where.split("/")[1]
-            if not below(target, folder):
-                bad.append(f"{node}.c calls {sym} of {where}.c (layer {target} is not below {folder})")
+            target = where[len("src/"):where.rindex("/")]
+            if not below(layer(target), layer(folder)):
+                bad.append(f"{node}.c calls {sym} of {where}.c (layer {layer(target)} is not below {layer(folder)})")
+            if other_learner(target, folder):
+                bad.append(f"{node}.c calls {sym} of {where}.c (another learner's folder)")
             if target == folder:
                 edges.setdefault(node, set()).add(where)
     for part in circles(edges):

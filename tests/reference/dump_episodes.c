@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "algo/pg.h"
+#include "algo/pg/pg.h"
 #include "env/env.h"
-#include "rl/rollout.h"
-#include "train/episode_seed.h"
+#include "algo/pg/rollout.h"
+#include "util/streams.h"
 #include "train/gradsum.h"
 #include "train/state.h"
 #include "util/npy.h"

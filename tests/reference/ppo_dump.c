@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
     Pool *pool = NULL;
     Ppo *p = ppo_create(&c, "ALE/Pong-v5", err, sizeof(err));
     if (!p) { fprintf(stderr, "ppo_dump: %s\n", err); return 1; }
-    if (!(pool = pool_create(threads, "ALE/Pong-v5", 0, 0, NULL)) || ppo_bind(p, pool, NULL)) {
+    if (!(pool = pool_create(threads)) || ppo_bind(p, pool, NULL)) {
         fprintf(stderr, "ppo_dump: out of memory\n");
         return 1;
     }

@@ -2,11 +2,14 @@
 // per-pixel difference, and training and play, acting through it, see the same inputs and take
 // the same actions for the same seeds.
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rl/agent.h"
-#include "rl/rollout.h"
+#include "algo/algo.h"
+#include "algo/pg/rollout.h"
+#include "train/state.h"
 
 Test(agent, diff_is_the_per_pixel_difference) {
     static uint8_t cur[POLICY_D], prev[POLICY_D];
@@ -44,7 +47,7 @@ Test(agent, training_and_a_bare_agent_act_alike) {
     EpisodeStats st;
     cr_assert_eq(rollout_play(&w, &p, &e1, 11, 12, &st), 0);
     Agent a;
-    AgentPolicy ap = agent_policy_seed(&p, false);
+    AgentPolicy ap = pg_agent_policy(&p, false);
     agent_reset(&a, &e2, 11, 12);
     static uint16_t idx[POLICY_D];
     static int8_t sign[POLICY_D];
@@ -61,4 +64,38 @@ Test(agent, training_and_a_bare_agent_act_alike) {
     free(h);
     worker_free(&w);
     policy_free(&p);
+}
+
+// eval, record, watch, export and import reach every learner through the table alone: each has
+// the slots they call, and a fresh run's acting policy steps an env.
+Test(agent, every_learner_acts_and_exports_through_the_table) {
+    for (const Learner *const *l = ALGO_LEARNERS; *l; l++) {
+        cr_assert_not_null((*l)->agent, "%s: no agent", (*l)->name);
+        cr_assert_not_null((*l)->export_npy, "%s: no export_npy", (*l)->name);
+        cr_assert_not_null((*l)->import_npy, "%s: no import_npy", (*l)->name);
+        TrainConfig c;
+        train_config_default(&c);
+        snprintf(c.algo, sizeof(c.algo), "%s", (*l)->name);
+        (*l)->defaults(&c);
+        c.hidden = 4; c.workers = 1;
+        TrainState s;
+        cr_assert_eq(train_state_init(&s, &c, *l), 0, "%s", (*l)->name);
+        AgentPolicy ap = (*l)->agent(&s, false);
+        cr_assert_gt(ap.h_len, 0, "%s", (*l)->name);
+        Env e;
+        cr_assert_eq(env_init(&e, "ALE/Pong-v5", 0), ENV_OK);
+        Agent a;
+        agent_reset(&a, &e, 1, 2);
+        static uint16_t idx[POLICY_D];
+        static int8_t sign[POLICY_D];
+        double *h = malloc(sizeof(double) * (size_t)ap.h_len), pu;
+        for (int t = 0; t < 3; t++) {
+            AgentInput in = { idx, sign, 0 };
+            EnvStep st;
+            int action = agent_step(&a, &ap, &in, h, &pu, &st);
+            cr_assert(action >= 0 && action < ACTION_COUNT, "%s: action %d", (*l)->name, action);
+        }
+        free(h);
+        train_state_free(&s);
+    }
 }

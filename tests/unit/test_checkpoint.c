@@ -9,8 +9,9 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "algo/pg.h"
+#include "algo/pg/pg.h"
 #include "train/checkpoint.h"
+#include "util/crc.h"
 #include "util/npy.h"
 
 static void make_state(TrainState *s, int H) {
@@ -67,6 +68,49 @@ Test(checkpoint, write_then_load_gives_back_every_bit) {
     train_state_free(&a);
     train_state_free(&b);
     unlink(path);
+}
+
+// A version 1 file (a 228-byte header of fixed settings, the weights, the RMSProp cache), as the
+// first builds wrote it, loads as the seeds' learner's: its settings, weights and cache.
+static void put_le(uint8_t *b, size_t *at, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; i++) b[(*at)++] = (uint8_t)(v >> (8 * i));
+}
+static void put_f(uint8_t *b, size_t *at, double v) { uint64_t u; memcpy(&u, &v, 8); put_le(b, at, u, 8); }
+
+Test(checkpoint, version_1_loads_as_the_seeds_learner) {
+    const int H = 2;
+    const size_t n = (size_t)POLICY_D * H + H, len = 228 + 2 * 8 * n + 4;
+    uint8_t *b = calloc(1, len);
+    size_t at = 0;
+    memcpy(b, CKPT_MAGIC, 8); at = 8;
+    put_le(b, &at, 1, 4); put_le(b, &at, 228, 4);
+    memcpy(b + at, "ALE/Pong-v5", 12); at += 64;
+    put_le(b, &at, 7, 4); put_le(b, &at, (uint64_t)H, 4);                         // batch, hidden
+    put_f(b, &at, 2e-4); put_f(b, &at, 0.98); put_f(b, &at, 0.97);                // lr, gamma, decay
+    put_le(b, &at, 5, 8); put_le(b, &at, 100, 8);                                 // seed, iterations
+    put_f(b, &at, 0.0); put_le(b, &at, 0, 4);                                     // no target
+    put_le(b, &at, 10, 8); put_f(b, &at, 60.0); put_le(b, &at, 3, 4);             // every, secs, keep
+    put_le(b, &at, 4, 8); put_le(b, &at, 28, 8); put_le(b, &at, 5000, 8); put_le(b, &at, 20000, 8);
+    put_f(b, &at, -20.5); put_f(b, &at, 1.5);
+    put_le(b, &at, POLICY_D, 4); put_le(b, &at, (uint64_t)H, 4); put_le(b, &at, n, 8); put_le(b, &at, 0, 4);
+    cr_assert_eq(at, 228);
+    for (size_t i = 0; i < n; i++) put_f(b, &at, (double)i * 1e-3 - 1.0);
+    for (size_t i = 0; i < n; i++) put_f(b, &at, (double)i * 1e-6);
+    put_le(b, &at, crc32_of(b, at), 4);
+    cr_assert_eq(at, len);
+    TrainState s;
+    char err[512];
+    cr_assert_eq(checkpoint_parse(b, len, true, &s, NULL, err, sizeof(err)), 0, "%s", err);
+    cr_assert_str_eq(s.cfg.algo, PG_LEARNER.name);
+    cr_assert_eq(s.cfg.hidden, H); cr_assert_eq(s.cfg.batch_size, 7); cr_assert_eq(s.cfg.seed, 5);
+    cr_assert_eq(s.cfg.lr, 2e-4); cr_assert_eq(s.cfg.gamma, 0.98); cr_assert_eq(s.cfg.decay, 0.97);
+    cr_assert_eq(s.iteration, 4); cr_assert_eq(s.episodes, 28); cr_assert_eq(s.running_reward, -20.5);
+    cr_assert_eq(s.policy.n, n);
+    for (size_t i = 0; i < n; i++) cr_assert_eq(s.policy.w[i], (double)i * 1e-3 - 1.0);
+    cr_assert_eq(train_state_attach(&s, &PG_LEARNER, err, sizeof(err)), 0, "%s", err);
+    for (size_t i = 0; i < n; i++) cr_assert_eq(pg_state(&s)->cache[i], (double)i * 1e-6);
+    train_state_free(&s);
+    free(b);
 }
 
 Test(checkpoint, every_prefix_and_every_byte_change_is_refused) {

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "policy/policy.h"
-#include "rl/rollout.h"
+#include "algo/pg/rollout.h"
 #include "util/rng.h"
 
 // ----------------------------------------------------------------------------

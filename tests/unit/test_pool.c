@@ -41,9 +41,7 @@ static void for_probe(void *ctx, int part, int parts) {
 }
 
 Test(pool, for_runs_each_part_once_on_its_own_thread) {
-    Policy shape;
-    cr_assert_eq(policy_alloc(&shape, POLICY_D, 5), 0);
-    Pool *pool = pool_create(3, "ALE/Pong-v5", 0, 0, &shape);
+    Pool *pool = pool_create(3);
     cr_assert_not_null(pool);
     cr_assert_eq(pool_threads(pool), 3);
     for (int round = 0; round < 3; round++) {            // again: the threads go back to waiting
@@ -53,7 +51,6 @@ Test(pool, for_runs_each_part_once_on_its_own_thread) {
         for (int k = 0; k < 3; k++) cr_expect_eq(atomic_load(&fp.ran[k]), 1, "round %d part %d", round, k);
     }
     pool_destroy(pool);
-    policy_free(&shape);
 }
 
 // ----------------------------------------------------------------------------

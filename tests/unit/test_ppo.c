@@ -36,7 +36,7 @@ Test(ppo, checkpoint_round_trip_and_resume) {
     ppo_run_config(&c);
     TrainState a, b;
     cr_assert_eq(train_state_init(&a, &c, &PPO_LEARNER), 0);
-    Pool *pool = pool_create(2, c.env_id, c.mode, c.difficulty, &a.policy);
+    Pool *pool = pool_create(2);
     Comm *comm = comm_local_create();
     cr_assert(pool && comm);
     iterate(&a, pool, comm);
@@ -65,7 +65,7 @@ Test(ppo, checkpoint_round_trip_and_resume) {
         cr_assert_eq(memcmp(la[k].data, lb[k].data, la[k].n * sizeof(double)), 0, "array %s", la[k].name);
     }
     // the next iteration, from the loaded state on one thread, equals the saved run's on two
-    Pool *pool1 = pool_create(1, c.env_id, c.mode, c.difficulty, &b.policy);
+    Pool *pool1 = pool_create(1);
     iterate(&a, pool, comm);
     iterate(&b, pool1, comm);
     size_t n = 0;

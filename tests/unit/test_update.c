@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "train/checkpoint.h"
-#include "algo/pg.h"
+#include "algo/pg/pg.h"
 #include "util/rng.h"
 #include "util/rowset.h"
 

@@ -1,6 +1,6 @@
 // rollout.c: play one episode with the current weights and turn it into a gradient.
 #include "rollout.h"
-#include "../util/mem.h"
+#include "../../util/mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,10 +64,22 @@ void worker_free(Worker *w) {
 // ----------------------------------------------------------------------------
 // play
 
+static int act(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
+               double *p_up) {
+    (void)cur; (void)prev;
+    double p = policy_forward(ap->net, x, h);
+    *p_up = p;
+    return (ap->greedy ? p > 0.5 : u < p) ? ACTION_RIGHT : ACTION_LEFT;     // 2 if u < p else 3
+}
+
+AgentPolicy pg_agent_policy(const Policy *p, bool greedy) {
+    return (AgentPolicy){ act, p, p->H, greedy };
+}
+
 int rollout_play(Worker *w, const Policy *p, Env *env, uint64_t env_seed, uint64_t act_seed,
                  EpisodeStats *st) {
     Trajectory *tr = &w->tr;
-    const AgentPolicy ap = agent_policy_seed(p, false);      // sampling, as the seed trains
+    const AgentPolicy ap = pg_agent_policy(p, false);      // sampling, as the seed trains
     agent_reset(&w->agent, env, env_seed, act_seed);
     memset(st, 0, sizeof(*st));
     tr->T = 0; tr->nz = 0;

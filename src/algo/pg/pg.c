@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../train/comm.h"
-#include "../util/digest.h"
-#include "../util/mem.h"
-#include "../util/rng.h"
+#include "../../train/comm.h"
+#include "../../util/digest.h"
+#include "../../util/mem.h"
+#include "../../util/rng.h"
+#include "../../util/streams.h"
 
 // ----------------------------------------------------------------------------
 // the update: RMSProp over the touched rows
@@ -104,25 +105,31 @@ static bool pg_settled(const TrainState *s) {
 // one iteration: a batch of episodes, their exact sum, the step
 
 // The scratch for the pool's thread count (it may differ from the last call's).
-static int scratch_for(PgState *pg, const Policy *p, int parts) {
+static int scratch_for(PgState *pg, const TrainConfig *c, const Policy *p, int parts) {
     if (pg->parts == parts) return 0;
     free(pg->scratch);
     free(pg->digests);
+    pg_players_destroy(pg->players);
     pg->scratch = calloc((size_t)parts * (size_t)p->H, sizeof(double));
     pg->digests = calloc((size_t)parts, sizeof(uint64_t));
-    pg->parts = pg->scratch && pg->digests ? parts : 0;
+    pg->players = pg_players_create(parts, c->env_id, c->mode, c->difficulty, p);
+    pg->parts = pg->scratch && pg->digests && pg->players ? parts : 0;
     return pg->parts ? 0 : -1;
 }
 
 static int pg_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
     PgState *pg = pg_state(s);
     const int B = s->cfg.batch_size;
-    if (scratch_for(pg, &s->policy, pool_threads(pool))) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (scratch_for(pg, &s->cfg, &s->policy, pool_threads(pool))) {
+        snprintf(err, errlen, "out of memory, or %s with mode %d and difficulty %d unknown", s->cfg.env_id, s->cfg.mode,
+                 s->cfg.difficulty);
+        return -1;
+    }
     const int64_t first = s->episodes;
     memset(pg->stats, 0, sizeof(EpisodeStats) * (size_t)B);
     EpisodeSource *src = comm->source(comm, first, B);
     const GradSum *sum;
-    if (pool_play(pool, &s->policy, s->cfg.seed, s->cfg.gamma, src, first, B, pg->stats, &sum, &pg->rows, err, errlen))
+    if (pg_play(pg->players, pool, &s->policy, s->cfg.seed, s->cfg.gamma, src, first, pg->stats, &sum, &pg->rows, err, errlen))
         return -1;
     // each episode's stats are non-zero on the one rank that played it: summed, every rank has them all
     int64_t *x = pg->x;
@@ -151,6 +158,7 @@ static void pg_destroy(TrainState *s) {
     PgState *pg = pg_state(s);
     if (!pg) return;
     free(pg->cache); free(pg->cache_at); free(pg->stats); free(pg->x); free(pg->scratch); free(pg->digests);
+    pg_players_destroy(pg->players);
     rowset_free(&pg->rows);
     free(pg);
     s->algo = NULL;
@@ -168,7 +176,7 @@ static int pg_create(TrainState *s, bool fresh) {
     pg->x = calloc(4 * B, sizeof(int64_t));
     if (!pg->cache || !pg->cache_at || !pg->stats || !pg->x || rowset_alloc(&pg->rows, p->D)) { pg_destroy(s); return -1; }
     for (int i = 0; i < p->D; i++) pg->cache_at[i] = s->iteration;     // settled
-    if (fresh) policy_init_random(&s->policy, rng_key(s->cfg.seed, 0x696e6974 /* "init" */, 0, 0));
+    if (fresh) policy_init_random(&s->policy, stream_pg_init(s->cfg.seed));
     return 0;
 }
 
@@ -189,6 +197,8 @@ static int pg_episodes_per_iteration(const TrainConfig *c) { return c->batch_siz
 
 static const char *const PG_METRICS[] = { NULL };
 
+static AgentPolicy pg_agent(TrainState *s, bool greedy) { return pg_agent_policy(&s->policy, greedy); }
+
 const Learner PG_LEARNER = {
     .name = "pg",
     .summary = "the seeds' policy gradient: whole episodes, REINFORCE, RMSProp (Karpathy's 6400-H-1 network)",
@@ -202,4 +212,8 @@ const Learner PG_LEARNER = {
     .settled = pg_settled,
     .iterate = pg_iterate,
     .episodes_per_iteration = pg_episodes_per_iteration,
+    .agent = pg_agent,
+    .export_npy = pg_export_npy,
+    .import_npy = pg_import_npy,
+    .bare_npy = pg_bare_npy,
 };

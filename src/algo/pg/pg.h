@@ -1,6 +1,7 @@
 // pg.h: the seeds' recipe as a learner (learner.h): whole episodes played with the current
-// weights, each turned into a REINFORCE gradient (rl/rollout.h), the batch's gradients summed
-// exactly across threads and ranks, and the seed's RMSProp on the sum.
+// weights (episodes.h), each turned into a REINFORCE gradient (rollout.h), the batch's
+// gradients summed exactly across threads and ranks, and the seed's RMSProp on the sum (pg.c);
+// its network as the seed's W1.npy and W2.npy (npy.c).
 //
 // A W1 row no episode touched has a zero gradient: its weights stay as they are and its cache
 // only decays, so those steps are deferred (settled before a checkpoint or when the row is
@@ -10,10 +11,11 @@
 #ifndef PONGRL_ALGO_PG_H
 #define PONGRL_ALGO_PG_H
 
-#include "../train/learner.h"
-#include "../train/pool.h"
-#include "../train/state.h"
-#include "../util/rowset.h"
+#include "../../train/learner.h"
+#include "../../train/pool.h"
+#include "../../train/state.h"
+#include "../../util/rowset.h"
+#include "episodes.h"
 
 extern const Learner PG_LEARNER;
 
@@ -27,7 +29,8 @@ typedef struct {
     EpisodeStats *stats;      // (batch,) by episode index
     int64_t *x;               // (4 batch,) the stats as the transport sums them
     RowSet rows;
-    int parts;                // the pool's threads the two below are sized for
+    int parts;                // the pool's threads the three below are sized for
+    PgPlayers *players;       // (parts,) each thread's env and rollout scratch
     double *scratch;          // (parts x H)
     uint64_t *digests;        // (parts,)
 } PgState;
@@ -38,5 +41,11 @@ static inline PgState *pg_state(const TrainState *s) { return (PgState *)s->algo
 // rows->list[k] at g[k H], W2 at g[rows->n H]): those rows and W2 are updated, the other rows'
 // cache decays deferred. The caller then counts the iteration (s->iteration++).
 void pg_update(TrainState *s, const double *g, const RowSet *rows);
+
+// Its network as the seed's W1.npy and W2.npy (npy.c): Learner.export_npy, import_npy (a folder
+// without model.txt; H from W1's shape, the weights alone, no learner attached) and bare_npy.
+int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);
+int pg_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
+const char *pg_bare_npy(const char *dir);
 
 #endif

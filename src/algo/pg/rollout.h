@@ -2,17 +2,18 @@
 // play a whole game with UP (2) with probability p else DOWN (3), record the fake label's
 // y - p, discount the rewards with the Pong reset, standardise them per episode, modulate,
 // and backpropagate.
-#ifndef PONGRL_ROLLOUT_H
-#define PONGRL_ROLLOUT_H
+#ifndef PONGRL_ALGO_PG_ROLLOUT_H
+#define PONGRL_ALGO_PG_ROLLOUT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../env/env.h"
-#include "../policy/policy.h"
-#include "../util/rng.h"
-#include "../util/rowset.h"
-#include "agent.h"
+#include "../../env/env.h"
+#include "../../policy/policy.h"
+#include "../../rl/agent.h"
+#include "../../train/learner.h"
+#include "../../util/rng.h"
+#include "../../util/rowset.h"
 
 // What one episode left behind, step by step (t = 0 .. T-1).
 typedef struct {
@@ -27,13 +28,6 @@ typedef struct {
     size_t nz, nz_cap;
 } Trajectory;
 
-typedef struct {
-    int reward_sum;       // agent points - CPU points
-    int steps;            // agent steps
-    int64_t frames;       // emulated frames
-    bool truncated;       // ended by the episode cap, not by 21 points
-} EpisodeStats;
-
 // Scratch a worker owns for its whole life.
 typedef struct {
     Trajectory tr;
@@ -43,6 +37,9 @@ typedef struct {
     RowSet touched;             // input pixels seen this episode (the rows of grad in use)
     uint8_t *fresh;             // (D,) scratch: per non-zero pixel of a step, its row is new
 } Worker;
+
+// The seed's two-layer network acting: UP (2) if u < p, else DOWN (3); greedily UP iff p > 0.5.
+AgentPolicy pg_agent_policy(const Policy *p, bool greedy);
 
 int worker_alloc(Worker *w, const Policy *p);        // 0 or -1 (out of memory)
 void worker_free(Worker *w);
