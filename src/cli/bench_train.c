@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "../algo/algo.h"
+#include "../algo/pg/pg.h"
 #include "../algo/pg/rollout.h"
 #include "../train/train.h"
 #include "../util/clock.h"
@@ -47,25 +48,27 @@ int bench_train(int argc, char **argv) {
         return 0;
     }
     int workers = argc > 1 ? (int)arg_int("--workers", argv[1], 1, 1024) : (int)(cores > 0 ? cores : 1);
-    // the network on one real episode (untrained policy); bench/seed_bench.py times the seed's
+    // pg's network on one real episode (untrained policy); bench/seed_bench.py times the seed's
     // NumPy code on the same episode
     TrainConfig cfg;
     train_config_default(&cfg);
     TrainState st;
     Worker w;
     Env env;
-    if (train_state_init(&st, &cfg, algo_find(cfg.algo)) || worker_alloc(&w, &st.policy)) return 1;
+    if (train_state_init(&st, &cfg, &PG_LEARNER)) return 1;
+    const Policy *net = &pg_state(&st)->net;
+    if (worker_alloc(&w, net)) { train_state_free(&st); return 1; }
     env_init_flavour(&env, cfg.env_id, cfg.mode, cfg.difficulty, 0);
     EpisodeStats es;
-    rollout_play(&w, &st.policy, &env, episode_env_seed(1, 0), episode_act_seed(1, 0), &es);
+    rollout_play(&w, net, &env, episode_env_seed(1, 0), episode_act_seed(1, 0), &es);
     const Trajectory *tr = &w.tr;
-    double *h = malloc(sizeof(double) * st.policy.H);
+    double *h = malloc(sizeof(double) * net->H);
     int reps = 20;
     double t0 = clock_now_s(), sink = 0;
     for (int r = 0; r < reps; r++)
         for (int t = 0; t < tr->T; t++) {
             SparseX x = { (int)(tr->xoff[t + 1] - tr->xoff[t]), tr->idx + tr->xoff[t], tr->sign + tr->xoff[t] };
-            sink += policy_forward(&st.policy, x, h);
+            sink += policy_forward(net, x, h);
         }
     double fwd = (clock_now_s() - t0) / reps / tr->T;
     // backward: the whole episode's gradient (rollout_gradient scales dlogp in place, so keep a copy)
@@ -75,7 +78,7 @@ int bench_train(int argc, char **argv) {
     for (int r = 0; r < reps; r++) {
         memcpy(w.tr.dlogp, dl, sizeof(double) * tr->T);
         double t1 = clock_now_s();
-        rollout_gradient(&w, &st.policy, cfg.gamma);
+        rollout_gradient(&w, net, cfg.gamma);
         bwd_total += clock_now_s() - t1;
     }
     double bwd = bwd_total / reps / tr->T;

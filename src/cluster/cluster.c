@@ -63,13 +63,11 @@ static int mpi_begin(Comm *c, TrainState *st, bool *stop) {
     m->iteration = h.iteration;
     if (h.stop || c->size == 1) return 0;
     if (h.full) {
-        // Once per run: rank 0's standing, weights and learner state (a fresh run's are the
-        // same everywhere, a resumed one's are rank 0's checkpoint). From then on every rank
-        // applies the same update to the same sums, so only those travel.
+        // Once per run: rank 0's standing and learner state, its network among its arrays (a
+        // fresh run's are the same everywhere, a resumed one's are rank 0's checkpoint). From
+        // then on every rank applies the same update to the same sums, so only those travel.
         if (c->rank == 0) train_state_settle(st);
         else train_state_adopt(st, &h.at);
-        const Policy *p = &st->policy;
-        MPI_Bcast(p->w, (int)p->n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         LearnerArray a[LEARNER_ARRAYS_MAX];
         int na = train_state_arrays(st, a);
         for (int i = 0; i < na; i++) MPI_Bcast(a[i].data, (int)a[i].n, MPI_DOUBLE, 0, MPI_COMM_WORLD);

@@ -13,8 +13,16 @@
 #include <stdint.h>
 
 #include "../env/env.h"
-#include "../policy/policy.h"
 #include "../util/rng.h"
+
+#define POLICY_D 6400                 // the 80x80 frame, one entry a pixel: every learner's input is made of it
+
+// A sparse difference frame: x[idx[k]] = sign[k] for k < nnz, zero elsewhere; idx ascending.
+typedef struct {
+    int nnz;
+    const uint16_t *idx;
+    const int8_t *sign;
+} SparseX;
 
 typedef struct AgentPolicy {
     // The action for input x (the sparse difference frame), or for the frames themselves: cur

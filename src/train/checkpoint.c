@@ -14,6 +14,7 @@
 #include "../util/crc.h"
 #include "../util/file.h"
 #include "../util/fmt.h"
+#include "packed.h"
 
 #define CKPT_PREFIX "ckpt-"
 #define CKPT_SUFFIX ".bin"
@@ -27,7 +28,6 @@ typedef struct { uint8_t *p; size_t pos; } Writer;
 
 static void put_u32(Writer *w, uint32_t v) { for (int i = 0; i < 4; i++) w->p[w->pos++] = (uint8_t)(v >> (8 * i)); }
 static void put_u64(Writer *w, uint64_t v) { for (int i = 0; i < 8; i++) w->p[w->pos++] = (uint8_t)(v >> (8 * i)); }
-static void put_i32(Writer *w, int32_t v) { put_u32(w, (uint32_t)v); }
 static void put_i64(Writer *w, int64_t v) { put_u64(w, (uint64_t)v); }
 static void put_f64(Writer *w, double v) { uint64_t u; memcpy(&u, &v, 8); put_u64(w, u); }
 static void put_bytes(Writer *w, const void *b, size_t n) { memcpy(w->p + w->pos, b, n); w->pos += n; }
@@ -64,22 +64,30 @@ static void get_bytes(Reader *r, void *out, size_t n) {
 // serialise
 
 #define CKPT_ROLES (SETTING_RUN | SETTING_GOAL)            // the settings a checkpoint holds
-#define CKPT_ARRAY_BYTES (LEARNER_ARRAY_NAME_MAX + 4 + 8)   // an array's entry in the header
+#define CKPT_ARRAY_BYTES (LEARNER_ARRAY_NAME_MAX + 4 + 8 + 8 + 4)   // an array's entry in the header
 
 static size_t header_bytes(size_t settings, int arrays) {
-    return 8 + 4 + 4 + 4 + settings + 4 * 8 + 2 * 8 + 4 + 4 + 8 + 4 + 4 + (size_t)arrays * CKPT_ARRAY_BYTES;
+    return 8 + 4 + 4 + 4 + settings + 4 * 8 + 2 * 8 + 4 + 4 + (size_t)arrays * CKPT_ARRAY_BYTES;
 }
 
-static uint8_t *serialize(const TrainState *s, const LearnerArray *a, int na, uint32_t flags, size_t *len) {
-    const Policy *p = &s->policy;
+// Each array packed (packed.h) against ref (the same arrays of a fresh run; NULL: zeros).
+typedef struct { uint8_t *z[LEARNER_ARRAYS_MAX]; size_t zn[LEARNER_ARRAYS_MAX]; } Packed;
+
+static void packed_free_all(Packed *pk) { for (int i = 0; i < LEARNER_ARRAYS_MAX; i++) free(pk->z[i]); }
+
+static uint8_t *serialize(const TrainState *s, const LearnerArray *a, const LearnerArray *ref, int na, uint32_t flags,
+                          size_t *len) {
+    Packed pk = {0};
+    for (int i = 0; i < na; i++)
+        if (packed_encode(a[i].data, ref ? ref[i].data : NULL, a[i].n, &pk.z[i], &pk.zn[i])) { packed_free_all(&pk); return NULL; }
     const size_t st = train_config_write(&s->cfg, CKPT_ROLES, NULL, 0);
     const size_t hb = header_bytes(st, na);
-    size_t total = hb + p->n * sizeof(double) + 4;
-    for (int i = 0; i < na; i++) total += a[i].n * sizeof(double);
+    size_t total = hb + 4;
+    for (int i = 0; i < na; i++) total += pk.zn[i];
     *len = total;
     Writer w = { malloc(total), 0 };
     char *text = malloc(st + 1);
-    if (!w.p || !text) { free(w.p); free(text); return NULL; }
+    if (!w.p || !text) { free(w.p); free(text); packed_free_all(&pk); return NULL; }
     put_bytes(&w, CKPT_MAGIC, 8);
     put_u32(&w, CKPT_VERSION);
     put_u32(&w, (uint32_t)hb);
@@ -89,8 +97,7 @@ static uint8_t *serialize(const TrainState *s, const LearnerArray *a, int na, ui
     free(text);
     put_i64(&w, s->iteration); put_i64(&w, s->episodes); put_i64(&w, s->agent_steps); put_i64(&w, s->frames);
     put_f64(&w, s->running_reward); put_f64(&w, s->wall_s);
-    put_i32(&w, p->D); put_i32(&w, p->H); put_u64(&w, p->n);
-    put_u32(&w, flags);
+    put_u32(&w, flags | (ref ? CKPT_FLAG_FROM_FRESH : 0));
     put_u32(&w, (uint32_t)na);
     for (int i = 0; i < na; i++) {
         char name[LEARNER_ARRAY_NAME_MAX] = {0};               // zero padding: no stray bytes in the file
@@ -98,11 +105,12 @@ static uint8_t *serialize(const TrainState *s, const LearnerArray *a, int na, ui
         put_bytes(&w, name, sizeof(name));
         put_u32(&w, a[i].nonneg ? 1 : 0);
         put_u64(&w, a[i].n);
+        put_u64(&w, pk.zn[i]);
+        put_u32(&w, packed_crc(a[i].data, a[i].n));
     }
-    if (w.pos != hb) { free(w.p); return NULL; }                // a bug: the header's size is its layout's
-    for (size_t i = 0; i < p->n; i++) put_f64(&w, p->w[i]);
-    for (int k = 0; k < na; k++)
-        for (size_t i = 0; i < a[k].n; i++) put_f64(&w, a[k].data[i]);
+    if (w.pos != hb) { free(w.p); packed_free_all(&pk); return NULL; }   // a bug: the header's size is its layout's
+    for (int i = 0; i < na; i++) put_bytes(&w, pk.z[i], pk.zn[i]);
+    packed_free_all(&pk);
     put_u32(&w, crc32_of(w.p, w.pos));
     return w.p;
 }
@@ -110,22 +118,42 @@ static uint8_t *serialize(const TrainState *s, const LearnerArray *a, int na, ui
 // ----------------------------------------------------------------------------
 // atomic write
 
+// A fresh run of s's settings (what the arrays are stored against: zero wherever the run has
+// not moved them), or -1 where none can be made now (out of memory: the arrays go plain).
+static int fresh_reference(const TrainState *s, const LearnerArray *a, int na, TrainState *ref, LearnerArray *ra) {
+    if (train_state_init(ref, &s->cfg, s->learner)) return -1;
+    train_state_settle(ref);
+    int n = train_state_arrays(ref, ra);
+    bool same = n == na;
+    for (int i = 0; same && i < na; i++) same = !strcmp(a[i].name, ra[i].name) && a[i].n == ra[i].n;
+    if (same) return 0;
+    train_state_free(ref);
+    return -1;
+}
+
 int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char *err, size_t errlen) {
     if (strlen(path) + 8 > CKPT_PATH_MAX) { snprintf(err, errlen, "cannot write checkpoint: path too long"); return -1; }
+    if (!s->learner) {      // a caller's bug: a loaded state is attached (train_state_attach) before it is written
+        snprintf(err, errlen, "cannot write checkpoint %s: no learner attached", path);
+        return -1;
+    }
     if (!train_state_settled(s)) {      // a caller's bug: the deferred cache decays would be lost
         snprintf(err, errlen, "cannot write checkpoint %s: the learner's state is not settled (train_state_settle)", path);
         return -1;
     }
-    LearnerArray a[LEARNER_ARRAYS_MAX];
+    LearnerArray a[LEARNER_ARRAYS_MAX], ra[LEARNER_ARRAYS_MAX];
     int na = train_state_arrays((TrainState *)s, a);
-    const char *bad = weights_unusable(s->policy.w, s->policy.n);
+    const char *bad = NULL;
     for (int i = 0; i < na && !bad; i++) bad = array_unusable(&a[i]);
     if (bad) {          // it could not be read back: a run that diverged stops here
         snprintf(err, errlen, "cannot write checkpoint %s: %s", path, bad);
         return -1;
     }
+    TrainState ref;
+    const bool have_ref = fresh_reference(s, a, na, &ref, ra) == 0;
     size_t len;
-    uint8_t *buf = serialize(s, a, na, flags, &len);
+    uint8_t *buf = serialize(s, a, have_ref ? ra : NULL, na, flags, &len);
+    if (have_ref) train_state_free(&ref);
     if (!buf) { snprintf(err, errlen, "cannot write checkpoint %s: out of memory", path); return -1; }
     int rc = file_replace(path, buf, len, err, errlen);   // on failure the previous checkpoint is untouched
     free(buf);
@@ -161,6 +189,44 @@ static const char *read_v1_settings(Reader *r, char *text, size_t n, int32_t *ha
              fmt_shortest(lr, b[0], sizeof(b[0])), fmt_shortest(gamma, b[1], sizeof(b[1])), fmt_shortest(decay, b[2], sizeof(b[2])),
              (unsigned long long)seed, (long long)iterations, *has_target ? fmt_shortest(target, b[3], sizeof(b[3])) : "none",
              (long long)every, fmt_shortest(secs, b[0], sizeof(b[0])), keep);
+    return NULL;
+}
+
+// Reads the arrays' data (r at the first byte after the header): a version 1 to 3 file's raw
+// float64s (its weights block first, n of them, as the array "weights"), a version 4 file's
+// packed streams (stored[i] bytes each). NULL, or what is wrong.
+static const char *read_arrays(Reader *r, uint32_t version, uint64_t n, const uint64_t *stored, SavedArrays *sv) {
+    if (version <= 3 && n) {            // the seeds' network first: the legacy array "weights"
+        memmove(&sv->name[1], &sv->name[0], sizeof(sv->name[0]) * (size_t)sv->count);
+        memmove(&sv->n[1], &sv->n[0], sizeof(sv->n[0]) * (size_t)sv->count);
+        memmove(&sv->nonneg[1], &sv->nonneg[0], sizeof(sv->nonneg[0]) * (size_t)sv->count);
+        snprintf(sv->name[0], sizeof(sv->name[0]), "%s", CKPT_LEGACY_WEIGHTS);
+        sv->n[0] = (size_t)n;
+        sv->nonneg[0] = false;
+        sv->legacy = true;
+        stored = NULL;
+    }
+    const int count = sv->count + (sv->legacy ? 1 : 0);
+    sv->count = 0;
+    for (int k = 0; k < count; k++) {
+        if (version >= 4) {
+            const char *why = packed_decode(r->p + r->pos, (size_t)stored[k], sv->n[k], &sv->data[k]);
+            if (why) {
+                static _Thread_local char msg[96];
+                snprintf(msg, sizeof(msg), "corrupted (array %s: %s)", sv->name[k], why);
+                return msg;
+            }
+            r->pos += (size_t)stored[k];
+        } else {
+            if (!(sv->data[k] = malloc(sizeof(double) * (sv->n[k] ? sv->n[k] : 1)))) return "out of memory";
+            for (size_t i = 0; i < sv->n[k]; i++) sv->data[k][i] = get_f64(r);
+        }
+        sv->count = k + 1;
+        if (sv->from_fresh) continue;       // checked as the learner takes it back
+        const LearnerArray la = { sv->name[k], sv->data[k], sv->n[k], sv->nonneg[k] };
+        const char *bad = array_unusable(&la);
+        if (bad) return bad;
+    }
     return NULL;
 }
 
@@ -200,14 +266,17 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     }
     int64_t iteration = get_i64(&r), episodes = get_i64(&r), agent_steps = get_i64(&r), frames = get_i64(&r);
     double running = get_f64(&r), wall = get_f64(&r);
-    int32_t D = get_i32(&r), H = get_i32(&r);
-    uint64_t n = get_u64(&r);
+    // versions 1 to 3: the seeds' network's shape (all 0 in version 3 where the run had none)
+    int32_t D = 0, H = 0;
+    uint64_t n = 0;
+    if (version <= 3) { D = get_i32(&r); H = get_i32(&r); n = get_u64(&r); }
     uint32_t flags = get_u32(&r);
     // the learner's arrays: version 1 has one, the RMSProp cache of n entries
     SavedArrays *sv = &s->saved;
     uint32_t na = version == 1 ? 1 : get_u32(&r);
-    if (na > LEARNER_ARRAYS_MAX) { snprintf(err, errlen, "corrupted (%u learner arrays)", na); return -1; }
-    uint64_t data = n;                  // float64s after the header
+    if (na > LEARNER_ARRAYS_MAX - (version <= 3 ? 1 : 0)) { snprintf(err, errlen, "corrupted (%u learner arrays)", na); return -1; }
+    uint64_t stored[LEARNER_ARRAYS_MAX] = {0};
+    uint64_t data = 0, entries = n;     // bytes after the header (less the CRC); float64s in all
     for (uint32_t i = 0; i < na; i++) {
         uint64_t an = n;
         if (version == 1) { snprintf(sv->name[i], sizeof(sv->name[i]), "%s", CKPT_V1_ARRAY); sv->nonneg[i] = true; }
@@ -215,27 +284,32 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
             get_bytes(&r, sv->name[i], sizeof(sv->name[i]));
             uint32_t nonneg = get_u32(&r);
             an = get_u64(&r);
-            if (!memchr(sv->name[i], 0, sizeof(sv->name[i])) || nonneg > 1 || an > ((uint64_t)1 << 40)) {
+            if (version >= 4) { stored[i] = get_u64(&r); sv->crc[i] = get_u32(&r); }
+            if (!memchr(sv->name[i], 0, sizeof(sv->name[i])) || nonneg > 1 || an > ((uint64_t)1 << 40) || stored[i] > len) {
                 snprintf(err, errlen, "corrupted (learner array %u)", i);
                 return -1;
             }
             sv->nonneg[i] = nonneg;
         }
         sv->n[i] = (size_t)an;
-        data += an;
+        data += version >= 4 ? stored[i] : 8 * an;
+        entries += an;
     }
+    sv->count = (int)na;
+    sv->has_crc = version >= 4;
+    sv->from_fresh = version >= 4 && (flags & CKPT_FLAG_FROM_FRESH);
     if (r.short_read || r.pos != hbytes) { snprintf(err, errlen, "truncated or inconsistent header"); return -1; }
 
     // sizes first (nothing is allocated before the file is known to hold the data)
     // version 3: D = H = n = 0 says the run has no seeds' network (its learner has its own)
-    const bool no_policy = version >= 3 && D == 0 && H == 0 && n == 0;
+    const bool no_policy = version >= 4 || (version == 3 && D == 0 && H == 0 && n == 0);
     bool shape_ok = no_policy || (D == POLICY_D && H >= 1 && H <= CKPT_H_MAX && n == (uint64_t)D * (uint64_t)H + (uint64_t)H);
-    const uint64_t want = hbytes + data * 8 + 4;
+    const uint64_t want = hbytes + data + (version <= 3 ? 8 * n : 0) + 4;
     if (shape_ok && len < want) { snprintf(err, errlen, "truncated (%zu of %llu bytes)", len, (unsigned long long)want); return -1; }
     if (check_crc) {        // before what the header says is believed
-        uint32_t stored = (uint32_t)buf[len - 4] | (uint32_t)buf[len - 3] << 8 | (uint32_t)buf[len - 2] << 16 |
-                          (uint32_t)buf[len - 1] << 24;
-        if (crc32_of(buf, len - 4) != stored) { snprintf(err, errlen, "corrupted (checksum mismatch)"); return -1; }
+        uint32_t stored_crc = (uint32_t)buf[len - 4] | (uint32_t)buf[len - 3] << 8 | (uint32_t)buf[len - 2] << 16 |
+                              (uint32_t)buf[len - 1] << 24;
+        if (crc32_of(buf, len - 4) != stored_crc) { snprintf(err, errlen, "corrupted (checksum mismatch)"); return -1; }
     }
     if (!shape_ok) {
         snprintf(err, errlen, "wrong shape: D=%d H=%d n=%llu (need D=%d, 1<=H<=%d, n=D*H+H%s)", D, H,
@@ -243,33 +317,30 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
         return -1;
     }
     if (len != want) { snprintf(err, errlen, "corrupted (%zu bytes, the header says %llu)", len, (unsigned long long)want); return -1; }
+    if (entries > CKPT_ENTRIES_MAX) { snprintf(err, errlen, "corrupted (%llu float64s, more than any run has)", (unsigned long long)entries); return -1; }
     // a setting added after the file was written gets its default
     train_config_default(&s->cfg);
     if (!bad) bad = train_config_read(&s->cfg, text, tlen, CKPT_ROLES, why, sizeof(why));
     if (bad) { snprintf(err, errlen, "invalid configuration (%s)", bad); return -1; }
     s->cfg.run_dir[0] = 0;
-    if (!no_policy && s->cfg.hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", s->cfg.hidden, H); return -1; }
-    if (iteration < 0 || episodes < 0 || agent_steps < 0 || frames < 0 || !(wall >= 0) ||
-        !(running >= -TRAIN_REWARD_MAX && running <= TRAIN_REWARD_MAX) || (flags & ~CKPT_FLAG_IMPORTED)) {
+    if (!no_policy && n && s->cfg.hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", s->cfg.hidden, H); return -1; }
+    if (iteration < 0 || episodes < 0 || agent_steps < 0 || frames < 0 || !(wall >= 0 && wall <= CKPT_WALL_MAX_S) ||
+        !(running >= -TRAIN_REWARD_MAX && running <= TRAIN_REWARD_MAX) || (flags & ~CKPT_FLAGS_KNOWN) ||
+        (version <= 3 && (flags & CKPT_FLAG_FROM_FRESH))) {
         snprintf(err, errlen, "invalid counters or flags");
         return -1;
     }
-    if (!no_policy && policy_alloc(&s->policy, D, H)) { snprintf(err, errlen, "out of memory (H=%d)", H); return -1; }
-    for (size_t i = 0; i < n; i++) s->policy.w[i] = get_f64(&r);
-    bad = weights_unusable(s->policy.w, (size_t)n);
-    for (uint32_t k = 0; k < na && !bad; k++) {
-        if (!(sv->data[k] = malloc(sizeof(double) * (sv->n[k] ? sv->n[k] : 1)))) bad = "out of memory";
-        else {
-            sv->count = (int)k + 1;
-            for (size_t i = 0; i < sv->n[k]; i++) sv->data[k][i] = get_f64(&r);
-            const LearnerArray la = { sv->name[k], sv->data[k], sv->n[k], sv->nonneg[k] };
-            bad = array_unusable(&la);
-        }
+    if (iteration > CKPT_COUNTER_MAX || episodes > CKPT_COUNTER_MAX || agent_steps > CKPT_COUNTER_MAX || frames > CKPT_COUNTER_MAX) {
+        snprintf(err, errlen, "counters beyond what a run can reach (iteration %lld, episodes %lld, agent steps %lld, frames "
+                 "%lld; each at most 2^%d)", (long long)iteration, (long long)episodes, (long long)agent_steps,
+                 (long long)frames, CKPT_COUNTER_BITS);
+        return -1;
     }
+    bad = read_arrays(&r, version, n, stored, sv);
     if (bad) { snprintf(err, errlen, "%s", bad); train_state_free(s); return -1; }
     s->iteration = iteration; s->episodes = episodes; s->agent_steps = agent_steps; s->frames = frames;
     s->running_reward = running; s->wall_s = wall;
-    if (flags_out) *flags_out = flags;
+    if (flags_out) *flags_out = flags & ~CKPT_FLAG_FROM_FRESH;
     return 0;
 }
 
@@ -308,10 +379,18 @@ int checkpoint_load(const char *path, TrainState *s, uint32_t *flags_out, char *
 // ----------------------------------------------------------------------------
 // a run directory's checkpoints
 
-static bool is_ckpt_name(const char *name) {
+// "ckpt-<digits>.bin", at least CKPT_DIGITS of them (more once an iteration needs them), and
+// its iteration; not one that no run can reach.
+static bool ckpt_name_iteration(const char *name, int64_t *iteration) {
     size_t n = strlen(name), pl = strlen(CKPT_PREFIX), sl = strlen(CKPT_SUFFIX);
-    if (n != pl + CKPT_DIGITS + sl || strncmp(name, CKPT_PREFIX, pl) || strcmp(name + n - sl, CKPT_SUFFIX)) return false;
-    for (size_t i = pl; i < pl + CKPT_DIGITS; i++) if (name[i] < '0' || name[i] > '9') return false;
+    if (n < pl + CKPT_DIGITS + sl || strncmp(name, CKPT_PREFIX, pl) || strcmp(name + n - sl, CKPT_SUFFIX)) return false;
+    int64_t v = 0;
+    for (size_t i = pl; i < n - sl; i++) {
+        if (name[i] < '0' || name[i] > '9') return false;
+        v = v * 10 + (name[i] - '0');
+        if (v > CKPT_COUNTER_MAX) return false;
+    }
+    *iteration = v;
     return true;
 }
 
@@ -320,10 +399,18 @@ static bool is_tmp_name(const char *name) {
     return !strncmp(name, CKPT_PREFIX, strlen(CKPT_PREFIX)) && n > 4 && !strcmp(name + n - 4, ".tmp");
 }
 
-static int cmp_desc(const void *a, const void *b) { return strcmp(*(char *const *)b, *(char *const *)a); }
+// Newest first: by iteration (ckpt-100000000 after ckpt-99999999, whatever their widths), then
+// by name, so that the order is one.
+static int cmp_desc(const void *a, const void *b) {
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    int64_t i, j;
+    ckpt_name_iteration(x, &i);
+    ckpt_name_iteration(y, &j);
+    if (i != j) return i < j ? 1 : -1;
+    return strcmp(y, x);
+}
 
-// The checkpoint file names of dir, newest first (the fixed-width iteration sorts as text).
-// Iterations past 8 digits still sort correctly: a longer name is never a valid name here.
+// The checkpoint file names of dir, newest first.
 static int list_ckpts(const char *dir, char ***names, int *count) {
     *names = NULL; *count = 0;
     DIR *d = opendir(dir);
@@ -331,7 +418,8 @@ static int list_ckpts(const char *dir, char ***names, int *count) {
     int cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (!is_ckpt_name(e->d_name)) continue;
+        int64_t it;
+        if (!ckpt_name_iteration(e->d_name, &it)) continue;
         if (*count == cap) {
             cap = cap ? 2 * cap : 16;
             char **q = realloc(*names, sizeof(char *) * (size_t)cap);

@@ -1,22 +1,31 @@
 // checkpoint.h: a training run on disk (TrainState, state.h). One file holds everything needed to continue a run
-// bit-identically: the settings, the counters, the weights and the learner's state (its arrays,
-// learner.h: for pg the RMSProp cache). There is no random-number state to save: every
-// episode's streams derive from (run seed, global episode index), and the episode count is saved.
+// bit-identically: the settings, the counters and the learner's state (its arrays, learner.h:
+// for pg its weights and RMSProp cache, for PPO its network, Adam's moments and its envs).
+// There is no random-number state to save: every stream derives from the run seed and the
+// counters (util/streams.h), and the counters are saved.
 //
-// File layout (format version 3, every number little-endian):
-//   magic "PONGRLCK" (8) | u32 version | u32 header bytes (everything before the weights)
+// File layout (format version 4, every number little-endian):
+//   magic "PONGRLCK" (8) | u32 version | u32 header bytes (everything before the arrays' data)
 //   settings: u32 bytes | "name=value\n" for each setting of roles RUN and GOAL that applies to
 //             the run (config.h: the table's rows, its text form; a setting missing from the file
 //             gets its default, an unknown one is refused)
 //   state:    i64 iteration, episodes, agent_steps, frames | f64 running_reward, wall_s
-//   shape:    i32 D | i32 H | u64 n (= D*H + H) of the seeds' network, all 0 where the run
-//             has none (a learner with its own network: PPO's is its first array) | u32 flags (CKPT_FLAG_*)
+//             | u32 flags (CKPT_FLAG_*)
 //   arrays:   u32 count | each: char name[24] (NUL-padded) | u32 nonneg | u64 length
-//   data:     f64 w[n] (W1 transposed (D, H), then W2 (H,)) | each array's f64 values, in order
-//   u32 CRC-32 (zlib) of every byte before it
-// Versions 1 and 2 are still read: models and runs made before them load and resume. Version
-// 2 is version 3 with the seeds' network always there (PPO runs carried an unused one); version
-// 1 has fixed settings in a 228-byte header, then w[n] and pg's RMSProp cache[n].
+//             | u64 stored bytes | u32 CRC-32 of its float64s as the run holds them (packed_crc)
+//   data:     each array packed (packed.h): deflated, its bits XOR those of the same array of a
+//             fresh run of the same settings where CKPT_FLAG_FROM_FRESH (what is not zero is
+//             what the run moved); stored-bytes each
+//   u32 CRC-32 (zlib) of every byte before it: of what is written, so a damaged file is
+//             refused before anything is inflated; each array's own CRC then says it came back
+//             whole once its learner has undone the difference (train_state_attach).
+// Versions 1 to 3 are still read: models and runs made before them load and resume. Version 3
+// is version 4 without the stored bytes and CRCs, the arrays raw float64s, and a block of the
+// seeds' network before them (i32 D | i32 H | u64 n after the state; f64 w[n] before the
+// arrays; all 0 where the run had none): it loads as the array "weights" ahead of the others,
+// which is pg's, and a learner without that array drops it. Version 2 always has that block
+// (PPO runs carried an unused one); version 1 has fixed settings in a 228-byte header, then
+// w[n] and pg's RMSProp cache[n].
 //
 // Writes are atomic: a temporary file in the same directory, fsync, rename, fsync of the
 // directory. A crash at any moment leaves either the old file or the new one, never half.
@@ -31,20 +40,30 @@
 #include "state.h"
 
 #define CKPT_MAGIC "PONGRLCK"
-#define CKPT_VERSION 3u
+#define CKPT_VERSION 4u
 #define CKPT_SETTINGS_MAX 4096u       // bytes of the settings text at most
 #define CKPT_H_MAX TRAIN_H_MAX        // the largest H a run may have
 #define CKPT_FLAG_IMPORTED 1u         // weights imported from .npy: no training history
+#define CKPT_FLAG_FROM_FRESH 2u       // the arrays are stored as their difference from a fresh run's
+#define CKPT_FLAGS_KNOWN (CKPT_FLAG_IMPORTED | CKPT_FLAG_FROM_FRESH)
+#define CKPT_LEGACY_WEIGHTS "weights" // versions 1 to 3: the seeds' network's block, as an array
+// No counter of a run gets past 2^50 (a million agent steps a second for 35 years): a file that
+// says more is refused, so the loop's sums cannot overflow on the way (a learner that
+// multiplies a counter checks its own product: PPO's Adam step count).
+#define CKPT_COUNTER_BITS 50
+#define CKPT_COUNTER_MAX ((int64_t)1 << CKPT_COUNTER_BITS)
+#define CKPT_WALL_MAX_S 1e12          // training seconds (31,000 years)
 #define CKPT_PATH_MAX (RUN_DIR_MAX + 512)   // a run dir, a file name, room for ".tmp"
 // No valid file is larger: the largest network's weights and arrays of up to 4 times their size
 #define CKPT_SIZE_MAX (((uint64_t)POLICY_D * CKPT_H_MAX + CKPT_H_MAX) * 8 * (1 + 4) + (1u << 20))
+#define CKPT_ENTRIES_MAX (CKPT_SIZE_MAX / 8)   // float64s in all, packed or not
 
 // Writes s to path atomically (path.tmp, fsync, rename, fsync dir). flags: CKPT_FLAG_*.
 // Returns 0, or -1 with one line in err; on failure an existing file at path is untouched.
 int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char *err, size_t errlen);
 
-// Reads a checkpoint into s (its policy, and the learner's arrays held for train_state_attach;
-// free with train_state_free).
+// Reads a checkpoint into s (the learner's arrays held for train_state_attach, which a loaded
+// state needs before it is used or written again; free with train_state_free).
 // Refuses, with one line in err saying which, an empty, truncated, corrupted (checksum),
 // foreign (magic), newer or older (version) or inconsistent (shape, config) file. The
 // run_dir of the loaded config is left empty. flags_out may be NULL. 0 or -1.
@@ -56,7 +75,8 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
                      char *err, size_t errlen);
 
 // ----------------------------------------------------------------------------
-// A run directory's checkpoints: RUN_DIR/checkpoints/ckpt-<iteration, 8 digits>.bin
+// A run directory's checkpoints: RUN_DIR/checkpoints/ckpt-<iteration>.bin, the iteration in
+// at least 8 digits (zero-padded; more past 99,999,999), taken in the order of the iterations
 
 // The path of the checkpoint of `iteration` in run_dir (what checkpoint_save writes).
 void checkpoint_path(const char *run_dir, int64_t iteration, char *out, size_t outlen);

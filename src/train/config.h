@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../policy/policy.h"
 
 #define RUN_DIR_MAX 1024
 #define TRAIN_H_MAX 100000            // the largest H a run may have (checkpoints refuse more)
@@ -47,7 +46,7 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "ALE's difficulty 0-3: bit 0 halves the CPU's bat, bit 1 the agent's") \
     X(INT,  batch_size,       "batch-size",       10,            1, TRAIN_BATCH_MAX,  RUN,  "pg", \
       "episodes per update") \
-    X(INT,  hidden,           "hidden",           POLICY_H_DEFAULT, 1, TRAIN_H_MAX,   RUN,  "", \
+    X(INT,  hidden,           "hidden",           200,           1, TRAIN_H_MAX,   RUN,  "", \
       "hidden units H") \
     X(F64,  lr,               "lr",               1e-4,          0, 1,                RUN,  "", \
       "learning rate") \

@@ -5,12 +5,9 @@
 // as they hold a Comm (comm.h) and never ask which transport.
 //
 // What is whose in a run (TrainState, state.h):
-//   the run's:      settings, counters (iteration, episodes, steps, running mean, wall time),
-//                   and the seeds' network `policy` (6400 -> H -> 1) where the learner acts with
-//                   it (pg: what eval, record and export then use); a learner with a network of its
-//                   own (Learner.weights: ppo) leaves `policy` empty
-//   the learner's:  everything else it needs to go on bit-identically (an optimiser's state,
-//                   a value head, its own network), listed as float64 arrays (Learner.arrays)
+//   the run's:      settings, counters (iteration, episodes, steps, running mean, wall time)
+//   the learner's:  everything else it needs to go on bit-identically (its network, an
+//                   optimiser's state, its envs), listed as float64 arrays (Learner.arrays)
 //                   that the checkpoint writes and reads and the transport sends out once; and
 //                   its scratch. eval, record and export act with its own network through it
 //                   (rl/agent.h's AgentPolicy, export_npy).
@@ -78,10 +75,11 @@ typedef struct Learner {
     // Bytes a run of this configuration needs (weights, its state, each worker thread's
     // share): a run that does not fit is refused before anything is allocated.
     double (*memory_bytes)(const TrainConfig *c);
-    // Its state for s (s->cfg set; s->policy allocated unless it has its own network). fresh:
-    // also the run's initial weights (from s->cfg.seed); else s->policy already holds the
-    // weights and its arrays are filled in after this returns (checkpoint, transport). 0, or -1
-    // (out of memory).
+    // Its state for s (s->cfg set). fresh: every array as a fresh run of these settings has it
+    // (the initial weights drawn from s->cfg.seed; a checkpoint stores each array as its
+    // difference from these, so they must be a function of the settings alone); else the
+    // arrays are filled in after this returns (checkpoint, transport, import). 0, or -1 (out of
+    // memory).
     int (*create)(TrainState *s, bool fresh);
     void (*destroy)(TrainState *s);
     // Its state's arrays, in a fixed order (at most LEARNER_ARRAYS_MAX); returns how many.
@@ -102,26 +100,23 @@ typedef struct Learner {
     int (*episodes_per_iteration)(const TrainConfig *c);
     // NULL, or what is wrong with c's settings together (one line), beyond each one's range.
     const char *(*check)(const TrainConfig *c);
-    // NULL where s->policy is the learner's network; else its own network's weights (*n of
-    // them), what the run's closing "weights crc32" is of (ppo: its actor-critic), and the run
-    // has no s->policy.
+    // Its network's weights (*n of them; one of its arrays): what the run's closing "weights
+    // crc32" is of.
     const double *(*weights)(const TrainState *s, size_t *n);
     // Its network as .npy files in dir (weights_npy.h), with dir/model.txt where its settings
     // shape it: what NumPy plays (docs/runs.md) and import reads back; `wrote` gets one line
     // naming the files. Called with the learner attached. 0, or -1 with one line in err.
     int (*export_npy)(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);
     // The way back: s, holding the settings of dir/model.txt (notes: its other lines; NULL for
-    // a folder without model.txt that bare_npy called this learner's), takes dir's network: as
-    // this learner's state, the rest as a fresh run's, or (a learner without `weights`) in
-    // s->policy with no learner attached. 0, or -1 with one line in err (a file that does not
-    // fit the settings or this build).
+    // a folder without model.txt that bare_npy called this learner's), takes dir's network as
+    // this learner's state (attached), the rest as made (train_state_attach). 0, or -1 with one
+    // line in err (a file that does not fit the settings or this build).
     int (*import_npy)(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
     // NULL, or asked of a folder without model.txt whether it holds this learner's files (pg:
     // the seed's W1.npy and W2.npy): the files in one phrase for the user, else NULL.
     const char *(*bare_npy)(const char *dir);
     // How it acts (eval, record, watch): its network as an AgentPolicy (rl/agent.h), sampling
-    // or greedy, valid while s is. A learner with a network of its own (weights) is attached
-    // to s first.
+    // or greedy, valid while s is. Called with the learner attached.
     AgentPolicy (*agent)(TrainState *s, bool greedy);
 } Learner;
 

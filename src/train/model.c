@@ -34,6 +34,17 @@ static int load_exported(const char *src, const Learner *const *learners, TrainS
     return 0;
 }
 
+// A loaded checkpoint goes on with its learner (of `learners`), which takes its arrays.
+static int attach_own(TrainState *s, const char *src, const Learner *const *learners, char *err, size_t errlen) {
+    const Learner *l = learner_find(learners, s->cfg.algo);
+    char why[512];
+    if (!l) snprintf(err, errlen, "%s: a checkpoint of --algo %s, which this build cannot read", src, s->cfg.algo);
+    else if (train_state_attach(s, l, why, sizeof(why))) snprintf(err, errlen, "%s: %s", src, why);
+    else return 0;
+    train_state_free(s);
+    return -1;
+}
+
 int model_load(const char *src, const Learner *const *learners, TrainState *s, char *desc, size_t desclen, char *err,
                size_t errlen) {
     memset(s, 0, sizeof(*s));
@@ -41,7 +52,7 @@ int model_load(const char *src, const Learner *const *learners, TrainState *s, c
     char path[CKPT_PATH_MAX];
     if (!is_dir(src)) {
         uint32_t flags;
-        if (checkpoint_load(src, s, &flags, err, errlen)) return -1;
+        if (checkpoint_load(src, s, &flags, err, errlen) || attach_own(s, src, learners, err, errlen)) return -1;
         snprintf(desc, desclen, "%s (%s, H=%d, iteration %lld, %lld episodes)", src,
                  flags & CKPT_FLAG_IMPORTED ? "imported weights" : "checkpoint", s->cfg.hidden,
                  (long long)s->iteration, (long long)s->episodes);
@@ -65,6 +76,7 @@ int model_load(const char *src, const Learner *const *learners, TrainState *s, c
             snprintf(err, errlen, "%s: not a checkpoint, a run directory, nor a folder with W1.npy and W2.npy or model.txt", src);
         return -1;
     }
+    if (attach_own(s, path, learners, err, errlen)) return -1;
     snprintf(desc, desclen, "%s (checkpoint, H=%d, iteration %lld, %lld episodes)", path, s->cfg.hidden,
              (long long)s->iteration, (long long)s->episodes);
     return 0;
@@ -79,7 +91,13 @@ TrainState *model_open_with(const char *src, const Learner *const *learners, cha
 }
 
 int model_hidden(const TrainState *s) { return s->cfg.hidden; }
-const double *model_weights(const TrainState *s) { return s->policy.n ? s->policy.w : NULL; }
+const double *model_weights(const TrainState *s) {
+    LearnerArray a[LEARNER_ARRAYS_MAX];
+    const int count = train_state_arrays((TrainState *)s, a);
+    for (int i = 0; i < count; i++)
+        if (!strcmp(a[i].name, MODEL_WEIGHTS_ARRAY)) return a[i].data;
+    return NULL;
+}
 const char *model_algo(const TrainState *s) { return s->cfg.algo; }
 
 const char *model_setting(const TrainState *s, const char *name) {

@@ -1,6 +1,8 @@
 // state.c: a run's state made, handed to its learner, and freed.
 #include "state.h"
 
+#include "packed.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +16,8 @@ static void saved_free(SavedArrays *a) {
 int train_state_init(TrainState *s, const TrainConfig *cfg, const Learner *learner) {
     memset(s, 0, sizeof(*s));
     s->cfg = *cfg;
-    // the seeds' network, for a learner that acts with it (one with its own has none)
-    if (!learner->weights && policy_alloc(&s->policy, POLICY_D, cfg->hidden)) return -1;
     s->learner = learner;
-    if (learner->create(s, true)) { s->learner = NULL; policy_free(&s->policy); return -1; }
+    if (learner->create(s, true)) { s->learner = NULL; return -1; }
     return 0;
 }
 
@@ -26,21 +26,28 @@ void train_state_free(TrainState *s) {
     s->learner = NULL;
     s->algo = NULL;
     saved_free(&s->saved);
-    policy_free(&s->policy);
 }
+
+// The legacy block of the seeds' network, for a learner without an array of that name.
+static void saved_drop_first(SavedArrays *a) {
+    free(a->data[0]);
+    for (int i = 1; i < a->count; i++) {
+        memcpy(a->name[i - 1], a->name[i], sizeof(a->name[i]));
+        a->data[i - 1] = a->data[i]; a->n[i - 1] = a->n[i]; a->nonneg[i - 1] = a->nonneg[i];
+    }
+    a->data[--a->count] = NULL;
+}
+
 
 int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t errlen) {
     if (s->learner == learner) return 0;
     if (s->learner) { snprintf(err, errlen, "internal error: the state has a learner already"); return -1; }
-    if (learner->weights && s->policy.w) {     // a version 2 checkpoint's unused seeds' network (PPO runs made one)
-        policy_free(&s->policy);
-        memset(&s->policy, 0, sizeof(s->policy));
-    }
+    SavedArrays *sv = &s->saved;
     s->learner = learner;
-    if (learner->create(s, false)) { s->learner = NULL; snprintf(err, errlen, "out of memory (H=%d)", s->cfg.hidden); return -1; }
+    if (learner->create(s, sv->from_fresh)) { s->learner = NULL; snprintf(err, errlen, "out of memory (H=%d)", s->cfg.hidden); return -1; }
     LearnerArray a[LEARNER_ARRAYS_MAX];
     int n = learner->arrays(s, a);
-    const SavedArrays *sv = &s->saved;
+    if (sv->legacy && sv->count > 0 && (n == 0 || strcmp(a[0].name, sv->name[0]))) saved_drop_first(sv);
     bool match = n == sv->count || sv->count == 0;      // none: weights alone (import), its arrays as made
     for (int i = 0; match && i < sv->count; i++) match = !strcmp(a[i].name, sv->name[i]) && a[i].n == sv->n[i];
     if (!match) {
@@ -49,7 +56,22 @@ int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t 
         s->learner = NULL;
         return -1;
     }
-    for (int i = 0; i < sv->count; i++) memcpy(a[i].data, sv->data[i], a[i].n * sizeof(double));
+    int i = 0;
+    for (; i < sv->count && match; i++) {
+        if (sv->from_fresh) packed_xor(a[i].data, sv->data[i], a[i].n);     // onto the fresh run's, as made
+        else memcpy(a[i].data, sv->data[i], a[i].n * sizeof(double));
+        match = !sv->has_crc || packed_crc(a[i].data, a[i].n) == sv->crc[i];
+        if (!match) break;
+    }
+    const char *bad = NULL;
+    for (int k = 0; match && !bad && k < sv->count; k++) bad = array_unusable(&a[k]);
+    if (!match || bad) {       // !match: a fresh run of its settings is not what it was where the file was written
+        if (bad) snprintf(err, errlen, "%s", bad);
+        else snprintf(err, errlen, "the checkpoint's %s does not come back as it was written (its checksum)", a[i].name);
+        learner->destroy(s);
+        s->learner = NULL;
+        return -1;
+    }
     saved_free(&s->saved);
     return 0;
 }
@@ -57,7 +79,7 @@ int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t 
 int train_state_take_weights(TrainState *s, const TrainState *model, char *err, size_t errlen) {
     size_t n, m;
     const double *from = train_state_weights(model, &n);
-    // the learner's own array (or the seeds' network): const only for those who read it
+    // the learner's own array: const only for those who read it
     double *to = (double *)train_state_weights(s, &m);
     if (s->learner != model->learner || n != m || !from) {
         snprintf(err, errlen, "the model's network (%zu weights) is not this run's (%zu)", n, m);
@@ -76,10 +98,8 @@ bool train_state_settled(const TrainState *s) {
 }
 
 const double *train_state_weights(const TrainState *s, size_t *n) {
-    const double *w = s->learner && s->learner->weights ? s->learner->weights(s, n) : NULL;
-    if (w) return w;
-    *n = s->policy.n;
-    return s->policy.w;
+    *n = 0;
+    return s->learner ? s->learner->weights(s, n) : NULL;
 }
 
 int train_state_arrays(TrainState *s, LearnerArray *out) {

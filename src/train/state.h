@@ -1,5 +1,5 @@
-// state.h: where a training run stands: its configuration, the acting network, the learner
-// and its state (learner.h), the counters. What a checkpoint holds (checkpoint.h) and every
+// state.h: where a training run stands: its configuration, the learner and its state
+// (learner.h: its network among its arrays), the counters. What a checkpoint holds (checkpoint.h) and every
 // rank keeps a copy of.
 #ifndef PONGRL_TRAIN_STATE_H
 #define PONGRL_TRAIN_STATE_H
@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../policy/policy.h"
 #include "config.h"
 #include "learner.h"
 
@@ -16,6 +15,15 @@
 
 // A learner's arrays as a checkpoint held them, until a learner takes them (train_state_attach).
 typedef struct {
+    // from_fresh: each array is held as its bits XOR those of the same array of a fresh run of
+    // the same settings (what a checkpoint stores: zero wherever the run has not moved it), and
+    // the learner that takes them undoes it. legacy: a version 1 to 3 file, whose first array is
+    // its fixed block of the seeds' network, named "weights" (pg's), which a learner without an
+    // array of that name drops (version 2 PPO files carried an unused one).
+    // has_crc: crc[i] is array i's packed_crc as the run held it (version 4), checked once
+    // the learner has it back.
+    bool from_fresh, legacy, has_crc;
+    uint32_t crc[LEARNER_ARRAYS_MAX];
     int count;
     char name[LEARNER_ARRAYS_MAX][LEARNER_ARRAY_NAME_MAX];
     double *data[LEARNER_ARRAYS_MAX];
@@ -25,8 +33,6 @@ typedef struct {
 
 typedef struct TrainState {
     TrainConfig cfg;
-    Policy policy;            // the seeds' network: the acting network of a learner without one
-                              // of its own (pg); empty (n = 0) for one with its own (Learner.weights: ppo)
     const Learner *learner;   // NULL: loaded only to act (eval, record, export)
     void *algo;               // the learner's own state (Learner.create)
     SavedArrays saved;        // the learner's arrays as loaded, before a learner takes them
@@ -44,8 +50,9 @@ typedef struct TrainState {
 int train_state_init(TrainState *s, const TrainConfig *cfg, const Learner *learner);
 void train_state_free(TrainState *s);
 // A loaded state (checkpoint_load) goes on with `learner`: its state is made and takes the
-// arrays the checkpoint held (none: its arrays stay as made, for weights that come alone). 0,
-// or -1 with one line in err (they are not this learner's).
+// arrays the checkpoint held (none: its arrays stay as made, for weights that come alone, e.g.
+// an import that fills them in next). 0, or -1 with one line in err (they are not this
+// learner's, or out of memory).
 int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t errlen);
 // A fresh run (train_state_init) takes the weights of a loaded model of the same learner and
 // network (train --init); the learner's other arrays stay as made. 0, or -1 with one line in err.
@@ -55,7 +62,7 @@ int train_state_take_weights(TrainState *s, const TrainState *model, char *err, 
 void train_state_settle(TrainState *s);
 bool train_state_settled(const TrainState *s);
 // The weights that say the run's bits (the closing "weights crc32", the ranks' final check):
-// the learner's own network's (Learner.weights) or s->policy's. *n gets their count.
+// its learner's network (Learner.weights); NULL (*n = 0) before a learner is attached.
 const double *train_state_weights(const TrainState *s, size_t *n);
 // The arrays to save: the learner's (settled), or those loaded and not yet taken. Returns how many.
 int train_state_arrays(TrainState *s, LearnerArray *out);

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "../../policy/policy.h"
+#include "policy.h"
 #include "../../train/gradsum.h"
 #include "../../train/pool.h"
 #include "../../util/rowset.h"

@@ -1,6 +1,7 @@
 // npy.c: pg's network as the seed's .npy files (pg.h): DIR/W1.npy (H, 6400) and DIR/W2.npy
 // (H,), float64, the seed's model['W1'] and model['W2']. No model.txt: H is W1's first
-// dimension, and every other setting is the seed's.
+// dimension, and every other setting is the seed's. Imported, they are pg's weights array with
+// the rest of pg's state as made (train_state_attach).
 #include "pg.h"
 
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #include "../../util/transpose.h"
 
 int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
-    const Policy *p = &s->policy;
+    const Policy *p = &pg_state(s)->net;
     const char *bad = weights_unusable(p->w, p->n);
     if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
     const int D = p->D, H = p->H;
@@ -28,8 +29,6 @@ int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char
 
 int pg_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
     (void)notes;
-    Policy *p = &s->policy;
-    memset(p, 0, sizeof(*p));
     int nd1, nd2;
     size_t s1[4], s2[4];
     double *w1 = NULL, *w2 = NULL;
@@ -42,13 +41,13 @@ int pg_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char 
     }
     if (nd2 != 1 || s2[0] != s1[0]) { snprintf(err, errlen, "%s/W2.npy: shape must be (%zu,) to match W1", dir, s1[0]); goto out; }
     const int H = (int)s1[0], D = POLICY_D;
-    if (policy_alloc(p, D, H)) { snprintf(err, errlen, "out of memory"); goto out; }
+    const char *bad = weights_unusable(w1, (size_t)D * H) ? "W1.npy" : weights_unusable(w2, (size_t)H) ? "W2.npy" : NULL;
+    if (bad) { snprintf(err, errlen, "%s/%s: weights contain NaN or infinity", dir, bad); goto out; }
+    s->cfg.hidden = H;
+    if (train_state_attach(s, &PG_LEARNER, err, errlen)) goto out;      // its state as made: the cache zero
+    const Policy *p = &pg_state(s)->net;
     transpose_f64(w1, (size_t)H, (size_t)D, policy_w1t(p));
     memcpy(policy_w2(p), w2, sizeof(double) * H);
-    const char *bad = weights_unusable(policy_w1t(p), (size_t)D * H) ? "W1.npy"
-                      : weights_unusable(policy_w2(p), (size_t)H) ? "W2.npy" : NULL;
-    if (bad) { snprintf(err, errlen, "%s/%s: weights contain NaN or infinity", dir, bad); policy_free(p); goto out; }
-    s->cfg.hidden = H;
     rc = 0;
 out:
     free(w1);

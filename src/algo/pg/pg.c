@@ -20,8 +20,8 @@
 // a conversion pass and an update pass).
 static uint64_t update_rows(TrainState *s, const double *g, const GradSum *sum, const RowSet *rows, int a,
                             int b, double *scratch) {
-    Policy *p = &s->policy;
     PgState *pg = pg_state(s);
+    Policy *p = &pg->net;
     const size_t H = (size_t)p->H;
     const double lr = s->cfg.lr, decay = s->cfg.decay;
     uint64_t d = 0;
@@ -39,7 +39,7 @@ static uint64_t update_rows(TrainState *s, const double *g, const GradSum *sum, 
 }
 
 static uint64_t update_w2(TrainState *s, const double *g, const GradSum *sum, const RowSet *rows, double *scratch) {
-    Policy *p = &s->policy;
+    Policy *p = &pg_state(s)->net;
     const size_t H = (size_t)p->H, w2 = (size_t)p->D * H;
     const double *gr = g ? g + (size_t)rows->n * H : scratch;
     if (!g) gradsum_to_double_range(sum, scratch, w2, H);
@@ -65,7 +65,7 @@ typedef struct {
 static void update_part(void *ctx, int part, int parts) {
     Update *u = ctx;
     const int n = u->rows->n;
-    double *scratch = u->scratch + (size_t)part * (size_t)u->s->policy.H;
+    double *scratch = u->scratch + (size_t)part * (size_t)pg_state(u->s)->net.H;
     uint64_t d = update_rows(u->s, u->g, u->sum, u->rows, (int)((int64_t)n * part / parts),
                              (int)((int64_t)n * (part + 1) / parts), scratch);
     if (part == parts - 1) d += update_w2(u->s, u->g, u->sum, u->rows, scratch);
@@ -86,8 +86,8 @@ static void update_pool(TrainState *s, Pool *pool, const double *g, const GradSu
 
 static void pg_settle(TrainState *s) {
     PgState *pg = pg_state(s);
-    const size_t H = (size_t)s->policy.H;
-    for (int i = 0; i < s->policy.D; i++) {
+    const size_t H = (size_t)pg->net.H;
+    for (int i = 0; i < pg->net.D; i++) {
         if (pg->cache_at[i] == s->iteration) continue;
         rmsprop_decay(pg->cache + i * H, H, s->iteration - pg->cache_at[i], s->cfg.decay);
         pg->cache_at[i] = s->iteration;
@@ -96,7 +96,7 @@ static void pg_settle(TrainState *s) {
 
 static bool pg_settled(const TrainState *s) {
     const PgState *pg = pg_state(s);
-    for (int i = 0; i < s->policy.D; i++)
+    for (int i = 0; i < pg->net.D; i++)
         if (pg->cache_at[i] != s->iteration) return false;
     return true;
 }
@@ -120,7 +120,7 @@ static int scratch_for(PgState *pg, const TrainConfig *c, const Policy *p, int p
 static int pg_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
     PgState *pg = pg_state(s);
     const int B = s->cfg.batch_size;
-    if (scratch_for(pg, &s->cfg, &s->policy, pool_threads(pool))) {
+    if (scratch_for(pg, &s->cfg, &pg->net, pool_threads(pool))) {
         snprintf(err, errlen, "out of memory, or %s with mode %d and difficulty %d unknown", s->cfg.env_id, s->cfg.mode,
                  s->cfg.difficulty);
         return -1;
@@ -129,7 +129,7 @@ static int pg_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, c
     memset(pg->stats, 0, sizeof(EpisodeStats) * (size_t)B);
     EpisodeSource *src = comm->source(comm, first, B);
     const GradSum *sum;
-    if (pg_play(pg->players, pool, &s->policy, s->cfg.seed, s->cfg.gamma, src, first, pg->stats, &sum, &pg->rows, err, errlen))
+    if (pg_play(pg->players, pool, &pg->net, s->cfg.seed, s->cfg.gamma, src, first, pg->stats, &sum, &pg->rows, err, errlen))
         return -1;
     // each episode's stats are non-zero on the one rank that played it: summed, every rank has them all
     int64_t *x = pg->x;
@@ -138,7 +138,7 @@ static int pg_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, c
         x[4 * e + 2] = pg->stats[e].frames; x[4 * e + 3] = pg->stats[e].truncated;
     }
     const double *g;
-    if (comm->reduce(comm, pool, sum, &pg->rows, (size_t)s->policy.H, x, 4 * B, s->digest, &g, err, errlen)) return -1;
+    if (comm->reduce(comm, pool, sum, &pg->rows, (size_t)pg->net.H, x, 4 * B, s->digest, &g, err, errlen)) return -1;
     lb->steps = lb->frames = 0;
     for (int e = 0; e < B; e++) {
         pg->stats[e] = (EpisodeStats){ (int)x[4 * e], (int)x[4 * e + 1], x[4 * e + 2], x[4 * e + 3] != 0 };
@@ -157,6 +157,7 @@ static int pg_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, c
 static void pg_destroy(TrainState *s) {
     PgState *pg = pg_state(s);
     if (!pg) return;
+    policy_free(&pg->net);
     free(pg->cache); free(pg->cache_at); free(pg->stats); free(pg->x); free(pg->scratch); free(pg->digests);
     pg_players_destroy(pg->players);
     rowset_free(&pg->rows);
@@ -165,24 +166,27 @@ static void pg_destroy(TrainState *s) {
 }
 
 static int pg_create(TrainState *s, bool fresh) {
-    const Policy *p = &s->policy;
     const size_t B = (size_t)s->cfg.batch_size;
     PgState *pg = calloc(1, sizeof(PgState));
     if (!pg) return -1;
     s->algo = pg;
+    const Policy *p = &pg->net;
+    if (policy_alloc(&pg->net, POLICY_D, s->cfg.hidden)) { pg_destroy(s); return -1; }
     pg->cache = big_calloc(p->n, sizeof(double));
     pg->cache_at = malloc(sizeof(int64_t) * (size_t)p->D);
     pg->stats = calloc(B, sizeof(EpisodeStats));
     pg->x = calloc(4 * B, sizeof(int64_t));
     if (!pg->cache || !pg->cache_at || !pg->stats || !pg->x || rowset_alloc(&pg->rows, p->D)) { pg_destroy(s); return -1; }
     for (int i = 0; i < p->D; i++) pg->cache_at[i] = s->iteration;     // settled
-    if (fresh) policy_init_random(&s->policy, stream_pg_init(s->cfg.seed));
+    if (fresh) policy_init_random(&pg->net, stream_pg_init(s->cfg.seed));
     return 0;
 }
 
 static int pg_arrays(TrainState *s, LearnerArray *out) {
-    out[0] = (LearnerArray){ "RMSProp cache", pg_state(s)->cache, s->policy.n, true };
-    return 1;
+    PgState *pg = pg_state(s);
+    out[0] = (LearnerArray){ "weights", pg->net.w, pg->net.n, false };
+    out[1] = (LearnerArray){ "RMSProp cache", pg->cache, pg->net.n, true };
+    return 2;
 }
 
 static void pg_defaults(TrainConfig *c) { (void)c; }    // the common defaults are the seed's
@@ -197,7 +201,12 @@ static int pg_episodes_per_iteration(const TrainConfig *c) { return c->batch_siz
 
 static const char *const PG_METRICS[] = { NULL };
 
-static AgentPolicy pg_agent(TrainState *s, bool greedy) { return pg_agent_policy(&s->policy, greedy); }
+static AgentPolicy pg_agent(TrainState *s, bool greedy) { return pg_agent_policy(&pg_state(s)->net, greedy); }
+
+static const double *pg_weights(const TrainState *s, size_t *n) {
+    *n = pg_state(s)->net.n;
+    return pg_state(s)->net.w;
+}
 
 const Learner PG_LEARNER = {
     .name = "pg",
@@ -212,6 +221,7 @@ const Learner PG_LEARNER = {
     .settled = pg_settled,
     .iterate = pg_iterate,
     .episodes_per_iteration = pg_episodes_per_iteration,
+    .weights = pg_weights,
     .agent = pg_agent,
     .export_npy = pg_export_npy,
     .import_npy = pg_import_npy,

@@ -21,6 +21,7 @@ extern const Learner PG_LEARNER;
 
 // Its state (TrainState.algo of a pg run).
 typedef struct {
+    Policy net;               // the network; its weights and the cache are pg's arrays, in this order
     double *cache;            // (n,) RMSProp cache, starts at zero
     // (D,): row i of W1's cache has had the updates up to iteration cache_at[i]; the later
     // ones, of a zero gradient, are owed (rmsprop_decay) until settled.
@@ -43,7 +44,8 @@ static inline PgState *pg_state(const TrainState *s) { return (PgState *)s->algo
 void pg_update(TrainState *s, const double *g, const RowSet *rows);
 
 // Its network as the seed's W1.npy and W2.npy (npy.c): Learner.export_npy, import_npy (a folder
-// without model.txt; H from W1's shape, the weights alone, no learner attached) and bare_npy.
+// without model.txt; H from W1's shape; pg attached with these weights, its cache zero) and
+// bare_npy.
 int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);
 int pg_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
 const char *pg_bare_npy(const char *dir);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/rng.h"
-#include "../util/mem.h"
+#include "../../util/rng.h"
+#include "../../util/mem.h"
 
 int policy_alloc(Policy *p, int D, int H) {
     p->D = D; p->H = H;

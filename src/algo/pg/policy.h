@@ -14,7 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define POLICY_D 6400                 // 80x80 input
+#include "../../rl/agent.h"
+
 #define POLICY_H_DEFAULT 200          // the seed's H
 #define RMSPROP_EPS 1e-5              // the seed's 1e-5 in w += lr*g/(sqrt(cache)+1e-5)
 
@@ -23,13 +24,6 @@ typedef struct {
     size_t n;        // D*H + H
     double *w;       // (n,)  w[0 .. D*H) = W1 transposed (D, H); w[D*H .. n) = W2 (H,)
 } Policy;
-
-// A sparse difference frame: x[idx[k]] = sign[k] for k < nnz, zero elsewhere; idx ascending.
-typedef struct {
-    int nnz;
-    const uint16_t *idx;
-    const int8_t *sign;
-} SparseX;
 
 int policy_alloc(Policy *p, int D, int H);            // 0 or -1 (out of memory); weights zero
 void policy_free(Policy *p);

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "../../env/env.h"
-#include "../../policy/policy.h"
+#include "policy.h"
 #include "../../rl/agent.h"
 #include "../../train/learner.h"
 #include "../../util/rng.h"

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../policy/policy.h"
+#include "../../rl/agent.h"
 
 #define ACNET_D (2 * POLICY_D)       // the frame and its difference
 #define ACNET_A_MAX 6                // at most the six minimal actions

@@ -119,7 +119,13 @@ static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBat
     }
     p->iteration = s->iteration;
     p->agent_steps = s->agent_steps;
-    p->adam_t = s->iteration * p->cfg.epochs * p->cfg.minibatches;
+    const int64_t per = (int64_t)p->cfg.epochs * p->cfg.minibatches;       // Adam's steps an iteration
+    if (s->iteration > (INT64_MAX - per) / per) {
+        snprintf(err, errlen, "iteration %lld: Adam's step count would pass 2^63 (%d epochs of %d minibatches)",
+                 (long long)s->iteration, p->cfg.epochs, p->cfg.minibatches);
+        return -1;
+    }
+    p->adam_t = s->iteration * per;
     PpoStats ps;
     if (ppo_iteration(p, &ps, err, errlen)) return -1;
     for (int i = 0; i < p->n_ended; i++)
