@@ -113,28 +113,29 @@ int main(int argc, char **argv) {
     int rc = -1;
     memset(&w, 0, sizeof(w));
     if (train_state_init(&st, &cfg, &PG_LEARNER)) { fprintf(stderr, "dump_episodes: out of memory\n"); return 1; }
-    if (worker_alloc(&w, &st.policy) || gradsum_alloc(&sum, st.policy.n) || env_init(&env, cfg.env_id, 0) != ENV_OK ||
-        !(g = malloc(sizeof(double) * st.policy.n))) {
+    Policy *net = &pg_state(&st)->net;
+    if (worker_alloc(&w, net) || gradsum_alloc(&sum, net->n) || env_init(&env, cfg.env_id, 0) != ENV_OK ||
+        !(g = malloc(sizeof(double) * net->n))) {
         fprintf(stderr, "dump_episodes: out of memory\n");
         goto out;
     }
-    rc = save_params(&out, "W1", "W2", &st.policy, st.policy.w);
+    rc = save_params(&out, "W1", "W2", net, net->w);
     for (int e = 0; e < episodes && !rc; e++) {
         EpisodeStats es;
-        rc = rollout_play(&w, &st.policy, &env, episode_env_seed(cfg.seed, e), episode_act_seed(cfg.seed, e), &es);
+        rc = rollout_play(&w, net, &env, episode_env_seed(cfg.seed, e), episode_act_seed(cfg.seed, e), &es);
         free(dlogp);
         if (rc || !(dlogp = malloc(sizeof(double) * (w.tr.T ? w.tr.T : 1)))) { rc = -1; break; }
         memcpy(dlogp, w.tr.dlogp, sizeof(double) * w.tr.T);             // y - p as played
-        rc = rollout_gradient(&w, &st.policy, cfg.gamma);
-        if (!rc) episode_gradient(&w, &st.policy, g);
-        rc = rc || gradsum_add(&sum, g, 0, st.policy.n) || save_episode(&out, e, &w, &st.policy, dlogp, g);
+        rc = rollout_gradient(&w, net, cfg.gamma);
+        if (!rc) episode_gradient(&w, net, g);
+        rc = rc || gradsum_add(&sum, g, 0, net->n) || save_episode(&out, e, &w, net, dlogp, g);
     }
     if (!rc) {
         gradsum_to_double(&sum, g);
-        rmsprop_update(st.policy.w, pg_state(&st)->cache, g, st.policy.n, cfg.lr, cfg.decay);
-        rc = save_params(&out, "grad_W1", "grad_W2", &st.policy, g) ||
-             save_params(&out, "W1_new", "W2_new", &st.policy, st.policy.w) ||
-             save_params(&out, "cache_W1", "cache_W2", &st.policy, pg_state(&st)->cache);
+        rmsprop_update(net->w, pg_state(&st)->cache, g, net->n, cfg.lr, cfg.decay);
+        rc = save_params(&out, "grad_W1", "grad_W2", net, g) ||
+             save_params(&out, "W1_new", "W2_new", net, net->w) ||
+             save_params(&out, "cache_W1", "cache_W2", net, pg_state(&st)->cache);
     }
     if (rc) fprintf(stderr, "dump_episodes: failed\n");
 out:

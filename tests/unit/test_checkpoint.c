@@ -1,6 +1,7 @@
 // test_checkpoint.c: the checkpoint format: a write and a load give back every field and
-// every bit; every prefix of a good file and every single-byte change is refused, with a
-// reason, never a crash (this binary runs under ASan+UBSan); .npy files round-trip.
+// every bit; older versions load; counters no run can reach are refused; every prefix of a
+// good file and every single-byte change is refused, with a reason, never a crash (this binary
+// runs under ASan+UBSan); .npy files round-trip.
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "test_files.h"
+#include "test_legacy.h"
 #include "algo/pg/pg.h"
 #include "train/checkpoint.h"
 #include "util/crc.h"
@@ -21,7 +23,9 @@ static void make_state(TrainState *s, int H) {
     c.checkpoint_every = 9; c.checkpoint_secs = 12.5; c.keep = 4;
     snprintf(c.env_id, sizeof(c.env_id), "%s", "Pong-v4");
     cr_assert_eq(train_state_init(s, &c, &PG_LEARNER), 0);
-    for (size_t i = 0; i < s->policy.n; i++) pg_state(s)->cache[i] = (double)i * 1e-7 + 1e-300;
+    const Policy *net = &pg_state(s)->net;
+    for (size_t i = 0; i < net->n; i++) pg_state(s)->cache[i] = (double)i * 1e-7 + 1e-300;
+    for (size_t i = 0; i < net->n; i += 7) net->w[i] *= -0.5;       // weights that moved (some), as training moves them
     s->iteration = 12; s->episodes = 36; s->agent_steps = 123456; s->frames = 493824;
     s->running_reward = -20.123456789; s->wall_s = 3.25;
     train_state_settle(s);      // the learner owes its cache the decays of the iterations set above
@@ -48,10 +52,15 @@ Test(checkpoint, write_then_load_gives_back_every_bit) {
     uint32_t flags = 99;
     cr_assert_eq(checkpoint_load(path, &b, &flags, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(flags, 0);
-    cr_assert_eq(memcmp(a.policy.w, b.policy.w, sizeof(double) * a.policy.n), 0);
-    cr_assert_eq(b.saved.count, 1);
-    cr_assert_eq(memcmp(pg_state(&a)->cache, b.saved.data[0], sizeof(double) * a.policy.n), 0);
-    cr_assert_eq(b.policy.H, 3);
+    cr_assert_eq(b.saved.count, 2);
+    cr_assert_str_eq(b.saved.name[0], "weights");
+    cr_assert_str_eq(b.saved.name[1], "RMSProp cache");
+    cr_assert(b.saved.from_fresh, "the arrays were not stored against a fresh run's");
+    cr_assert_eq(train_state_attach(&b, &PG_LEARNER, err, sizeof(err)), 0, "%s", err);
+    const Policy *pa = &pg_state(&a)->net, *pb = &pg_state(&b)->net;
+    cr_assert_eq(pb->H, 3);
+    cr_assert_eq(memcmp(pa->w, pb->w, sizeof(double) * pa->n), 0);
+    cr_assert_eq(memcmp(pg_state(&a)->cache, pg_state(&b)->cache, sizeof(double) * pa->n), 0);
     cr_assert_eq(b.iteration, 12); cr_assert_eq(b.episodes, 36); cr_assert_eq(b.agent_steps, 123456);
     cr_assert_eq(b.frames, 493824); cr_assert_eq(b.running_reward, a.running_reward); cr_assert_eq(b.wall_s, 3.25);
     cr_assert_str_eq(b.cfg.env_id, "Pong-v4");
@@ -62,8 +71,9 @@ Test(checkpoint, write_then_load_gives_back_every_bit) {
     size_t len;
     uint8_t *buf = read_all(path, &len);
     const uint32_t hb = header_bytes(buf);
-    cr_assert_eq(len, hb + 2 * a.policy.n * sizeof(double) + 4);
+    cr_assert_lt(len, hb + 2 * pa->n * sizeof(double) / 2, "%zu bytes: not packed", len);
     cr_assert_eq(memcmp(buf, CKPT_MAGIC, 8), 0);
+    cr_assert_eq(buf[8], CKPT_VERSION);
     free(buf);
     train_state_free(&a);
     train_state_free(&b);
@@ -105,12 +115,118 @@ Test(checkpoint, version_1_loads_as_the_seeds_learner) {
     cr_assert_eq(s.cfg.hidden, H); cr_assert_eq(s.cfg.batch_size, 7); cr_assert_eq(s.cfg.seed, 5);
     cr_assert_eq(s.cfg.lr, 2e-4); cr_assert_eq(s.cfg.gamma, 0.98); cr_assert_eq(s.cfg.decay, 0.97);
     cr_assert_eq(s.iteration, 4); cr_assert_eq(s.episodes, 28); cr_assert_eq(s.running_reward, -20.5);
-    cr_assert_eq(s.policy.n, n);
-    for (size_t i = 0; i < n; i++) cr_assert_eq(s.policy.w[i], (double)i * 1e-3 - 1.0);
+    cr_assert_eq(s.saved.count, 2);
+    cr_assert_str_eq(s.saved.name[0], "weights");       // the weights block, as pg's array
+    cr_assert_eq(s.saved.n[0], n);
     cr_assert_eq(train_state_attach(&s, &PG_LEARNER, err, sizeof(err)), 0, "%s", err);
+    for (size_t i = 0; i < n; i++) cr_assert_eq(pg_state(&s)->net.w[i], (double)i * 1e-3 - 1.0);
     for (size_t i = 0; i < n; i++) cr_assert_eq(pg_state(&s)->cache[i], (double)i * 1e-6);
     train_state_free(&s);
     free(b);
+}
+
+// A version 3 pg file (the weights block, then the one array, its RMSProp cache) loads, and
+// writes back as version 4 with the same bits.
+Test(checkpoint, version_3_loads_and_goes_on_as_version_4) {
+    TrainState a, b, c;
+    make_state(&a, 2);
+    const Policy *net = &pg_state(&a)->net;
+    const LearnerArray cache = { "RMSProp cache", pg_state(&a)->cache, net->n, true };
+    size_t len;
+    uint8_t *buf = legacy_checkpoint(&a, 3, net->w, 2, &cache, 1, &len);
+    char err[512];
+    cr_assert_eq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "%s", err);
+    cr_assert(b.saved.legacy);
+    cr_assert_eq(train_state_attach(&b, &PG_LEARNER, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(memcmp(net->w, pg_state(&b)->net.w, 8 * net->n), 0);
+    cr_assert_eq(memcmp(pg_state(&a)->cache, pg_state(&b)->cache, 8 * net->n), 0);
+    char path[] = "/tmp/pongrl-ckpt-XXXXXX";
+    close(mkstemp(path));
+    cr_assert_eq(checkpoint_write(path, &b, 0, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(checkpoint_load(path, &c, NULL, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(train_state_attach(&c, &PG_LEARNER, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(memcmp(net->w, pg_state(&c)->net.w, 8 * net->n), 0);
+    cr_assert_eq(memcmp(pg_state(&a)->cache, pg_state(&c)->cache, 8 * net->n), 0);
+    cr_assert_eq(c.iteration, a.iteration);
+    unlink(path);
+    free(buf);
+    train_state_free(&a);
+    train_state_free(&b);
+    train_state_free(&c);
+}
+
+// A counter past what any run reaches (2^50), in a file whose CRC is right, is refused in one
+// line before the loop or a learner adds to it or multiplies it (near 2^63 they overflowed:
+// undefined behaviour, which this binary's sanitizer stops at). Each of the four counters,
+// in version 4 and in version 3.
+static void set_le64(uint8_t *b, size_t at, uint64_t v) { legacy_put(b, &at, v, 8); }
+
+Test(checkpoint, counters_no_run_can_reach_are_refused) {
+    TrainState a, b;
+    char path[] = "/tmp/pongrl-ckpt-XXXXXX";
+    write_state(&a, 1, path);
+    size_t len4, len3;
+    uint8_t *v4 = read_all(path, &len4);
+    const Policy *net = &pg_state(&a)->net;
+    const LearnerArray cache = { "RMSProp cache", pg_state(&a)->cache, net->n, true };
+    uint8_t *v3 = legacy_checkpoint(&a, 3, net->w, 1, &cache, 1, &len3);
+    // the counters follow the settings text: magic, version, header bytes, its length, itself
+    const uint32_t st = (uint32_t)v4[16] | (uint32_t)v4[17] << 8 | (uint32_t)v4[18] << 16 | (uint32_t)v4[19] << 24;
+    cr_assert_eq(memcmp(v3 + 16, v4 + 16, 4 + st), 0);
+    const size_t counters = 20 + st;
+    const uint64_t values[] = { INT64_MAX, INT64_MAX - 3, ((uint64_t)1 << 50) + 1, ((uint64_t)1 << 62) };
+    char err[512];
+    uint8_t *files[2] = { v4, v3 };
+    size_t lens[2] = { len4, len3 };
+    for (int f = 0; f < 2; f++) {
+        for (int k = 0; k < 4; k++) {
+            const size_t at = counters + 8 * (size_t)k;
+            uint64_t was = 0;
+            for (int i = 0; i < 8; i++) was |= (uint64_t)files[f][at + i] << (8 * i);
+            for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+                set_le64(files[f], at, values[v]);
+                legacy_recrc(files[f], lens[f]);
+                err[0] = 0;
+                cr_assert_neq(checkpoint_parse(files[f], lens[f], true, &b, NULL, err, sizeof(err)), 0,
+                              "version %d, counter %d = %llu accepted", f ? 3 : 4, k, (unsigned long long)values[v]);
+                cr_assert(strstr(err, "beyond what a run can reach") && !strchr(err, '\n'), "%s", err);
+            }
+            set_le64(files[f], at, (uint64_t)1 << 50);          // the most a run reaches: loads
+            legacy_recrc(files[f], lens[f]);
+            cr_assert_eq(checkpoint_parse(files[f], lens[f], true, &b, NULL, err, sizeof(err)), 0, "%s", err);
+            train_state_free(&b);
+            set_le64(files[f], at, was);
+            legacy_recrc(files[f], lens[f]);
+        }
+    }
+    free(v4);
+    free(v3);
+    train_state_free(&a);
+    unlink(path);
+}
+
+// An array whose stored bits are not what a fresh run of the file's settings gives back (its
+// settings changed under it, with the CRC redone): the array's own checksum refuses it.
+Test(checkpoint, an_array_that_does_not_come_back_is_refused) {
+    TrainState a, b;
+    char path[] = "/tmp/pongrl-ckpt-XXXXXX";
+    write_state(&a, 1, path);
+    size_t len;
+    uint8_t *buf = read_all(path, &len);
+    const uint32_t st = (uint32_t)buf[16] | (uint32_t)buf[17] << 8 | (uint32_t)buf[18] << 16 | (uint32_t)buf[19] << 24;
+    char *seed = memmem(buf + 20, st, "\nseed=42\n", 9);
+    cr_assert_not_null(seed);
+    seed[7] = '3';                                          // seed=43: another fresh run
+    legacy_recrc(buf, len);
+    char err[512];
+    cr_assert_eq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "%s", err);
+    cr_assert_neq(train_state_attach(&b, &PG_LEARNER, err, sizeof(err)), 0);
+    cr_assert(strstr(err, "weights does not come back as it was written"), "%s", err);
+    cr_assert_null(b.learner);
+    train_state_free(&b);
+    free(buf);
+    train_state_free(&a);
+    unlink(path);
 }
 
 Test(checkpoint, every_prefix_and_every_byte_change_is_refused) {

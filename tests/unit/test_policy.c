@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "policy/policy.h"
+#include "algo/pg/policy.h"
 #include "algo/pg/rollout.h"
 #include "util/rng.h"
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "test_files.h"
+#include "test_legacy.h"
 #include "algo/ppo/ppo.h"
 #include "train/checkpoint.h"
 #include "train/comm.h"
@@ -96,51 +97,63 @@ Test(ppo, checkpoint_round_trip_and_resume) {
     train_state_free(&b);
 }
 
-// The checkpoint at path, read back as format version 2 (its version field and its CRC redone).
-static uint8_t *as_version_2(const char *path, size_t *len) {
-    uint8_t *buf = read_all(path, len);
-    buf[8] = 2;
-    const uint32_t crc = crc32_of(buf, *len - 4);
-    for (int i = 0; i < 4; i++) buf[*len - 4 + i] = (uint8_t)(crc >> (8 * i));
-    return buf;
-}
-
+// A version 2 PPO checkpoint carried the seeds' network (H = hidden) before its arrays, unused:
+// it loads, and the block is dropped as PPO takes its arrays. Version 3 wrote none (D = H = n =
+// 0); a version 2 file without it was never written: refused.
 Test(ppo, version_2_checkpoint_with_the_unused_seeds_network_loads) {
     TrainConfig c;
     ppo_run_config(&c);
-    TrainState a, b;
+    TrainState a, b, t;
     cr_assert_eq(train_state_init(&a, &c, &PPO_LEARNER), 0);
-    cr_assert_eq(a.policy.n, 0, "a PPO run made the seeds' network");
-    // as a version 2 PPO checkpoint was: the seeds' network (H = hidden) before the arrays
-    cr_assert_eq(policy_alloc(&a.policy, POLICY_D, c.hidden), 0);
-    for (size_t i = 0; i < a.policy.n; i++) a.policy.w[i] = 0.25;
-    char path[] = "/tmp/pongrl-ppo-v2-XXXXXX";
-    close(mkstemp(path));
-    char err[512];
-    cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
-    size_t len;
-    uint8_t *buf = as_version_2(path, &len);
-    cr_assert_eq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "%s", err);
-    cr_assert_eq(b.policy.n, a.policy.n);
-    cr_assert_eq(train_state_attach(&b, &PPO_LEARNER, err, sizeof(err)), 0, "%s", err);
-    cr_assert_eq(b.policy.n, 0, "attached, the unused network is still there");
-    cr_assert_null(b.policy.w);
     LearnerArray la[LEARNER_ARRAYS_MAX], lb[LEARNER_ARRAYS_MAX];
     const int na = train_state_arrays(&a, la);
+    for (size_t i = 0; i < la[0].n; i += 5) la[0].data[i] += 0.125;      // weights unlike a fresh run's
+    const size_t n = (size_t)POLICY_D * c.hidden + c.hidden;
+    double *w = malloc(8 * n);
+    for (size_t i = 0; i < n; i++) w[i] = 0.25;
+    size_t len;
+    uint8_t *buf = legacy_checkpoint(&a, 2, w, c.hidden, la, na, &len);
+    char err[512];
+    cr_assert_eq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(b.saved.count, na + 1);
+    cr_assert_str_eq(b.saved.name[0], "weights");
+    cr_assert_eq(train_state_attach(&b, &PPO_LEARNER, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(train_state_arrays(&b, lb), na);
     for (int k = 0; k < na; k++)
         cr_assert_eq(memcmp(la[k].data, lb[k].data, la[k].n * sizeof(double)), 0, "array %s", la[k].name);
-    // a version 2 file without the seeds' network (D = H = n = 0) was never written: refused
-    policy_free(&a.policy);
-    memset(&a.policy, 0, sizeof(a.policy));
-    cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
     free(buf);
-    buf = as_version_2(path, &len);
-    TrainState t;
+    buf = legacy_checkpoint(&a, 3, NULL, 0, la, na, &len);
+    cr_assert_eq(checkpoint_parse(buf, len, true, &t, NULL, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(t.saved.count, na);
+    cr_assert_eq(train_state_attach(&t, &PPO_LEARNER, err, sizeof(err)), 0, "%s", err);
+    train_state_free(&t);
+    buf[8] = 2;
+    legacy_recrc(buf, len);
     cr_assert_neq(checkpoint_parse(buf, len, true, &t, NULL, err, sizeof(err)), 0);
     cr_assert(strstr(err, "wrong shape"), "%s", err);
     free(buf);
-    unlink(path);
+    free(w);
     train_state_free(&a);
     train_state_free(&b);
+}
+
+// Adam's step count is the iteration times epochs times minibatches: an iteration count where
+// that passes 2^63 (within what a checkpoint may say, with many minibatches) is refused in one
+// line, not multiplied.
+Test(ppo, an_iteration_whose_adam_step_count_overflows_is_refused) {
+    TrainConfig c;
+    ppo_run_config(&c);
+    c.minibatches = 16; c.epochs = 1000;       // 16,000 steps an iteration: 2^50 of them pass 2^63
+    TrainState s;
+    cr_assert_eq(train_state_init(&s, &c, &PPO_LEARNER), 0);
+    s.iteration = CKPT_COUNTER_MAX;
+    Pool *pool = pool_create(1);
+    Comm *comm = comm_local_create();
+    LearnerBatch lb = {0};
+    char err[256] = "";
+    cr_assert_neq(s.learner->iterate(&s, pool, comm, &lb, err, sizeof(err)), 0);
+    cr_assert(strstr(err, "Adam's step count would pass 2^63"), "%s", err);
+    pool_destroy(pool);
+    comm->destroy(comm);
+    train_state_free(&s);
 }

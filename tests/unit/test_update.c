@@ -21,10 +21,11 @@ Test(update, deferred_update_is_the_dense_update_bit_for_bit) {
     TrainState s;
     cr_assert_eq(train_state_init(&s, &c, &PG_LEARNER), 0);
     const double *s_cache = pg_state(&s)->cache;
-    const size_t n = s.policy.n, H = 5, D = POLICY_D;
+    const Policy *net = &pg_state(&s)->net;
+    const size_t n = net->n, H = 5, D = POLICY_D;
     double *w = malloc(n * sizeof(double)), *cache = calloc(n, sizeof(double)), *g = calloc(n, sizeof(double));
     double *packed = calloc(n, sizeof(double));           // as Comm.reduce() gives it
-    memcpy(w, s.policy.w, n * sizeof(double));
+    memcpy(w, net->w, n * sizeof(double));
     RowSet rows;
     cr_assert_eq(rowset_alloc(&rows, (int)D), 0);
     Rng rng;
@@ -57,7 +58,7 @@ Test(update, deferred_update_is_the_dense_update_bit_for_bit) {
             unlink(path);
         }
     }
-    cr_expect_eq(memcmp(w, s.policy.w, n * sizeof(double)), 0, "weights differ from the dense update");
+    cr_expect_eq(memcmp(w, net->w, n * sizeof(double)), 0, "weights differ from the dense update");
     cr_expect_neq(memcmp(cache, s_cache, n * sizeof(double)), 0, "nothing was deferred: the test tests nothing");
     train_state_settle(&s);
     cr_expect_eq(memcmp(cache, s_cache, n * sizeof(double)), 0, "settled cache differs from the dense update");
