@@ -285,7 +285,7 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
             uint32_t nonneg = get_u32(&r);
             an = get_u64(&r);
             if (version >= 4) { stored[i] = get_u64(&r); sv->crc[i] = get_u32(&r); }
-            if (!memchr(sv->name[i], 0, sizeof(sv->name[i])) || nonneg > 1 || an > ((uint64_t)1 << 40) || stored[i] > len) {
+            if (!memchr(sv->name[i], 0, sizeof(sv->name[i])) || nonneg > 1 || an > ((uint64_t)1 << 40) || stored[i] > CKPT_SIZE_MAX) {
                 snprintf(err, errlen, "corrupted (learner array %u)", i);
                 return -1;
             }

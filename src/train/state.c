@@ -67,7 +67,7 @@ int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t 
     for (int k = 0; match && !bad && k < sv->count; k++) bad = array_unusable(&a[k]);
     if (!match || bad) {       // !match: a fresh run of its settings is not what it was where the file was written
         if (bad) snprintf(err, errlen, "%s", bad);
-        else snprintf(err, errlen, "the checkpoint's %s does not come back as it was written (its checksum)", a[i].name);
+        else snprintf(err, errlen, "the checkpoint's array %s does not come back as it was written (its checksum)", a[i].name);
         learner->destroy(s);
         s->learner = NULL;
         return -1;

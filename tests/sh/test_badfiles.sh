@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Bad checkpoints and bad places: a truncated, corrupted, newer-version, wrong-shape, foreign
-# (PNG) or empty file is refused with one line on stderr saying which, a non-zero exit and no
-# crash (under ASan+UBSan when build/debug/pongrl exists); a full disk or a read-only run
+# (PNG) or empty file, one whose counters no run reaches or whose packed arrays do not come
+# back (with a valid CRC), in format version 4 and in version 3, is refused with one line on
+# stderr saying which, a non-zero exit and no crash (under ASan+UBSan when build/debug/pongrl
+# exists); a good version 3 file still plays; a full disk or a read-only run
 # directory ends the run with one clear line and leaves the last good checkpoint as it was.
 set -uo pipefail
 source "$(dirname "$0")/debug_bin.sh"
@@ -10,16 +12,39 @@ tmp=$(mktemp -d); trap 'mountpoint -q "$tmp/mnt" && umount "$tmp/mnt"; rm -rf "$
 "$bin" train --hidden 4 --batch-size 1 --iterations 2 --quiet --workers 1 --run-dir "$tmp/run" >/dev/null || fail "train"
 good="$tmp/run/checkpoints/ckpt-00000002.bin"
 size=$(stat -c %s "$good")
-# the layout (checkpoint.h): the header's size at 12, the settings text's at 16, then the text,
-# the counters (48 bytes), D, H, n
+# version 4's layout (checkpoint.h): the header's size at 12, the settings text's at 16, then the
+# text, the counters (48 bytes), flags, the count, each array's entry (48 bytes: name 24,
+# nonneg 4, length 8, stored bytes 8, CRC 4), the packed arrays
 read hb st <<<"$("$py" -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); print(*struct.unpack_from("<II", b, 12))' "$good")"
-[ "$size" = $((hb + 2 * 8 * (6400 * 4 + 4) + 4)) ] || fail "checkpoint size $size (header $hb)"
-shape=$((20 + st + 48))
+[ "$(od -An -tu4 -j8 -N4 "$good" | tr -d ' ')" = 4 ] || fail "not format version 4"
+[ "$size" -lt $((2 * 8 * (6400 * 4 + 4) / 2)) ] || fail "checkpoint size $size: its arrays are not packed"
+counters=$((20 + st))
+entry0=$((20 + st + 48 + 8))
+# A version 3 file as the builds before version 4 wrote it (a pg run: the settings, the counters,
+# the seeds' network's shape D, H, n, flags, one array, the RMSProp cache; then the weights and
+# the cache as raw float64s), from the good file's settings and counters: the older versions'
+# cases below are made from it.
+"$py" - "$good" "$tmp/v3.bin" <<'PY'
+import struct, sys, zlib
+b = open(sys.argv[1], 'rb').read()
+st = struct.unpack_from('<I', b, 16)[0]
+text, counters = b[20:20 + st], b[20 + st:20 + st + 48]
+H, n = 4, 6400 * 4 + 4
+entry = b'RMSProp cache'.ljust(24, b'\0') + struct.pack('<IQ', 1, n)
+body = struct.pack('<I', st) + text + counters + struct.pack('<iiQI', 6400, H, n, 0) + struct.pack('<I', 1) + entry
+hb = 16 + len(body)
+out = b'PONGRLCK' + struct.pack('<II', 3, hb) + body
+out += struct.pack('<%dd' % n, *[((i * 7919) % 1000 - 500) * 1e-5 for i in range(n)]) + bytes(8 * n)
+open(sys.argv[2], 'wb').write(out + struct.pack('<I', zlib.crc32(out)))
+PY
+v3="$tmp/v3.bin"
+v3size=$(stat -c %s "$v3")
+shape=$((20 + st + 48))                 # version 3: D, H, n after the counters
 
-# a copy of the good file with bytes replaced at an offset; fix=1 recomputes the CRC so that
-# only the check behind it can refuse the file
+# a copy of a file (the good one unless SRC is set) with bytes replaced at an offset; fix=1
+# recomputes the CRC so that only the check behind it can refuse the file
 patch() {  # out offset struct-format value fix
-    "$py" - "$good" "$@" <<'PY'
+    "$py" - "${SRC:-$good}" "$@" <<'PY'
 import struct, sys, zlib
 src, out, off, fmt, val, fix = sys.argv[1:]
 b = bytearray(open(src, 'rb').read())
@@ -34,11 +59,19 @@ head -c $((size - 1)) "$good" > "$tmp/trunc1.bin"
 head -c 100 "$good" > "$tmp/trunchdr.bin"
 patch "$tmp/flip.bin" 5000 '<B' 255 0
 patch "$tmp/crcbyte.bin" $((size - 1)) '<B' 0 0
-patch "$tmp/version.bin" 8 '<I' 4 1
-patch "$tmp/hidden.bin" $((shape + 4)) '<i' 5 1   # shape H=5 with n and config saying 4
-patch "$tmp/n.bin" $((shape + 8)) '<Q' 999 1      # n inconsistent with D*H+H
-patch "$tmp/hugeH.bin" $((shape + 4)) '<i' 2000000000 1   # absurd H: refused before any allocation
-"$py" - "$good" "$tmp/cfgH.bin" <<'PY'                # config hidden differs from the weights'
+patch "$tmp/version.bin" 8 '<I' 5 1
+patch "$tmp/iteration.bin" $counters '<q' 4611686018427387904 1      # 2^62: no run gets there
+patch "$tmp/frames.bin" $((counters + 24)) '<q' 9223372036854775807 1
+patch "$tmp/length.bin" $((entry0 + 28)) '<Q' 999 1                   # the weights' length
+patch "$tmp/stored.bin" $((entry0 + 36)) '<Q' 7 1                     # the weights' stored bytes
+patch "$tmp/arraycrc.bin" $((entry0 + 44)) '<I' 12345 1               # the weights' own CRC
+patch "$tmp/data.bin" $((hb + 200)) '<B' 0 1                          # inside the packed weights
+head -c $((v3size - 9)) "$v3" > "$tmp/v3cut.bin"
+SRC=$v3 patch "$tmp/hidden.bin" $((shape + 4)) '<i' 5 1   # shape H=5 with n and config saying 4
+SRC=$v3 patch "$tmp/n.bin" $((shape + 8)) '<Q' 999 1      # n inconsistent with D*H+H
+SRC=$v3 patch "$tmp/hugeH.bin" $((shape + 4)) '<i' 2000000000 1   # absurd H: refused before any allocation
+SRC=$v3 patch "$tmp/v3iteration.bin" $counters '<q' 9223372036854775000 1
+"$py" - "$v3" "$tmp/cfgH.bin" <<'PY'                # config hidden differs from the weights'
 import struct, sys, zlib
 b = bytearray(open(sys.argv[1], 'rb').read())
 i = b.index(b'\nhidden=4\n')
@@ -66,7 +99,15 @@ check "$tmp/trunc1.bin" "truncated"
 check "$tmp/trunchdr.bin" "truncated"
 check "$tmp/flip.bin" "corrupted (checksum mismatch)"
 check "$tmp/crcbyte.bin" "corrupted (checksum mismatch)"
-check "$tmp/version.bin" "format version 4, this build reads versions 1 to 3"
+check "$tmp/version.bin" "format version 5, this build reads versions 1 to 4"
+check "$tmp/iteration.bin" "counters beyond what a run can reach"
+check "$tmp/frames.bin" "counters beyond what a run can reach"
+check "$tmp/length.bin" "corrupted (array weights: "
+check "$tmp/stored.bin" "the header says"
+check "$tmp/arraycrc.bin" "array weights does not come back as it was written"
+check "$tmp/data.bin" "corrupted (array weights: "
+check "$tmp/v3cut.bin" "truncated"
+check "$tmp/v3iteration.bin" "counters beyond what a run can reach"
 check "$tmp/hidden.bin" "wrong shape"
 check "$tmp/n.bin" "wrong shape"
 check "$tmp/cfgH.bin" "wrong shape: configuration says H=7"
@@ -75,6 +116,7 @@ check "$tmp/foreign.png" "not a pongrl checkpoint"
 check "$tmp/empty.bin" "empty file"
 check "$tmp/emptydir" "not a checkpoint, a run directory"
 check "$tmp/missing.bin" "No such file"
+"$bin" eval "$v3" --episodes 1 --workers 1 >/dev/null 2>"$tmp/err" || fail "a good version 3 file: $(cat "$tmp/err")"
 # a run directory whose only checkpoints are bad
 mkdir -p "$tmp/badrun/checkpoints" && cp "$tmp/flip.bin" "$tmp/badrun/checkpoints/ckpt-00000001.bin"
 check "$tmp/badrun" "no usable checkpoint"
@@ -84,11 +126,12 @@ check "$tmp/badrun" "no usable checkpoint"
 # full disk and read-only run directory, on a small tmpfs (root) or by permissions (others)
 if [ "$(id -u)" = 0 ]; then
     mkdir -p "$tmp/mnt"
-    if ! mount -t tmpfs -o size=2m tmpfs "$tmp/mnt" 2>/dev/null; then
+    if ! mount -t tmpfs -o size=1m tmpfs "$tmp/mnt" 2>/dev/null; then
         echo "note: cannot mount a tmpfs here; skipping the full-disk and read-only cases"; echo ok; exit 0
     fi
-    # H=16 checkpoints are 1.6 MB: the first fits, the next does not
-    "$bin" train --hidden 16 --batch-size 1 --workers 1 --iterations 5 --checkpoint-every 1 --quiet \
+    # H=64: the first checkpoints (iteration 0: a fresh run's, a few kB; 1: 0.6 MB) fit in 1 MB,
+    # the next does not
+    "$bin" train --hidden 64 --batch-size 1 --workers 1 --iterations 5 --checkpoint-every 1 --quiet \
         --run-dir "$tmp/mnt/run" >/dev/null 2>"$tmp/err"; rc=$?
     cat "$tmp/err"
     [ $rc = 1 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q 'No space left on device' "$tmp/err" || fail "disk full: rc=$rc"

@@ -221,7 +221,7 @@ Test(checkpoint, an_array_that_does_not_come_back_is_refused) {
     char err[512];
     cr_assert_eq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "%s", err);
     cr_assert_neq(train_state_attach(&b, &PG_LEARNER, err, sizeof(err)), 0);
-    cr_assert(strstr(err, "weights does not come back as it was written"), "%s", err);
+    cr_assert(strstr(err, "array weights does not come back as it was written"), "%s", err);
     cr_assert_null(b.learner);
     train_state_free(&b);
     free(buf);
