@@ -129,7 +129,7 @@ const char *array_unusable(const LearnerArray *a) {
     static _Thread_local char why[96];
     for (size_t i = 0; i < a->n; i++) {
         if (!isfinite(a->data[i]) || (a->nonneg && !(a->data[i] >= 0))) {
-            snprintf(why, sizeof(why), "%s contains NaN, infinity%s", a->name, a->nonneg ? " or a negative value" : "");
+            snprintf(why, sizeof(why), "%s contains %s", a->name, a->nonneg ? "NaN, infinity or a negative value" : "NaN or infinity");
             return why;
         }
     }

@@ -9,18 +9,38 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 "$bin" train --hidden 4 --batch-size 1 --iterations 1 --quiet --workers 1 --run-dir "$tmp/run" >/dev/null || fail "train"
 good=$tmp/run/checkpoints/ckpt-00000001.bin
+"$bin" export "$good" --out "$tmp/w" >/dev/null || fail "export"
 n=$((6400 * 4 + 4))
-poke() {  # out index value: f64 at data index (0..n-1 weights, n..2n-1 cache), CRC recomputed
-    "$py" - "$good" "$@" <<'PY'
+# The good file's settings and counters, its weights (from the export) and a cache of zeros
+# (plus an f64 at data index idx: 0..n-1 weights, n..2n-1 cache) written as format version 4
+# does (checkpoint.h, packed.h), without the fresh run's difference (flags 0): every CRC valid.
+poke() {  # out index value
+    "$py" - "$good" "$tmp/w" "$@" <<'PY'
 import struct, sys, zlib
-src, out, idx, val = sys.argv[1:]
-b = bytearray(open(src, 'rb').read())
-hb = struct.unpack_from('<I', b, 12)[0]          # the header's size: the data follows it
-struct.pack_into('<d', b, hb + 8 * int(idx), float(val))
-struct.pack_into('<I', b, len(b) - 4, zlib.crc32(bytes(b[:-4])))
-open(out, 'wb').write(b)
+import numpy as np
+src, wdir, out, idx, val = sys.argv[1:]
+b = open(src, 'rb').read()
+st = struct.unpack_from('<I', b, 16)[0]
+head = b[16:20 + st + 48]                      # the settings and the counters
+w = np.concatenate([np.load(wdir + '/W1.npy').T.ravel(), np.load(wdir + '/W2.npy')])
+data = np.concatenate([w, np.zeros(w.size)])
+data[int(idx)] = float(val)
+arrays = [('weights', 0, data[:w.size]), ('RMSProp cache', 1, data[w.size:])]
+entries, blobs = b'', b''
+for name, nonneg, a in arrays:
+    u = a.astype('<f8').view('<u8')
+    nz = u[u != 0]
+    raw = np.packbits(u != 0, bitorder='little').tobytes() + nz.view(np.uint8).reshape(-1, 8).T.tobytes()
+    z = zlib.compress(raw, 1)
+    entries += name.encode().ljust(24, b'\0') + struct.pack('<IQQI', nonneg, a.size, len(z), zlib.crc32(a.astype('<f8').tobytes()))
+    blobs += z
+body = head + struct.pack('<II', 0, len(arrays)) + entries
+f = b'PONGRLCK' + struct.pack('<II', 4, 16 + len(body)) + body + blobs
+open(out, 'wb').write(f + struct.pack('<I', zlib.crc32(f)))
 PY
 }
+poke "$tmp/ok4.bin" 0 "$("$py" -c 'import numpy as np,sys; print(repr(float(np.load(sys.argv[1])[0,0])))' "$tmp/w/W1.npy")"
+"$bin" eval "$tmp/ok4.bin" --episodes 1 --workers 1 >/dev/null || fail "the version 4 file written here does not load"
 poke "$tmp/w1nan.bin" 10 nan
 poke "$tmp/w2inf.bin" $((n - 1)) inf
 poke "$tmp/cachenan.bin" $((n + 5)) nan

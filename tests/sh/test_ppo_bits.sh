@@ -2,7 +2,7 @@
 # --algo ppo: same seed, same bits. The weights (crc32) and metrics rows (all but wall_s) after
 # N iterations are the same with 1, 2 and 3 worker threads (each minibatch's gradient is an
 # exact fixed-point sum of fixed chunks), and N/2 iterations then --resume to N gives them too
-# (the checkpoint, format version 3, holds Adam's moments and every env's game, random stream
+# (the checkpoint, format version 4, holds Adam's moments and every env's game, random stream
 # and previous frame; a fresh run's rollouts run on past episode ends). The runs have a separate
 # value network (--value-hidden, default H/2); so does the shared one of the runs before it
 # (--value-hidden 0), whose weights are other. Another seed gives other
@@ -29,7 +29,7 @@ eps=$(tail -1 "$tmp/w1/metrics.csv" | cut -d, -f2)
 [ "$eps" -gt 0 ] || fail "no episode ended: the resume below would not cross an episode's end"
 
 "$bin" train "${T[@]}" --iterations 5 --workers 2 --run-dir "$tmp/r" >/dev/null || fail "first half"
-head -c 12 "$tmp/r/checkpoints/ckpt-00000005.bin" | od -An -tu4 -j8 | grep -q ' 3$' || fail "not format version 3"
+head -c 12 "$tmp/r/checkpoints/ckpt-00000005.bin" | od -An -tu4 -j8 | grep -q ' 4$' || fail "not format version 4"
 got=$("$bin" train --resume "$tmp/r" --iterations 10 --workers 1 --quiet | crc)
 echo "straight $a, resumed $got"
 [ "$got" = "$a" ] || fail "resumed weights differ"

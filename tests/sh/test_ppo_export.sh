@@ -2,7 +2,7 @@
 # A PPO model out to .npy and back (export, import): the round trip gives the same bits
 # (export -> import -> export writes the same files) and eval plays the run, the imported
 # checkpoint and the exported folder alike (sampled and greedy); the checkpoint of a PPO run
-# holds no seeds' network (format version 3, D = H = n = 0). Files that do not fit are
+# holds no seeds' network (format version 4: PPO's arrays alone, its weights first). Files that do not fit are
 # refused in one line, exit 1: a missing or misshapen array, NaN, a model.txt whose settings,
 # actions or format are not the arrays' or this build's, one that says value_hidden of arrays
 # that are not a separate value network. tools/play_npy.py plays the exported
@@ -16,14 +16,17 @@ py=/usr/bin/python3
 "$bin" train --algo ppo --envs 4 --steps 64 --hidden 16 --minibatches 2 --epochs 2 --lr 0.01 --iterations 4 \
     --seed 3 --workers 2 --quiet --run-dir "$tmp/run" >/dev/null || fail "train"
 ck="$tmp/run/checkpoints/ckpt-00000004.bin"
-read -r ver dh <<<"$($py -c '
+read -r ver first names <<<"$($py -c '
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 ver, hb, st = struct.unpack_from("<III", b, 8)
-D, H, n = struct.unpack_from("<iiQ", b, 20 + st + 6 * 8)
-print(ver, "%d,%d,%d" % (D, H, n))' "$ck")"
-echo "PPO checkpoint: format version $ver, the seeds' network D,H,n = $dh"
-[ "$ver" = 3 ] && [ "$dh" = 0,0,0 ] || fail "a PPO checkpoint carries the seeds' network or is not version 3"
+at = 20 + st + 6 * 8 + 4
+count, = struct.unpack_from("<I", b, at)
+names = [b[at + 4 + 48 * i:at + 4 + 48 * i + 24].rstrip(b"\0").decode() for i in range(count)]
+print(ver, names[0].replace(" ", "_"), ",".join(n.replace(" ", "_") for n in names))' "$ck")"
+echo "PPO checkpoint: format version $ver, arrays $names"
+[ "$ver" = 4 ] && [ "$first" = PPO_weights ] && ! echo ",$names," | grep -q ',weights,' ||
+    fail "a PPO checkpoint carries the seeds' network or is not version 4"
 
 out=$("$bin" export "$tmp/run" --out "$tmp/a") || fail "export"
 echo "$out"
@@ -34,15 +37,17 @@ echo "$out"
 for f in "$tmp"/a/*; do cmp "$f" "$tmp/b/$(basename "$f")" || fail "$(basename "$f") differs after export, import, export"; done
 # the arrays are the checkpoint's weights, in acnet.h's order, bit for bit
 $py - "$ck" "$tmp/a" <<'EOF' || fail "the exported arrays are not the checkpoint's weights"
-import struct, sys, numpy as np
+import struct, sys, zlib, numpy as np
 b = open(sys.argv[1], "rb").read()
 ver, hb, st = struct.unpack_from("<III", b, 8)
-# the first array after the header is "PPO weights" (the seeds' network has n = 0)
+# the first array is "PPO weights"; the header keeps the CRC of its float64s as the run held them
 L = lambda k: np.load("%s/ppo_%s.npy" % (sys.argv[2], k))
 parts = [L(k).ravel() for k in ("W1", "b1", "Wpi", "bpi", "wv", "bv")]
 n = sum(p.size for p in parts)
-got = np.frombuffer(b, "<f8", count=n, offset=hb)
-assert np.array_equal(got.view(np.uint64), np.concatenate(parts).view(np.uint64))
+at = 20 + st + 6 * 8 + 4 + 4
+name, nonneg, length, stored, crc = struct.unpack_from("<24sIQQI", b, at)
+assert name.rstrip(b"\0") == b"PPO weights" and length == n, (name, length, n)
+assert zlib.crc32(np.concatenate(parts).astype("<f8").tobytes()) == crc
 print("exported arrays = the checkpoint's %d weights, bit for bit" % n)
 EOF
 for g in "" --greedy; do
