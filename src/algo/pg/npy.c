@@ -1,7 +1,7 @@
 // npy.c: pg's network as the seed's .npy files (pg.h): DIR/W1.npy (H, 6400) and DIR/W2.npy
 // (H,), float64, the seed's model['W1'] and model['W2']. No model.txt: H is W1's first
-// dimension, and every other setting is the seed's. Imported, they are pg's weights array with
-// the rest of pg's state as made (train_state_attach).
+// dimension, and every other setting is the seed's. Imported (pg.c), they are pg's weights
+// array with the rest of pg's state as made (train_state_attach).
 #include "pg.h"
 
 #include <stdio.h>
@@ -27,8 +27,8 @@ int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char
     return rc;
 }
 
-int pg_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
-    (void)notes;
+int pg_npy_read(const char *dir, Policy *p, char *err, size_t errlen) {
+    memset(p, 0, sizeof(*p));
     int nd1, nd2;
     size_t s1[4], s2[4];
     double *w1 = NULL, *w2 = NULL;
@@ -43,9 +43,7 @@ int pg_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char 
     const int H = (int)s1[0], D = POLICY_D;
     const char *bad = weights_unusable(w1, (size_t)D * H) ? "W1.npy" : weights_unusable(w2, (size_t)H) ? "W2.npy" : NULL;
     if (bad) { snprintf(err, errlen, "%s/%s: weights contain NaN or infinity", dir, bad); goto out; }
-    s->cfg.hidden = H;
-    if (train_state_attach(s, &PG_LEARNER, err, errlen)) goto out;      // its state as made: the cache zero
-    const Policy *p = &pg_state(s)->net;
+    if (policy_alloc(p, D, H)) { snprintf(err, errlen, "out of memory"); goto out; }
     transpose_f64(w1, (size_t)H, (size_t)D, policy_w1t(p));
     memcpy(policy_w2(p), w2, sizeof(double) * H);
     rc = 0;

@@ -203,6 +203,19 @@ static const char *const PG_METRICS[] = { NULL };
 
 static AgentPolicy pg_agent(TrainState *s, bool greedy) { return pg_agent_policy(&pg_state(s)->net, greedy); }
 
+// A folder of the seed's W1.npy and W2.npy (no model.txt: notes NULL): pg, attached, with them
+// as its weights and its cache zero.
+static int pg_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
+    (void)notes;
+    Policy net;
+    if (pg_npy_read(dir, &net, err, errlen)) return -1;
+    s->cfg.hidden = net.H;
+    int rc = train_state_attach(s, &PG_LEARNER, err, errlen);
+    if (!rc) memcpy(pg_state(s)->net.w, net.w, sizeof(double) * net.n);
+    policy_free(&net);
+    return rc;
+}
+
 static const double *pg_weights(const TrainState *s, size_t *n) {
     *n = pg_state(s)->net.n;
     return pg_state(s)->net.w;

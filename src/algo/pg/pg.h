@@ -43,11 +43,11 @@ static inline PgState *pg_state(const TrainState *s) { return (PgState *)s->algo
 // cache decays deferred. The caller then counts the iteration (s->iteration++).
 void pg_update(TrainState *s, const double *g, const RowSet *rows);
 
-// Its network as the seed's W1.npy and W2.npy (npy.c): Learner.export_npy, import_npy (a folder
-// without model.txt; H from W1's shape; pg attached with these weights, its cache zero) and
-// bare_npy.
+// Its network as the seed's W1.npy and W2.npy (npy.c): Learner.export_npy, the files read into p
+// (allocated with H from W1's shape; the learner's import_npy then attaches pg with these
+// weights, its cache zero) and bare_npy.
 int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);
-int pg_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
+int pg_npy_read(const char *dir, Policy *p, char *err, size_t errlen);
 const char *pg_bare_npy(const char *dir);
 
 #endif
