@@ -1,6 +1,6 @@
-// test_ppo.c: PPO's checkpoint (format version 3) gives back every setting and every bit of
+// test_ppo.c: PPO's checkpoint (format version 4) gives back every setting and every bit of
 // its arrays, and its state resumes: a run saved, loaded and attached plays its next iteration
-// to the same bits as the run that went on; every prefix of a version 3 file and single-byte
+// to the same bits as the run that went on; every prefix of a version 4 file and single-byte
 // changes across it are refused, never a crash (this binary runs under ASan+UBSan). A PPO run
 // has no seeds' network; a version 2 file, which carried an unused one, still loads and drops it.
 #include <criterion/criterion.h>
