@@ -212,7 +212,7 @@ static const char *read_arrays(Reader *r, uint32_t version, uint64_t n, const ui
         if (version >= 4) {
             const char *why = packed_decode(r->p + r->pos, (size_t)stored[k], sv->n[k], &sv->data[k]);
             if (why) {
-                static _Thread_local char msg[96];
+                static _Thread_local char msg[160];
                 snprintf(msg, sizeof(msg), "corrupted (array %s: %s)", sv->name[k], why);
                 return msg;
             }
@@ -274,7 +274,8 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     // the learner's arrays: version 1 has one, the RMSProp cache of n entries
     SavedArrays *sv = &s->saved;
     uint32_t na = version == 1 ? 1 : get_u32(&r);
-    if (na > LEARNER_ARRAYS_MAX - (version <= 3 ? 1 : 0)) { snprintf(err, errlen, "corrupted (%u learner arrays)", na); return -1; }
+    // versions 1 to 3: the weights block becomes one more array
+    if (na > LEARNER_ARRAYS_MAX - (n ? 1 : 0)) { snprintf(err, errlen, "corrupted (%u learner arrays)", na); return -1; }
     uint64_t stored[LEARNER_ARRAYS_MAX] = {0};
     uint64_t data = 0, entries = n;     // bytes after the header (less the CRC); float64s in all
     for (uint32_t i = 0; i < na; i++) {
@@ -323,7 +324,7 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     if (!bad) bad = train_config_read(&s->cfg, text, tlen, CKPT_ROLES, why, sizeof(why));
     if (bad) { snprintf(err, errlen, "invalid configuration (%s)", bad); return -1; }
     s->cfg.run_dir[0] = 0;
-    if (!no_policy && n && s->cfg.hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", s->cfg.hidden, H); return -1; }
+    if (!no_policy && s->cfg.hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", s->cfg.hidden, H); return -1; }
     if (iteration < 0 || episodes < 0 || agent_steps < 0 || frames < 0 || !(wall >= 0 && wall <= CKPT_WALL_MAX_S) ||
         !(running >= -TRAIN_REWARD_MAX && running <= TRAIN_REWARD_MAX) || (flags & ~CKPT_FLAGS_KNOWN) ||
         (version <= 3 && (flags & CKPT_FLAG_FROM_FRESH))) {
