@@ -22,8 +22,8 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
     snprintf(path, sizeof(path), "%s/config.txt", c->run_dir);
     FileReplace fr;
     if (file_replace_begin(&fr, path, err, errlen)) return -1;
-    FILE *f = fopen(fr.tmp, "w");
-    if (!f) { snprintf(err, errlen, "cannot write %s: %s", fr.tmp, strerror(errno)); file_replace_abort(&fr); return -1; }
+    FILE *f = file_replace_fopen(&fr, err, errlen);
+    if (!f) { file_replace_abort(&fr); return -1; }
     fprintf(f, "# pongrl run configuration (written by pongrl train; the checkpoints hold the same)\n");
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
         const TrainSetting *row = &TRAIN_SETTING_ROWS[i];

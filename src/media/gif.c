@@ -2,12 +2,15 @@
 // because only then is its display time known (and it may grow if the next is the same).
 #include "gif.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <gif_lib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 struct GifRec {
     GifFileType *gif;
@@ -37,7 +40,10 @@ GifRec *gifrec_open(const char *path, int width, int height, char *err, size_t e
     g->w = width; g->h = height;
     snprintf(g->path, sizeof(g->path), "%s", path);
     int code = 0;
-    if (!(g->gif = EGifOpenFileName(path, false, &code))) { gif_err(err, errlen, "cannot create", path, code); goto fail; }
+    // never through a symlink planted under the name (file_replace hands over its temporary)
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) { snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno)); goto fail; }
+    if (!(g->gif = EGifOpenFileHandle(fd, &code))) { close(fd); gif_err(err, errlen, "cannot create", path, code); goto fail; }
     EGifSetGifVersion(g->gif, true);                      // GIF89a: delays and looping
     if (EGifPutScreenDesc(g->gif, width, height, 8, 0, NULL) == GIF_ERROR) goto fail_write;
     // NETSCAPE2.0 application block: loop count 0 = forever

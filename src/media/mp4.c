@@ -78,7 +78,7 @@ Mp4Rec *mp4rec_open(const char *path, int width, int height, int k, char *err, s
     m->sock = m->errfd = -1;
     m->w = width; m->h = height; m->k = k < 1 ? 1 : k > MP4_FRAME_HZ ? MP4_FRAME_HZ : k;
     snprintf(m->path, sizeof(m->path), "%s", path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) { snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno)); free(m); return NULL; }
     close(fd);
     int sv[2];

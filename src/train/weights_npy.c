@@ -196,8 +196,8 @@ int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *e
     snprintf(path, sizeof(path), "%s/%s", dir, MODEL_TXT);
     memset(notes, 0, sizeof(*notes));
     train_config_default(cfg);
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+    FILE *f = file_fopen_read(path, err, errlen);        // a FIFO or a device: refused, never waited on
+    if (!f) return -1;
     char *text = malloc(MODEL_TXT_MAX + 1), *settings = malloc(MODEL_TXT_MAX + 1);
     size_t len = text ? fread(text, 1, MODEL_TXT_MAX + 1, f) : 0, slen = 0;
     fclose(f);
