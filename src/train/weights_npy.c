@@ -210,9 +210,9 @@ int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *e
     // comments go; format is checked; the table's rows are the settings, every other line a note
     for (size_t pos = 0; pos < len;) {
         char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-        const size_t n = (size_t)(nl - line);
-        pos += n + 1;
-        *nl = 0;
+        const size_t whole = (size_t)(nl - line), n = whole && line[whole - 1] == '\r' ? whole - 1 : whole;
+        pos += whole + 1;
+        line[n] = 0;                                          // a CRLF line end (an editor on Windows) too
         char *eq = strchr(line, '=');
         if (line[0] == '#') continue;
         if (!eq) { snprintf(err, errlen, "%s: a line without '=' ('%.40s')", path, line); goto out; }
