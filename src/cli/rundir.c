@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,25 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
 
 // ----------------------------------------------------------------------------
 // one owner at a time
+
+static bool is_dir(const char *p) { struct stat st; return stat(p, &st) == 0 && S_ISDIR(st.st_mode); }
+
+const char *rundir_owner(const char *dir, char *out, size_t outlen) {
+    char real[PATH_MAX], probe[PATH_MAX + 32];
+    snprintf(probe, sizeof(probe), "%s/checkpoints", dir);
+    if (is_dir(probe) || !realpath(dir, real)) return dir;            // a run directory itself, or nothing
+    char *slash = strrchr(real, '/');
+    if (!slash || strcmp(slash + 1, "checkpoints") || slash == real) return dir;
+    *slash = 0;                                                         // the folder above checkpoints/
+    if (strlen(real) >= outlen) return dir;
+    static const char *const marks[] = { "config.txt", "metrics.csv", ".lock" };
+    for (int i = 0; i < 3; i++) {
+        struct stat st;
+        snprintf(probe, sizeof(probe), "%s/%s", real, marks[i]);
+        if (stat(probe, &st) == 0) { snprintf(out, outlen, "%s", real); return out; }
+    }
+    return dir;
+}
 
 int rundir_lock(const char *run_dir, char *err, size_t errlen) {
     char path[CKPT_PATH_MAX];

@@ -21,4 +21,9 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen);
 // locks is said on stderr and let through.
 int rundir_lock(const char *run_dir, char *err, size_t errlen);
 
+// The run directory that owns dir: dir itself, or, where dir is a run's checkpoints/ folder,
+// the run above it (its absolute path in out), so that a --resume given the folder takes the
+// run's own lock and continues the run in place.
+const char *rundir_owner(const char *dir, char *out, size_t outlen);
+
 #endif
