@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../train/config.h"
+#include "../util/file.h"
 #include "args.h"
 #include "commands.h"
 
@@ -47,6 +49,14 @@ int main(int argc, char **argv) {
     // SIGPIPE: train stops after its batch with a checkpoint, the others say it on the way out.
     signal(SIGPIPE, SIG_IGN);
     on_exit(check_stdout, NULL);
+    // pongrl's paths are at most a run directory's length: a longer argument would be cut on the
+    // way to a file name or a message, and the message lose its reason
+    for (int i = 1; i < argc; i++)
+        if (strlen(argv[i]) >= RUN_DIR_MAX) {
+            char cut[64];
+            die_usage("an argument of %zu bytes, '%s': at most %d", strlen(argv[i]), file_path_short(argv[i], cut, 48),
+                      RUN_DIR_MAX - 1);
+        }
     if (argc < 2 || arg_is_help(argv[1]) || !strcmp(argv[1], "help")) {
         fputs(USAGE, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -12,9 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/file.h"
+
 struct GifRec {
     GifFileType *gif;
-    char path[1024];
+    char path[FILE_PATH_MAX + FILE_TMP_SUFFIX_LEN];   // a file_replace temporary's name
     int w, h;
     uint8_t *shown;          // (h, w, 3) what the viewer shows after the frames written
     uint8_t *pending;        // (h, w, 3) the next frame to write
@@ -38,6 +40,7 @@ GifRec *gifrec_open(const char *path, int width, int height, char *err, size_t e
         goto fail;
     }
     g->w = width; g->h = height;
+    if (strlen(path) >= sizeof(g->path)) { snprintf(err, errlen, "cannot create %.64s...: path too long", path); goto fail; }
     snprintf(g->path, sizeof(g->path), "%s", path);
     int code = 0;
     // never through a symlink planted under the name (file_replace hands over its temporary)
