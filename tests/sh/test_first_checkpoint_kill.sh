@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A run killed while it writes its first checkpoint leaves only checkpoints/a temporary ckpt-00000000.bin.XXXXXXXX.tmp:
+# A run killed while it writes its first checkpoint leaves only its temporary file,
+# checkpoints/ckpt-00000000.bin.XXXXXXXX.tmp:
 # there is nothing to resume, so --resume says what happened (not "no checkpoint"), and the
 # same run started again in that directory is let in with a word (not "already holds a run")
 # and ends with the weights of a run that was never killed.
