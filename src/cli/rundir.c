@@ -1,6 +1,7 @@
 // rundir.c: the run directory itself: its lock and config.txt.
 #include "rundir.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -68,6 +69,24 @@ const char *rundir_owner(const char *dir, char *out, size_t outlen) {
     return dir;
 }
 
+// The temporaries a kill left of the run's own files (config.txt, metrics.csv, curve.png;
+// checkpoint.c sweeps its own): each write makes a new name, so none is ever written over.
+// Only the lock's holder may: a live owner's temporaries are still being written.
+static void sweep_tmps(const char *run_dir) {
+    static const char *const files[] = { "config.txt", "metrics.csv", "curve.png" };
+    DIR *d = opendir(run_dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[CKPT_PATH_MAX];
+    while ((e = readdir(d)))
+        for (int i = 0; i < 3; i++)
+            if (file_is_tmp_of(e->d_name, files[i]) && snprintf(path, sizeof(path), "%s/%s", run_dir, e->d_name) < (int)sizeof(path)) {
+                struct stat st;
+                if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+            }
+    closedir(d);
+}
+
 int rundir_lock(const char *run_dir, char *err, size_t errlen) {
     char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/.lock", run_dir);
@@ -77,7 +96,7 @@ int rundir_lock(const char *run_dir, char *err, size_t errlen) {
     struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
     // an owner killed a moment ago (say, the ranks of a killed mpirun) may still be exiting
     for (int tries = 0; tries < 50; tries++) {
-        if (fcntl(fd, F_SETLK, &fl) == 0) return 0;
+        if (fcntl(fd, F_SETLK, &fl) == 0) { sweep_tmps(run_dir); return 0; }
         if (errno != EACCES && errno != EAGAIN) {
             fprintf(stderr, "pongrl: warning: cannot lock %s (%s): nothing keeps a second pongrl out of this run\n",
                     path, strerror(errno));

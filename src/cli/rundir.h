@@ -18,7 +18,8 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen);
 // until the process exits. The kernel drops it whatever the death, so a dead owner never
 // leaves it stuck. An owner that is exiting is waited for, a second at most. 0, or -1 with
 // one line in err (the directory is in use, or cannot be written). A file system without
-// locks is said on stderr and let through.
+// locks is said on stderr and let through. The owner removes the temporaries that a kill left
+// of the run's config.txt, metrics.csv and curve.png.
 int rundir_lock(const char *run_dir, char *err, size_t errlen);
 
 // The run directory that owns dir: dir itself, or, where dir is a run's checkpoints/ folder,

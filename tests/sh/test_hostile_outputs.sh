@@ -76,6 +76,11 @@ kill $live; wait $live 2>/dev/null; live=
 [ -e run/checkpoints/ckpt-00000002.bin ] || bad "--resume run/checkpoints did not continue the run: $(ls run/checkpoints)"
 [ -e run/checkpoints/metrics.csv ] || [ -e run/checkpoints/checkpoints ] && bad "a second run was written inside checkpoints/"
 [ "$(tail -1 run/metrics.csv | cut -d, -f1)" = 2 ] || bad "run/metrics.csv has no row of iteration 2"
+# what a kill leaves of the run's own files' writes (each write a new name) the next owner removes
+touch run/config.txt.0123abcd.tmp run/metrics.csv.deadbeef.tmp run/notes.tmp
+"$bin" train --resume run --iterations 3 --quiet >/dev/null 2>&1 || bad "--resume run"
+[ -e run/config.txt.0123abcd.tmp ] || [ -e run/metrics.csv.deadbeef.tmp ] && bad "stale temporaries kept: $(ls run)"
+[ -e run/notes.tmp ] || bad "a file not pongrl's was removed"
 
 # ---- stdout: every write checked; a closed pipe is one line and status 1, never SIGPIPE
 for c in version --version --help help "train --help" "eval --help" "record --help" "watch --help" "plot --help" \
