@@ -181,7 +181,11 @@ int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], vo
         snprintf(err, errlen, "malformed header");
         goto out;
     }
-    if (strcmp(got, descr)) { snprintf(err, errlen, "dtype %s, expected %s", got, descr); goto out; }
+    if (strcmp(got, descr)) {
+        for (char *c = got; *c; c++) if (*c < 0x20 || *c > 0x7e) *c = '?';     // the file's bytes: one line, printable
+        snprintf(err, errlen, "dtype %s, expected %s", got, descr);
+        goto out;
+    }
     if (fortran && *ndim > 1) { snprintf(err, errlen, "Fortran order, expected C order"); goto out; }
     size_t count = 1;
     for (int i = 0; i < *ndim; i++) {

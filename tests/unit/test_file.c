@@ -271,3 +271,23 @@ Test(file, a_long_path_is_cut_in_the_middle) {
     cr_expect(!strncmp(s, "aaaaaaaaaaaaaaaaaa...", 21) && s[39] == 'z', "%s", s);
     cr_expect_eq(file_path_short("short", buf, 40), (const char *)"short");
 }
+
+// Found by fuzz_npy: a dtype holding a newline was echoed raw, a message of two lines.
+Test(file, an_npy_dtype_of_control_bytes_is_said_in_one_printable_line) {
+    make_dir();
+    char path[128], err[256];
+    snprintf(path, sizeof(path), "%s/bad.npy", dir);
+    static const char hdr[] = "{'descr': '<f\n4', 'fortran_order': False, 'shape': (0,), }";
+    char file[128];
+    memset(file, ' ', sizeof(file));
+    memcpy(file, "\x93NUMPY\x01\x00\x76\x00", 10);
+    memcpy(file + 10, hdr, sizeof(hdr) - 1);
+    file[127] = '\n';
+    cr_assert_eq(file_replace(path, file, sizeof(file), err, sizeof(err)), 0, "%s", err);
+    int nd;
+    size_t shape[4];
+    void *data;
+    cr_expect_neq(npy_read(path, "<f8", &nd, shape, &data, err, sizeof(err)), 0);
+    cr_expect_str_eq(err, "dtype <f?4, expected <f8");
+    remove_dir();
+}
