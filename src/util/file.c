@@ -203,7 +203,10 @@ static FILE *fopen_guarded(const char *path, int flags, const char *mode, char *
 FILE *file_fopen_read(const char *path, char *err, size_t errlen) { return fopen_guarded(path, O_RDONLY, "rb", err, errlen); }
 
 FILE *file_fopen_append(const char *path, char *err, size_t errlen) {
-    return fopen_guarded(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, "ab", err, errlen);
+    FILE *f = fopen_guarded(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, "ab", err, errlen);
+    // at the end, as fopen(path, "a") is: ftell then says whether the file was empty
+    if (f && fseeko(f, 0, SEEK_END)) { int e = errno; snprintf(err, errlen, "%s: %s", path, strerror(e)); fclose(f); errno = e; return NULL; }
+    return f;
 }
 
 const char *file_path_short(const char *path, char *buf, size_t max) {

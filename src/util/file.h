@@ -49,8 +49,8 @@ int file_write_all(int fd, const uint8_t *b, size_t n);
 int file_open_read(const char *path, char *err, size_t errlen);
 // The same as a FILE * ("rb").
 FILE *file_fopen_read(const char *path, char *err, size_t errlen);
-// path opened to append ("ab"), created if absent; a FIFO, a device or a symlink is refused at
-// once. NULL with one line in err.
+// path opened to append ("ab"), created if absent, positioned at its end (ftell: its size); a
+// FIFO, a device or a symlink is refused at once. NULL with one line in err.
 FILE *file_fopen_append(const char *path, char *err, size_t errlen);
 // After file_open_read, file_fopen_read or file_fopen_append failed: errno as the failing call
 // left it (ENOENT for a missing file; EINVAL for one that is not a regular file).

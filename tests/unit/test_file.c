@@ -258,6 +258,13 @@ Test(file, open_to_read_refuses_a_fifo_without_waiting, .timeout = 10) {
     char buf[8];
     cr_expect_eq(fread(buf, 1, sizeof(buf), f), 3);
     fclose(f);
+    // appending starts at the end, as fopen "a" does: ftell says whether a header is due
+    f = file_fopen_append(reg, err, sizeof(err));
+    cr_assert_not_null(f, "%s", err);
+    cr_expect_eq(ftell(f), 3);
+    fputs("de", f);
+    fclose(f);
+    cr_expect_eq(read_back(reg, buf, sizeof(buf)), 5);
     remove_dir();
 }
 
