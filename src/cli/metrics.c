@@ -202,8 +202,8 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
 }
 
 int metrics_check(const char *csv, char *err, size_t errlen) {
-    FILE *f = fopen(csv, "r");
-    if (!f) return 0;
+    FILE *f = file_fopen_read(csv, err, errlen);          // a FIFO or a device: refused, never waited on
+    if (!f) return errno == ENOENT ? 0 : -1;
     char *line = NULL, ex[48];
     size_t cap = 0;
     ssize_t len;

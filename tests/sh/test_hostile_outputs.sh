@@ -63,6 +63,7 @@ mkdir fifo_npy && cp npy/W2.npy fifo_npy/ && mkfifo fifo_npy/W1.npy
 one_line 1 "not a regular file" "$bin" import fifo_npy --out f.bin
 cp -r run fifo_run && rm fifo_run/metrics.csv && mkfifo fifo_run/metrics.csv
 one_line 1 "not a regular file" "$bin" train --resume fifo_run --iterations 2
+one_line 1 "not a regular file (a FIFO)" "$bin" plot fifo_run
 
 # ---- --resume RUN/checkpoints: the run that owns the folder, under its lock
 "$bin" train --hidden 4 --batch-size 1 --iterations 100000000 --quiet --workers 1 --run-dir busy >/dev/null 2>&1 &
