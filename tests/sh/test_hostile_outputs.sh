@@ -117,6 +117,21 @@ sed -i 's/^minibatches=16$/minibatches=9999999/' mb/model.txt
 sed -i 's/$/\r/' crlf/model.txt
 one_line 1 "value-hidden must be less than --hidden" "$bin" export vh --out vh_out
 one_line 1 "minibatches must be in \[1, envs x steps\]" "$bin" export mb --out mb_out
+# the same in a checkpoint whose checksum is right (settings as text, the crc32 last)
+"$bin" train --algo ppo --hidden 8 --envs 2 --steps 16 --minibatches 2 --iterations 1 --workers 1 --quiet \
+    --run-dir ppo >/dev/null || bad "a PPO run"
+/usr/bin/python3 - ppo/checkpoints/ckpt-00000001.bin ppo_vh.bin <<'EOF_PY' || bad "crafting a checkpoint"
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], 'rb').read())
+i = b.find(b'value_hidden=-1\n')
+b[i:i + 16] = b'value_hidden=99\n'
+b[-4:] = struct.pack('<I', zlib.crc32(bytes(b[:-4])))
+open(sys.argv[2], 'wb').write(b)
+EOF_PY
+one_line 1 "value-hidden must be less than --hidden" "$bin" eval ppo_vh.bin --episodes 1 --workers 1
+one_line 1 "value-hidden must be less than --hidden" "$bin" export ppo_vh.bin --out vh2_out
+cp ppo_vh.bin ppo/checkpoints/ckpt-00000002.bin
+one_line 1 "value-hidden must be less than --hidden" "$bin" train --resume ppo --iterations 3
 "$bin" export crlf --out crlf_out >/dev/null 2>"$tmp/err" || bad "a model.txt with CRLF line ends: $(cat "$tmp/err")"
 long=$tmp/$(printf 'x%.0s' $(seq 200))/$(printf 'y%.0s' $(seq 200))/$(printf 'z%.0s' $(seq 200))/$(printf 'w%.0s' $(seq 300))
 one_line 1 "No such file or directory" "$bin" eval "$long"
