@@ -158,8 +158,7 @@ Test(file, a_device_at_the_path_is_refused) {
 }
 
 // The temporary file was PATH.tmp, opened with O_CREAT|O_TRUNC: a symlink planted under that
-// name had the write go wherever it pointed. Every name a temporary could have is tried here by
-// planting the old one and checking that nothing but PATH changes.
+// name had the write go wherever it pointed. One is planted there: nothing but PATH may change.
 Test(file, a_symlink_planted_as_the_temporary_is_not_followed) {
     make_dir();
     char victim[128], path[128], planted[160], buf[16], err[256];
