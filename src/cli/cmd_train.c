@@ -309,7 +309,8 @@ int cmd_train(int argc, char **argv) {
             die_usage("--resume continues the run with its own configuration: --%s may not be given",
                       TRAIN_SETTING_ROWS[i].flag);
     if (resume && cfg.run_dir[0]) die_usage("--resume continues the run in its own directory: --run-dir may not be given");
-    if (resume) snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", resume);
+    char owner[RUN_DIR_MAX];
+    if (resume) snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", resume = rundir_owner(resume, owner, sizeof(owner)));
     if (!cfg.run_dir[0]) {
         time_t t = time(NULL);
         struct tm tm;

@@ -12,6 +12,7 @@
 
 #include "../env/env.h"
 #include "../util/fmt.h"
+#include "../util/num.h"
 
 // ----------------------------------------------------------------------------
 // the rows
@@ -102,14 +103,14 @@ const char *train_setting_set(const TrainSetting *row, TrainConfig *c, const cha
         return NULL;
     case SETTING_U64: {
         unsigned long long v = strtoull(text, &end, 10);
-        if (text[0] == '-' || errno || end == text || *end) { snprintf(why, n, "expects a non-negative integer, got '%s'", text); return why; }
+        if (!num_plain(text, false, false) || errno || end == text || *end) { snprintf(why, n, "expects a non-negative integer, got '%s'", text); return why; }
         *(uint64_t *)f = v;
         return NULL;
     }
     case SETTING_INT:
     case SETTING_I64: {
         long long v = strtoll(text, &end, 10);
-        if (errno || end == text || *end) { snprintf(why, n, "expects an integer, got '%s'", text); return why; }
+        if (!num_plain(text, true, false) || errno || end == text || *end) { snprintf(why, n, "expects an integer, got '%s'", text); return why; }
         if ((double)v < row->min || (double)v > row->max) {
             snprintf(why, n, "must be in [%.0f, %lld], got %lld", row->min,
                      row->kind == SETTING_INT || row->max < 9e18 ? (long long)row->max : (long long)INT64_MAX, v);
@@ -127,7 +128,7 @@ const char *train_setting_set(const TrainSetting *row, TrainConfig *c, const cha
             return NULL;
         }
         double v = strtod(text, &end);
-        if (errno || end == text || *end || !isfinite(v)) { snprintf(why, n, "expects a number, got '%s'", text); return why; }
+        if (!num_plain(text, true, true) || errno || end == text || *end || !isfinite(v)) { snprintf(why, n, "expects a number, got '%s'", text); return why; }
         if (v < row->min || v > row->max) {
             snprintf(why, n, "must be in [%g, %g], got %g", row->min, row->max, v);
             return why;
