@@ -59,10 +59,10 @@ $(shell mkdir -p $(BUILD) && echo '$(SDL_DEF) $(SDL_CFLAGS) $(SDL_LIBS)' | cmp -
 LIBS    := -lgif -lz -lm
 CRIT    := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
 
-LIB_SRC := $(filter-out $(WINDOW_SRC),$(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/algo/*.c src/media/*.c src/util/*.c)))
+LIB_SRC := $(filter-out $(WINDOW_SRC),$(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/algo/*.c src/algo/*/*.c src/media/*.c src/util/*.c)))
 BIN_SRC := $(sort $(wildcard src/cli/*.c src/cluster/*.c)) $(WINDOW_SRC)
 TEST_SRC:= $(sort $(wildcard tests/unit/*.c))
-HDRS    := $(wildcard src/*/*.h)
+HDRS    := $(wildcard src/*/*.h src/*/*/*.h)
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/obj/%.o)

@@ -2,6 +2,6 @@
 #include "algo.h"
 
 #include "pg.h"
-#include "ppo.h"
+#include "ppo/ppo.h"
 
 const Learner *const ALGO_LEARNERS[] = { &PG_LEARNER, &PPO_LEARNER, NULL };

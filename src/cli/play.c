@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../algo/algo.h"
-#include "../algo/ppo.h"
+#include "../algo/ppo/ppo.h"
 #include "../train/config.h"
 #include "../train/model.h"
 #include "args.h"

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "../policy/acnet.h"
+#include "../algo/ppo/acnet.h"
 #include "../policy/policy.h"
 #include "config.h"
 

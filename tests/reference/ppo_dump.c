@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "algo/algo.h"
-#include "algo/ppo.h"
+#include "algo/ppo/ppo.h"
 #include "train/model.h"
 #include "util/npy.h"
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "test_files.h"
-#include "algo/ppo.h"
+#include "algo/ppo/ppo.h"
 #include "train/checkpoint.h"
 #include "train/comm.h"
 #include "util/crc.h"

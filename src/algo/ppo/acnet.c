@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/mem.h"
-#include "../util/rng.h"
+#include "../../util/mem.h"
+#include "../../util/rng.h"
 
 int acnet_alloc(AcNet *net, int D, int H, int A) {
     net->D = D; net->H = H; net->A = A; net->Hv = 0;

@@ -1,4 +1,4 @@
-// acnet.h: the actor-critic network of PPO (src/algo/ppo.h), float64:
+// acnet.h: the actor-critic network of PPO (ppo.h), float64:
 //
 //   x (D = 12,800) sparse: the 80x80 binary frame, then its difference from the previous frame
 //   h = relu(W1' x + b1)                    (H,)
@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "../../policy/policy.h"
 
 #define ACNET_D (2 * POLICY_D)       // the frame and its difference
 #define ACNET_A_MAX 6                // at most the six minimal actions

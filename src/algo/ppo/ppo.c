@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/clock.h"
-#include "../util/digest.h"
-#include "../util/mem.h"
-#include "../util/rng.h"
+#include "../../util/clock.h"
+#include "../../util/digest.h"
+#include "../../util/mem.h"
+#include "../../util/rng.h"
 
 const int PPO_ACTION_ID[PPO_ACTIONS] = { ACTION_NOOP, ACTION_RIGHT, ACTION_LEFT };
 

@@ -1,5 +1,5 @@
 // ppo.h: proximal policy optimisation (Schulman et al. 2017) as CleanRL's ppo_atari.py does it,
-// on the exact game, with the sparse actor-critic network of policy/acnet.h.
+// on the exact game, with the sparse actor-critic network of acnet.h.
 //
 // One iteration: N envs play T steps each with the current weights (fixed-length rollouts,
 // an env that ends an episode starts the next one inside the step); GAE(gamma, lambda) gives
@@ -37,17 +37,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../env/env.h"
-#include "../policy/acnet.h"
-#include "../rl/agent.h"
-#include "../train/comm.h"
-#include "../train/config.h"
-#include "../train/gradsum.h"
-#include "../train/learner.h"
-#include "../train/state.h"
-#include "../train/pool.h"
-#include "../util/bytes.h"
-#include "../util/rowset.h"
+#include "../../env/env.h"
+#include "acnet.h"
+#include "../../rl/agent.h"
+#include "../../train/comm.h"
+#include "../../train/config.h"
+#include "../../train/gradsum.h"
+#include "../../train/learner.h"
+#include "../../train/state.h"
+#include "../../train/pool.h"
+#include "../../util/bytes.h"
+#include "../../util/rowset.h"
 
 #define PPO_ADAM_BETA1 0.9            // torch.optim.Adam's defaults
 #define PPO_ADAM_BETA2 0.999

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../train/comm.h"
-#include "../train/state.h"
-#include "../train/weights_npy.h"
-#include "../util/mem.h"
+#include "../../train/comm.h"
+#include "../../train/state.h"
+#include "../../train/weights_npy.h"
+#include "../../util/mem.h"
 
 typedef struct {
     Ppo *ppo;
