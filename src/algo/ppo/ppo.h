@@ -82,6 +82,9 @@ static inline int ppo_input_size(bool coarse) { return 2 * POLICY_D + (coarse ? 
 // The sparse input of frame cur after prev (binary 80x80) into idx/sign (room for
 // ppo_input_size entries), ascending; returns the count.
 int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign);
+// An action index drawn from logp (A,) with u in [0, 1): the first whose cumulative
+// probability exceeds u.
+int ppo_sample_action(const double *logp, int A, double u);
 
 typedef struct {
     int envs, steps;            // N envs x T steps a rollout
