@@ -24,7 +24,7 @@ static void shuffle(Ppo *p, int epoch);
 static double explained_variance(const Ppo *p);
 
 int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen) {
-    const PpoConfig *c = &p->cfg;
+    const TrainConfig *c = &p->cfg;
     const int B = c->envs * c->steps, M = B / c->minibatches;
     memset(st, 0, sizeof(*st));
     st->lr = annealed_lr(p);
@@ -62,7 +62,7 @@ int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen) {
 
 // Adam's learning rate, falling linearly to zero over anneal_steps agent steps.
 static double annealed_lr(const Ppo *p) {
-    const PpoConfig *c = &p->cfg;
+    const TrainConfig *c = &p->cfg;
     double frac = c->anneal_steps > 0 ? 1.0 - (double)p->agent_steps / (double)c->anneal_steps : 1.0;
     return c->lr * (frac > 0.0 ? frac : 0.0);
 }
@@ -96,45 +96,13 @@ static double explained_variance(const Ppo *p) {
 // ----------------------------------------------------------------------------
 // settings
 
-void ppo_config_default(PpoConfig *c) {
-    TrainConfig t;                   // the settings table's defaults (train/config.h)
-    train_config_default(&t);
-    memset(c, 0, sizeof(*c));
-    c->envs = t.envs; c->steps = t.steps;
-    c->epochs = t.epochs; c->minibatches = t.minibatches;
-    c->chunk = PPO_CHUNK;
-    c->hidden = PPO_HIDDEN;
-    c->value_hidden = PPO_VALUE_HIDDEN;
-    c->coarse = t.coarse != 0;
-    c->lr = PPO_LR;
-    c->anneal_steps = t.anneal_steps;
-    c->gamma = t.gamma; c->lambda = t.lambda;
-    c->clip = t.clip;
-    c->ent_coef = t.ent_coef; c->vf_coef = t.vf_coef;
-    c->max_grad_norm = t.max_grad_norm;
-    c->seed = t.seed;
-}
-
-const char *ppo_config_check(const PpoConfig *c) {
-    if (c->envs < 1 || c->envs > 65536) return "--envs must be in [1, 65536]";
-    if (c->steps < 1 || c->steps > 65536) return "--steps must be in [1, 65536]";
+const char *ppo_check(const TrainConfig *c) {
     if ((int64_t)c->envs * c->steps > 16777216) return "--envs x --steps must be at most 2^24";
-    if (c->epochs < 1) return "--epochs must be at least 1";
-    if (c->minibatches < 1 || c->minibatches > c->envs * c->steps) return "--minibatches must be in [1, envs x steps]";
-    if (c->chunk < 1) return "--chunk must be at least 1";
-    if (c->hidden < 1 || c->hidden > 4096) return "--hidden must be in [1, 4096]";
-    if (c->value_hidden < -1 || ppo_value_units(c) >= c->hidden)
+    if (c->minibatches > c->envs * c->steps) return "--minibatches must be in [1, envs x steps]";
+    if (ppo_value_units(c) >= c->hidden)
         return "--value-hidden must be less than --hidden (the policy keeps at least one of the H units), or -1 for H/2";
-    if (!(c->lr > 0 && c->lr < 1)) return "--lr must be in (0, 1)";
-    if (c->anneal_steps < 0) return "--anneal-steps must be >= 0";
-    if (!(c->gamma >= 0 && c->gamma <= 1) || !(c->lambda >= 0 && c->lambda <= 1)) return "--gamma and --lambda must be in [0, 1]";
-    if (!(c->clip > 0)) return "--clip must be > 0";
-    if (!(c->ent_coef >= -1)) return "--ent-coef must be >= -1 (negative: an entropy penalty)";
-    if (!(c->vf_coef >= 0)) return "--vf-coef must be >= 0";
-    if (!(c->max_grad_norm > 0)) return "--max-grad-norm must be > 0";
     return NULL;
 }
-
 
 // ----------------------------------------------------------------------------
 // create / destroy
@@ -156,10 +124,10 @@ void ppo_destroy(Ppo *p) {
     free(p);
 }
 
-Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errlen) {
-    const char *why = ppo_config_check(cfg);
-    if (why) { snprintf(err, errlen, "%s", why); return NULL; }
-    if (!env_preset_find(env_id)) { snprintf(err, errlen, "unknown env id '%s'", env_id); return NULL; }
+Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
+    const char *why = train_config_check(cfg, err, errlen);
+    if (!why) why = ppo_check(cfg);
+    if (why) { if (why != err) snprintf(err, errlen, "%s", why); return NULL; }
     Ppo *p = calloc(1, sizeof(*p));
     if (!p) goto oom;
     p->cfg = *cfg;
@@ -201,7 +169,7 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errl
         !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended || !p->ended_slot ||
         !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->row_mark || !p->chunk_stats ||
         rowset_alloc(&p->rows, p->net.D)) goto oom;
-    if (ppo_envs_start(p, env_id)) goto oom;
+    if (ppo_envs_start(p)) goto oom;
     return p;
 oom:
     snprintf(err, errlen, "out of memory");

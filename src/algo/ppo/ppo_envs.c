@@ -19,10 +19,10 @@
 
 static uint64_t env_episode_seed(uint64_t seed, int e, int64_t j) { return rng_key(seed, (uint64_t)e, (uint64_t)j, KEY_ENV); }
 
-int ppo_envs_start(Ppo *p, const char *env_id) {
+int ppo_envs_start(Ppo *p) {
     for (int e = 0; e < p->cfg.envs; e++) {
         PpoEnv *v = &p->envs[e];
-        if (env_init(&v->env, env_id, env_episode_seed(p->cfg.seed, e, 0)) != ENV_OK) return -1;
+        if (env_init(&v->env, p->cfg.env_id, env_episode_seed(p->cfg.seed, e, 0)) != ENV_OK) return -1;
         v->episode = 1;
     }
     return 0;

@@ -44,7 +44,7 @@ typedef struct {
 
 // The loss of one sample and its gradient wrt the logits and the value (not divided by M).
 // stats += policy loss, value loss, entropy, approx kl, clipped (0/1).
-static void sample_loss(const PpoConfig *c, const double *logits, double v, int a, double old_logp,
+static void sample_loss(const TrainConfig *c, const double *logits, double v, int a, double old_logp,
                         double old_v, double adv, double ret, double *dlogits, double *dv, double *stats) {
     double logp[ACNET_A_MAX];
     const int A = PPO_ACTIONS;

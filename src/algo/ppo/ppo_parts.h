@@ -44,8 +44,8 @@ int ppo_merge(Ppo *p, int M, int chunks);
 // ----------------------------------------------------------------------------
 // the rollout's envs (ppo_envs.c) and inputs (ppo_rollout.c)
 
-// Every env at its episode 0. 0, or -1 (a bad env id).
-int ppo_envs_start(Ppo *p, const char *env_id);
+// Every env at its episode 0. 0, or -1 (out of memory).
+int ppo_envs_start(Ppo *p);
 // Env e's step t with action index a: reward, end and, when the episode ended, its record in
 // p->ended_slot and the env's next episode started (autoreset).
 void ppo_env_step(Ppo *p, int e, int t, int a);
