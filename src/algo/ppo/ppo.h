@@ -30,6 +30,12 @@
 // the heads) gets torch.optim.Adam. A dense Adam over W1 would touch 3.3 M weights a minibatch.
 //
 // Sample s of a rollout is env s / T, step s % T (env-major).
+//
+// The files, one job each: ppo.c (an iteration, from the top), ppo_rollout.c, ppo_envs.c and
+// ppo_inputs.c (the rollout, its games and its inputs), ppo_wire.c (the ranks' exchange),
+// ppo_policy.c (the input, the draw of an action, acting outside training), ppo_gae.c,
+// ppo_grad.c and ppo_merge.c (a minibatch's exact gradient), ppo_adam.c, acnet.[ch] (the
+// network), ppo_learner.c (PPO behind train/learner.h); ppo_parts.h is what they share.
 #ifndef PONGRL_PPO_H
 #define PONGRL_PPO_H
 

@@ -42,7 +42,7 @@ static inline void ppo_prefetch_sum_row(GradSum *acc, const double *g, size_t of
 int ppo_merge(Ppo *p, int M, int chunks);
 
 // ----------------------------------------------------------------------------
-// the rollout's envs (ppo_envs.c) and inputs (ppo_rollout.c)
+// the rollout's envs (ppo_envs.c) and inputs (ppo_inputs.c)
 
 // Every env at its episode 0. 0, or -1 (out of memory).
 int ppo_envs_start(Ppo *p);

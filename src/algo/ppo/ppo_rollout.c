@@ -14,26 +14,6 @@
 // stream purposes (rng_key's last word)
 #define KEY_ACT 0x70706f61      // "ppoa": env e's action sampling in iteration i
 
-SparseX ppo_sample_x(const Ppo *p, int s) {
-    const int T = p->cfg.steps, e = s / T, t = s % T;
-    const uint32_t *off = p->xoff + (size_t)e * (T + 1);
-    return (SparseX){ (int)(off[t + 1] - off[t]), p->xidx[e] + off[t], p->xsign[e] + off[t] };
-}
-
-int ppo_reserve_inputs(Ppo *p, int e, size_t need) {
-    if (need <= p->xcap[e]) return 0;
-    size_t cap = p->xcap[e] ? p->xcap[e] : 16384;
-    while (cap < need) cap *= 2;
-    uint16_t *i = realloc(p->xidx[e], cap * sizeof(uint16_t));
-    if (!i) return -1;
-    p->xidx[e] = i;
-    int8_t *s = realloc(p->xsign[e], cap);
-    if (!s) return -1;
-    p->xsign[e] = s;
-    p->xcap[e] = cap;
-    return 0;
-}
-
 typedef struct { Ppo *p; atomic_int bad; } CollectJob;
 
 // This rank's envs, shared among the threads: each plays T steps of its envs.
