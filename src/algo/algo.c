@@ -3,7 +3,7 @@
 
 #include "../train/model.h"
 #include "pg/pg.h"
-#include "ppo.h"
+#include "ppo/ppo.h"
 
 const Learner *const ALGO_LEARNERS[] = { &PG_LEARNER, &PPO_LEARNER, NULL };
 

@@ -1,0 +1,200 @@
+// ppo.c: one PPO iteration (ppo.h), read from the top: a rollout of every env (ppo_rollout.c,
+// the envs in ppo_envs.c, the ranks' exchange in ppo_wire.c), GAE (ppo_gae.c), then epochs of
+// shuffled minibatches, each a gradient (ppo_grad.c, merged exactly in ppo_merge.c) and a step
+// of Adam (ppo_adam.c). Below it: the learner's memory made and freed.
+#include "ppo_parts.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../util/clock.h"
+#include "../../util/rng.h"
+
+// stream purposes (rng_key's last word)
+#define KEY_PERM 0x70706f70     // "ppop": the shuffle of epoch k of iteration i
+#define KEY_INIT 0x70706f77     // "ppow": the initial weights
+
+// ----------------------------------------------------------------------------
+// one iteration
+
+static double annealed_lr(const Ppo *p);
+static void shuffle(Ppo *p, int epoch);
+static double explained_variance(const Ppo *p);
+
+int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen) {
+    const TrainConfig *c = &p->cfg;
+    const int B = c->envs * c->steps, M = B / c->minibatches;
+    memset(st, 0, sizeof(*st));
+    st->lr = annealed_lr(p);
+    double t0 = clock_now_s();
+    if (ppo_collect(p)) { snprintf(err, errlen, "%s", p->why); return -1; }
+    ppo_advantages(p);
+    double t1 = clock_now_s();
+    double sums[PPO_N_STATS], acc[PPO_N_STATS] = {0}, gn = 0.0;
+    int steps = 0;
+    for (int ep = 0; ep < c->epochs; ep++) {
+        shuffle(p, ep);
+        for (int m = 0; m < c->minibatches; m++) {
+            if (ppo_minibatch_grad(p, p->perm + (size_t)m * M, M, sums)) {
+                snprintf(err, errlen, "%s", p->why);
+                return -1;
+            }
+            gn += ppo_step(p, st->lr);
+            for (int k = 0; k < PPO_N_STATS; k++) acc[k] += sums[k];
+            steps++;
+        }
+    }
+    st->policy_loss = acc[0] / steps;
+    st->value_loss = acc[1] / steps;
+    st->entropy = acc[2] / steps;
+    st->approx_kl = acc[3] / steps;
+    st->clip_frac = acc[4] / steps;
+    st->grad_norm = gn / steps;
+    st->explained_var = explained_variance(p);
+    st->rollout_s = t1 - t0;
+    st->update_s = clock_now_s() - t1;
+    p->iteration++;
+    p->last = *st;
+    return 0;
+}
+
+// Adam's learning rate, falling linearly to zero over anneal_steps agent steps.
+static double annealed_lr(const Ppo *p) {
+    const TrainConfig *c = &p->cfg;
+    double frac = c->anneal_steps > 0 ? 1.0 - (double)p->agent_steps / (double)c->anneal_steps : 1.0;
+    return c->lr * (frac > 0.0 ? frac : 0.0);
+}
+
+// p->perm: the samples in the order of epoch `epoch`, Fisher-Yates from the epoch's own stream.
+static void shuffle(Ppo *p, int epoch) {
+    const int B = p->cfg.envs * p->cfg.steps;
+    Rng rng;
+    rng_seed(&rng, rng_key(p->cfg.seed, (uint64_t)p->iteration, (uint64_t)epoch, KEY_PERM));
+    for (int i = 0; i < B; i++) p->perm[i] = i;
+    for (int i = B - 1; i > 0; i--) {
+        int j = (int)rng_below(&rng, (uint64_t)i + 1);
+        int32_t tmp = p->perm[i]; p->perm[i] = p->perm[j]; p->perm[j] = tmp;
+    }
+}
+
+// How much of the returns' variance the values explain, over the batch (NaN: returns all equal).
+static double explained_variance(const Ppo *p) {
+    const int B = p->cfg.envs * p->cfg.steps;
+    double mr = 0.0, md = 0.0;
+    for (int s = 0; s < B; s++) { mr += p->ret[s]; md += p->ret[s] - p->value[s]; }
+    mr /= B; md /= B;
+    double vr = 0.0, vd = 0.0;
+    for (int s = 0; s < B; s++) {
+        double a = p->ret[s] - mr, d = p->ret[s] - p->value[s] - md;
+        vr += a * a; vd += d * d;
+    }
+    return vr > 0.0 ? 1.0 - vd / vr : NAN;
+}
+
+// ----------------------------------------------------------------------------
+// settings
+
+const char *ppo_check(const TrainConfig *c) {
+    if ((int64_t)c->envs * c->steps > 16777216) return "--envs x --steps must be at most 2^24";
+    if (c->minibatches > c->envs * c->steps) return "--minibatches must be in [1, envs x steps]";
+    if (ppo_value_units(c) >= c->hidden)
+        return "--value-hidden must be less than --hidden (the policy keeps at least one of the H units), or -1 for H/2";
+    return NULL;
+}
+
+// ----------------------------------------------------------------------------
+// create / destroy
+
+void ppo_destroy(Ppo *p) {
+    if (!p) return;
+    if (p->th) for (int i = 0; i < p->threads; i++) ppo_thread_free(&p->th[i]);
+    free(p->th);
+    if (p->xidx) for (int e = 0; e < p->cfg.envs; e++) { free(p->xidx[e]); free(p->xsign[e]); }
+    free(p->xidx); free(p->xsign); free(p->xcap); free(p->xoff);
+    free(p->envs);
+    free(p->action); free(p->logp); free(p->value); free(p->reward); free(p->adv); free(p->ret);
+    free(p->done); free(p->next_value); free(p->ended); free(p->ended_slot);
+    free(p->perm); free(p->mb_adv); free(p->rowsq); free(p->g); free(p->row_mark); free(p->chunk_stats);
+    free(p->wire.p); free(p->pos); free(p->x); free(p->digests);
+    rowset_free(&p->rows);
+    free(p->adam_m); free(p->adam_v);
+    acnet_free(&p->net);
+    free(p);
+}
+
+Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
+    const char *why = train_config_check(cfg, err, errlen);
+    if (!why) why = ppo_check(cfg);
+    if (why) { if (why != err) snprintf(err, errlen, "%s", why); return NULL; }
+    Ppo *p = calloc(1, sizeof(*p));
+    if (!p) goto oom;
+    p->cfg = *cfg;
+    const int N = cfg->envs, T = cfg->steps;
+    const size_t B = (size_t)N * T;
+    const int M = (int)(B / (size_t)cfg->minibatches);
+    const int chunks = (M + cfg->chunk - 1) / cfg->chunk;
+    if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) goto oom;
+    p->net.Hv = ppo_value_units(cfg);
+    acnet_init_random(&p->net, rng_key(cfg->seed, 0, 0, KEY_INIT));
+    p->adam_m = big_calloc(p->net.n, sizeof(double));
+    p->adam_v = big_calloc(p->net.n, sizeof(double));
+    p->envs = calloc((size_t)N, sizeof(PpoEnv));
+    p->xoff = calloc((size_t)N * (T + 1), sizeof(uint32_t));
+    p->xidx = calloc((size_t)N, sizeof(uint16_t *));
+    p->xsign = calloc((size_t)N, sizeof(int8_t *));
+    p->xcap = calloc((size_t)N, sizeof(size_t));
+    p->action = calloc(B, 1);
+    p->done = calloc(B, 1);
+    p->logp = calloc(B, sizeof(double));
+    p->value = calloc(B, sizeof(double));
+    p->reward = calloc(B, sizeof(double));
+    p->adv = calloc(B, sizeof(double));
+    p->ret = calloc(B, sizeof(double));
+    p->next_value = calloc((size_t)N, sizeof(double));
+    p->ended = calloc(B, sizeof(PpoEpisode));
+    p->ended_slot = calloc(B, sizeof(PpoEpisode));
+    p->perm = calloc(B, sizeof(int32_t));
+    p->mb_adv = calloc((size_t)M, sizeof(double));
+    p->rowsq = calloc((size_t)p->net.D, sizeof(double));
+    p->g = big_calloc(p->net.n, sizeof(double));
+    p->row_mark = calloc((size_t)p->net.D, 1);
+    p->chunk_stats = calloc((size_t)chunks * PPO_N_STATS, sizeof(double));
+    p->x = calloc((size_t)chunks * PPO_N_STATS, sizeof(int64_t));
+    p->pos = calloc((size_t)p->net.D, sizeof(int32_t));
+    p->env0 = 0;
+    p->env1 = N;
+    if (!p->x || !p->pos || !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
+        !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended || !p->ended_slot ||
+        !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->row_mark || !p->chunk_stats ||
+        rowset_alloc(&p->rows, p->net.D)) goto oom;
+    if (ppo_envs_start(p)) goto oom;
+    return p;
+oom:
+    snprintf(err, errlen, "out of memory");
+    ppo_destroy(p);
+    return NULL;
+}
+
+int ppo_bind(Ppo *p, Pool *pool, Comm *comm) {
+    p->pool = pool;
+    p->comm = comm;
+    const int rank = comm ? comm->rank : 0, ranks = comm ? comm->size : 1, N = p->cfg.envs;
+    p->env0 = (int)((int64_t)N * rank / ranks);
+    p->env1 = (int)((int64_t)N * (rank + 1) / ranks);
+    const int n = pool_threads(pool);
+    if (n == p->threads) return 0;
+    for (int i = 0; i < p->threads; i++) ppo_thread_free(&p->th[i]);
+    free(p->th);
+    free(p->digests);
+    p->threads = 0;
+    p->th = calloc((size_t)n, sizeof(PpoThread));
+    p->digests = calloc((size_t)n, sizeof(uint64_t));
+    if (!p->th || !p->digests) return -1;
+    for (int i = 0; i < n; i++) {
+        if (ppo_thread_alloc(&p->th[i], &p->net)) return -1;
+        p->threads = i + 1;
+    }
+    return 0;
+}
