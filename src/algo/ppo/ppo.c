@@ -11,10 +11,9 @@
 
 #include "../../util/clock.h"
 #include "../../util/rng.h"
+#include "../../util/streams.h"
 
 // stream purposes (rng_key's last word)
-#define KEY_PERM 0x70706f70     // "ppop": the shuffle of epoch k of iteration i
-#define KEY_INIT 0x70706f77     // "ppow": the initial weights
 
 // ----------------------------------------------------------------------------
 // one iteration
@@ -71,7 +70,7 @@ static double annealed_lr(const Ppo *p) {
 static void shuffle(Ppo *p, int epoch) {
     const int B = p->cfg.envs * p->cfg.steps;
     Rng rng;
-    rng_seed(&rng, rng_key(p->cfg.seed, (uint64_t)p->iteration, (uint64_t)epoch, KEY_PERM));
+    rng_seed(&rng, stream_ppo_perm(p->cfg.seed, (uint64_t)p->iteration, (uint64_t)epoch));
     for (int i = 0; i < B; i++) p->perm[i] = i;
     for (int i = B - 1; i > 0; i--) {
         int j = (int)rng_below(&rng, (uint64_t)i + 1);
@@ -137,7 +136,7 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     const int chunks = (M + cfg->chunk - 1) / cfg->chunk;
     if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) goto oom;
     p->net.Hv = ppo_value_units(cfg);
-    acnet_init_random(&p->net, rng_key(cfg->seed, 0, 0, KEY_INIT));
+    acnet_init_random(&p->net, stream_ppo_init(cfg->seed));
     p->adam_m = big_calloc(p->net.n, sizeof(double));
     p->adam_v = big_calloc(p->net.n, sizeof(double));
     p->envs = calloc((size_t)N, sizeof(PpoEnv));

@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "../../util/rng.h"
+#include "../../util/streams.h"
 
 // stream purposes (rng_key's last word)
-#define KEY_ENV 0x70706f65      // "ppoe": env e's episode j
 
-static uint64_t env_episode_seed(uint64_t seed, int e, int64_t j) { return rng_key(seed, (uint64_t)e, (uint64_t)j, KEY_ENV); }
+static uint64_t env_episode_seed(uint64_t seed, int e, int64_t j) { return stream_ppo_env(seed, (uint64_t)e, (uint64_t)j); }
 
 int ppo_envs_start(Ppo *p) {
     for (int e = 0; e < p->cfg.envs; e++) {

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "../../util/rng.h"
+#include "../../util/streams.h"
 
 // stream purposes (rng_key's last word)
-#define KEY_ACT 0x70706f61      // "ppoa": env e's action sampling in iteration i
 
 typedef struct { Ppo *p; atomic_int bad; } CollectJob;
 
@@ -28,7 +28,7 @@ static void collect_part(void *ctx, int part, int parts) {
         PpoEnv *v = &p->envs[e];
         uint32_t *off = p->xoff + (size_t)e * (T + 1);
         Rng rng;
-        rng_seed(&rng, rng_key(p->cfg.seed, (uint64_t)p->iteration, (uint64_t)e, KEY_ACT));
+        rng_seed(&rng, stream_ppo_act(p->cfg.seed, (uint64_t)p->iteration, (uint64_t)e));
         v->frames = 0;
         off[0] = 0;
         for (int t = 0; t <= T; t++) {
