@@ -24,6 +24,11 @@ struct Actor {
 // ----------------------------------------------------------------------------
 // open and close
 
+bool actor_plays(const char *name) {
+    const Learner *l = name ? algo_find(name) : NULL;
+    return l && l->agent;
+}
+
 Actor *actor_open(const char *path, char *err, size_t errlen) {
     TrainState *s = model_open(path, err, errlen);
     if (!s) return NULL;

@@ -30,6 +30,9 @@ enum {
     ACTOR_OBS_KINDS = 2
 };
 
+// Whether this build's learner of --algo `name` acts (Learner.agent): a binding asks before it
+// opens a model.txt folder of a learner it may play itself.
+bool actor_plays(const char *name);
 // The model at path as an Actor, or NULL with one line in err (not a model; a learner this build
 // cannot play from a binding; out of memory).
 Actor *actor_open(const char *path, char *err, size_t errlen);
