@@ -171,7 +171,9 @@ class Policy:
             else:
                 prepro(o)                           # its ValueError names the shapes it plays
                 raise AssertionError("prepro accepted shape %s" % (o.shape,))
-            rows = int(np.prod(lead))
+            rows = 1
+            for n in lead:                          # np.prod(lead) costs a third of a step
+                rows *= n
             o = np.ascontiguousarray(o)
             probs = np.empty((rows, len(self._ids)))
             choice = np.empty(rows, np.intc) if choose else None
