@@ -74,8 +74,8 @@ int ppo_sample_action(const double *logp, int A, double u) {
 // ----------------------------------------------------------------------------
 // acting outside training (eval, record, watch: rl/agent.h), as a rollout does
 
-static int ppo_act(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
-                   double *p_up) {
+static int ppo_act_probs(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u,
+                         double *h, double *probs) {
     (void)x;
     const Ppo *p = ap->net;
     static const uint8_t zeros[POLICY_D];
@@ -88,10 +88,18 @@ static int ppo_act(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const u
     int a = 0;
     if (ap->greedy) { for (int k = 1; k < PPO_ACTIONS; k++) if (logp[k] > logp[a]) a = k; }
     else a = ppo_sample_action(logp, PPO_ACTIONS, u);
-    *p_up = exp(logp[1]);                        // RIGHT: the paddle up
+    for (int k = 0; k < PPO_ACTIONS; k++) probs[k] = exp(logp[k]);
     return PPO_ACTION_ID[a];
 }
 
+static int ppo_act(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
+                   double *p_up) {
+    double probs[PPO_ACTIONS];
+    int a = ppo_act_probs(ap, x, cur, prev, u, h, probs);
+    *p_up = probs[1];                            // RIGHT: the paddle up
+    return a;
+}
+
 AgentPolicy ppo_agent_policy(const Ppo *p, bool greedy) {
-    return (AgentPolicy){ ppo_act, p, p->net.H, greedy };
+    return (AgentPolicy){ ppo_act, p, p->net.H, greedy, ppo_act_probs, PPO_ACTION_ID, PPO_ACTIONS };
 }
