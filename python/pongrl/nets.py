@@ -42,7 +42,7 @@ def prepro(frame):
 
 
 # ----------------------------------------------------------------------------
-# PPO's input (src/algo/ppo.h, ppo.c ppo_input)
+# PPO's input (src/algo/ppo/ppo.h; ppo_policy.c's ppo_input)
 
 POOL, BAND = 4, 20          # coarse cells of 4x4 pixels; bands of 20 rows or columns
 COARSE = (80 // POOL) ** 2 + 2 * (80 // BAND) * 80      # 400 + 320 + 320 = 1040
