@@ -234,7 +234,7 @@ class PpoPolicy(_Player):
         greedy = self.greedy if greedy is None else greedy
         if greedy:
             k = logp.argmax(axis=1)
-        else:   # the first action whose cumulative probability exceeds u, as ppo_policy.c's ppo_sample_action
+        else:   # the first action whose cumulative probability exceeds u, as C's ppo_sample_action
             u = self.rng.random(logp.shape[0])
             k = (u[:, None] >= np.cumsum(np.exp(logp[:, :-1]), axis=1)).sum(axis=1)
         a = np.asarray(self.action_ids)[k]
