@@ -78,7 +78,7 @@ int bench_cluster(int argc, char **argv) {
     BenchArgs a;
     bench_args(argc, argv, &a);
     fprintf(stderr, "pongrl: bench cluster needs MPI, and this pongrl was built without it "
-            "(install libopenmpi-dev, then make clean all)\n");
+            "(install libopenmpi-dev, then make)\n");
     return 1;
 }
 
