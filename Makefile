@@ -11,7 +11,7 @@
 #   make bench-learners  the seeds' recipe, PPO in C and examples/ppo_pong.py to a running mean of 0,
 #                   one after the other on 2 cores (LEARNERS_ARGS="..." adds flags: bench/README.md)
 #   make debug      build/debug/pongrl with AddressSanitizer and UndefinedBehaviorSanitizer
-#   make fuzz       fuzz the checkpoint loader for a bounded time (libFuzzer)
+#   make fuzz       fuzz the checkpoint, model.txt and .npy readers for a bounded time (libFuzzer)
 #   PORTABLE=1      build without -march=native (for clusters of mixed CPUs)
 
 CC      ?= cc
@@ -171,10 +171,13 @@ $(BUILD)/debug/pongrl: $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a
 	@mkdir -p $(dir $@)
 	$(CC) -fsanitize=address,undefined -pthread -o $@ $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a $(MPI_LIBS) $(SDL_LIBS) $(LIBS)
 
-# Fuzz the checkpoint reader with clang's libFuzzer for FUZZ_SECS seconds. Seeds: a real
-# checkpoint of the smallest network (H=1) and its header alone; new finds go to build/fuzz/corpus.
+# Fuzz the readers of what a user hands pongrl with clang's libFuzzer, FUZZ_SECS seconds each:
+# the checkpoint (seeds: a real checkpoint of the smallest network, H=1, and its header alone),
+# model.txt (the shipped PPO model's) and .npy (an export's W2.npy and the PPO model's arrays).
+# New finds go to build/fuzz/corpus-<reader>.
 FUZZ_SECS ?= 60
-$(BUILD)/fuzz/fuzz_checkpoint: tests/fuzz/fuzz_checkpoint.c $(LIB_SRC) $(HDRS) Makefile
+FUZZ_TARGETS := checkpoint model_txt npy
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LIB_SRC) $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	clang $(WARN) -D_GNU_SOURCE -pthread -ffp-contract=off -g -O1 -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -Isrc -o $@ $< $(LIB_SRC) $(LIBS)
@@ -183,13 +186,19 @@ fuzz:
 	@scripts/setup.sh fuzz
 	@$(MAKE) --no-print-directory fuzz-run
 
-fuzz-run: $(BUILD)/fuzz/fuzz_checkpoint $(BUILD)/pongrl
-	@rm -rf $(BUILD)/fuzz/run && mkdir -p $(BUILD)/fuzz/seeds $(BUILD)/fuzz/corpus
+fuzz-run: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%) $(BUILD)/pongrl
+	@rm -rf $(BUILD)/fuzz/run $(BUILD)/fuzz/npy && mkdir -p $(FUZZ_TARGETS:%=$(BUILD)/fuzz/seeds-%) $(FUZZ_TARGETS:%=$(BUILD)/fuzz/corpus-%)
 	@$(BUILD)/pongrl train --hidden 1 --batch-size 1 --iterations 1 --workers 1 --quiet --run-dir $(BUILD)/fuzz/run >/dev/null
-	@cp $(BUILD)/fuzz/run/checkpoints/ckpt-00000001.bin $(BUILD)/fuzz/seeds/h1.bin
-	@head -c 228 $(BUILD)/fuzz/seeds/h1.bin > $(BUILD)/fuzz/seeds/header.bin
-	$(BUILD)/fuzz/fuzz_checkpoint -max_total_time=$(FUZZ_SECS) -max_len=110000 -print_final_stats=1 \
-	    $(BUILD)/fuzz/corpus $(BUILD)/fuzz/seeds
+	@cp $(BUILD)/fuzz/run/checkpoints/ckpt-00000001.bin $(BUILD)/fuzz/seeds-checkpoint/h1.bin
+	@head -c 228 $(BUILD)/fuzz/seeds-checkpoint/h1.bin > $(BUILD)/fuzz/seeds-checkpoint/header.bin
+	@cp models/pong-v5-ppo/model.txt $(BUILD)/fuzz/seeds-model_txt/
+	@$(BUILD)/pongrl export $(BUILD)/fuzz/run --out $(BUILD)/fuzz/npy >/dev/null
+	@cp $(BUILD)/fuzz/npy/W2.npy $(BUILD)/fuzz/seeds-npy/ && cp models/pong-v5-ppo/ppo_bv.npy models/pong-v5-ppo/ppo_bpi.npy $(BUILD)/fuzz/seeds-npy/
+	@for t in $(FUZZ_TARGETS); do \
+	    echo "== fuzz_$$t, $(FUZZ_SECS) s"; \
+	    $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECS) -max_len=$$([ $$t = checkpoint ] && echo 110000 || echo 70000) \
+	        -print_final_stats=1 $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/seeds-$$t || exit 1; \
+	done
 
 # ----------------------------------------------------------------------------
 # make install PREFIX=... DESTDIR=...: the binary, both libraries, the public headers as

@@ -2,13 +2,15 @@
 """Thread scaling of `pongrl train`: agent steps a second at 1, 2, 4, ... workers, and the
 efficiency against one worker, for each learner setting given.
 
-    bench/scaling.py [--bin build/pongrl] [--workers 1,2,4,8,16] [--iterations N] [--mpi]
+    bench/scaling.py [--bin build/pongrl[,OTHER]] [--workers 1,2,4,8,16] [--iterations N] [--mpi]
 
 Each row is one run of `pongrl train` (checkpoints off, --quiet); its rate is the agent steps
 of the iterations after the first two (warm-up: threads started, buffers grown) over their wall
 time, both read from the run's metrics.csv. With --mpi, pg's recipe also runs as R MPI ranks of
 1 worker each (mpirun --oversubscribe), beside R threads. The machine should be otherwise idle;
-name the CPU and the build flags beside any table you quote (the script prints both).
+name the CPU and the build flags beside any table you quote (the script prints the CPU). With
+two or more binaries (--bin A,B), each cell's runs alternate between them (A, B, A, B, ...), so
+that a change in the machine's speed falls on both: one row per binary.
 """
 import argparse
 import csv
@@ -61,7 +63,7 @@ def run(cmd, run_dir, iterations):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bin", default="build/pongrl")
+    ap.add_argument("--bin", default="build/pongrl", help="the binary, or binaries separated by commas")
     n = os.cpu_count() or 1
     default_workers = [w for w in (1, 2, 4, 8, 16, 32, 64) if w <= n]
     if default_workers[-1] != n:
@@ -72,9 +74,11 @@ def main():
     ap.add_argument("--mpi", action="store_true", help="also pg's recipe as MPI ranks x 1 worker")
     args = ap.parse_args()
     workers = [int(w) for w in args.workers.split(",")]
-    if not os.access(args.bin, os.X_OK):
-        sys.exit(f"scaling: {args.bin} is not an executable (run make first)")
-    print(f"cpu: {cpu_name()}, {n} logical CPUs; binary: {args.bin}")
+    bins = args.bin.split(",")
+    for b in bins:
+        if not os.access(b, os.X_OK):
+            sys.exit(f"scaling: {b} is not an executable (run make first)")
+    print(f"cpu: {cpu_name()}, {n} logical CPUs; binaries: {', '.join(bins)}")
     print("| setting | " + " | ".join(str(w) for w in workers) + f" | {workers[-1]} / 1 |")
     print("|---|" + "---|" * (len(workers) + 1))
     tmp = tempfile.mkdtemp(prefix="pongrl-scaling-")
@@ -82,10 +86,16 @@ def main():
         rows = [(name, flags, its) for name, (flags, its) in SETTINGS.items() if args.only in name]
         for name, flags, its in rows:
             its = args.iterations or its
-            rates = [run([args.bin, "train"] + flags + ["--workers", str(w)], os.path.join(tmp, f"{name}-{w}"), its)
-                     for w in workers]
-            cells = [f"{r:,.0f} ({r / (rates[0] * w):.0%})" for r, w in zip(rates, workers)]
-            print(f"| `{name}` | " + " | ".join(cells) + f" | {rates[-1] / rates[0]:.1f}x |", flush=True)
+            rates = {b: [] for b in bins}
+            for w in workers:
+                for k, b in enumerate(bins):
+                    d = os.path.join(tmp, f"{name}-{k}-{w}")
+                    rates[b].append(run([b, "train"] + flags + ["--workers", str(w)], d, its))
+            for b in bins:
+                r = rates[b]
+                cells = [f"{x:,.0f} ({x / (r[0] * w):.0%})" for x, w in zip(r, workers)]
+                label = f"`{name}`" + (f", {b}" if len(bins) > 1 else "")
+                print(f"| {label} | " + " | ".join(cells) + f" | {r[-1] / r[0]:.1f}x |", flush=True)
             if args.mpi and name.startswith("pg"):
                 mpirun = shutil.which("mpirun")
                 if not mpirun:
@@ -93,7 +103,7 @@ def main():
                 mrates = []
                 for w in workers:
                     d = os.path.join(tmp, f"{name}-mpi{w}")
-                    cmd = [mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(w), args.bin, "train"] + flags
+                    cmd = [mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(w), bins[-1], "train"] + flags
                     mrates.append(run(cmd + ["--workers", "1"], d, its))
                 cells = [f"{r:,.0f} ({r / (mrates[0] * w):.0%})" for r, w in zip(mrates, workers)]
                 print(f"| `{name}`, MPI ranks x 1 worker | " + " | ".join(cells) +

@@ -183,6 +183,17 @@ def _load():
                                                           ctypes.POINTER(ctypes.c_char_p),
                                                           ctypes.POINTER(ctypes.c_size_t)]),
         "model_close": (None, [vp]),
+        # algo/actor.h: a model as a policy stepped in C (policy.py's Policy)
+        "actor_open": (vp, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
+        "actor_close": (None, [vp]),
+        "actor_plays": (ctypes.c_bool, [ctypes.c_char_p]),
+        "actor_actions": (ctypes.c_int, [vp, ctypes.POINTER(ctypes.c_int)]),
+        "actor_algo": (ctypes.c_char_p, [vp]),
+        "actor_hidden": (ctypes.c_int, [vp]),
+        "actor_model": (vp, [vp]),
+        "actor_rows": (ctypes.c_int, [vp]),
+        "actor_step": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_int, vp, vp, ctypes.c_bool, vp, vp]),
+        "actor_reset": (None, [vp, vp]),
     }
     for name, (res, args) in sigs.items():
         try:
@@ -198,7 +209,7 @@ lib = _load()
 
 
 class Handle:
-    """A C object (an Env, a VecEnv) behind a lock, so that Python can neither use it after
+    """A C object (an Env, a VecEnv, a policy's Actor) behind a lock, so that Python can neither use it after
     close() nor free or step it while another thread is inside the library with it (ctypes
     lets go of the GIL during a call: without the lock a close() from another thread frees
     the memory under a running step, and two steps at once share one set of buffers).

@@ -1,15 +1,18 @@
 """pongrl's trained networks in NumPy alone: the input each is given, its forward pass, and a
 policy that acts with it on Gymnasium Pong observations. No other part of pongrl is imported:
 tools/play_npy.py loads this file by its path and plays an exported model on any Gymnasium
-Pong env (ale-py's own too); pongrl.load (policy.py) builds the same classes from a model the
-C library read. docs/runs.md describes the same forward passes in words.
+Pong env (ale-py's own too). pongrl.load (policy.py) plays a model in C (algo/actor.h); its
+Policy.reference() builds these classes from the model the C library read: the reference that
+path is tested against (tests/py/test_policy_c.py). docs/runs.md describes the same forward
+passes in words.
 
     SeedPolicy  the seeds' network (--algo pg): 80x80 difference frame -> H ReLU -> p(RIGHT)
     PpoPolicy   PPO's actor-critic (--algo ppo): the frame, its difference and their coarse
                 views -> H ReLU -> 3 logits (NOOP, RIGHT, LEFT) and a value
 
 POLICIES maps each learner's --algo name (model.txt's algo=, the C library's model_algo) to
-its class: the one table through which pongrl.load and read_export find a model's network. A
+its class: the one table through which Policy.reference() and read_export find a model's
+network (and pongrl.load an export of a learner the library does not play). A
 learner whose acting network differs adds its class there, with from_model(weights, arrays,
 settings, **kw) (from what the C library read) and from_export(path, settings, **kw) (from
 what `pongrl export` wrote; settings are model.txt's lines).
@@ -39,7 +42,7 @@ def prepro(frame):
 
 
 # ----------------------------------------------------------------------------
-# PPO's input (src/algo/ppo.h, ppo.c ppo_input)
+# PPO's input (src/algo/ppo/ppo.h; ppo_policy.c's ppo_input)
 
 POOL, BAND = 4, 20          # coarse cells of 4x4 pixels; bands of 20 rows or columns
 COARSE = (80 // POOL) ** 2 + 2 * (80 // BAND) * 80      # 400 + 320 + 320 = 1040
@@ -231,7 +234,7 @@ class PpoPolicy(_Player):
         greedy = self.greedy if greedy is None else greedy
         if greedy:
             k = logp.argmax(axis=1)
-        else:   # the first action whose cumulative probability exceeds u, as ppo.c sample_action
+        else:   # the first action whose cumulative probability exceeds u, as C's ppo_sample_action
             u = self.rng.random(logp.shape[0])
             k = (u[:, None] >= np.cumsum(np.exp(logp[:, :-1]), axis=1)).sum(axis=1)
         a = np.asarray(self.action_ids)[k]

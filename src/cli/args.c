@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../env/env.h"
+#include "../util/num.h"
 
 void die_usage(const char *fmt, ...) {
     va_list ap;
@@ -26,7 +27,7 @@ long long arg_int(const char *flag, const char *s, long long lo, long long hi) {
     char *end;
     errno = 0;
     long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end) die_usage("%s expects an integer, got '%s'", flag, s);
+    if (!num_plain(s, true, false) || errno || end == s || *end) die_usage("%s expects an integer, got '%s'", flag, s);
     if (v < lo || v > hi) die_usage("%s must be in [%lld, %lld], got %lld", flag, lo, hi, v);
     return v;
 }
@@ -35,7 +36,7 @@ double arg_double(const char *flag, const char *s, double lo, double hi) {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v)) die_usage("%s expects a number, got '%s'", flag, s);
+    if (!num_plain(s, true, true) || errno || end == s || *end || !isfinite(v)) die_usage("%s expects a number, got '%s'", flag, s);
     if (v < lo || v > hi) die_usage("%s must be in [%g, %g], got %g", flag, lo, hi, v);
     return v;
 }
@@ -43,7 +44,7 @@ double arg_double(const char *flag, const char *s, double lo, double hi) {
 uint64_t arg_u64(const char *flag, const char *s) {
     char *end;
     errno = 0;
-    if (s[0] == '-') die_usage("%s expects a non-negative integer, got '%s'", flag, s);
+    if (!num_plain(s, false, false)) die_usage("%s expects a non-negative integer, got '%s'", flag, s);
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s || *end) die_usage("%s expects a non-negative integer, got '%s'", flag, s);
     return v;

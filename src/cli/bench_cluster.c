@@ -56,14 +56,18 @@ static void bench_args(int argc, char **argv, BenchArgs *a) {
                    "Under mpirun: measures that launch (e.g. across a hostfile's machines).\n");
             exit(0);
         }
-        if (!v) die_usage("%s needs a value", f);
+        static const char *const known[] = { "--batch-per-rank", "--iterations", "--workers", "--ranks", "--transports", NULL };
+        const char *const *k = known;
+        while (*k && strcmp(*k, f)) k++;
+        if (!*k) die_usage("bench cluster: unknown option '%s'", f);
+        if (!v) die_usage("bench cluster: %s needs a value", f);
         if (!strcmp(f, "--batch-per-rank")) a->batch_per_rank = (int)arg_int(f, v, 1, 100000);
         else if (!strcmp(f, "--iterations")) a->iterations = (int)arg_int(f, v, 1, 100000);
         else if (!strcmp(f, "--workers")) a->workers = (int)arg_int(f, v, 1, 1024);
         else if (!strcmp(f, "--ranks") && strlen(v) < sizeof(a->ranks)) snprintf(a->ranks, sizeof(a->ranks), "%s", v);
         else if (!strcmp(f, "--transports") && strlen(v) < sizeof(a->transports))
             snprintf(a->transports, sizeof(a->transports), "%s", v);
-        else die_usage("bench cluster: unknown option '%s'", f);
+        else die_usage("bench cluster: %s: too long (%zu bytes)", f, strlen(v));
         i++;
     }
 }
@@ -74,7 +78,7 @@ int bench_cluster(int argc, char **argv) {
     BenchArgs a;
     bench_args(argc, argv, &a);
     fprintf(stderr, "pongrl: bench cluster needs MPI, and this pongrl was built without it "
-            "(install libopenmpi-dev, then make clean all)\n");
+            "(install libopenmpi-dev, then make)\n");
     return 1;
 }
 

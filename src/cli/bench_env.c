@@ -90,18 +90,11 @@ int bench_env(int argc, char **argv) {
                    "The environment's speed on one core, as name: value lines (see the top of bench_env.c).\n");
             return 0;
         }
-        if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
-            char *end;
-            seconds = strtod(argv[++i], &end);
-            if (*end != '\0' || !(seconds > 0.0 && seconds <= 3600.0)) {
-                fprintf(stderr, "bench env: --seconds wants a number in (0, 3600], got '%s'\n",
-                        argv[i]);
-                return 2;
-            }
-        } else if (strncmp(argv[i], "--", 2) == 0) {
-            fprintf(stderr, "bench env: unknown option '%s' (known: --seconds S)\n", argv[i]);
-            return 2;
-        }
+        if (i == 0) continue;                                  // "env" itself
+        if (strcmp(argv[i], "--seconds") == 0) {
+            if (i + 1 >= argc) die_usage("bench env: --seconds needs a value");
+            seconds = arg_double("--seconds", argv[++i], 0.001, 3600.0);
+        } else die_usage("bench env: unknown option '%s' (known: --seconds S)", argv[i]);
     }
     BenchResult none = bench_run(RENDER_NONE, seconds);
     BenchResult obs = bench_run(RENDER_OBS80, seconds);

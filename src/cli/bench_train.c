@@ -11,6 +11,7 @@
 #include "../algo/pg/rollout.h"
 #include "../train/train.h"
 #include "../util/clock.h"
+#include "../util/num.h"
 #include "../util/streams.h"
 #include "args.h"
 #include "commands.h"
@@ -47,7 +48,10 @@ int bench_train(int argc, char **argv) {
                "of one update, as name: value lines (`make bench` adds the seed's NumPy code on the same episode).\n");
         return 0;
     }
-    int workers = argc > 1 ? (int)arg_int("--workers", argv[1], 1, 1024) : (int)(cores > 0 ? cores : 1);
+    if (argc > 2) die_usage("bench train: one argument at most, WORKERS; got '%s' too", argv[2]);
+    if (argc > 1 && argv[1][0] == '-' && !num_plain(argv[1], true, false))
+        die_usage("bench train: unknown option '%s' (it takes WORKERS)", argv[1]);
+    int workers = argc > 1 ? (int)arg_int("bench train: WORKERS", argv[1], 1, 1024) : (int)(cores > 0 ? cores : 1);
     // pg's network on one real episode (untrained policy); bench/seed_bench.py times the seed's
     // NumPy code on the same episode
     TrainConfig cfg;

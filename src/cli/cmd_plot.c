@@ -15,7 +15,8 @@ int cmd_plot(int argc, char **argv) {
                "against training wall time (needs gnuplot; training refreshes it at each checkpoint).\n");
         return 0;
     }
-    if (argc != 2 || argv[1][0] == '-' || !argv[1][0]) die_usage("usage: pongrl plot RUN_DIR");
+    for (int i = 1; i < argc; i++) if (argv[i][0] == '-') die_usage("plot: unknown option '%s'", argv[i]);
+    if (argc != 2 || !argv[1][0]) die_usage("usage: pongrl plot RUN_DIR");
     if (strlen(argv[1]) >= RUN_DIR_MAX) die_usage("plot: path too long");
     char csv[CKPT_PATH_MAX], png[CKPT_PATH_MAX], err[RUN_DIR_MAX + 128];
     snprintf(csv, sizeof(csv), "%s/metrics.csv", argv[1]);

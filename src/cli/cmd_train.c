@@ -30,6 +30,7 @@ static const char *flag_usage(const TrainSetting *row, char *out, size_t n) {
     return out;
 }
 
+// The rows of one part of --help: the run's (learner "") or a learner's, with the defaults of d.
 static void print_rows(const TrainConfig *d, const char *learner) {
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
         const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
@@ -48,25 +49,17 @@ static void print_rows(const TrainConfig *d, const char *learner) {
 // from the model.
 static const char *const NETWORK_ROWS[] = { "hidden", "coarse", "value_hidden", NULL };
 
-static void print_help(const TrainConfig *d) {
+// Three parts, from the table: the run's options (every learner's), then each learner's own
+// and the run's that it starts otherwise.
+static void print_help(void) {
+    TrainConfig d;
+    train_config_fresh(&d, ALGO_DEFAULT);
     printf("usage: pongrl train [options]\n"
            "\n"
            "Learn Pong from pixels. Prints one line per batch; Ctrl-C stops after the current batch.\n"
-           "\n");
-    print_rows(d, "");
-    for (const Learner *const *l = ALGO_LEARNERS; *l; l++) {
-        TrainConfig ld = *d;
-        (*l)->defaults(&ld);
-        printf(" --algo %s:\n", (*l)->name);
-        print_rows(&ld, (*l)->name);
-        for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {     // the common settings it defaults otherwise
-            const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
-            char f[64], a[TRAIN_STR_MAX + 32], b[TRAIN_STR_MAX + 32];
-            if (!row->learner[0] && row->offset != offsetof(TrainConfig, algo) &&
-                strcmp(train_setting_text(row, d, a, sizeof(a)), train_setting_text(row, &ld, b, sizeof(b))))
-                printf("  %-21s (default %s)\n", flag_usage(row, f, sizeof(f)), b);
-        }
-    }
+           "\n"
+           "The run, with any learner:\n");
+    print_rows(&d, "");
     printf("  --run-dir DIR         where metrics and checkpoints go (default runs/<date-time>)\n"
            "  --resume DIR          continue the run in DIR from its newest checkpoint, with its own\n"
            "                        configuration; only ");
@@ -74,13 +67,26 @@ static void print_help(const TrainConfig *d) {
         if (TRAIN_SETTING_ROWS[i].role != SETTING_RUN) printf("%s--%s", k++ ? ", " : "", TRAIN_SETTING_ROWS[i].flag);
     printf(" may be given\n"
            "  --init MODEL          start from MODEL's weights (a checkpoint, a run directory or a folder\n"
-           "                        that export wrote) instead of drawn ones: its --algo and network\n"
-           "                        (");
+           "                        that export wrote) instead of drawn ones: its learner (unless --algo\n"
+           "                        is given) and network (");
     for (int i = 0, k = 0; NETWORK_ROWS[i]; i++) printf("%s--%s", k++ ? ", " : "", train_setting_find(NETWORK_ROWS[i])->flag);
-    printf(") are MODEL's; the optimiser, the envs and the counters start afresh\n"
-           "  --help                this text\n"
-           "\n"
-           "A checkpoint is also written at the start of a run and when it stops (end, Ctrl-C, SIGTERM).\n");
+    printf(") are MODEL's;\n"
+           "                        the optimiser, the envs and the counters start afresh\n"
+           "  --help                this text\n");
+    for (const Learner *const *l = ALGO_LEARNERS; *l; l++) {
+        TrainConfig ld;
+        train_config_fresh(&ld, (*l)->name);
+        printf("\n--algo %s:\n", (*l)->name);
+        print_rows(&ld, (*l)->name);
+        for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {     // the run's settings it starts otherwise
+            const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+            char f[64], a[TRAIN_STR_MAX + 32], b[TRAIN_STR_MAX + 32];
+            if (!row->learner[0] && row->offset != offsetof(TrainConfig, algo) &&
+                strcmp(train_setting_text(row, &d, a, sizeof(a)), train_setting_text(row, &ld, b, sizeof(b))))
+                printf("  %-21s %s (default %s)\n", flag_usage(row, f, sizeof(f)), row->help, b);
+        }
+    }
+    printf("\nA checkpoint is also written at the start of a run and when it stops (end, Ctrl-C, SIGTERM).\n");
 }
 
 static void on_signal(int sig) {
@@ -116,9 +122,42 @@ static int workers_max(void) { return WORKERS_PER_CORE_MAX * train_cores_availab
 // The flags are the settings table's rows (their index + OPT_ROW), then these.
 enum { OPT_ROW = 256, OPT_RUNDIR = 1024, OPT_RESUME, OPT_INIT, OPT_HELP };
 
-// given[i]: whether row i's flag was on the command line. The settings end up as: the defaults,
-// the learner's defaults over them, the flags given over those.
-static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char **resume, const char **init) {
+// The settings of a new run: its learner's defaults (the table's), the flags given over them,
+// each flag one of the learner's, checked together. NULL, or what is wrong (in why).
+static const char *configure(TrainConfig *c, const TrainConfig *flags, const bool *given, char *why, size_t n) {
+    const Learner *learner = algo_find(flags->algo);
+    if (!learner) {
+        char names[256] = "";
+        size_t used = 0;
+        for (const Learner *const *l = ALGO_LEARNERS; *l && used < sizeof(names); l++)
+            used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "", (*l)->name);
+        snprintf(why, n, "--algo %s: this build has no such learner (it has: %s)", flags->algo, names);
+        return why;
+    }
+    train_config_fresh(c, learner->name);
+    train_config_copy(c, flags, SETTING_RUN | SETTING_GOAL | SETTING_HOST, given);
+    snprintf(c->run_dir, sizeof(c->run_dir), "%s", flags->run_dir);
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
+        if (given[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c)) {
+            snprintf(why, n, "--%s is a setting of --algo %s; this run's learner is %s", TRAIN_SETTING_ROWS[i].flag,
+                     TRAIN_SETTING_ROWS[i].learner, c->algo);
+            return why;
+        }
+    const char *bad = learner->check ? learner->check(c) : NULL;
+    if (bad) { snprintf(why, n, "%s", bad); return why; }
+    if (c->workers > workers_max()) {
+        snprintf(why, n, "--workers %d: at most %d here (%d per core this process may use: more threads only share"
+                 " the same cores)", c->workers, workers_max(), WORKERS_PER_CORE_MAX);
+        return why;
+    }
+    return NULL;
+}
+
+static int algo_row(void) { return (int)(train_setting_find("algo") - TRAIN_SETTING_ROWS); }
+
+// The flags into `flags` (over what it holds) and given[i]: whether row i's flag was on the
+// command line.
+static void parse(int argc, char **argv, TrainConfig *flags, bool *given, const char **resume, const char **init) {
     struct option opts[TRAIN_SETTING_COUNT + 5];
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
         opts[i] = (struct option){ TRAIN_SETTING_ROWS[i].flag, TRAIN_SETTING_ROWS[i].kind != SETTING_BOOL, 0, OPT_ROW + i };
@@ -127,7 +166,6 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
     opts[TRAIN_SETTING_COUNT + 2] = (struct option){ "init", 1, 0, OPT_INIT };
     opts[TRAIN_SETTING_COUNT + 3] = (struct option){ "help", 0, 0, OPT_HELP };
     opts[TRAIN_SETTING_COUNT + 4] = (struct option){ 0, 0, 0, 0 };
-    TrainConfig flags = *c;
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -136,7 +174,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
             char why[128];
             const char *v = row->kind == SETTING_BOOL ? "true" : optarg, *bad;
             if (row->offset == offsetof(TrainConfig, env_id)) v = arg_env("--env", v);   // pongrl/ names too
-            if ((bad = train_setting_set(row, &flags, v, why, sizeof(why)))) die_usage("--%s %s", row->flag, bad);
+            if ((bad = train_setting_set(row, flags, v, why, sizeof(why)))) die_usage("--%s %s", row->flag, bad);
             given[o - OPT_ROW] = true;
             continue;
         }
@@ -144,7 +182,7 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
         case OPT_RUNDIR:
             if (!optarg[0]) die_usage("--run-dir needs a directory, got ''");
             if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--run-dir: path too long");
-            snprintf(flags.run_dir, sizeof(flags.run_dir), "%s", optarg);
+            snprintf(flags->run_dir, sizeof(flags->run_dir), "%s", optarg);
             break;
         case OPT_RESUME:
             if (!optarg[0]) die_usage("--resume needs a run directory, got ''");
@@ -156,32 +194,12 @@ static void parse(int argc, char **argv, TrainConfig *c, bool *given, const char
             *init = optarg;
             break;
         case 'h':
-        case OPT_HELP:    print_help(c); exit(0);
+        case OPT_HELP:    print_help(); exit(0);
         case ':':         die_usage("%s needs a value", argv[optind - 1]);
         default:          die_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) die_usage("unexpected argument '%s'", argv[optind]);
-    const Learner *learner = algo_find(flags.algo);
-    if (!learner) {
-        char names[256] = "";
-        size_t used = 0;
-        for (const Learner *const *l = ALGO_LEARNERS; *l && used < sizeof(names); l++)
-            used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", used ? ", " : "", (*l)->name);
-        die_usage("--algo %s: this build has no such learner (it has: %s)", flags.algo, names);
-    }
-    learner->defaults(c);
-    train_config_copy(c, &flags, SETTING_RUN | SETTING_GOAL | SETTING_HOST, given);
-    snprintf(c->run_dir, sizeof(c->run_dir), "%s", flags.run_dir);
-    for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
-        if (given[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c))
-            die_usage("--%s is a setting of --algo %s; this run's learner is %s", TRAIN_SETTING_ROWS[i].flag,
-                      TRAIN_SETTING_ROWS[i].learner, c->algo);
-    const char *why = learner->check ? learner->check(c) : NULL;
-    if (why) die_usage("%s", why);
-    if (c->workers > workers_max())
-        die_usage("--workers %d: at most %d here (%d per core this process may use: more threads only share"
-                  " the same cores)", c->workers, workers_max(), WORKERS_PER_CORE_MAX);
 }
 
 // Refuses a configuration this machine cannot hold (say, --hidden 100000), before allocating
@@ -245,19 +263,27 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
 }
 
 // --init: loads MODEL (rank 0 alone; the other ranks adopt its settings, and its weights come
-// to them with the first iteration) and lays its network's settings over the run's: a flag
-// given for one of them must agree. 0, or -1 with one line in err.
-static int init_load(TrainState *model, const char *src, TrainConfig *c, const bool *given, char *desc,
-                     size_t desclen, char *err, size_t errlen) {
+// to them with the first iteration), takes its learner unless --algo was given (the run's
+// settings are then that learner's defaults and the flags), and lays its network's settings
+// over the run's: a flag given for one of them must agree. 0, or -1 with one line in err.
+static int init_load(TrainState *model, const char *src, TrainConfig *c, const TrainConfig *flags, const bool *given,
+                     char *desc, size_t desclen, char *err, size_t errlen) {
     char why[2048];
     if (model_load(src, ALGO_LEARNERS, model, desc, desclen, why, sizeof(why))) {
         snprintf(err, errlen, "--init %s: %s", src, why);
         return -1;
     }
     const Learner *l = algo_find(model_algo(model));
+    if (l && !given[algo_row()]) {        // this process's own settings and run directory stay
+        TrainConfig f = *flags, host = *c;
+        snprintf(f.algo, sizeof(f.algo), "%s", l->name);
+        if (configure(c, &f, given, why, sizeof(why))) { snprintf(err, errlen, "%s", why); return -1; }
+        train_config_copy(c, &host, SETTING_HOST, NULL);
+        snprintf(c->run_dir, sizeof(c->run_dir), "%s", host.run_dir);
+    }
     if (!l || strcmp(l->name, c->algo)) {
-        snprintf(err, errlen, "--init %s: a model of --algo %s; this run's learner is %s (give --algo %s)", src,
-                 model_algo(model), c->algo, model_algo(model));
+        snprintf(err, errlen, "--init %s: a model of --algo %s; this run's learner is %s (leave --algo out to take "
+                 "the model's)", src, model_algo(model), c->algo);
         return -1;
     }
     if (train_state_attach(model, l, why, sizeof(why))) { snprintf(err, errlen, "--init %s: %s", src, why); return -1; }
@@ -297,19 +323,28 @@ static int rundir_claim(const char *dir, bool resume, char *err, size_t errlen) 
 }
 
 int cmd_train(int argc, char **argv) {
-    TrainConfig cfg;
-    train_config_default(&cfg);
+    TrainConfig cfg, flags;
+    train_config_fresh(&flags, ALGO_DEFAULT);
     bool given[TRAIN_SETTING_COUNT];
     memset(given, 0, sizeof(given));
     const char *resume = NULL, *init = NULL;
-    parse(argc, argv, &cfg, given, &resume, &init);
+    parse(argc, argv, &flags, given, &resume, &init);
+    char why[512];
+    if (init && !given[algo_row()]) {
+        // the learner is MODEL's, known once rank 0 has read it (init_load); until then the flags
+        // over the default learner's settings (the other ranks take rank 0's)
+        train_config_fresh(&cfg, flags.algo);
+        train_config_copy(&cfg, &flags, SETTING_RUN | SETTING_GOAL | SETTING_HOST, given);
+        snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", flags.run_dir);
+    } else if (configure(&cfg, &flags, given, why, sizeof(why))) die_usage("%s", why);
     if (resume && init) die_usage("--resume continues a run with its own weights: --init may not be given");
     for (int i = 0; resume && i < TRAIN_SETTING_COUNT; i++)
         if (given[i] && TRAIN_SETTING_ROWS[i].role == SETTING_RUN)
             die_usage("--resume continues the run with its own configuration: --%s may not be given",
                       TRAIN_SETTING_ROWS[i].flag);
     if (resume && cfg.run_dir[0]) die_usage("--resume continues the run in its own directory: --run-dir may not be given");
-    if (resume) snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", resume);
+    char owner[RUN_DIR_MAX];
+    if (resume) snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", resume = rundir_owner(resume, owner, sizeof(owner)));
     if (!cfg.run_dir[0]) {
         time_t t = time(NULL);
         struct tm tm;
@@ -341,7 +376,8 @@ int cmd_train(int argc, char **argv) {
     const int workers_row = (int)(train_setting_find("workers") - TRAIN_SETTING_ROWS);
     if (!given[workers_row] && cfg.workers == sysconf(_SC_NPROCESSORS_ONLN) && comm->local_size > 1)
         cfg.workers = cfg.workers / comm->local_size > 0 ? cfg.workers / comm->local_size : 1;
-    if (root && init && init_load(&model, init, &cfg, given, model_desc, sizeof(model_desc), err, sizeof(err))) goto fail;
+    if (root && init && init_load(&model, init, &cfg, &flags, given, model_desc, sizeof(model_desc), err, sizeof(err)))
+        goto fail;
     if (!resume && check_memory(&cfg, err, sizeof(err))) goto fail;          // before anything is written
     if (root && rundir_claim(cfg.run_dir, resume != NULL, err, sizeof(err))) goto fail;
     // Resuming, only rank 0 reads the run: the others take its settings (comm->agree) and, at the

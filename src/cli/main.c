@@ -1,10 +1,14 @@
 // main.c: build/pongrl, distributed policy-gradient Pong from pixels.
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../train/config.h"
+#include "../util/file.h"
 #include "args.h"
 #include "commands.h"
 
@@ -24,7 +28,35 @@ static const char *USAGE =
     "  bench cluster  MPI transport cost: share of an iteration spent communicating\n"
     "  version      the version (also --version)\n";
 
+// Run by exit(), whoever calls it (a --help that exits at once, main's return): a command that
+// succeeded but whose output did not all reach stdout (/dev/full, a closed pipe: `pongrl version
+// | true`) has failed, and says so in one line with exit status 1, as `train | head` does. A
+// command that failed has said why already and keeps its status.
+static void check_stdout(int status, void *arg) {
+    (void)arg;
+    if (status != 0) return;
+    int e = fflush(stdout) ? errno : 0;
+    if (!e && !ferror(stdout)) return;
+    // the failed write was an earlier one and its errno is gone: a pipe with no reader says so
+    struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+    if (!e) e = poll(&p, 1, 0) == 1 && (p.revents & POLLERR) ? EPIPE : EIO;
+    fprintf(stderr, "pongrl: cannot write to stdout: %s\n", strerror(e));
+    _exit(1);
+}
+
 int main(int argc, char **argv) {
+    // A closed stdout (`pongrl train | head`) is an error to report, not a silent death by
+    // SIGPIPE: train stops after its batch with a checkpoint, the others say it on the way out.
+    signal(SIGPIPE, SIG_IGN);
+    on_exit(check_stdout, NULL);
+    // pongrl's paths are at most a run directory's length: a longer argument would be cut on the
+    // way to a file name or a message, and the message lose its reason
+    for (int i = 1; i < argc; i++)
+        if (strlen(argv[i]) >= RUN_DIR_MAX) {
+            char cut[64];
+            die_usage("an argument of %zu bytes, '%s': at most %d", strlen(argv[i]), file_path_short(argv[i], cut, 48),
+                      RUN_DIR_MAX - 1);
+        }
     if (argc < 2 || arg_is_help(argv[1]) || !strcmp(argv[1], "help")) {
         fputs(USAGE, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
@@ -33,9 +65,6 @@ int main(int argc, char **argv) {
         printf("pongrl %s\n", PONGRL_VERSION);
         return 0;
     }
-    // A closed stdout (`pongrl train | head`) is an error to report, not a silent death by
-    // SIGPIPE: train stops after its batch with a checkpoint, the others say it on the way out.
-    signal(SIGPIPE, SIG_IGN);
     const char *cmd = argv[1];
     int rc;
     if (!strcmp(cmd, "train")) rc = cmd_train(argc - 1, argv + 1);
@@ -53,10 +82,5 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[2], "cluster")) rc = bench_cluster(argc - 2, argv + 2);
         else die_usage("unknown bench target '%s' (env, train, cluster)", argv[2]);
     } else die_usage("unknown command '%s'", cmd);
-    errno = 0;
-    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {     // a failed command has said why already
-        fprintf(stderr, "pongrl: cannot write to stdout: %s\n", strerror(errno ? errno : EIO));
-        rc = 1;
-    }
-    return rc;
+    return rc;                                  // check_stdout: what reached stdout
 }

@@ -24,8 +24,9 @@ int metrics_append(const char *run_dir, const TrainState *s, const TrainBatch *b
     if (!run_dir[0]) return 0;
     char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/metrics.csv", run_dir);
-    FILE *f = fopen(path, "a");
-    if (!f) { snprintf(err, errlen, "cannot append to %s: %s", path, strerror(errno)); return -1; }
+    char why[CKPT_PATH_MAX + 64];
+    FILE *f = file_fopen_append(path, why, sizeof(why));
+    if (!f) { snprintf(err, errlen, "cannot append to %s", why); return -1; }
     char header[1024];
     const int extra = header_of(s->learner, header, sizeof(header));
     if (ftell(f) == 0) fprintf(f, "%s\n", header);
@@ -123,9 +124,10 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/metrics.csv", run_dir);
     const long long N = s->iteration;
-    FILE *in = fopen(path, "r");
+    char whyopen[CKPT_PATH_MAX + 64];
+    FILE *in = file_fopen_read(path, whyopen, sizeof(whyopen));
     if (!in) {
-        if (errno != ENOENT) { snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno)); return -1; }
+        if (errno != ENOENT) { snprintf(err, errlen, "cannot read %s", whyopen); return -1; }
         if (N > 0)
             fprintf(stderr, "pongrl: warning: %s is missing: the rows of iterations 1 to %lld are lost; it starts "
                     "again at iteration %lld\n", path, N, N + 1);
@@ -134,8 +136,8 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     // the good rows go to a new file that replaces the old one whole (file.h)
     FileReplace fr;
     if (file_replace_begin(&fr, path, err, errlen)) { fclose(in); return -1; }
-    FILE *out = fopen(fr.tmp, "w");
-    if (!out) { snprintf(err, errlen, "cannot write %s: %s", fr.tmp, strerror(errno)); file_replace_abort(&fr); fclose(in); return -1; }
+    FILE *out = file_replace_fopen(&fr, err, errlen);
+    if (!out) { file_replace_abort(&fr); fclose(in); return -1; }
     char header[1024];
     const int extra = header_of(s->learner, header, sizeof(header));
     fprintf(out, "%s\n", header);
@@ -215,8 +217,8 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
 }
 
 int metrics_check(const char *csv, char *err, size_t errlen) {
-    FILE *f = fopen(csv, "r");
-    if (!f) return 0;
+    FILE *f = file_fopen_read(csv, err, errlen);          // a FIFO or a device: refused, never waited on
+    if (!f) return errno == ENOENT ? 0 : -1;
     char *line = NULL, ex[48];
     size_t cap = 0;
     ssize_t len;

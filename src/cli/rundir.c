@@ -1,8 +1,11 @@
 // rundir.c: the run directory itself: its lock and config.txt.
 #include "rundir.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +25,8 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
     snprintf(path, sizeof(path), "%s/config.txt", c->run_dir);
     FileReplace fr;
     if (file_replace_begin(&fr, path, err, errlen)) return -1;
-    FILE *f = fopen(fr.tmp, "w");
-    if (!f) { snprintf(err, errlen, "cannot write %s: %s", fr.tmp, strerror(errno)); file_replace_abort(&fr); return -1; }
+    FILE *f = file_replace_fopen(&fr, err, errlen);
+    if (!f) { file_replace_abort(&fr); return -1; }
     fprintf(f, "# pongrl run configuration (written by pongrl train; the checkpoints hold the same)\n");
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
         const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
@@ -47,6 +50,43 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
 // ----------------------------------------------------------------------------
 // one owner at a time
 
+static bool is_dir(const char *p) { struct stat st; return stat(p, &st) == 0 && S_ISDIR(st.st_mode); }
+
+const char *rundir_owner(const char *dir, char *out, size_t outlen) {
+    char real[PATH_MAX], probe[PATH_MAX + 32];
+    snprintf(probe, sizeof(probe), "%s/checkpoints", dir);
+    if (is_dir(probe) || !realpath(dir, real)) return dir;            // a run directory itself, or nothing
+    char *slash = strrchr(real, '/');
+    if (!slash || strcmp(slash + 1, "checkpoints") || slash == real) return dir;
+    *slash = 0;                                                         // the folder above checkpoints/
+    if (strlen(real) >= outlen) return dir;
+    static const char *const marks[] = { "config.txt", "metrics.csv", ".lock" };
+    for (int i = 0; i < 3; i++) {
+        struct stat st;
+        snprintf(probe, sizeof(probe), "%s/%s", real, marks[i]);
+        if (stat(probe, &st) == 0) { snprintf(out, outlen, "%s", real); return out; }
+    }
+    return dir;
+}
+
+// The temporaries a kill left of the run's own files (config.txt, metrics.csv, curve.png;
+// checkpoint.c sweeps its own): each write makes a new name, so none is ever written over.
+// Only the lock's holder may: a live owner's temporaries are still being written.
+static void sweep_tmps(const char *run_dir) {
+    static const char *const files[] = { "config.txt", "metrics.csv", "curve.png" };
+    DIR *d = opendir(run_dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[CKPT_PATH_MAX];
+    while ((e = readdir(d)))
+        for (int i = 0; i < 3; i++)
+            if (file_is_tmp_of(e->d_name, files[i]) && snprintf(path, sizeof(path), "%s/%s", run_dir, e->d_name) < (int)sizeof(path)) {
+                struct stat st;
+                if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+            }
+    closedir(d);
+}
+
 int rundir_lock(const char *run_dir, char *err, size_t errlen) {
     char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/.lock", run_dir);
@@ -56,7 +96,7 @@ int rundir_lock(const char *run_dir, char *err, size_t errlen) {
     struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
     // an owner killed a moment ago (say, the ranks of a killed mpirun) may still be exiting
     for (int tries = 0; tries < 50; tries++) {
-        if (fcntl(fd, F_SETLK, &fl) == 0) return 0;
+        if (fcntl(fd, F_SETLK, &fl) == 0) { sweep_tmps(run_dir); return 0; }
         if (errno != EACCES && errno != EAGAIN) {
             fprintf(stderr, "pongrl: warning: cannot lock %s (%s): nothing keeps a second pongrl out of this run\n",
                     path, strerror(errno));

@@ -18,7 +18,13 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen);
 // until the process exits. The kernel drops it whatever the death, so a dead owner never
 // leaves it stuck. An owner that is exiting is waited for, a second at most. 0, or -1 with
 // one line in err (the directory is in use, or cannot be written). A file system without
-// locks is said on stderr and let through.
+// locks is said on stderr and let through. The owner removes the temporaries that a kill left
+// of the run's config.txt, metrics.csv and curve.png.
 int rundir_lock(const char *run_dir, char *err, size_t errlen);
+
+// The run directory that owns dir: dir itself, or, where dir is a run's checkpoints/ folder,
+// the run above it (its absolute path in out), so that a --resume given the folder takes the
+// run's own lock and continues the run in place.
+const char *rundir_owner(const char *dir, char *out, size_t outlen);
 
 #endif

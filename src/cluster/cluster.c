@@ -21,7 +21,7 @@ Comm *cluster_comm_create(char *err, size_t errlen) {
         return c;
     }
     snprintf(err, errlen, "started by an MPI launcher, but this pongrl was built without MPI "
-             "(install libopenmpi-dev, then make clean all)");
+             "(install libopenmpi-dev, then make)");
     return NULL;
 }
 void comm_mpi_times(const Comm *c, CommTimes *t) { (void)c; memset(t, 0, sizeof(*t)); }

@@ -2,16 +2,21 @@
 // because only then is its display time known (and it may grow if the next is the same).
 #include "gif.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <gif_lib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/file.h"
 
 struct GifRec {
     GifFileType *gif;
-    char path[1024];
+    char path[FILE_PATH_MAX + FILE_TMP_SUFFIX_LEN];   // a file_replace temporary's name
     int w, h;
     uint8_t *shown;          // (h, w, 3) what the viewer shows after the frames written
     uint8_t *pending;        // (h, w, 3) the next frame to write
@@ -35,9 +40,13 @@ GifRec *gifrec_open(const char *path, int width, int height, char *err, size_t e
         goto fail;
     }
     g->w = width; g->h = height;
+    if (strlen(path) >= sizeof(g->path)) { snprintf(err, errlen, "cannot create %.64s...: path too long", path); goto fail; }
     snprintf(g->path, sizeof(g->path), "%s", path);
     int code = 0;
-    if (!(g->gif = EGifOpenFileName(path, false, &code))) { gif_err(err, errlen, "cannot create", path, code); goto fail; }
+    // never through a symlink planted under the name (file_replace hands over its temporary)
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) { snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno)); goto fail; }
+    if (!(g->gif = EGifOpenFileHandle(fd, &code))) { close(fd); gif_err(err, errlen, "cannot create", path, code); goto fail; }
     EGifSetGifVersion(g->gif, true);                      // GIF89a: delays and looping
     if (EGifPutScreenDesc(g->gif, width, height, 8, 0, NULL) == GIF_ERROR) goto fail_write;
     // NETSCAPE2.0 application block: loop count 0 = forever

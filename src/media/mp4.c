@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../util/file.h"
+
 extern char **environ;
 
 struct Mp4Rec {
@@ -27,7 +29,7 @@ struct Mp4Rec {
     int w, h, k;
     int64_t frames;          // emulated frames added
     int64_t pictures;        // pictures sent
-    char path[1024];
+    char path[FILE_PATH_MAX + FILE_TMP_SUFFIX_LEN];   // a file_replace temporary's name
 };
 
 // ffmpeg's last non-empty line of stderr, without its "[component @ 0x...] " prefix.
@@ -77,8 +79,9 @@ Mp4Rec *mp4rec_open(const char *path, int width, int height, int k, char *err, s
     if (!m) { snprintf(err, errlen, "out of memory"); return NULL; }
     m->sock = m->errfd = -1;
     m->w = width; m->h = height; m->k = k < 1 ? 1 : k > MP4_FRAME_HZ ? MP4_FRAME_HZ : k;
+    if (strlen(path) >= sizeof(m->path)) { snprintf(err, errlen, "cannot create %.64s...: path too long", path); free(m); return NULL; }
     snprintf(m->path, sizeof(m->path), "%s", path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) { snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno)); free(m); return NULL; }
     close(fd);
     int sv[2];

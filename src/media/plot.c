@@ -15,8 +15,8 @@
 // The rows after the header that follow an ended episode (-1 if the file cannot be read), and
 // the largest wall_s (4th column). Rows before the first episode have no value to draw, and
 // gnuplot refuses a file with none.
-static long scan_rows(const char *path, double *wall_max) {
-    FILE *f = fopen(path, "r");
+static long scan_rows(const char *path, double *wall_max, char *err, size_t errlen) {
+    FILE *f = file_fopen_read(path, err, errlen);        // a FIFO or a device: refused, never waited on
     if (!f) return -1;
     long rows = -1;
     char line[512];
@@ -56,8 +56,9 @@ static int quotable(const char *s) { return strchr(s, '\'') == NULL && strchr(s,
 
 int plot_curve(const char *metrics_csv, const char *png, const char *title, char *err, size_t errlen) {
     double wall_max;
-    long rows = scan_rows(metrics_csv, &wall_max);
-    if (rows < 0) { snprintf(err, errlen, "cannot read %s: %s", metrics_csv, strerror(errno)); return -1; }
+    char why[FILE_PATH_MAX + 64];
+    long rows = scan_rows(metrics_csv, &wall_max, why, sizeof(why));
+    if (rows < 0) { snprintf(err, errlen, "cannot read %s", why); return -1; }
     if (rows == 0) return 1;
     if (!quotable(metrics_csv) || !quotable(png) || !quotable(title)) {
         snprintf(err, errlen, "cannot plot: a path contains a quote or newline");

@@ -5,7 +5,9 @@
 //
 // A learner plugs in as an AgentPolicy: act() gets the step's input and the step's uniform draw
 // and returns the action. Each learner fills in its act with its network (pg: pg_agent_policy,
-// algo/pg/rollout.h), and eval and record play it unchanged (Learner.agent).
+// algo/pg/rollout.h), and eval and record play it unchanged (Learner.agent). act_probs is the
+// same step giving every action's probability as well, for a binding that shows or samples them
+// whatever the learner's action count (algo/actor.h, python's pongrl.load).
 #ifndef PONGRL_AGENT_H
 #define PONGRL_AGENT_H
 
@@ -24,6 +26,8 @@ typedef struct {
     const int8_t *sign;
 } SparseX;
 
+#define AGENT_ACTIONS_MAX 6           // a policy chooses among at most Pong's six minimal actions
+
 typedef struct AgentPolicy {
     // The action for input x (the sparse difference frame), or for the frames themselves: cur
     // and prev (80x80 binary; prev NULL on an episode's first step). u: the step's uniform draw in [0, 1),
@@ -35,6 +39,12 @@ typedef struct AgentPolicy {
     const void *net;          // the learner's network (the seeds': a Policy)
     int h_len;
     bool greedy;              // the most likely action instead of a sample
+    // act, with probs[k] = the probability of actions[k] for k < n_actions (the action it returns
+    // is act's for the same arguments, bit for bit: act is written as a call of it).
+    int (*act_probs)(const struct AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u,
+                     double *h, double *probs);
+    const int *actions;       // the env's actions it chooses among (ACTION_*, env.h), in the order of probs
+    int n_actions;
 } AgentPolicy;
 
 typedef struct {

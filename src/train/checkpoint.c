@@ -347,8 +347,8 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
 
 int checkpoint_load(const char *path, TrainState *s, uint32_t *flags_out, char *err, size_t errlen) {
     memset(s, 0, sizeof(*s));
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+    int fd = file_open_read(path, err, errlen);          // a FIFO or a device: refused, never waited on
+    if (fd < 0) return -1;
     struct stat st;
     if (fstat(fd, &st)) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); close(fd); return -1; }
     if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: not a regular file", path); close(fd); return -1; }

@@ -12,17 +12,11 @@
 
 #include "../env/env.h"
 #include "../util/fmt.h"
+#include "../util/num.h"
 
 // ----------------------------------------------------------------------------
 // the rows
 
-#define SETTING_DEF_STR(d) .def_str = d
-#define SETTING_DEF_INT(d) .def = (d)
-#define SETTING_DEF_I64(d) .def = (d)
-#define SETTING_DEF_U64(d) .def = (d)
-#define SETTING_DEF_F64(d) .def = (d)
-#define SETTING_DEF_OPT(d) .def = (d)
-#define SETTING_DEF_BOOL(d) .def = (d)
 #define SETTING_HAS_OPT(name) .has_offset = offsetof(TrainConfig, has_##name),
 #define SETTING_HAS_STR(name)
 #define SETTING_HAS_INT(name)
@@ -32,10 +26,10 @@
 #define SETTING_HAS_BOOL(name)
 
 const TrainSetting TRAIN_SETTING_ROWS[] = {
-#define X(kind_, name_, flag_, def_, min_, max_, role_, learner_, help_) \
+#define X(kind_, name_, flag_, def_, learner_defs_, before_, min_, max_, role_, learner_, help_) \
     { .kind = SETTING_##kind_, .name = #name_, .flag = flag_, .offset = offsetof(TrainConfig, name_), \
-      SETTING_HAS_##kind_(name_) SETTING_DEF_##kind_(def_), .min = (double)(min_), .max = (double)(max_), \
-      .role = SETTING_##role_, .learner = learner_, .help = help_ },
+      SETTING_HAS_##kind_(name_) .def = def_, .learner_defs = learner_defs_, .before = before_, \
+      .min = (double)(min_), .max = (double)(max_), .role = SETTING_##role_, .learner = learner_, .help = help_ },
     TRAIN_SETTINGS(X)
 #undef X
 };
@@ -54,22 +48,47 @@ int train_cores_available(void) {
 static void *field(TrainConfig *c, const TrainSetting *row) { return (char *)c + row->offset; }
 static const void *cfield(const TrainConfig *c, const TrainSetting *row) { return (const char *)c + row->offset; }
 
-static void set_default(TrainConfig *c, const TrainSetting *row) {
-    void *f = field(c, row);
-    switch (row->kind) {
-    case SETTING_STR:  snprintf(f, TRAIN_STR_MAX, "%s", row->def_str); break;
-    case SETTING_INT:  *(int *)f = (int)row->def; break;
-    case SETTING_I64:  *(int64_t *)f = (int64_t)row->def; break;
-    case SETTING_U64:  *(uint64_t *)f = (uint64_t)row->def; break;
-    case SETTING_F64:  *(double *)f = row->def; break;
-    case SETTING_OPT:  *(double *)f = row->def; *(bool *)((char *)c + row->has_offset) = false; break;
-    case SETTING_BOOL: *(bool *)f = row->def != 0; break;
-    }
+static const char *parse(const TrainSetting *row, TrainConfig *c, const char *text, bool ranged, char *why, size_t n);
+
+// The table's own text: a default that does not read is the table's mistake (a unit test reads
+// every one), never a user's.
+static void set_default(TrainConfig *c, const TrainSetting *row, const char *text) {
+    char why[128];
+    parse(row, c, text, false, why, sizeof(why));
 }
 
 void train_config_default(TrainConfig *c) {
     memset(c, 0, sizeof(*c));
-    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) set_default(c, &TRAIN_SETTING_ROWS[i]);
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
+        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+        set_default(c, row, row->before[0] ? row->before : row->def);
+    }
+    c->workers = train_cores_available();
+}
+
+const char *train_setting_default(const TrainSetting *row, const char *algo, char *out, size_t n) {
+    // "NAME=VALUE NAME=VALUE": the value after "algo=", up to the next space
+    const size_t len = strlen(algo);
+    for (const char *d = row->learner_defs; *d;) {
+        const char *end = strchr(d, ' ');
+        if (!end) end = d + strlen(d);
+        if ((size_t)(end - d) > len && !strncmp(d, algo, len) && d[len] == '=') {
+            snprintf(out, n, "%.*s", (int)(end - d - (ptrdiff_t)len - 1), d + len + 1);
+            return out;
+        }
+        d = *end ? end + 1 : end;
+    }
+    snprintf(out, n, "%s", row->def);
+    return out;
+}
+
+void train_config_fresh(TrainConfig *c, const char *algo) {
+    memset(c, 0, sizeof(*c));
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
+        char text[TRAIN_STR_MAX];
+        set_default(c, &TRAIN_SETTING_ROWS[i], train_setting_default(&TRAIN_SETTING_ROWS[i], algo, text, sizeof(text)));
+    }
+    snprintf(c->algo, sizeof(c->algo), "%s", algo);
     c->workers = train_cores_available();
 }
 
@@ -87,13 +106,28 @@ const TrainSetting *train_setting_find(const char *name) {
 }
 
 const char *train_setting_set(const TrainSetting *row, TrainConfig *c, const char *text, char *why, size_t n) {
+    return parse(row, c, text, true, why, n);
+}
+
+// The range's message, as the flags and the checks of a configuration say it.
+static const char *out_of_range_int(const TrainSetting *row, long long v, char *why, size_t n) {
+    snprintf(why, n, "must be in [%.0f, %lld], got %lld", row->min,
+             row->kind == SETTING_INT || row->max < 9e18 ? (long long)row->max : (long long)INT64_MAX, v);
+    return why;
+}
+static const char *out_of_range(const TrainSetting *row, double v, char *why, size_t n) {
+    snprintf(why, n, "must be in [%g, %g], got %g", row->min, row->max, v);
+    return why;
+}
+
+static const char *parse(const TrainSetting *row, TrainConfig *c, const char *text, bool ranged, char *why, size_t n) {
     void *f = field(c, row);
     char *end;
     errno = 0;
     switch (row->kind) {
     case SETTING_STR:
         if (strlen(text) >= TRAIN_STR_MAX) { snprintf(why, n, "too long (%zu bytes)", strlen(text)); return why; }
-        if (f == (void *)c->env_id && !env_preset_find(text)) { snprintf(why, n, "unknown environment '%s'", text); return why; }
+        if (ranged && f == (void *)c->env_id && !env_preset_find(text)) { snprintf(why, n, "unknown environment '%s'", text); return why; }
         snprintf(f, TRAIN_STR_MAX, "%s", text);
         return NULL;
     case SETTING_BOOL:
@@ -102,19 +136,15 @@ const char *train_setting_set(const TrainSetting *row, TrainConfig *c, const cha
         return NULL;
     case SETTING_U64: {
         unsigned long long v = strtoull(text, &end, 10);
-        if (text[0] == '-' || errno || end == text || *end) { snprintf(why, n, "expects a non-negative integer, got '%s'", text); return why; }
+        if (!num_plain(text, false, false) || errno || end == text || *end) { snprintf(why, n, "expects a non-negative integer, got '%s'", text); return why; }
         *(uint64_t *)f = v;
         return NULL;
     }
     case SETTING_INT:
     case SETTING_I64: {
         long long v = strtoll(text, &end, 10);
-        if (errno || end == text || *end) { snprintf(why, n, "expects an integer, got '%s'", text); return why; }
-        if ((double)v < row->min || (double)v > row->max) {
-            snprintf(why, n, "must be in [%.0f, %lld], got %lld", row->min,
-                     row->kind == SETTING_INT || row->max < 9e18 ? (long long)row->max : (long long)INT64_MAX, v);
-            return why;
-        }
+        if (!num_plain(text, true, false) || errno || end == text || *end) { snprintf(why, n, "expects an integer, got '%s'", text); return why; }
+        if (ranged && ((double)v < row->min || (double)v > row->max)) return out_of_range_int(row, v, why, n);
         if (row->kind == SETTING_INT) *(int *)f = (int)v;
         else *(int64_t *)f = v;
         return NULL;
@@ -123,15 +153,12 @@ const char *train_setting_set(const TrainSetting *row, TrainConfig *c, const cha
     case SETTING_OPT: {
         if (row->kind == SETTING_OPT && !strcmp(text, "none")) {
             *(bool *)((char *)c + row->has_offset) = false;
-            *(double *)f = row->def;
+            *(double *)f = 0;
             return NULL;
         }
         double v = strtod(text, &end);
-        if (errno || end == text || *end || !isfinite(v)) { snprintf(why, n, "expects a number, got '%s'", text); return why; }
-        if (v < row->min || v > row->max) {
-            snprintf(why, n, "must be in [%g, %g], got %g", row->min, row->max, v);
-            return why;
-        }
+        if (!num_plain(text, true, true) || errno || end == text || *end || !isfinite(v)) { snprintf(why, n, "expects a number, got '%s'", text); return why; }
+        if (ranged && (v < row->min || v > row->max)) return out_of_range(row, v, why, n);
         *(double *)f = v;
         if (row->kind == SETTING_OPT) *(bool *)((char *)c + row->has_offset) = true;
         return NULL;
@@ -162,6 +189,44 @@ const char *train_setting_text(const TrainSetting *row, const TrainConfig *c, ch
     case SETTING_BOOL: snprintf(out, n, "%s", *(const bool *)f ? "true" : "false"); break;
     }
     return out;
+}
+
+const char *train_config_check(const TrainConfig *c, char *why, size_t n) {
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
+        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+        if (!train_setting_applies(row, c)) continue;
+        const void *f = cfield(c, row);
+        char r[96];
+        long long k;
+        double v;
+        switch (row->kind) {
+        case SETTING_INT:
+        case SETTING_I64:
+            k = row->kind == SETTING_INT ? *(const int *)f : (long long)*(const int64_t *)f;
+            if ((double)k < row->min || (double)k > row->max) {
+                snprintf(why, n, "--%s %s", row->flag, out_of_range_int(row, k, r, sizeof(r)));
+                return why;
+            }
+            continue;
+        case SETTING_F64: v = *(const double *)f; break;
+        case SETTING_OPT:
+            if (!*(const bool *)((const char *)c + row->has_offset)) continue;
+            v = *(const double *)f;
+            break;
+        case SETTING_STR:
+            if (f == (const void *)c->env_id && !env_preset_find(c->env_id)) {
+                snprintf(why, n, "unknown environment '%s'", c->env_id);
+                return why;
+            }
+            continue;
+        default: continue;
+        }
+        if (!(v >= row->min && v <= row->max)) {
+            snprintf(why, n, "--%s %s", row->flag, out_of_range(row, v, r, sizeof(r)));
+            return why;
+        }
+    }
+    return NULL;
 }
 
 static size_t field_size(const TrainSetting *row) {

@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-
 #define RUN_DIR_MAX 1024
 #define TRAIN_H_MAX 100000            // the largest H a run may have (checkpoints refuse more)
 #define TRAIN_BATCH_MAX 1000000       // the largest batch a run may have
@@ -28,74 +27,76 @@ enum { SETTING_RUN = 1, SETTING_GOAL = 2, SETTING_HOST = 4 };
 //   OPT double, unset until given (and bool has_<name>) | BOOL bool, a flag without a value
 typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, SETTING_OPT, SETTING_BOOL } SettingKind;
 
-// X(KIND, field, "flag", default, min, max, ROLE, "learner", "help")
+// X(KIND, field, "flag", "default", "learners' defaults", "before", min, max, ROLE, "learner", "help")
+//   default: what a new run gets, as config.txt writes it; "learners' defaults": "" or the
+//   learners that start otherwise, as "NAME=VALUE NAME=VALUE" (the default of `--algo NAME`).
+//   before: what runs before the setting existed had, "" for the default: a checkpoint, a
+//   model.txt or a config.txt without the row gets it, so that those runs go on the same.
+//   min, max: the one range of the setting, for every learner (INT, I64, F64, OPT).
 //   learner: "" for every learner's setting, else the --algo whose setting it is (its flag is
 //   refused with another learner, and it is saved and compared only in that learner's runs).
-//   default: what a run that does not say gets; a RUN setting added later must default to what
-//   runs before it did, so that their checkpoints go on the same (a checkpoint without a
-//   setting gets its default). A learner may change the defaults of the settings it reads
-//   (Learner.defaults). workers: 0 here, one per core at run time.
+//   workers: 0 here, one per core at run time.
 #define TRAIN_SETTINGS(X) \
-    X(STR,  algo,             "algo",             "pg",          0, 0,                RUN,  "", \
-      "the learner (below)") \
-    X(STR,  env_id,           "env",              "ALE/Pong-v5", 0, 0,                RUN,  "", \
+    X(STR,  algo,             "algo",             "pg",          "", "",           0, 0,                RUN,  "", \
+      "the learner") \
+    X(STR,  env_id,           "env",              "ALE/Pong-v5", "", "",           0, 0,                RUN,  "", \
       "ALE/Pong-v5, Pong-v0, Pong-v4, PongDeterministic-v0/-v4, PongNoFrameskip-v0/-v4") \
-    X(INT,  mode,             "mode",             0,             0, 1,                RUN,  "", \
+    X(INT,  mode,             "mode",             "0",           "", "",           0, 1,                RUN,  "", \
       "ALE's game mode: 0 or 1 (the cartridge's games 1 and 2)") \
-    X(INT,  difficulty,       "difficulty",       0,             0, 3,                RUN,  "", \
+    X(INT,  difficulty,       "difficulty",       "0",           "", "",           0, 3,                RUN,  "", \
       "ALE's difficulty 0-3: bit 0 halves the CPU's bat, bit 1 the agent's") \
-    X(INT,  batch_size,       "batch-size",       10,            1, TRAIN_BATCH_MAX,  RUN,  "pg", \
+    X(INT,  batch_size,       "batch-size",       "10",          "", "",           1, TRAIN_BATCH_MAX,  RUN,  "pg", \
       "episodes per update") \
-    X(INT,  hidden,           "hidden",           200,           1, TRAIN_H_MAX,   RUN,  "", \
+    X(INT,  hidden,           "hidden",           "200",         "ppo=128", "",    1, TRAIN_H_MAX,      RUN,  "", \
       "hidden units H") \
-    X(F64,  lr,               "lr",               1e-4,          0, 1,                RUN,  "", \
+    X(F64,  lr,               "lr",               "0.0001",      "ppo=0.001", "",  0, 1,                RUN,  "", \
       "learning rate") \
-    X(F64,  gamma,            "gamma",            0.99,          0, 1,                RUN,  "", \
+    X(F64,  gamma,            "gamma",            "0.99",        "", "",           0, 1,                RUN,  "", \
       "reward discount") \
-    X(F64,  decay,            "decay",            0.99,          0, 1,                RUN,  "pg", \
+    X(F64,  decay,            "decay",            "0.99",        "", "",           0, 1,                RUN,  "pg", \
       "RMSProp decay") \
-    X(U64,  seed,             "seed",             1,             0, 0,                RUN,  "", \
+    X(U64,  seed,             "seed",             "1",           "", "",           0, 0,                RUN,  "", \
       "run seed: same seed, same bits") \
-    X(INT,  envs,             "envs",             32,            1, 65536,            RUN,  "ppo", \
+    X(INT,  envs,             "envs",             "32",          "", "",           1, 65536,            RUN,  "ppo", \
       "envs played together") \
-    X(INT,  steps,            "steps",            128,           1, 65536,            RUN,  "ppo", \
+    X(INT,  steps,            "steps",            "128",         "", "",           1, 65536,            RUN,  "ppo", \
       "steps of each env a rollout") \
-    X(INT,  epochs,           "epochs",           2,             1, 1000,             RUN,  "ppo", \
+    X(INT,  epochs,           "epochs",           "2",           "", "",           1, 1000,             RUN,  "ppo", \
       "passes over a rollout") \
-    X(INT,  minibatches,      "minibatches",      16,            1, 16777216,         RUN,  "ppo", \
+    X(INT,  minibatches,      "minibatches",      "16",          "", "",           1, 16777216,         RUN,  "ppo", \
       "minibatches a pass") \
-    X(F64,  lambda,           "lambda",           0.95,          0, 1,                RUN,  "ppo", \
+    X(F64,  lambda,           "lambda",           "0.95",        "", "",           0, 1,                RUN,  "ppo", \
       "GAE's lambda") \
-    X(F64,  clip,             "clip",             0.1,           1e-9, 1e9,           RUN,  "ppo", \
+    X(F64,  clip,             "clip",             "0.1",         "", "",           1e-9, 1e9,           RUN,  "ppo", \
       "the probability ratio's clip (and the value's)") \
-    X(F64,  ent_coef,         "ent-coef",         0.001,         -1, 1e9,             RUN,  "ppo", \
+    X(F64,  ent_coef,         "ent-coef",         "0.001",       "", "",           -1, 1e9,             RUN,  "ppo", \
       "entropy bonus; negative: a penalty, that makes the policy surer") \
-    X(F64,  vf_coef,          "vf-coef",          0.5,           0, 1e9,              RUN,  "ppo", \
+    X(F64,  vf_coef,          "vf-coef",          "0.5",         "", "",           0, 1e9,              RUN,  "ppo", \
       "value loss weight") \
-    X(F64,  max_grad_norm,    "max-grad-norm",    0.5,           1e-12, 1e12,         RUN,  "ppo", \
+    X(F64,  max_grad_norm,    "max-grad-norm",    "0.5",         "", "",           1e-12, 1e12,         RUN,  "ppo", \
       "the gradient's largest global norm") \
-    X(I64,  anneal_steps,     "anneal-steps",     14000000,      0, INT64_MAX,        RUN,  "ppo", \
+    X(I64,  anneal_steps,     "anneal-steps",     "14000000",    "", "",           0, INT64_MAX,        RUN,  "ppo", \
       "agent steps over which lr falls to 0, 0: constant") \
-    X(INT,  coarse,           "coarse",           1,             0, 1,                RUN,  "ppo", \
+    X(INT,  coarse,           "coarse",           "1",           "", "",           0, 1,                RUN,  "ppo", \
       "1: the input has the frames' coarse views too") \
-    X(INT,  value_hidden,     "value-hidden",     0,             -1, TRAIN_H_MAX,     RUN,  "ppo", \
+    X(INT,  value_hidden,     "value-hidden",     "-1",          "", "0",          -1, TRAIN_H_MAX,     RUN,  "ppo", \
       "of the H hidden units, the last N serve the value alone and the rest the policy alone " \
       "(a separate value network); -1: H/2; 0: all serve both") \
-    X(INT,  chunk,            "chunk",            256,           1, 16777216,         RUN,  "ppo", \
+    X(INT,  chunk,            "chunk",            "128",         "", "256",        1, 16777216,         RUN,  "ppo", \
       "a minibatch's samples summed in float64, the work threads and ranks share") \
-    X(I64,  iterations,       "iterations",       -1,            -1, INT64_MAX,       GOAL, "", \
+    X(I64,  iterations,       "iterations",       "-1",          "", "",           -1, INT64_MAX,       GOAL, "", \
       "stop after N updates in total (default: -1, no limit)") \
-    X(OPT,  target_reward,    "target-reward",    0,             -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX, GOAL, "", \
+    X(OPT,  target_reward,    "target-reward",    "none",        "", "",           -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX, GOAL, "", \
       "stop when the running mean reaches X (default: none)") \
-    X(I64,  checkpoint_every, "checkpoint-every", 100,           0, INT64_MAX,        GOAL, "", \
+    X(I64,  checkpoint_every, "checkpoint-every", "100",         "", "",           0, INT64_MAX,        GOAL, "", \
       "checkpoint every N iterations, 0: never") \
-    X(F64,  checkpoint_secs,  "checkpoint-secs",  300,           0, 1e9,              GOAL, "", \
+    X(F64,  checkpoint_secs,  "checkpoint-secs",  "300",         "", "",           0, 1e9,              GOAL, "", \
       "and every X seconds, 0: never") \
-    X(INT,  keep,             "keep",             3,             1, 1000000,          GOAL, "", \
+    X(INT,  keep,             "keep",             "3",           "", "",           1, 1000000,          GOAL, "", \
       "checkpoints kept (the newest)") \
-    X(INT,  workers,          "workers",          0,             1, INT32_MAX,        HOST, "", \
+    X(INT,  workers,          "workers",          "0",           "", "",           1, INT32_MAX,        HOST, "", \
       "worker threads in this process (default: one per core)") \
-    X(BOOL, quiet,            "quiet",            0,             0, 0,                HOST, "", \
+    X(BOOL, quiet,            "quiet",            "false",       "", "",           0, 0,                HOST, "", \
       "no per-batch line")
 
 #define SETTING_FIELD_STR(name) char name[TRAIN_STR_MAX];
@@ -119,8 +120,10 @@ typedef struct {
     const char *name, *flag;      // the field's name (config.txt, checkpoints, messages); the flag
     size_t offset;                // of the field in TrainConfig
     size_t has_offset;            // OPT: of its has_ flag
-    double def, min, max;         // numbers (U64: min = max = 0, any)
-    const char *def_str;          // STR
+    const char *def;              // a new run's value, as text (train_setting_set reads it)
+    const char *learner_defs;     // "" or "NAME=VALUE ...": the learners whose new runs start otherwise
+    const char *before;           // what a file without the row holds, "" for def
+    double min, max;              // the range of numbers (U64: min = max = 0, any)
     int role;                     // SETTING_*
     const char *learner;          // "" or an --algo name
     const char *help;
@@ -129,7 +132,17 @@ typedef struct {
 extern const TrainSetting TRAIN_SETTING_ROWS[];
 extern const int TRAIN_SETTING_COUNT;
 
+// What a checkpoint, a model.txt or a config.txt without a row holds: every row's "before"
+// value (the --algo pg run of the seeds' recipe, whose rows all had their default).
 void train_config_default(TrainConfig *c);
+// A new run of the learner `algo`: every row's default, or the learner's own.
+void train_config_fresh(TrainConfig *c, const char *algo);
+// The row's default for a new run of the learner `algo`, as text.
+const char *train_setting_default(const TrainSetting *row, const char *algo, char *out, size_t n);
+// NULL when every row that applies to c holds a value in its range, else what is wrong (in
+// why: "--hidden must be in [1, 100000], got 0"). The flags and files are checked as they are
+// read (train_setting_set); this is for configurations that code builds.
+const char *train_config_check(const TrainConfig *c, char *why, size_t n);
 // The CPUs this process may run on (its affinity mask: taskset, cgroups, mpirun's binding).
 int train_cores_available(void);
 

@@ -70,8 +70,6 @@ typedef struct Learner {
     // Its diagnostics, NULL-terminated (at most LEARNER_METRICS_MAX): extra metrics.csv
     // columns after the common ones, in this order.
     const char *const *metrics;
-    // Its defaults for the settings it reads (config.h), over the common ones.
-    void (*defaults)(TrainConfig *c);
     // Bytes a run of this configuration needs (weights, its state, each worker thread's
     // share): a run that does not fit is refused before anything is allocated.
     double (*memory_bytes)(const TrainConfig *c);

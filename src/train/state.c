@@ -43,6 +43,9 @@ int train_state_attach(TrainState *s, const Learner *learner, char *err, size_t 
     if (s->learner == learner) return 0;
     if (s->learner) { snprintf(err, errlen, "internal error: the state has a learner already"); return -1; }
     SavedArrays *sv = &s->saved;
+    // settings read from a file (checkpoint, model.txt) meet the learner's own check as flags do
+    const char *why = learner->check ? learner->check(&s->cfg) : NULL;
+    if (why) { snprintf(err, errlen, "settings that cannot be: %s", why); return -1; }
     s->learner = learner;
     if (learner->create(s, sv->from_fresh)) { s->learner = NULL; snprintf(err, errlen, "out of memory (H=%d)", s->cfg.hidden); return -1; }
     LearnerArray a[LEARNER_ARRAYS_MAX];

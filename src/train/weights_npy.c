@@ -132,8 +132,8 @@ int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *e
     snprintf(path, sizeof(path), "%s/%s", dir, MODEL_TXT);
     memset(notes, 0, sizeof(*notes));
     train_config_default(cfg);
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return -1; }
+    FILE *f = file_fopen_read(path, err, errlen);        // a FIFO or a device: refused, never waited on
+    if (!f) return -1;
     char *text = malloc(MODEL_TXT_MAX + 1), *settings = malloc(MODEL_TXT_MAX + 1);
     size_t len = text ? fread(text, 1, MODEL_TXT_MAX + 1, f) : 0, slen = 0;
     fclose(f);
@@ -146,9 +146,9 @@ int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *e
     // comments go; format is checked; the table's rows are the settings, every other line a note
     for (size_t pos = 0; pos < len;) {
         char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-        const size_t n = (size_t)(nl - line);
-        pos += n + 1;
-        *nl = 0;
+        const size_t whole = (size_t)(nl - line), n = whole && line[whole - 1] == '\r' ? whole - 1 : whole;
+        pos += whole + 1;
+        line[n] = 0;                                          // a CRLF line end (an editor on Windows) too
         char *eq = strchr(line, '=');
         if (line[0] == '#') continue;
         if (!eq) { snprintf(err, errlen, "%s: a line without '=' ('%.40s')", path, line); goto out; }

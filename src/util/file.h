@@ -1,35 +1,62 @@
-// file.h: the one atomic file write. A file is written as PATH.tmp beside PATH, synced, renamed
-// over PATH, and the directory synced: a full disk, a kill or a power cut leaves the old PATH
-// (or none), never half a file. Every file pongrl writes goes through here (checkpoints, W1/W2.npy,
-// config.txt, metrics.csv when repaired, the plot, recordings).
+// file.h: the one atomic file write, and the one way to open a file to read. A file is written
+// under a new name beside PATH (PATH.XXXXXXXX.tmp, created exclusively, never through a
+// symlink), synced, renamed over PATH, and the directory synced: a full disk, a kill or a power
+// cut leaves the old PATH (or none), never half a file. An existing PATH that is not a regular
+// file (a device such as /dev/null, a FIFO, a directory, a symlink) is refused, so that nothing
+// but the named file is ever replaced. Every file pongrl writes goes through here (checkpoints,
+// .npy files, model.txt, config.txt, metrics.csv when repaired, the plot, recordings).
 #ifndef PONGRL_FILE_H
 #define PONGRL_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define FILE_PATH_MAX 4096
+#define FILE_TMP_SUFFIX_LEN 14         // ".XXXXXXXX.tmp" and its NUL
 
 // A write under way: whoever writes the contents writes them to `tmp` (by name: a FILE *,
-// gnuplot, ffmpeg), then commits or aborts.
+// gnuplot, ffmpeg), then commits or aborts. tmp exists from begin on, created by us alone.
 typedef struct {
     char path[FILE_PATH_MAX];
-    char tmp[FILE_PATH_MAX + 8];       // path ".tmp"
+    char tmp[FILE_PATH_MAX + FILE_TMP_SUFFIX_LEN];
 } FileReplace;
 
-// Names path.tmp and creates it empty (so that a place that cannot be written fails here,
-// before any work, and a program told to write there finds it can). 0, or -1 with one line in err.
+// Checks path (absent or a regular file), then creates its temporary file empty (so that a
+// place that cannot be written fails here, before any work, and a program told to write there
+// finds it can). 0, or -1 with one line in err.
 int file_replace_begin(FileReplace *r, const char *path, char *err, size_t errlen);
-// tmp is whole: fsync it, rename it over path, fsync the directory. On failure tmp is removed
-// and path is untouched (unless only the directory's sync failed: then path is the new file,
-// not yet durable). 0, or -1 with one line in err.
+// tmp is whole: fsync it, check path again, rename tmp over path, fsync the directory. On
+// failure tmp is removed and path is untouched (unless only the directory's sync failed: then
+// path is the new file, not yet durable). 0, or -1 with one line in err.
 int file_replace_commit(FileReplace *r, char *err, size_t errlen);
+// tmp opened to write ("wb"), never through a symlink. NULL with one line in err.
+FILE *file_replace_fopen(FileReplace *r, char *err, size_t errlen);
 // Gives up: removes tmp; path is untouched.
 void file_replace_abort(FileReplace *r);
 // The whole write at once: path gets the n bytes at b. 0, or -1 with one line in err.
 int file_replace(const char *path, const void *b, size_t n, char *err, size_t errlen);
+// Whether name (a file name, no directory) is one of file_replace's temporaries of base
+// (base.XXXXXXXX.tmp): what a kill in the middle of a write leaves behind.
+int file_is_tmp_of(const char *name, const char *base);
 
 // All n bytes to fd (retrying short writes and EINTR). 0, or -1 with errno set.
 int file_write_all(int fd, const uint8_t *b, size_t n);
+
+// Opens path to read, refusing at once what is not a regular file: a FIFO with no writer or a
+// device would block or never end. A descriptor (blocking, close-on-exec), or -1 with one line
+// in err ("PATH: not a regular file (a FIFO)", "PATH: No such file or directory").
+int file_open_read(const char *path, char *err, size_t errlen);
+// The same as a FILE * ("rb").
+FILE *file_fopen_read(const char *path, char *err, size_t errlen);
+// path opened to append ("ab"), created if absent, positioned at its end (ftell: its size); a
+// FIFO, a device or a symlink is refused at once. NULL with one line in err.
+FILE *file_fopen_append(const char *path, char *err, size_t errlen);
+// After file_open_read, file_fopen_read or file_fopen_append failed: errno as the failing call
+// left it (ENOENT for a missing file; EINVAL for one that is not a regular file).
+
+// path for a message: whole when it has at most max bytes (max >= 16), else its start and its
+// end around "...", so that what follows it in the message (the reason) is never cut off.
+const char *file_path_short(const char *path, char *buf, size_t max);
 
 #endif

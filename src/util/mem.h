@@ -34,7 +34,7 @@ static inline void *big_calloc(size_t n, size_t size) {
 // on a machine whose caches do not hold them each row waits for memory, unless it was asked
 // for a few rows before. A hint: it changes no value.
 #define MEM_LINE 64
-#define MEM_AHEAD_ROWS 4     // how many rows ahead the row loops ask (acnet.c, ppo.c)
+#define MEM_AHEAD_ROWS 4     // how many rows ahead the row loops ask (acnet.c, PPO's gradient, merge and Adam)
 static inline void mem_prefetch(const void *p, size_t bytes) {
     for (size_t o = 0; o < bytes; o += MEM_LINE) __builtin_prefetch((const char *)p + o, 0);
 }

@@ -3,12 +3,15 @@
 #include "npy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "file.h"
 
 static size_t descr_size(const char *descr) {
     if (!strcmp(descr, "<f8")) return 8;
@@ -36,8 +39,10 @@ int npy_write(const char *path, const char *descr, int ndim, const size_t *shape
     memset(hdr + n, ' ', pad);
     hdr[n + pad] = '\n';
     uint16_t hlen = (uint16_t)(n + pad + 1);
-    FILE *f = fopen(path, "wb");
-    if (!f) return -1;
+    // never through a symlink planted under the name (file_replace hands over its temporary)
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
+    if (!f) { if (fd >= 0) close(fd); return -1; }
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
     int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == hlen &&
              (count == 0 || fwrite(data, esz, count, f) == count);
@@ -140,8 +145,13 @@ int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], vo
     *data = NULL;
     size_t esz = descr_size(descr);
     if (!esz) { snprintf(err, errlen, "unsupported dtype %s", descr); return -1; }
-    FILE *f = fopen(path, "rb");
-    if (!f) { snprintf(err, errlen, "cannot open: %s", strerror(errno)); return -1; }
+    char why[FILE_PATH_MAX + 128];
+    FILE *f = file_fopen_read(path, why, sizeof(why));      // a FIFO or a device is refused, never waited on
+    if (!f) {
+        size_t pl = strlen(path);                          // the caller names the path: the reason alone
+        snprintf(err, errlen, "cannot open: %s", !strncmp(why, path, pl) && why[pl] == ':' ? why + pl + 2 : why);
+        return -1;
+    }
     int rc = -1;
     char *hdr = NULL;
     unsigned char pre[12];
@@ -171,7 +181,11 @@ int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], vo
         snprintf(err, errlen, "malformed header");
         goto out;
     }
-    if (strcmp(got, descr)) { snprintf(err, errlen, "dtype %s, expected %s", got, descr); goto out; }
+    if (strcmp(got, descr)) {
+        for (char *c = got; *c; c++) if (*c < 0x20 || *c > 0x7e) *c = '?';     // the file's bytes: one line, printable
+        snprintf(err, errlen, "dtype %s, expected %s", got, descr);
+        goto out;
+    }
     if (fortran && *ndim > 1) { snprintf(err, errlen, "Fortran order, expected C order"); goto out; }
     size_t count = 1;
     for (int i = 0; i < *ndim; i++) {

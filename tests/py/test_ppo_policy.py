@@ -3,8 +3,8 @@
 A short `pongrl train --algo ppo` run (with and without the coarse views) makes a model; C's
 build/ppo_dump --model plays 1,200 steps of a game with it (across an episode's end) and writes
 the 80x80 frames, the actions and the network's action probabilities, which the player's own
-act is checked to have used. Here, pongrl.load (the library's model_open and model_array, the
-forward pass of python/pongrl/nets.py) gives the same probabilities to 1e-12 on those frames,
+act is checked to have used. Here, pongrl.load (the library's actor, algo/actor.h; its NumPy
+twin, Policy.reference(), for the arrays) gives the same probabilities to 1e-12 on those frames,
 on the RGB frames of the same game replayed in Python, and row by row in a batch; the folder
 that `pongrl export` writes loads to the same arrays, bit for bit. The comparison can fail: with
 one coarse view dropped from the input it does. Exit 0 pass, 77 skip (not built).
@@ -65,11 +65,15 @@ def check_model(coarse):
     assert c["start"].sum() >= 2, "the game did not cross an episode's end: reset goes untested"
     assert set(np.unique(c["action"])) <= {0, 2, 3}
     pol = pongrl.load(run_dir, seed=0)
-    assert isinstance(pol, nets.PpoPolicy) and pol.coarse == bool(coarse) and pol.H == 16
+    ref = pol.reference()                       # the NumPy twin of the network the library plays
+    assert isinstance(ref, nets.PpoPolicy) and ref.coarse == bool(coarse) and pol.H == ref.H == 16
     got = python_probs(pol, c["frames"], c["start"])
     print("coarse=%d: %d steps, %d episode starts, worst |p_python - p_C| %.2e"
           % (coarse, STEPS, c["start"].sum(), worst(got, c["probs"])))
     assert worst(got, c["probs"]) < 1e-12
+    numpy_probs = python_probs(pongrl.load(run_dir).reference(), c["frames"], c["start"])
+    print("coarse=%d: worst |p_NumPy - p_C| %.2e" % (coarse, worst(numpy_probs, c["probs"])))
+    assert worst(numpy_probs, c["probs"]) < 1e-12
 
     # the same game's RGB frames, replayed in Python from the same seeds and actions
     env = pongrl.make("ALE/Pong-v5")
@@ -98,9 +102,9 @@ def check_model(coarse):
     # the exported folder: the same arrays, bit for bit, read by NumPy alone
     out = os.path.join(TMP.name, "npy%d" % coarse)
     subprocess.run([BIN, "export", run_dir, "--out", out], check=True, capture_output=True)
-    ex = pongrl.load(out)
+    ex, ex_c = nets.read_export(out), pongrl.load(out).reference()
     for k in ("W1", "b1", "Wpi", "bpi", "wv", "bv"):
-        assert np.array_equal(getattr(ex, k), getattr(pol, k)), k
+        assert np.array_equal(getattr(ex, k), getattr(ref, k)) and np.array_equal(getattr(ex_c, k), getattr(ref, k)), k
     assert ex.action_names == ("NOOP", "RIGHT", "LEFT") and ex.action_ids == (0, 2, 3)
     return run_dir, c, got
 
@@ -113,7 +117,7 @@ def test_coarse():
         for base in (2 * nets.D, 2 * nets.D + nets.COARSE):
             x[:, base + 720:base + 1040] = 0.0
         return x
-    bad = pongrl.load(run_dir)
+    bad = pongrl.load(run_dir).reference()      # the NumPy reference, whose input can be swapped
     bad.input = dropped
     w = worst(python_probs(bad, c["frames"], c["start"]), c["probs"])
     print("with a coarse view dropped: worst difference %.2e (must be far above 1e-12)" % w)

@@ -1,4 +1,4 @@
-"""PPO in C (src/algo/ppo.c, src/policy/acnet.c) against NumPy: one batch played and exported
+"""PPO in C (src/algo/ppo/: ppo_grad.c, acnet.c, ...) against NumPy: one batch played and exported
 by build/ppo_dump (tests/reference/ppo_dump.c), then in float64 here: the input's coarse views
 (recomputed from its frames), the network's forward pass (the logp and value recorded while playing), GAE, the minibatch's losses and gradient
 (CleanRL's ppo_atari.py loss, differentiated by hand and checked by central differences), and

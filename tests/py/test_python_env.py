@@ -227,7 +227,8 @@ def test_load():
     W2 = np.load(os.path.join(model_dir, "W2.npy"))
     pol = pongrl.load(model_dir, seed=0)
     assert pol.algo == "pg" and pol.H == W1.shape[0]
-    assert np.array_equal(pol.w1t, W1.T) and np.array_equal(pol.w2, W2)
+    ref = pol.reference()                           # the NumPy twin of the network the library plays
+    assert np.array_equal(ref.w1t, W1.T) and np.array_equal(ref.w2, W2)
     seed = Model(W1, W2)
     env = pongrl.make("ALE/Pong-v5", render_mode="rgb_array")
     twin = pongrl.make("ALE/Pong-v5", obs_type="obs80")
@@ -270,7 +271,7 @@ def test_load():
                        capture_output=True)
         subprocess.run([bin_, "export", run_dir, "--out", out], check=True, capture_output=True)
         ckpt = os.path.join(run_dir, "checkpoints", "ckpt-00000001.bin")
-        a, b, c = pongrl.load(run_dir), pongrl.load(ckpt), pongrl.load(out)
+        a, b, c = (pongrl.load(x).reference() for x in (run_dir, ckpt, out))
         assert a.H == 3 and np.array_equal(a.w1t, b.w1t) and np.array_equal(a.w1t, c.w1t)
         assert np.array_equal(np.load(os.path.join(out, "W1.npy")).T, b.w1t)
         for bad in (d, os.path.join(d, "nothing"), os.path.join(out, "W1.npy")):

@@ -116,8 +116,8 @@ int main(int argc, char **argv) {
                                          {"ent-coef", 1, 0, 'e'}, {0, 0, 0, 0}};
     const char *model = NULL;
     int play = 600;
-    PpoConfig c;
-    ppo_config_default(&c);
+    TrainConfig c;
+    train_config_fresh(&c, "ppo");
     c.envs = 8; c.steps = 32; c.hidden = 16; c.value_hidden = 0; c.minibatches = 2; c.chunk = 8; c.epochs = 2;
     c.lr = 2.5e-3;               // large enough that the few iterations move the weights
     int threads = 2, iterations = 6, o;
@@ -145,7 +145,7 @@ int main(int argc, char **argv) {
     char err[256];
     // the pool's threads run PPO's passes (no scratch for the seeds' network)
     Pool *pool = NULL;
-    Ppo *p = ppo_create(&c, "ALE/Pong-v5", err, sizeof(err));
+    Ppo *p = ppo_create(&c, err, sizeof(err));
     if (!p) { fprintf(stderr, "ppo_dump: %s\n", err); return 1; }
     if (!(pool = pool_create(threads)) || ppo_bind(p, pool, NULL)) {
         fprintf(stderr, "ppo_dump: out of memory\n");

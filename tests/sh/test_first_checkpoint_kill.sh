@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A run killed while it writes its first checkpoint leaves only checkpoints/ckpt-00000000.bin.tmp:
+# A run killed while it writes its first checkpoint leaves only its temporary file,
+# checkpoints/ckpt-00000000.bin.XXXXXXXX.tmp:
 # there is nothing to resume, so --resume says what happened (not "no checkpoint"), and the
 # same run started again in that directory is let in with a word (not "already holds a run")
 # and ends with the weights of a run that was never killed.
@@ -16,13 +17,13 @@ for try in 1 2 3 4 5 6 7 8; do
     rm -rf "$d"
     "$bin" train --seed 3 --checkpoint-every 1 --quiet --iterations 30 --workers 1 --run-dir "$d" >/dev/null 2>&1 &
     pid=$!
-    for i in $(seq 5000); do [ -e "$d/checkpoints/ckpt-00000000.bin.tmp" ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.001; done
+    for i in $(seq 5000); do compgen -G "$d/checkpoints/ckpt-00000000.bin.*.tmp" >/dev/null && break; kill -0 $pid 2>/dev/null || break; sleep 0.001; done
     kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
     if [ -z "$(ls "$d/checkpoints" | grep -v '\.tmp$')" ] && ls "$d/checkpoints" | grep -q '\.tmp$'; then landed=$try; break; fi
 done
 if [ -z "$landed" ]; then     # never inside the write on this machine: make the same state by hand
     echo "note: no kill landed inside the first write; making its leftovers by hand"
-    rm -rf "$d"; mkdir -p "$d/checkpoints"; head -c 4096 /dev/urandom > "$d/checkpoints/ckpt-00000000.bin.tmp"
+    rm -rf "$d"; mkdir -p "$d/checkpoints"; head -c 4096 /dev/urandom > "$d/checkpoints/ckpt-00000000.bin.0badf00d.tmp"
 else echo "kill $landed landed inside the first checkpoint write: $(ls -A "$d" "$d/checkpoints" | tr '\n' ' ')"; fi
 
 err=$("$bin" train --resume "$d" --iterations 3 2>&1 >/dev/null); rc=$?

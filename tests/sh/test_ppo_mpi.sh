@@ -13,7 +13,7 @@ set -uo pipefail
 source "$(dirname "$0")/mpi_common.sh"
 source "$(dirname "$0")/run_common.sh"
 bin=$BIN
-# 6 envs x 128 steps, 2 minibatches of 384 samples (2 chunks each, of 256 and 128: PPO_CHUNK),
+# 6 envs x 128 steps, 2 minibatches of 384 samples (3 chunks each, of 128: the default --chunk),
 # 2 epochs, 10 iterations: 1,280 steps an env, past the ends of random episodes (the first
 # ones end after the resumes' halfway point)
 T=(--algo ppo --envs 6 --steps 128 --hidden 16 --minibatches 2 --epochs 2 --seed 5 --quiet)

@@ -4,8 +4,10 @@
 # an exported folder alike, a pg run from a pg checkpoint); the network's settings (--hidden,
 # --coarse, --value-hidden) are MODEL's and the rest the flags'; it keeps the promise of every run:
 # same bits with 1 and 2 threads, with 2 MPI ranks where only rank 0 reads MODEL, and stopped
-# and resumed. Refused in one line, before any run directory is made: a model of the other
-# learner, a network flag that contradicts MODEL, a missing MODEL, --init with --resume.
+# and resumed. Without --algo the run's learner is MODEL's (its defaults under the flags given),
+# on one process and on 2 ranks alike. Refused in one line, before any run directory is made: a
+# model of another learner than --algo's, a flag of another learner than MODEL's, a network flag
+# that contradicts MODEL, a missing MODEL, --init with --resume.
 set -uo pipefail
 source "$(dirname "$0")/run_common.sh"
 py=/usr/bin/python3
@@ -63,6 +65,11 @@ if command -v mpirun >/dev/null; then
     m=$(echo "$out" | crc | head -1)
     [ "$m" = "${crcs[0]}" ] && [ "$(rows "$tmp/m")" = "$(rows "$tmp/f1")" ] || fail "2 ranks end with $m, not ${crcs[0]}"
     echo "2 MPI ranks: crc $m, the same rows"
+    out=$(timeout 120 mpirun -np 2 --oversubscribe --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo \
+          "$bin" train "${F[@]:2}" --init "$tmp/ax" --workers 1 --run-dir "$tmp/mn" 2>&1) || fail "mpirun -np 2, no --algo: $out"
+    m=$(echo "$out" | crc | head -1)
+    [ "$m" = "${crcs[0]}" ] || fail "2 ranks without --algo end with $m, not ${crcs[0]}"
+    echo "2 MPI ranks, the learner from the model: crc $m"
 else echo "(mpirun not installed: the 2-rank check skipped)"; fi
 
 # the seeds' network (pg): from a pg checkpoint, H from the model
@@ -70,6 +77,14 @@ else echo "(mpirun not installed: the 2-rank check skipped)"; fi
 "$bin" train --init "$tmp/p" --batch-size 2 --iterations 1 --seed 4 --quiet --keep 5 --run-dir "$tmp/pf" >/dev/null ||
     fail "pg --init"
 grep -qx 'hidden = 8' "$tmp/pf/config.txt" || fail "pg --init: H is not the model's"
+
+# without --algo the learner is the model's: PPO's run from the PPO model, the same bits
+[ "${F[0]} ${F[1]}" = "--algo ppo" ] || fail "F does not start with --algo ppo"
+n=$("$bin" train "${F[@]:2}" --init "$tmp/ax" --workers 2 --run-dir "$tmp/n" | crc)
+grep -qx 'algo = ppo' "$tmp/n/config.txt" && grep -qx 'chunk = 128' "$tmp/n/config.txt" ||
+    fail "--init without --algo: not a PPO run with PPO's defaults"
+[ "$n" = "${crcs[0]}" ] || fail "--init without --algo ends with $n, not ${crcs[0]}"
+echo "--init without --algo: the model's learner (ppo), crc $n"
 "$bin" export "$tmp/p" --out "$tmp/px" >/dev/null && "$bin" export "$tmp/pf/checkpoints/ckpt-00000000.bin" --out "$tmp/pfx" >/dev/null &&
     cmp -s "$tmp/px/W1.npy" "$tmp/pfx/W1.npy" && cmp -s "$tmp/px/W2.npy" "$tmp/pfx/W2.npy" ||
     fail "pg --init: the first checkpoint does not hold the model's W1 and W2"
@@ -83,7 +98,8 @@ refuse() {   # PATTERN, then the train flags
         fail "train $*: rc $rc, '$err' (want one line with '$pat', no run directory)"
     echo "refused: $err"
 }
-refuse "a model of --algo ppo; this run's learner is pg" --init "$tmp/ax" --iterations 1
+refuse "a model of --algo ppo; this run's learner is pg" --algo pg --init "$tmp/ax" --iterations 1
+refuse "--batch-size is a setting of --algo pg; this run's learner is ppo" --init "$tmp/ax" --batch-size 2
 refuse "the network of --init $tmp/ax has hidden=16" --algo ppo --hidden 32 --init "$tmp/ax"
 refuse "has value_hidden=6" --algo ppo --value-hidden 0 --init "$tmp/ax"
 refuse "a model of --algo pg" --algo ppo --init "$tmp/p"

@@ -74,9 +74,7 @@ Test(agent, every_learner_acts_and_exports_through_the_table) {
         cr_assert_not_null((*l)->export_npy, "%s: no export_npy", (*l)->name);
         cr_assert_not_null((*l)->import_npy, "%s: no import_npy", (*l)->name);
         TrainConfig c;
-        train_config_default(&c);
-        snprintf(c.algo, sizeof(c.algo), "%s", (*l)->name);
-        (*l)->defaults(&c);
+        train_config_fresh(&c, (*l)->name);
         c.hidden = 4; c.workers = 1;
         TrainState s;
         cr_assert_eq(train_state_init(&s, &c, *l), 0, "%s", (*l)->name);

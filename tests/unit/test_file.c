@@ -1,13 +1,20 @@
 // test_file.c: the one atomic file write (util/file.h): the new bytes or the old file, never a
-// mix, and no temporary file left behind on success or failure.
+// mix, no temporary file left behind on success or failure, nothing but the named regular file
+// ever replaced or written through; and the guarded open to read, which never waits on a FIFO.
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/file.h"
+#include "util/npy.h"
 
 static char dir[64];
 
@@ -72,7 +79,221 @@ Test(file, unwritable_place_is_refused) {
     char err[256] = "";
     FileReplace fr;
     cr_expect_eq(file_replace("/nonexistent-dir/x.bin", "x", 1, err, sizeof(err)), -1);
-    cr_expect(strstr(err, "/nonexistent-dir/x.bin.tmp") && strstr(err, "No such file"), "%s", err);
+    cr_expect(strstr(err, "/nonexistent-dir/x.bin") && strstr(err, "No such file"), "%s", err);
     cr_expect_eq(file_replace_begin(&fr, "/nonexistent-dir/y.bin", err, sizeof(err)), -1);
     cr_expect(!strchr(err, '\n'), "more than one line: %s", err);
+}
+
+// ----------------------------------------------------------------------------
+// hostile places: what lies at the path or beside it is never written through or replaced
+
+static int count_entries(const char *d) {
+    DIR *dd = opendir(d);
+    cr_assert_not_null(dd);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dd))) if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(dd);
+    return n;
+}
+
+static void remove_dir(void) {
+    DIR *dd = opendir(dir);
+    struct dirent *e;
+    char p[384];
+    while (dd && (e = readdir(dd)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+            if (unlink(p)) rmdir(p);
+        }
+    if (dd) closedir(dd);
+    rmdir(dir);
+}
+
+// One refusal: -1, one line naming the path and what it is, and the directory as it was.
+static void expect_refused(const char *path, const char *kind, int entries) {
+    char err[512] = "";
+    FileReplace fr;
+    cr_expect_eq(file_replace(path, "new", 3, err, sizeof(err)), -1, "%s replaced", kind);
+    cr_expect(strstr(err, "not a regular file") && strstr(err, kind) && strstr(err, path), "%s: '%s'", kind, err);
+    cr_expect(!strchr(err, '\n'), "more than one line: %s", err);
+    cr_expect_eq(file_replace_begin(&fr, path, err, sizeof(err)), -1, "%s: begin let it through", kind);
+    cr_expect_eq(count_entries(dir), entries, "%s: something was created or removed", kind);
+}
+
+Test(file, symlink_fifo_directory_at_the_path_are_refused) {
+    make_dir();
+    char victim[128], link[128], fifo[128], sub[128], buf[16];
+    snprintf(victim, sizeof(victim), "%s/victim.txt", dir);
+    snprintf(link, sizeof(link), "%s/link.bin", dir);
+    snprintf(fifo, sizeof(fifo), "%s/fifo.bin", dir);
+    snprintf(sub, sizeof(sub), "%s/sub", dir);
+    char err[256];
+    cr_assert_eq(file_replace(victim, "victim", 6, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(symlink(victim, link), 0);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    cr_assert_eq(mkdir(sub, 0700), 0);
+    expect_refused(link, "symbolic link", 4);
+    expect_refused(fifo, "FIFO", 4);
+    expect_refused(sub, "directory", 4);
+    struct stat st;
+    cr_expect(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the symlink was replaced");
+    cr_expect(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO was replaced");
+    cr_expect_eq(read_back(victim, buf, sizeof(buf)), 6);
+    cr_expect(!memcmp(buf, "victim", 6), "written through the symlink");
+    remove_dir();
+}
+
+// As root, `import M --out /dev/null` replaced the machine's /dev/null: a device made here
+// (where mknod is allowed) stands for it.
+Test(file, a_device_at_the_path_is_refused) {
+    make_dir();
+    char dev[128];
+    snprintf(dev, sizeof(dev), "%s/null", dir);
+    if (mknod(dev, S_IFCHR | 0666, makedev(1, 3))) { rmdir(dir); cr_skip_test("mknod not allowed here: %s", strerror(errno)); }
+    expect_refused(dev, "device", 1);
+    struct stat st;
+    cr_expect(lstat(dev, &st) == 0 && S_ISCHR(st.st_mode), "the device was replaced");
+    remove_dir();
+}
+
+// The temporary file was PATH.tmp, opened with O_CREAT|O_TRUNC: a symlink planted under that
+// name had the write go wherever it pointed. One is planted there: nothing but PATH may change.
+Test(file, a_symlink_planted_as_the_temporary_is_not_followed) {
+    make_dir();
+    char victim[128], path[128], planted[160], buf[16], err[256];
+    snprintf(victim, sizeof(victim), "%s/victim.txt", dir);
+    snprintf(path, sizeof(path), "%s/out.bin", dir);
+    snprintf(planted, sizeof(planted), "%s.tmp", path);
+    cr_assert_eq(file_replace(victim, "victim", 6, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(symlink(victim, planted), 0);
+    cr_assert_eq(file_replace(path, "the new contents", 16, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(read_back(victim, buf, sizeof(buf)), 6);
+    cr_expect(!memcmp(buf, "victim", 6), "written through the planted symlink");
+    cr_expect_eq(read_back(path, buf, sizeof(buf)), 16);
+    struct stat st;
+    cr_expect(lstat(planted, &st) == 0 && S_ISLNK(st.st_mode), "the planted link was touched");
+    cr_expect_eq(count_entries(dir), 3, "a temporary was left");
+    // begin: a temporary of its own, named as a temporary of path, created empty by us
+    FileReplace fr;
+    cr_assert_eq(file_replace_begin(&fr, path, err, sizeof(err)), 0, "%s", err);
+    cr_expect(strcmp(fr.tmp, planted), "the temporary took the planted name");
+    cr_expect(file_is_tmp_of(strrchr(fr.tmp, '/') + 1, "out.bin"), "%s", fr.tmp);
+    cr_expect(!file_is_tmp_of("out.bin.tmp", "out.bin") && !file_is_tmp_of("out.bin.0123456z.tmp", "out.bin"));
+    cr_expect(lstat(fr.tmp, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0);
+    FILE *f = file_replace_fopen(&fr, err, sizeof(err));
+    cr_assert_not_null(f, "%s", err);
+    fputs("by FILE", f);
+    fclose(f);
+    cr_assert_eq(file_replace_commit(&fr, err, sizeof(err)), 0, "%s", err);
+    cr_expect_eq(read_back(path, buf, sizeof(buf)), 7);
+    cr_expect_eq(count_entries(dir), 3, "a temporary was left");
+    remove_dir();
+}
+
+// What path became while the contents were made is checked again before the rename.
+Test(file, a_path_turned_into_a_symlink_before_commit_is_kept) {
+    make_dir();
+    char victim[128], path[128], buf[16], err[256];
+    snprintf(victim, sizeof(victim), "%s/victim.txt", dir);
+    snprintf(path, sizeof(path), "%s/out.gif", dir);
+    cr_assert_eq(file_replace(victim, "victim", 6, err, sizeof(err)), 0, "%s", err);
+    FileReplace fr;
+    cr_assert_eq(file_replace_begin(&fr, path, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(symlink(victim, path), 0);
+    cr_expect_eq(file_replace_commit(&fr, err, sizeof(err)), -1);
+    cr_expect(strstr(err, "symbolic link"), "%s", err);
+    struct stat st;
+    cr_expect(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
+    cr_expect_eq(read_back(victim, buf, sizeof(buf)), 6);
+    cr_expect_eq(count_entries(dir), 2, "the temporary was left");
+    remove_dir();
+}
+
+// ----------------------------------------------------------------------------
+// reading: a FIFO with no writer or a device is refused at once, never waited on
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+Test(file, open_to_read_refuses_a_fifo_without_waiting, .timeout = 10) {
+    make_dir();
+    char fifo[128], reg[128], link[128], err[512];
+    snprintf(fifo, sizeof(fifo), "%s/model.bin", dir);
+    snprintf(reg, sizeof(reg), "%s/reg.bin", dir);
+    snprintf(link, sizeof(link), "%s/link.csv", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    double t0 = now_s();
+    cr_expect_eq(file_open_read(fifo, err, sizeof(err)), -1);
+    cr_expect(strstr(err, fifo) && strstr(err, "not a regular file (a FIFO)"), "%s", err);
+    cr_expect_null(file_fopen_read(fifo, err, sizeof(err)));
+    cr_expect_eq(errno, EINVAL);
+    // .npy: the caller names the path, the reason comes alone
+    int nd;
+    size_t shape[4];
+    void *data;
+    cr_expect_neq(npy_read(fifo, "<f8", &nd, shape, &data, err, sizeof(err)), 0);
+    cr_expect_str_eq(err, "cannot open: not a regular file (a FIFO)");
+    // appending (metrics.csv) neither waits for a reader nor follows a symlink
+    cr_expect_null(file_fopen_append(fifo, err, sizeof(err)));
+    cr_expect(strstr(err, "not a regular file"), "%s", err);
+    cr_assert_eq(symlink(reg, link), 0);
+    cr_expect_null(file_fopen_append(link, err, sizeof(err)));
+    cr_expect(strstr(err, "symbolic link"), "%s", err);
+    cr_expect(access(reg, F_OK) != 0, "created through the symlink");
+    cr_expect_lt(now_s() - t0, 2.0, "waited on the FIFO");
+    cr_expect_eq(file_open_read("/nonexistent-dir/x", err, sizeof(err)), -1);
+    cr_expect_eq(errno, ENOENT);
+    cr_expect_eq(file_open_read(dir, err, sizeof(err)), -1);
+    cr_expect(strstr(err, "a directory"), "%s", err);
+    // a regular file reads, blocking as ever
+    cr_assert_eq(file_replace(reg, "abc", 3, err, sizeof(err)), 0, "%s", err);
+    FILE *f = file_fopen_read(reg, err, sizeof(err));
+    cr_assert_not_null(f, "%s", err);
+    cr_expect(!(fcntl(fileno(f), F_GETFL) & O_NONBLOCK));
+    char buf[8];
+    cr_expect_eq(fread(buf, 1, sizeof(buf), f), 3);
+    fclose(f);
+    // appending starts at the end, as fopen "a" does: ftell says whether a header is due
+    f = file_fopen_append(reg, err, sizeof(err));
+    cr_assert_not_null(f, "%s", err);
+    cr_expect_eq(ftell(f), 3);
+    fputs("de", f);
+    fclose(f);
+    cr_expect_eq(read_back(reg, buf, sizeof(buf)), 5);
+    remove_dir();
+}
+
+Test(file, a_long_path_is_cut_in_the_middle) {
+    char path[600], buf[64];
+    memset(path, 'a', 300);
+    memset(path + 300, 'z', 299);
+    path[599] = 0;
+    const char *s = file_path_short(path, buf, 40);
+    cr_expect_eq(strlen(s), 40);
+    cr_expect(!strncmp(s, "aaaaaaaaaaaaaaaaaa...", 21) && s[39] == 'z', "%s", s);
+    cr_expect_eq(file_path_short("short", buf, 40), (const char *)"short");
+}
+
+// Found by fuzz_npy: a dtype holding a newline was echoed raw, a message of two lines.
+Test(file, an_npy_dtype_of_control_bytes_is_said_in_one_printable_line) {
+    make_dir();
+    char path[128], err[256];
+    snprintf(path, sizeof(path), "%s/bad.npy", dir);
+    static const char hdr[] = "{'descr': '<f\n4', 'fortran_order': False, 'shape': (0,), }";
+    char file[128];
+    memset(file, ' ', sizeof(file));
+    memcpy(file, "\x93NUMPY\x01\x00\x76\x00", 10);
+    memcpy(file + 10, hdr, sizeof(hdr) - 1);
+    file[127] = '\n';
+    cr_assert_eq(file_replace(path, file, sizeof(file), err, sizeof(err)), 0, "%s", err);
+    int nd;
+    size_t shape[4];
+    void *data;
+    cr_expect_neq(npy_read(path, "<f8", &nd, shape, &data, err, sizeof(err)), 0);
+    cr_expect_str_eq(err, "dtype <f?4, expected <f8");
+    remove_dir();
 }

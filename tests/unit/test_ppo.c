@@ -17,9 +17,7 @@
 #include "util/crc.h"
 
 static void ppo_run_config(TrainConfig *c) {
-    train_config_default(c);
-    snprintf(c->algo, sizeof(c->algo), "ppo");
-    PPO_LEARNER.defaults(c);
+    train_config_fresh(c, "ppo");
     c->envs = 3; c->steps = 40; c->hidden = 4; c->minibatches = 2; c->epochs = 1; c->coarse = true; c->seed = 8;
     c->workers = 2;
 }
@@ -156,4 +154,43 @@ Test(ppo, an_iteration_whose_adam_step_count_overflows_is_refused) {
     pool_destroy(pool);
     comm->destroy(comm);
     train_state_free(&s);
+}
+
+Test(settings, defaults_per_learner_and_one_range) {
+    TrainConfig c;
+    char text[TRAIN_STR_MAX], why[128];
+    static const char *const algos[] = { "pg", "ppo" };
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
+        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
+        if (row->offset == offsetof(TrainConfig, workers)) continue;     // one per core at run time
+        train_config_default(&c);
+        cr_assert_null(train_setting_set(row, &c, row->before[0] ? row->before : row->def, why, sizeof(why)),
+                       "%s: %s", row->name, why);
+        for (size_t k = 0; k < sizeof(algos) / sizeof(algos[0]); k++)
+            cr_assert_null(train_setting_set(row, &c, train_setting_default(row, algos[k], text, sizeof(text)), why,
+                                             sizeof(why)), "%s of %s: %s", row->name, algos[k], why);
+    }
+    train_config_fresh(&c, "ppo");
+    cr_assert_str_eq(c.algo, "ppo");
+    cr_assert_eq(c.hidden, 128); cr_assert_eq(c.lr, 1e-3); cr_assert_eq(c.chunk, 128); cr_assert_eq(c.value_hidden, -1);
+    cr_assert_eq(c.envs, 32); cr_assert_eq(c.anneal_steps, 14000000);
+    cr_assert_null(train_config_check(&c, why, sizeof(why)), "%s", why);
+    cr_assert_null(PPO_LEARNER.check(&c));
+    train_config_fresh(&c, "pg");
+    cr_assert_eq(c.hidden, 200); cr_assert_eq(c.lr, 1e-4); cr_assert_eq(c.batch_size, 10);
+    train_config_default(&c);      // what a file without the rows had
+    cr_assert_str_eq(c.algo, "pg");
+    cr_assert_eq(c.hidden, 200); cr_assert_eq(c.chunk, 256); cr_assert_eq(c.value_hidden, 0);
+
+    train_config_fresh(&c, "ppo");
+    c.hidden = 0;
+    cr_assert_str_eq(train_config_check(&c, why, sizeof(why)), "--hidden must be in [1, 100000], got 0");
+    char err[256];
+    cr_assert_null(ppo_create(&c, err, sizeof(err)));
+    cr_assert_str_eq(err, "--hidden must be in [1, 100000], got 0");
+    c.hidden = 8; c.value_hidden = 8;                   // in its range, but leaves the policy no unit
+    cr_assert_null(ppo_create(&c, err, sizeof(err)));
+    cr_assert(strstr(err, "--value-hidden must be less than --hidden"), "%s", err);
+    c.value_hidden = -1; c.lr = 2;
+    cr_assert_str_eq(train_config_check(&c, why, sizeof(why)), "--lr must be in [0, 1], got 2");
 }

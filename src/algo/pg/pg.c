@@ -189,7 +189,6 @@ static int pg_arrays(TrainState *s, LearnerArray *out) {
     return 2;
 }
 
-static void pg_defaults(TrainConfig *c) { (void)c; }    // the common defaults are the seed's
 
 // The weights and the RMSProp cache, and each worker thread's gradient and exact sum.
 static double pg_memory_bytes(const TrainConfig *c) {
@@ -225,7 +224,6 @@ const Learner PG_LEARNER = {
     .name = "pg",
     .summary = "the seeds' policy gradient: whole episodes, REINFORCE, RMSProp (Karpathy's 6400-H-1 network)",
     .metrics = PG_METRICS,
-    .defaults = pg_defaults,
     .memory_bytes = pg_memory_bytes,
     .create = pg_create,
     .destroy = pg_destroy,

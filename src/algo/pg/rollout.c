@@ -64,16 +64,28 @@ void worker_free(Worker *w) {
 // ----------------------------------------------------------------------------
 // play
 
-static int act(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
-               double *p_up) {
+static const int PG_ACTIONS[2] = { ACTION_RIGHT, ACTION_LEFT };
+
+// probs: (P(RIGHT), P(LEFT))
+static int act_probs(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
+                     double *probs) {
     (void)cur; (void)prev;
     double p = policy_forward(ap->net, x, h);
-    *p_up = p;
+    probs[0] = p;
+    probs[1] = 1.0 - p;
     return (ap->greedy ? p > 0.5 : u < p) ? ACTION_RIGHT : ACTION_LEFT;     // 2 if u < p else 3
 }
 
+static int act(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
+               double *p_up) {
+    double probs[2];
+    int a = act_probs(ap, x, cur, prev, u, h, probs);
+    *p_up = probs[0];
+    return a;
+}
+
 AgentPolicy pg_agent_policy(const Policy *p, bool greedy) {
-    return (AgentPolicy){ act, p, p->H, greedy };
+    return (AgentPolicy){ act, p, p->H, greedy, act_probs, PG_ACTIONS, 2 };
 }
 
 int rollout_play(Worker *w, const Policy *p, Env *env, uint64_t env_seed, uint64_t act_seed,

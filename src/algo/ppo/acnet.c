@@ -1,4 +1,4 @@
-// acnet.c: forward, backward and Adam of PPO's actor-critic network (acnet.h).
+// acnet.c: forward and backward of PPO's actor-critic network (acnet.h).
 #include "acnet.h"
 
 #include <math.h>
@@ -148,22 +148,5 @@ void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *
         double *row = g + (size_t)x.idx[k] * H;
         if (fresh && fresh[k]) row_signed_set(row, dh, x.sign[k], H);
         else row_signed_add(row, dh, x.sign[k], H);
-    }
-}
-
-// ----------------------------------------------------------------------------
-// Adam
-
-AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t) {
-    return (AdamStep){ beta1, beta2, eps, lr / (1.0 - pow(beta1, (double)t)), sqrt(1.0 - pow(beta2, (double)t)) };
-}
-
-void adam_update(double *restrict w, double *restrict m, double *restrict v, const double *restrict g, size_t n,
-                 const AdamStep *s) {
-    const double beta1 = s->beta1, beta2 = s->beta2, eps = s->eps, step = s->step, bc2 = s->bc2;
-    for (size_t k = 0; k < n; k++) {
-        m[k] = beta1 * m[k] + (1.0 - beta1) * g[k];
-        v[k] = beta2 * v[k] + (1.0 - beta2) * (g[k] * g[k]);
-        w[k] -= step * (m[k] / (sqrt(v[k]) / bc2 + eps));
     }
 }

@@ -30,6 +30,12 @@
 // the heads) gets torch.optim.Adam. A dense Adam over W1 would touch 3.3 M weights a minibatch.
 //
 // Sample s of a rollout is env s / T, step s % T (env-major).
+//
+// The files, one job each: ppo.c (an iteration, from the top), ppo_rollout.c, ppo_envs.c and
+// ppo_inputs.c (the rollout, its games and its inputs), ppo_wire.c (the ranks' exchange),
+// ppo_policy.c (the input, the draw of an action, acting outside training), ppo_gae.c,
+// ppo_grad.c and ppo_merge.c (a minibatch's exact gradient), ppo_adam.c, acnet.[ch] (the
+// network), ppo_learner.c (PPO behind train/learner.h); ppo_parts.h is what they share.
 #ifndef PONGRL_PPO_H
 #define PONGRL_PPO_H
 
@@ -55,10 +61,6 @@
 #define PPO_ADV_EPS 1e-8              // CleanRL: (adv - mean) / (std + 1e-8)
 #define PPO_NORM_EPS 1e-6             // torch clip_grad_norm_: max_norm / (norm + 1e-6)
 #define PPO_ACTIONS 3                 // NOOP, RIGHT (up), LEFT (down): FIRE adds nothing in Pong
-#define PPO_HIDDEN 128                // its defaults of the common settings (the rest: config.h's table)
-#define PPO_VALUE_HIDDEN (-1)         // a new run's value_hidden: H/2 (the table's 0 is what older runs had)
-#define PPO_LR 1e-3
-#define PPO_CHUNK 128                 // a new run's chunk; the table's 256 is what older runs used
 
 extern const int PPO_ACTION_ID[PPO_ACTIONS];   // the env action of each policy output
 
@@ -82,31 +84,18 @@ static inline int ppo_input_size(bool coarse) { return 2 * POLICY_D + (coarse ? 
 // The sparse input of frame cur after prev (binary 80x80) into idx/sign (room for
 // ppo_input_size entries), ascending; returns the count.
 int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign);
+// An action index drawn from logp (A,) with u in [0, 1): the first whose cumulative
+// probability exceeds u.
+int ppo_sample_action(const double *logp, int A, double u);
 
-typedef struct {
-    int envs, steps;            // N envs x T steps a rollout
-    int epochs, minibatches;    // E passes over the batch, M minibatches each
-    int chunk;                  // samples a float64 partial sum (fixes the bits)
-    int hidden;                 // H
-    int value_hidden;           // the last ones of the H units serve the value alone (acnet.h): how
-                                // many, -1 for H/2 (ppo_value_units); 0: all serve both
-    bool coarse;                // the input's coarse views (ppo_input)
-    double lr;                  // Adam's at the start; falls linearly to 0 over anneal_steps
-    int64_t anneal_steps;       // agent steps (0: constant lr)
-    double gamma, lambda;       // GAE
-    double clip;                // the ratio's clip (and the value's)
-    double ent_coef, vf_coef;
-    double max_grad_norm;
-    uint64_t seed;
-} PpoConfig;
+// Its settings are the run's, TrainConfig (train/config.h's table: the rows of every learner
+// and those of --algo ppo, with its defaults); PPO reads them there.
 
-// The settings table's defaults (train/config.h), PPO_HIDDEN, PPO_LR, PPO_CHUNK and
-// PPO_VALUE_HIDDEN.
-void ppo_config_default(PpoConfig *c);
 // The hidden units that serve the value alone: value_hidden, or H/2 for -1.
-static inline int ppo_value_units(const PpoConfig *c) { return c->value_hidden < 0 ? c->hidden / 2 : c->value_hidden; }
-// NULL when c makes sense, else what is wrong (one line).
-const char *ppo_config_check(const PpoConfig *c);
+static inline int ppo_value_units(const TrainConfig *c) { return c->value_hidden < 0 ? c->hidden / 2 : c->value_hidden; }
+// NULL when c's settings make sense together (each one's range is the table's), else what is
+// wrong (one line).
+const char *ppo_check(const TrainConfig *c);
 
 // One env of the rollout: the game, the previous 80x80 frame, its episode counters.
 typedef struct {
@@ -136,7 +125,7 @@ typedef struct {
 typedef struct PpoThread PpoThread;
 
 typedef struct Ppo {
-    PpoConfig cfg;
+    TrainConfig cfg;             // the run's settings
     AcNet net;
     double *adam_m, *adam_v;     // (n,) each
     int64_t adam_t;              // steps taken
@@ -181,9 +170,9 @@ typedef struct Ppo {
     PpoStats last;
 } Ppo;
 
-// A fresh learner: weights from the seed, every env reset to its episode 0. NULL with a line
-// in err (bad settings or env id, out of memory).
-Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errlen);
+// A fresh learner of cfg's settings (cfg->env_id's envs): weights from the seed, every env
+// reset to its episode 0. NULL with a line in err (bad settings, out of memory).
+Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen);
 void ppo_destroy(Ppo *p);
 // The pool whose threads run its passes (pool_for), scratch for each, and the ranks it plays
 // with (comm; NULL: this process alone); before the first iteration, and again if either

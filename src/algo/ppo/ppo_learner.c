@@ -1,6 +1,7 @@
 // ppo_learner.c: PPO (ppo.h) as a learner of the training loop (train/learner.h): the run's
-// settings in, its state as float64 arrays (weights, Adam's moments, the envs' games and
-// previous frames) for the checkpoint, one iteration a rollout and its update.
+// settings (TrainConfig, read where they are), its state as float64 arrays (weights, Adam's
+// moments, the envs' games and previous frames) for the checkpoint, one iteration a rollout and
+// its update.
 //
 // The run's counters are the truth: an iteration's action streams and shuffles are keyed by
 // s->iteration, the lr by s->agent_steps, Adam's step count is iterations x epochs x
@@ -27,32 +28,6 @@ typedef struct {
 static PpoState *ppo_state(const TrainState *s) { return (PpoState *)s->algo; }
 Ppo *ppo_of(const TrainState *s) { return ppo_state(s)->ppo; }
 
-static void ppo_config_of(const TrainConfig *c, PpoConfig *p) {
-    ppo_config_default(p);
-    p->envs = c->envs; p->steps = c->steps; p->epochs = c->epochs; p->minibatches = c->minibatches;
-    p->hidden = c->hidden; p->value_hidden = c->value_hidden; p->coarse = c->coarse; p->chunk = c->chunk;
-    p->lr = c->lr; p->anneal_steps = c->anneal_steps;
-    p->gamma = c->gamma; p->lambda = c->lambda; p->clip = c->clip;
-    p->ent_coef = c->ent_coef; p->vf_coef = c->vf_coef; p->max_grad_norm = c->max_grad_norm;
-    p->seed = c->seed;
-}
-
-// Its own rows' defaults are the table's but the chunk's and value_hidden's (the table's are
-// those of the runs before the settings, for their checkpoints); these two common ones it sets
-// its own.
-static void ppo_defaults(TrainConfig *c) {
-    c->hidden = PPO_HIDDEN;
-    c->lr = PPO_LR;
-    c->chunk = PPO_CHUNK;
-    c->value_hidden = PPO_VALUE_HIDDEN;
-}
-
-static const char *ppo_learner_check(const TrainConfig *c) {
-    PpoConfig p;
-    ppo_config_of(c, &p);
-    return ppo_config_check(&p);
-}
-
 // Weights, Adam's two moments, the minibatch gradient; each thread's gradient and exact sum.
 static double ppo_memory_bytes(const TrainConfig *c) {
     const double n = (double)ppo_input_size(c->coarse) * c->hidden;
@@ -74,12 +49,10 @@ static int ppo_learner_create(TrainState *s, bool fresh) {
     PpoState *st = calloc(1, sizeof(PpoState));
     if (!st) return -1;
     s->algo = st;
-    PpoConfig c;
-    ppo_config_of(&s->cfg, &c);
     char err[256];
-    if (!(st->ppo = ppo_create(&c, s->cfg.env_id, err, sizeof(err)))) { ppo_learner_destroy(s); return -1; }
+    if (!(st->ppo = ppo_create(&s->cfg, err, sizeof(err)))) { ppo_learner_destroy(s); return -1; }
     st->envs = malloc(sizeof(double) * ppo_envs_doubles(st->ppo));
-    st->ended = calloc((size_t)c.envs * c.steps, sizeof(EpisodeStats));
+    st->ended = calloc((size_t)s->cfg.envs * s->cfg.steps, sizeof(EpisodeStats));
     if (!st->envs || !st->ended) { ppo_learner_destroy(s); return -1; }
     ppo_envs_save(st->ppo, st->envs);
     st->loaded = true;        // a load overwrites envs; a fresh run takes back what it saved
@@ -231,8 +204,7 @@ const Learner PPO_LEARNER = {
     .name = "ppo",
     .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
     .metrics = PPO_METRICS,
-    .defaults = ppo_defaults,
-    .check = ppo_learner_check,
+    .check = ppo_check,
     .memory_bytes = ppo_memory_bytes,
     .create = ppo_learner_create,
     .destroy = ppo_learner_destroy,
