@@ -163,11 +163,18 @@ typedef struct Ppo {
     // the update
     int32_t *perm;               // (B,)
     double *mb_adv;              // (B / M) normalised advantages of the current minibatch
-    double *g;                   // (n,) the minibatch's gradient, valid on `rows` and the tail
-    RowSet rows;                 // W1 rows the minibatch touched
-    uint8_t *row_mark;           // (D,)
-    double *rowsq;               // (D,) the squared norm of each row in `rows`
-    double *chunk_stats;         // (chunks, 6)
+    double *dh;                  // (B / M, H) each sample's gradient wrt the hidden layer
+    GradSum tail_sum;            // (n,) the blocks' tail gradients summed exactly, at [tail, n) (the
+                                 // transport's shape; the W1 part is never written, never resident)
+    double *g;                   // (n,) the minibatch's gradient: row rows.list[k] at k H, the tail at tail
+    double gsq;                  // its squared norm
+    RowSet rows;                 // W1 rows the minibatch touched, ascending
+    size_t *row_at;              // (D,) the counting sort's counts, then cursors; zeros between uses
+    size_t *row_off;             // (D + 1) row rows.list[k]'s entries: ent[row_off[k], row_off[k + 1])
+    uint32_t *ent;               // (ent_cap) sample i of the minibatch with sign -1: 2 i + 1; +1: 2 i
+    size_t ent_cap;
+    double *rowsq;               // (D,) the squared norm of row rows.list[k] at k
+    double *chunk_stats;         // (blocks, 6) each block's loss terms (PPO_BLOCK)
     Pool *pool;                  // whose threads run the passes (ppo_bind)
     PpoThread *th;               // (threads,) their scratch
     int threads;
@@ -176,8 +183,7 @@ typedef struct Ppo {
     int env0, env1;
     ByteWriter wire;             // this rank's part of the rollout, packed for the exchange
     size_t wire_cap;
-    int32_t *pos;                // (D,) a row's place in the ranks' packed gradient
-    int64_t *x;                  // (chunks * 6) the chunks' loss terms, as bits, summed over the ranks
+    int64_t *x;                  // (blocks * 6) the blocks' loss terms, as bits, summed over the ranks
     uint64_t digest;             // order-free digest of every weight its steps wrote (kept under MPI: the ranks compare it)
     uint64_t *digests;           // (threads,)
     char why[256];               // what the last failed phase said
@@ -217,10 +223,11 @@ int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen);
 int ppo_collect(Ppo *p);
 // GAE(gamma, lambda) as CleanRL: adv and ret = adv + value.
 void ppo_advantages(Ppo *p);
-// The gradient of minibatch mb (M sample indices) into p->g on p->rows and the tail, summed
-// exactly; the minibatch's loss terms into sums (6 doubles: policy loss, value loss, entropy,
-// approx kl, clip fraction, as means; the sixth unused). -1 with a line in p->why (the sum
-// diverged; the ranks could not be reached).
+// The gradient of minibatch mb (M sample indices), divided by M, into p->g (row p->rows.list[k]
+// at k H, rows ascending; the tail at net.tail) and its squared norm into p->gsq; the
+// minibatch's loss terms into sums (6 doubles: policy loss, value loss, entropy, approx kl,
+// clip fraction, as means; the sixth unused). -1 with a line in p->why (the gradient diverged;
+// the ranks could not be reached).
 int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums);
 // Clips p->g's global norm (returned, before clipping) and takes one Adam step at lr.
 double ppo_step(Ppo *p, double lr);

@@ -32,24 +32,9 @@ typedef struct {
     Ppo *p;
     AdamStep adam;
     double coef;
-    double *rowsq;          // (rows) sum of squares of each row, for the norm
 } StepJob;
 
-static void norm_part(void *ctx, int part, int parts) {
-    StepJob *job = ctx;
-    Ppo *p = job->p;
-    const size_t H = (size_t)p->net.H;
-    const int n = p->rows.n;
-    const int r1 = (int)((int64_t)n * (part + 1) / parts);
-    for (int r = (int)((int64_t)n * part / parts); r < r1; r++) {
-        if (r + MEM_AHEAD_ROWS < r1) mem_prefetch(p->g + (size_t)p->rows.list[r + MEM_AHEAD_ROWS] * H, sizeof(double) * H);
-        const double *g = p->g + (size_t)p->rows.list[r] * H;
-        double s = 0.0;
-        for (size_t j = 0; j < H; j++) s += g[j] * g[j];
-        job->rowsq[r] = s;
-    }
-}
-
+// The rows' share of this part (rows.list[k]'s gradient packed at g[k H]), then the tail.
 static void adam_part(void *ctx, int part, int parts) {
     StepJob *job = ctx;
     Ppo *p = job->p;
@@ -61,14 +46,14 @@ static void adam_part(void *ctx, int part, int parts) {
     for (int r = (int)((int64_t)n * part / parts); r < r1; r++) {
         if (r + MEM_AHEAD_ROWS < r1) {
             const size_t ahead = (size_t)p->rows.list[r + MEM_AHEAD_ROWS] * H;
-            mem_prefetch(p->g + ahead, sizeof(double) * H);
             mem_prefetch_w(p->net.w + ahead, sizeof(double) * H);
             mem_prefetch_w(p->adam_m + ahead, sizeof(double) * H);
             mem_prefetch_w(p->adam_v + ahead, sizeof(double) * H);
         }
         const size_t off = (size_t)p->rows.list[r] * H;
-        if (job->coef < 1.0) for (size_t j = 0; j < H; j++) p->g[off + j] *= job->coef;
-        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, H, &job->adam);
+        double *g = p->g + (size_t)r * H;
+        if (job->coef < 1.0) for (size_t j = 0; j < H; j++) g[j] *= job->coef;
+        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, g, H, &job->adam);
         if (digest) d += digest_range(p->net.w, off, H);
     }
     if (part == parts - 1) {
@@ -82,15 +67,10 @@ static void adam_part(void *ctx, int part, int parts) {
 
 double ppo_step(Ppo *p, double lr) {
     p->adam_t++;
-    StepJob job = { p, adam_step(lr, PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t), 1.0, p->rowsq };
-    // the norm: rows in ascending order, then the tail (torch sums per parameter, then the
-    // norms' squares; the difference is rounding)
-    pool_for(p->pool, norm_part, &job);
-    double sq = 0.0;
-    for (int r = 0; r < p->rows.n; r++) sq += p->rowsq[r];
-    const double *tg = p->g + p->net.tail;
-    for (size_t j = 0; j < p->net.n - p->net.tail; j++) sq += tg[j] * tg[j];
-    const double norm = sqrt(sq);
+    StepJob job = { p, adam_step(lr, PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t), 1.0 };
+    // the norm (ppo_minibatch_grad): rows in ascending order, then the tail (torch sums per
+    // parameter, then the norms' squares; the difference is rounding)
+    const double norm = sqrt(p->gsq);
     const double coef = p->cfg.max_grad_norm / (norm + PPO_NORM_EPS);
     job.coef = coef < 1.0 ? coef : 1.0;
     pool_for(p->pool, adam_part, &job);

@@ -1,105 +1,92 @@
-// ppo_merge.c: the exact merge of a minibatch's gradient: the threads' fixed-point sums into
-// one, row by row on the rows any of them touched (ascending: an order no thread count
-// changes), converted to float64 and divided by the minibatch's size; under MPI then the
-// ranks' sums and loss terms through Comm.reduce (the transport's exact all-reduce).
+// ppo_merge.c: the minibatch's samples merged into W1's rows: the inputs turned into per-row
+// lists of (sample, sign) by a stable counting sort (O(non-zeros), rows ascending), then each
+// row's gradient g_r = sum of sign dh_s over its list, in sample order, in float64. A row's
+// sum is the same bits whichever thread computes it, so the rows are the threads' pieces
+// (hundreds of them at the defaults) and no exact sum is needed; each row is written once.
 #include "ppo_parts.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
-// The threads' sums into the first thread's, exactly, and into p->g, converted and times 1/M,
-// row by row (rows ascending in p->rows), then the tail (zeros on a rank that had no chunk).
+int ppo_rows_plan(Ppo *p, const int32_t *mb, int M) {
+    const int D = p->net.D;
+    size_t *at = p->row_at, total = 0;
+    for (int i = 0; i < M; i++) {
+        const SparseX x = ppo_sample_x(p, mb[i]);
+        total += (size_t)x.nnz;
+        for (int k = 0; k < x.nnz; k++) at[x.idx[k]]++;
+    }
+    if (total > p->ent_cap) {
+        uint32_t *bigger = realloc(p->ent, sizeof(uint32_t) * (total + total / 4));
+        if (!bigger) {
+            for (int r = 0; r < D; r++) at[r] = 0;
+            return -1;
+        }
+        p->ent = bigger;
+        p->ent_cap = total + total / 4;
+    }
+    // rows ascending (a scan of D counts: cheaper than sorting the touched rows), each row's
+    // first entry's place; then the cursors
+    rowset_clear(&p->rows);
+    size_t pos = 0;
+    for (int r = 0; r < D; r++) {
+        if (!at[r]) continue;
+        p->row_off[p->rows.n] = pos;
+        rowset_add(&p->rows, r);
+        pos += at[r];
+        at[r] = p->row_off[p->rows.n - 1];
+    }
+    p->row_off[p->rows.n] = pos;
+    for (int i = 0; i < M; i++) {
+        const SparseX x = ppo_sample_x(p, mb[i]);
+        for (int k = 0; k < x.nnz; k++) p->ent[at[x.idx[k]]++] = (uint32_t)i << 1 | (x.sign[k] < 0);
+    }
+    for (int k = 0; k < p->rows.n; k++) at[p->rows.list[k]] = 0;
+    return 0;
+}
+
 typedef struct {
     Ppo *p;
+    const double *dh;
     double scale;
-    atomic_int bad;
-} MergeJob;
+    atomic_int next;
+} RowsJob;
 
-// W1 row `row` (-1: the tail, at [off, off + len)) of the threads that have it into th[0]'s
-// sum, exactly; 0, or 1 if a sum passed 2^31.
-static bool thread_has(const PpoThread *t, int row) { return row < 0 ? t->tail_used : rowset_has(&t->used, row); }
-
-static int merge_range(Ppo *p, int row, size_t off, size_t len) {
-    GradSum *dst = &p->th[0].acc;
-    bool filled = thread_has(&p->th[0], row);
-    int bad = 0;
-    for (int i = 1; i < p->threads; i++) {
-        if (!thread_has(&p->th[i], row)) continue;
-        if (filled) bad |= gradsum_merge_range(dst, &p->th[i].acc, off, len);
-        else gradsum_copy_range(dst, &p->th[i].acc, off, len);
-        filled = true;
-    }
-    if (!filled) gradsum_zero_range(dst, off, len);
-    return bad;
-}
-
-static void merge_part(void *ctx, int part, int parts) {
-    MergeJob *job = ctx;
-    Ppo *p = job->p;
+// Row k's gradient: its list's signed dh rows in sample order, times scale; its squared norm.
+static void row_grad(Ppo *p, const double *dh, double scale, int k) {
     const size_t H = (size_t)p->net.H;
-    const int n = p->rows.n;
-    const GradSum *sum = &p->th[0].acc;
-    int bad = 0;
-    const int r1 = (int)((int64_t)n * (part + 1) / parts);
-    for (int r = (int)((int64_t)n * part / parts); r < r1; r++) {
-        if (r + MEM_AHEAD_ROWS < r1) {    // every thread's (asking only those that have the row measured slower)
-            const size_t ahead = (size_t)p->rows.list[r + MEM_AHEAD_ROWS] * H;
-            for (int i = 0; i < p->threads; i++) ppo_prefetch_sum_row(&p->th[i].acc, p->g, ahead, H);
-        }
-        const int row = p->rows.list[r];
-        const size_t off = (size_t)row * H;
-        bad |= merge_range(p, row, off, H);
-        gradsum_to_double_range(sum, p->g + off, off, H);
-        for (size_t j = 0; j < H; j++) p->g[off + j] *= job->scale;
+    double *restrict g = p->g + (size_t)k * H;
+    const uint32_t *e = p->ent + p->row_off[k], *end = p->ent + p->row_off[k + 1];
+    const double *d = dh + (size_t)(*e >> 1) * H;
+    if (*e & 1) for (size_t j = 0; j < H; j++) g[j] = -d[j];
+    else        for (size_t j = 0; j < H; j++) g[j] = d[j];
+    for (e++; e < end; e++) {
+        d = dh + (size_t)(*e >> 1) * H;
+        if (*e & 1) for (size_t j = 0; j < H; j++) g[j] -= d[j];
+        else        for (size_t j = 0; j < H; j++) g[j] += d[j];
     }
-    if (part == parts - 1) {
-        const size_t off = p->net.tail, len = p->net.n - p->net.tail;
-        bad |= merge_range(p, -1, off, len);
-        gradsum_to_double_range(sum, p->g + off, off, len);
-        for (size_t j = 0; j < len; j++) p->g[off + j] *= job->scale;
+    double sq = 0.0;
+    for (size_t j = 0; j < H; j++) {
+        g[j] *= scale;
+        sq += g[j] * g[j];
     }
-    if (bad) atomic_store(&job->bad, 1);
+    p->rowsq[k] = sq;
 }
 
-// The ranks' total (Comm.reduce's packed g: rows in the plan's order in p->rows, then the
-// tail) into p->g, times 1/M, and p->rows ascending again (the norm sums the rows in that
-// order, as one process does).
-static void unpack_total(Ppo *p, const double *g, double scale) {
-    const size_t H = (size_t)p->net.H, tail = p->net.tail, len = p->net.n - p->net.tail;
+static void rows_part(void *ctx, int part, int parts) {
+    (void)part; (void)parts;
+    RowsJob *job = ctx;
+    Ppo *p = job->p;
     const int n = p->rows.n;
-    for (int k = 0; k < n; k++) {
-        const int row = p->rows.list[k];
-        p->pos[row] = k;
-        p->row_mark[row] = 1;
-        for (size_t j = 0; j < H; j++) p->g[(size_t)row * H + j] = g[(size_t)k * H + j] * scale;
+    int c;
+    while ((c = atomic_fetch_add(&job->next, 1)) * PPO_ROW_PIECE < n) {
+        const int k1 = (c + 1) * PPO_ROW_PIECE < n ? (c + 1) * PPO_ROW_PIECE : n;
+        for (int k = c * PPO_ROW_PIECE; k < k1; k++) row_grad(p, job->dh, job->scale, k);
     }
-    for (size_t j = 0; j < len; j++) p->g[tail + j] = g[(size_t)n * H + j] * scale;
-    rowset_clear(&p->rows);
-    for (int row = 0; row < p->net.D; row++)
-        if (p->row_mark[row]) { p->row_mark[row] = 0; rowset_add(&p->rows, row); }
 }
 
-int ppo_merge(Ppo *p, int M, int chunks) {
-    // the rows any thread touched, ascending: an order that no thread count changes
-    rowset_clear(&p->rows);
-    for (int i = 0; i < p->threads; i++)
-        for (int r = 0; r < p->th[i].used.n; r++) p->row_mark[p->th[i].used.list[r]] = 1;
-    for (int row = 0; row < p->net.D; row++)
-        if (p->row_mark[row]) { p->row_mark[row] = 0; rowset_add(&p->rows, row); }
-    MergeJob mj = { p, 1.0 / M, 0 };
-    pool_for(p->pool, merge_part, &mj);
-    if (atomic_load(&mj.bad)) return 1;
-    // the ranks' sums and loss terms (each chunk's are non-zero on the one rank that computed
-    // it: summed as integers, every rank has their bits); one process: nothing to do
-    if (p->comm) {
-        const int nx = chunks * PPO_N_STATS;
-        memcpy(p->x, p->chunk_stats, sizeof(int64_t) * (size_t)nx);
-        const double *g;
-        if (p->comm->reduce(p->comm, p->pool, &p->th[0].acc, &p->rows, (size_t)p->net.H, p->x, nx, p->digest, &g,
-                            p->why, sizeof(p->why)))
-            return -1;
-        memcpy(p->chunk_stats, p->x, sizeof(int64_t) * (size_t)nx);
-        if (g) unpack_total(p, g, 1.0 / M);
-    }
-    return 0;
+void ppo_rows_grad(Ppo *p, const double *dh, double scale) {
+    RowsJob job = { p, dh, scale, 0 };
+    pool_for(p->pool, rows_part, &job);
 }
