@@ -57,12 +57,13 @@ int ppo_exchange(Ppo *p);
 // step t >= 1):
 //   m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
 //   w -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+// (the division by sqrt(1 - b2^t) taken as a product by its inverse: one rounding apart)
 // One step's constants (adam_step: the bias corrections, once a step rather than once a row),
 // then adam_update on each range the step moves.
 typedef struct {
     double beta1, beta2, eps;
     double step;      // lr / (1 - b1^t)
-    double bc2;       // sqrt(1 - b2^t)
+    double inv_bc2;   // 1 / sqrt(1 - b2^t)
 } AdamStep;
 AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t);
 void adam_update(double *w, double *m, double *v, const double *g, size_t n, const AdamStep *s);
