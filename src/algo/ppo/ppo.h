@@ -9,21 +9,22 @@
 //
 // Same seed, same bits: env e's episode j is seeded from (run seed, e, j), its action sampling
 // in iteration i from (run seed, i, e), the shuffle of epoch k from (run seed, i, k); nothing
-// depends on which thread played or summed what. A minibatch's gradient is the exact
-// fixed-point sum (train/gradsum.h) of the float64 gradients of fixed chunks of its samples
-// (--chunk samples, summed in order), so the weights are the same bits with any number of
-// threads. The chunks are the work the threads share: a minibatch of M samples keeps at most
-// M / chunk of them busy.
+// depends on which thread played or summed what. A minibatch's gradient (ppo_grad.c) is taken
+// per sample (dh_s, the gradient wrt the hidden layer, in blocks of PPO_BLOCK samples: the
+// threads' work), then per W1 row: g_r = sum of x_s[r] dh_s over the row's samples in sample
+// order, in float64 (ppo_merge.c: the rows are the threads' work); the tail (b1, the heads) is
+// the exact fixed-point sum (train/gradsum.h) of the blocks' float64 sums. No value depends
+// on the number of threads. (--chunk, which fixed the pieces of an older sum, is no longer read.)
 //
 // Under MPI (train/comm.h) each of R ranks plays a fixed range of the envs (rank r: envs
 // [N r / R, N (r + 1) / R)), and the ranks exchange what they played (Comm.allgather: the
 // inputs, actions, log-probabilities, values, rewards, ends, finished episodes and each env's
 // game and previous frame), so that every rank holds the whole rollout and every env's state,
-// as one process does. Each rank then computes a fixed share of each minibatch's chunks
-// (chunks [C r / R, C (r + 1) / R)), and Comm.reduce sums the ranks' exact sums (the
-// transport's exact all-reduce) and their chunks' loss terms; every rank takes the same Adam
-// step. A chunk's float64 sum does not depend on who computes it, and the exact sum not on
-// who adds what: the weights are the same bits with any number of ranks and threads.
+// as one process does. Each rank then computes a fixed share of each minibatch's blocks;
+// Comm.allgather gives every rank every sample's dh, and Comm.reduce (the transport's exact
+// all-reduce) the tail's exact sum and the blocks' loss terms, and compares the ranks' weights
+// digests. Every rank sums every W1 row from the same dh and takes the same Adam step: the
+// weights are the same bits with any number of ranks and threads.
 //
 // Adam on W1 is lazy (torch.optim.SparseAdam's rule): a minibatch moves only the W1 rows its
 // inputs touch (a few hundred of 12,800), and only their moments decay; the dense part (b1,
