@@ -152,7 +152,7 @@ void ppo_destroy(Ppo *p) {
     free(p->row_at); free(p->row_off); free(p->ent);
     gradsum_free(&p->tail_sum);
     free(p->wire.p); free(p->x); free(p->digests);
-    rowset_free(&p->rows);
+    rowset_free(&p->rows); rowset_free(&p->none);
     free(p->adam_m); free(p->adam_v);
     acnet_free(&p->net);
     free(p);
@@ -205,7 +205,7 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errl
     if (!p->x || !p->dh || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
         !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended || !p->ended_slot ||
         !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->chunk_stats ||
-        rowset_alloc(&p->rows, p->net.D)) goto oom;
+        rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D)) goto oom;
     if (ppo_envs_start(p, env_id)) goto oom;
     return p;
 oom:

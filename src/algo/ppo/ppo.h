@@ -175,6 +175,7 @@ typedef struct Ppo {
     uint32_t *ent;               // (ent_cap) sample i of the minibatch with sign -1: 2 i + 1; +1: 2 i
     size_t ent_cap;
     double *rowsq;               // (D,) the squared norm of row rows.list[k] at k
+    RowSet none;                 // (empty) the rows of the ranks' exact sum: the tail alone
     double *chunk_stats;         // (blocks, 6) each block's loss terms (PPO_BLOCK)
     Pool *pool;                  // whose threads run the passes (ppo_bind)
     PpoThread *th;               // (threads,) their scratch

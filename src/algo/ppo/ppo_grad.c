@@ -42,6 +42,8 @@ typedef struct {
     const int32_t *mb;
     int M, end;               // blocks [next, end) are this rank's
     atomic_int next;
+    atomic_int planned;       // a thread took the rows' plan
+    int plan_failed;
 } SampleJob;
 
 // The loss of one sample and its gradient wrt the logits and the value (not divided by M).
@@ -96,6 +98,9 @@ static void sample_part(void *ctx, int part, int parts) {
     SampleJob *job = ctx;
     Ppo *p = job->p;
     PpoThread *th = &p->th[part];
+    // the rows' plan (ppo_merge.c) needs only the minibatch: the first thread here makes it
+    // while the others start on the blocks
+    if (!atomic_exchange(&job->planned, 1)) job->plan_failed = ppo_rows_plan(p, job->mb, job->M);
     int b;
     while ((b = atomic_fetch_add(&job->next, 1)) < job->end) {
         const int lo = b * PPO_BLOCK, hi = lo + PPO_BLOCK < job->M ? lo + PPO_BLOCK : job->M;
@@ -159,8 +164,9 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     const int rank = p->comm ? p->comm->rank : 0, ranks = p->comm ? p->comm->size : 1;
     const int b0 = (int)((int64_t)blocks * rank / ranks), b1 = (int)((int64_t)blocks * (rank + 1) / ranks);
     memset(p->chunk_stats, 0, sizeof(double) * (size_t)blocks * PPO_N_STATS);
-    SampleJob job = { p, mb, M, b1, b0 };
+    SampleJob job = { p, mb, M, b1, b0, 0, 0 };
     pool_for(p->pool, sample_part, &job);
+    if (job.plan_failed) { snprintf(p->why, sizeof(p->why), "out of memory"); return -1; }
     int bad = 0;
     for (int i = 0; i < p->threads; i++) bad |= p->th[i].bad;
     if (bad || merge_tails(p)) goto diverged;
@@ -173,11 +179,11 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
         const int i0 = b0 * PPO_BLOCK < M ? b0 * PPO_BLOCK : M, i1 = b1 * PPO_BLOCK < M ? b1 * PPO_BLOCK : M;
         if (gather_dh(p, i0, i1, M)) return -1;
     }
-    rowset_clear(&p->rows);
     if (p->comm) {
         const int nx = blocks * PPO_N_STATS;
         memcpy(p->x, p->chunk_stats, sizeof(int64_t) * (size_t)nx);
-        if (p->comm->reduce(p->comm, p->pool, &p->tail_sum, &p->rows, H, p->x, nx, p->digest, &tg, p->why,
+        rowset_clear(&p->none);
+        if (p->comm->reduce(p->comm, p->pool, &p->tail_sum, &p->none, H, p->x, nx, p->digest, &tg, p->why,
                             sizeof(p->why)))
             return -1;
         memcpy(p->chunk_stats, p->x, sizeof(int64_t) * (size_t)nx);
@@ -190,7 +196,6 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     for (size_t j = 0; j < tail_n; j++) gt[j] *= scale;
 
     // W1's rows; the norm's square from the rows' in ascending order, then the tail
-    if (ppo_rows_plan(p, mb, M)) { snprintf(p->why, sizeof(p->why), "out of memory"); return -1; }
     ppo_rows_grad(p, p->dh, scale);
     double sq = 0.0;
     for (int r = 0; r < p->rows.n; r++) sq += p->rowsq[r];
