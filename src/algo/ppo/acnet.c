@@ -86,7 +86,7 @@ static double row_dot(const double *restrict a, const double *restrict b, int n)
 // forward
 
 double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
-    const int H = net->H, A = net->A;
+    const int H = net->H;
     AcParts p = acnet_parts(net, net->w);
     memcpy(h, p.b1, sizeof(double) * H);
     const size_t row_bytes = sizeof(double) * (size_t)H;
@@ -95,6 +95,12 @@ double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
         if (k + MEM_AHEAD_ROWS < x.nnz) mem_prefetch(net->w + (size_t)x.idx[k + MEM_AHEAD_ROWS] * H, row_bytes);
         row_signed_add(h, net->w + (size_t)x.idx[k] * H, x.sign[k], H);
     }
+    return acnet_heads(net, h, logits);
+}
+
+double acnet_heads(const AcNet *net, double *h, double *logits) {
+    const int H = net->H, A = net->A;
+    AcParts p = acnet_parts(net, net->w);
     for (int j = 0; j < H; j++)
         if (h[j] < 0.0) h[j] = 0.0;
     for (int a = 0; a < A; a++) logits[a] = p.bpi[a] + row_dot(p.Wpi + (size_t)a * H, h, H);

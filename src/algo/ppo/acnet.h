@@ -58,6 +58,8 @@ int acnet_split_check(const AcNet *net);
 
 // h: (H,) after ReLU; logits: (A,); returns the value.
 double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits);
+// Its part after W1: h (H,) holds W1' x + b1 and gets the ReLU; logits (A,); returns the value.
+double acnet_heads(const AcNet *net, double *h, double *logits);
 
 // log softmax of logits into logp (A,); returns the entropy -sum p log p.
 double acnet_log_softmax(const double *logits, int A, double *logp);

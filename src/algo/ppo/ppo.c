@@ -148,7 +148,7 @@ void ppo_destroy(Ppo *p) {
     free(p->envs);
     free(p->action); free(p->logp); free(p->value); free(p->reward); free(p->adv); free(p->ret);
     free(p->done); free(p->next_value); free(p->ended); free(p->ended_slot);
-    free(p->perm); free(p->mb_adv); free(p->dh); free(p->rowsq); free(p->g); free(p->chunk_stats);
+    free(p->perm); free(p->mb_adv); free(p->dh); free(p->hid); free(p->slices); free(p->rowsq); free(p->g); free(p->chunk_stats);
     free(p->row_at); free(p->row_off); free(p->ent);
     gradsum_free(&p->tail_sum);
     free(p->wire.p); free(p->x); free(p->digests);
@@ -192,6 +192,8 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errl
     p->perm = calloc(B, sizeof(int32_t));
     p->mb_adv = calloc((size_t)M, sizeof(double));
     p->dh = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
+    p->hid = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
+    p->slices = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
     // calloc, not big_calloc: only the tail is ever written (the rest is the transport's shape)
     p->tail_sum = (GradSum){ p->net.n, calloc(p->net.n, sizeof(int64_t)), calloc(p->net.n, sizeof(int64_t)) };
     p->rowsq = calloc((size_t)p->net.D, sizeof(double));
@@ -202,7 +204,7 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errl
     p->x = calloc((size_t)blocks * PPO_N_STATS, sizeof(int64_t));
     p->env0 = 0;
     p->env1 = N;
-    if (!p->x || !p->dh || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
+    if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
         !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended || !p->ended_slot ||
         !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->chunk_stats ||
         rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D)) goto oom;

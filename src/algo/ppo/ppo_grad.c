@@ -1,9 +1,11 @@
 // ppo_grad.c: the gradient of one minibatch: the clipped surrogate, the clipped value loss and
 // the entropy bonus. W1's gradient is g_r = sum over the samples s with x_s[r] != 0 of
 // x_s[r] dh_s, so the work splits in two passes, neither of which writes a W1-sized array:
-//   1. per sample, in blocks of PPO_BLOCK samples (the threads', and the ranks', pieces):
-//      forward, loss, dh_s into p->dh (M, H: cache-resident), and the block's tail gradient
-//      (b1, the heads) as a float64 sum in sample order, added into its thread's exact sum;
+//   0. the first layer of every sample by W1's rows (ppo_merge.c): each touched row read once;
+//   1. per sample, in blocks of PPO_BLOCK samples (the threads', and the ranks', pieces): the
+//      rest of the forward pass, the loss, dh_s into p->dh (M, H: cache-resident), and the
+//      block's tail gradient (b1, the heads) as a float64 sum in sample order, added into its
+//      thread's exact sum;
 //   2. per W1 row (ppo_merge.c): g_r summed over the row's samples in sample order.
 // Each sample's values do not depend on who computes them, a row's sum is in sample order
 // whoever sums it, and the tail is an exact sum of fixed blocks: the same bits with any number
@@ -42,8 +44,6 @@ typedef struct {
     const int32_t *mb;
     int M, end;               // blocks [next, end) are this rank's
     atomic_int next;
-    atomic_int planned;       // a thread took the rows' plan
-    int plan_failed;
 } SampleJob;
 
 // The loss of one sample and its gradient wrt the logits and the value (not divided by M).
@@ -75,8 +75,9 @@ static void sample_loss(const PpoConfig *c, const double *logits, double v, int 
     stats[4] += fabs(ratio - 1.0) > c->clip ? 1.0 : 0.0;
 }
 
-// Samples [lo, hi) of the minibatch: their dh into p->dh, their tail gradients' float64 sum
-// (in sample order) into the thread's exact sum.
+// Samples [lo, hi) of the minibatch, their first layer done (ppo_rows_forward): the rest of
+// the forward pass, the loss, dh into p->dh, and their tail gradients' float64 sum (in sample
+// order) into the thread's exact sum.
 static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi, double *stats) {
     const AcNet *net = &p->net;
     const size_t H = (size_t)net->H, tail_n = net->n - net->tail;
@@ -84,10 +85,11 @@ static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi,
     memset(th->gt, 0, sizeof(double) * tail_n);
     for (int i = lo; i < hi; i++) {
         const int s = mb[i];
-        const double v = acnet_forward(net, ppo_sample_x(p, s), th->h, logits);
+        double *h = p->hid + (size_t)i * H;            // W1' x + b1 (ppo_rows_forward)
+        const double v = acnet_heads(net, h, logits);
         sample_loss(&p->cfg, logits, v, p->action[s], p->logp[s], p->value[s], p->mb_adv[i], p->ret[s],
                     dlogits, &dv, stats);
-        acnet_backward_tail(net, th->h, dlogits, dv, th->gt, p->dh + (size_t)i * H);
+        acnet_backward_tail(net, h, dlogits, dv, th->gt, p->dh + (size_t)i * H);
     }
     th->bad |= th->used ? gradsum_add(&th->acc, th->gt, 0, tail_n) : gradsum_set(&th->acc, th->gt, 0, tail_n);
     th->used = true;
@@ -98,9 +100,6 @@ static void sample_part(void *ctx, int part, int parts) {
     SampleJob *job = ctx;
     Ppo *p = job->p;
     PpoThread *th = &p->th[part];
-    // the rows' plan (ppo_merge.c) needs only the minibatch: the first thread here makes it
-    // while the others start on the blocks
-    if (!atomic_exchange(&job->planned, 1)) job->plan_failed = ppo_rows_plan(p, job->mb, job->M);
     int b;
     while ((b = atomic_fetch_add(&job->next, 1)) < job->end) {
         const int lo = b * PPO_BLOCK, hi = lo + PPO_BLOCK < job->M ? lo + PPO_BLOCK : job->M;
@@ -158,15 +157,18 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     const double sd = M > 1 ? sqrt(var / (M - 1)) : 0.0;
     for (int i = 0; i < M; i++) p->mb_adv[i] = (p->adv[mb[i]] - mean) / (sd + PPO_ADV_EPS);
 
+    // the rows the minibatch touches, and every sample's first layer by them
+    if (ppo_rows_plan(p, mb, M)) { snprintf(p->why, sizeof(p->why), "out of memory"); return -1; }
+    ppo_rows_forward(p, M);
+
     for (int i = 0; i < p->threads; i++) { p->th[i].used = false; p->th[i].bad = 0; }
     // this rank's share of the blocks (all of them in one process); the others' loss terms are zeros
     const int blocks = (M + PPO_BLOCK - 1) / PPO_BLOCK;
     const int rank = p->comm ? p->comm->rank : 0, ranks = p->comm ? p->comm->size : 1;
     const int b0 = (int)((int64_t)blocks * rank / ranks), b1 = (int)((int64_t)blocks * (rank + 1) / ranks);
     memset(p->chunk_stats, 0, sizeof(double) * (size_t)blocks * PPO_N_STATS);
-    SampleJob job = { p, mb, M, b1, b0, 0, 0 };
+    SampleJob job = { p, mb, M, b1, b0 };
     pool_for(p->pool, sample_part, &job);
-    if (job.plan_failed) { snprintf(p->why, sizeof(p->why), "out of memory"); return -1; }
     int bad = 0;
     for (int i = 0; i < p->threads; i++) bad |= p->th[i].bad;
     if (bad || merge_tails(p)) goto diverged;
