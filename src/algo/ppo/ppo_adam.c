@@ -16,11 +16,12 @@ AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t)
 }
 
 void adam_update(double *restrict w, double *restrict m, double *restrict v, const double *restrict g, size_t n,
-                 const AdamStep *s) {
+                 double coef, const AdamStep *s) {
     const double beta1 = s->beta1, beta2 = s->beta2, eps = s->eps, step = s->step, inv_bc2 = s->inv_bc2;
     for (size_t k = 0; k < n; k++) {
-        m[k] = beta1 * m[k] + (1.0 - beta1) * g[k];
-        v[k] = beta2 * v[k] + (1.0 - beta2) * (g[k] * g[k]);
+        const double gk = g[k] * coef;           // (a product by 1.0 is exact: no clipping, no change)
+        m[k] = beta1 * m[k] + (1.0 - beta1) * gk;
+        v[k] = beta2 * v[k] + (1.0 - beta2) * (gk * gk);
         w[k] -= step * (m[k] / (sqrt(v[k]) * inv_bc2 + eps));   // a product, not torch's quotient: one division less
     }
 }
@@ -51,15 +52,12 @@ static void adam_part(void *ctx, int part, int parts) {
             mem_prefetch_w(p->adam_v + ahead, sizeof(double) * H);
         }
         const size_t off = (size_t)p->rows.list[r] * H;
-        double *g = p->g + (size_t)r * H;
-        if (job->coef < 1.0) for (size_t j = 0; j < H; j++) g[j] *= job->coef;
-        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, g, H, &job->adam);
+        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + (size_t)r * H, H, job->coef, &job->adam);
         if (digest) d += digest_range(p->net.w, off, H);
     }
     if (part == parts - 1) {
         const size_t off = p->net.tail, len = p->net.n - p->net.tail;
-        if (job->coef < 1.0) for (size_t j = 0; j < len; j++) p->g[off + j] *= job->coef;
-        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, len, &job->adam);
+        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, len, job->coef, &job->adam);
         if (digest) d += digest_range(p->net.w, off, len);
     }
     p->digests[part] = d;

@@ -68,6 +68,7 @@ typedef struct {
     double inv_bc2;   // 1 / sqrt(1 - b2^t)
 } AdamStep;
 AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t);
-void adam_update(double *w, double *m, double *v, const double *g, size_t n, const AdamStep *s);
+// The gradient times coef (the norm's clipping) as it is read: g is left as it is.
+void adam_update(double *w, double *m, double *v, const double *g, size_t n, double coef, const AdamStep *s);
 
 #endif
