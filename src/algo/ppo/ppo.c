@@ -148,7 +148,7 @@ void ppo_destroy(Ppo *p) {
     free(p->envs);
     free(p->action); free(p->logp); free(p->value); free(p->reward); free(p->adv); free(p->ret);
     free(p->done); free(p->next_value); free(p->ended); free(p->ended_slot);
-    free(p->perm); free(p->mb_adv); free(p->dh); free(p->hid); free(p->slices); free(p->rowsq); free(p->g); free(p->chunk_stats);
+    free(p->perm); free(p->mb_adv); free(p->dh); free(p->hid); free(p->slices); free(p->rowsq); free(p->g); free(p->block_stats);
     free(p->row_at); free(p->row_off); free(p->ent);
     gradsum_free(&p->tail_sum);
     free(p->wire.p); free(p->x); free(p->digests);
@@ -200,13 +200,13 @@ Ppo *ppo_create(const PpoConfig *cfg, const char *env_id, char *err, size_t errl
     p->g = big_calloc(p->net.n, sizeof(double));
     p->row_at = calloc((size_t)p->net.D, sizeof(size_t));
     p->row_off = calloc((size_t)p->net.D + 1, sizeof(size_t));
-    p->chunk_stats = calloc((size_t)blocks * PPO_N_STATS, sizeof(double));
+    p->block_stats = calloc((size_t)blocks * PPO_N_STATS, sizeof(double));
     p->x = calloc((size_t)blocks * PPO_N_STATS, sizeof(int64_t));
     p->env0 = 0;
     p->env1 = N;
     if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
         !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended || !p->ended_slot ||
-        !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->chunk_stats ||
+        !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->block_stats ||
         rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D)) goto oom;
     if (ppo_envs_start(p, env_id)) goto oom;
     return p;

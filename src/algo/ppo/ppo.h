@@ -14,7 +14,8 @@
 // threads' work), then per W1 row: g_r = sum of x_s[r] dh_s over the row's samples in sample
 // order, in float64 (ppo_merge.c: the rows are the threads' work); the tail (b1, the heads) is
 // the exact fixed-point sum (train/gradsum.h) of the blocks' float64 sums. No value depends
-// on the number of threads. (--chunk, which fixed the pieces of an older sum, is no longer read.)
+// on the number of threads. (--chunk, which fixed the pieces of an older sum, is still checked
+// and recorded with a run, for older runs' files, but no longer used.)
 //
 // Under MPI (train/comm.h) each of R ranks plays a fixed range of the envs (rank r: envs
 // [N r / R, N (r + 1) / R)), and the ranks exchange what they played (Comm.allgather: the
@@ -178,7 +179,7 @@ typedef struct Ppo {
     size_t ent_cap;
     double *rowsq;               // (D,) the squared norm of row rows.list[k] at k
     RowSet none;                 // (empty) the rows of the ranks' exact sum: the tail alone
-    double *chunk_stats;         // (blocks, 6) each block's loss terms (PPO_BLOCK)
+    double *block_stats;         // (blocks, 6) each block's loss terms (PPO_BLOCK)
     Pool *pool;                  // whose threads run the passes (ppo_bind)
     PpoThread *th;               // (threads,) their scratch
     int threads;

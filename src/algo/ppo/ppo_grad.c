@@ -103,7 +103,7 @@ static void sample_part(void *ctx, int part, int parts) {
     int b;
     while ((b = atomic_fetch_add(&job->next, 1)) < job->end) {
         const int lo = b * PPO_BLOCK, hi = lo + PPO_BLOCK < job->M ? lo + PPO_BLOCK : job->M;
-        grad_block(p, th, job->mb, lo, hi, p->chunk_stats + (size_t)b * PPO_N_STATS);
+        grad_block(p, th, job->mb, lo, hi, p->block_stats + (size_t)b * PPO_N_STATS);
     }
 }
 
@@ -166,7 +166,7 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     const int blocks = (M + PPO_BLOCK - 1) / PPO_BLOCK;
     const int rank = p->comm ? p->comm->rank : 0, ranks = p->comm ? p->comm->size : 1;
     const int b0 = (int)((int64_t)blocks * rank / ranks), b1 = (int)((int64_t)blocks * (rank + 1) / ranks);
-    memset(p->chunk_stats, 0, sizeof(double) * (size_t)blocks * PPO_N_STATS);
+    memset(p->block_stats, 0, sizeof(double) * (size_t)blocks * PPO_N_STATS);
     SampleJob job = { p, mb, M, b1, b0 };
     pool_for(p->pool, sample_part, &job);
     int bad = 0;
@@ -183,12 +183,12 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     }
     if (p->comm) {
         const int nx = blocks * PPO_N_STATS;
-        memcpy(p->x, p->chunk_stats, sizeof(int64_t) * (size_t)nx);
+        memcpy(p->x, p->block_stats, sizeof(int64_t) * (size_t)nx);
         rowset_clear(&p->none);
         if (p->comm->reduce(p->comm, p->pool, &p->tail_sum, &p->none, H, p->x, nx, p->digest, &tg, p->why,
                             sizeof(p->why)))
             return -1;
-        memcpy(p->chunk_stats, p->x, sizeof(int64_t) * (size_t)nx);
+        memcpy(p->block_stats, p->x, sizeof(int64_t) * (size_t)nx);
     }
     // the tail, times 1/M (the ranks' total is packed after their rows: none)
     const double scale = 1.0 / M;
@@ -207,7 +207,7 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
 
     for (int k = 0; k < PPO_N_STATS; k++) sums[k] = 0.0;
     for (int b = 0; b < blocks; b++)
-        for (int k = 0; k < PPO_N_STATS; k++) sums[k] += p->chunk_stats[(size_t)b * PPO_N_STATS + k];
+        for (int k = 0; k < PPO_N_STATS; k++) sums[k] += p->block_stats[(size_t)b * PPO_N_STATS + k];
     for (int k = 0; k < PPO_N_STATS; k++) sums[k] /= M;
     return 0;
 diverged:
