@@ -53,12 +53,13 @@ static const char *ppo_learner_check(const TrainConfig *c) {
     return ppo_config_check(&p);
 }
 
-// Weights, Adam's two moments, the minibatch gradient; each sample's dh in a minibatch (the
-// threads' scratch is the size of the tail: nothing W1-sized).
+// Weights, Adam's two moments, the minibatch gradient; a minibatch's hidden layers, their
+// gradients and the first layer's slices (the threads' scratch is the size of the tail:
+// nothing W1-sized).
 static double ppo_memory_bytes(const TrainConfig *c) {
     const double n = (double)ppo_input_size(c->coarse) * c->hidden;
     const double M = c->minibatches > 0 ? (double)c->envs * c->steps / c->minibatches : 0.0;
-    return n * 8 * 4 + M * c->hidden * 8;
+    return n * 8 * 4 + M * c->hidden * 8 * 3;
 }
 
 static void ppo_learner_destroy(TrainState *s) {
