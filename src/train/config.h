@@ -83,7 +83,7 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "of the H hidden units, the last N serve the value alone and the rest the policy alone " \
       "(a separate value network); -1: H/2; 0: all serve both") \
     X(INT,  chunk,            "chunk",            "128",         "", "256",        1, 16777216,         RUN,  "ppo", \
-      "a minibatch's samples summed in float64, the work threads and ranks share") \
+      "accepted and recorded for the runs of older versions; no longer used (any value: the same bits)") \
     X(I64,  iterations,       "iterations",       "-1",          "", "",           -1, INT64_MAX,       GOAL, "", \
       "stop after N updates in total (default: -1, no limit)") \
     X(OPT,  target_reward,    "target-reward",    "none",        "", "",           -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX, GOAL, "", \

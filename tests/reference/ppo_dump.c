@@ -4,7 +4,7 @@
 //   build/ppo_dump [--seed N] [--threads N] [--iterations N (6)] [--coarse 0|1] [--value-hidden V]
 //                  [--ent-coef X] --out DIR
 //
-// A small learner (8 envs x 32 steps, H = 16, 2 minibatches, chunks of 8 samples) trains for
+// A small learner (8 envs x 32 steps, H = 16, 2 minibatches) trains for
 // --iterations iterations (so that Adam's moments are not zero), then plays rollouts until one
 // holds an episode's end. --value-hidden V: a separate value network (the last V of the 16 units).
 // Writes to DIR, in the network's layout (acnet.h):
@@ -118,7 +118,7 @@ int main(int argc, char **argv) {
     int play = 600;
     TrainConfig c;
     train_config_fresh(&c, "ppo");
-    c.envs = 8; c.steps = 32; c.hidden = 16; c.value_hidden = 0; c.minibatches = 2; c.chunk = 8; c.epochs = 2;
+    c.envs = 8; c.steps = 32; c.hidden = 16; c.value_hidden = 0; c.minibatches = 2; c.epochs = 2;
     c.lr = 2.5e-3;               // large enough that the few iterations move the weights
     int threads = 2, iterations = 6, o;
     opterr = 0;
@@ -190,7 +190,7 @@ int main(int argc, char **argv) {
     if (ppo_minibatch_grad(p, mb, M, sums)) { fprintf(stderr, "ppo_dump: gradient diverged\n"); return 1; }
     const size_t H = (size_t)p->net.H;
     for (int r = 0; r < p->rows.n; r++)
-        memcpy(g + p->rows.list[r] * H, p->g + p->rows.list[r] * H, sizeof(double) * H);
+        memcpy(g + p->rows.list[r] * H, p->g + (size_t)r * H, sizeof(double) * H);     // packed: row k at k H
     memcpy(g + p->net.tail, p->g + p->net.tail, sizeof(double) * (n - p->net.tail));
     save("grad", "<f8", 1, n, 0, g);
     save("stats", "<f8", 1, 5, 0, sums);

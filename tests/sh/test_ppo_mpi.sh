@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # --algo ppo under MPI: same seed, same bits. 1, 2 and 3 ranks over TCP on loopback (each rank
 # plays a fixed range of the envs, the ranks exchange their rollouts, each computes a share of
-# every minibatch's chunks and the transport sums the exact sums) end with the weights crc32
+# every minibatch's blocks of samples, the ranks exchange their hidden-layer gradients and the
+# transport sums the tails' exact sums; every rank sums every W1 row) end with the weights crc32
 # and the metrics.csv rows (all but wall_s: the episodes, returns and PPO's diagnostics) of one
 # process with 2 threads; so do 2 ranks x 2 threads and 4 ranks for 3 envs (a rank with no env
-# and ranks with no chunk). Stopped and resumed: half in one process, the rest
+# and ranks with no block of samples). Stopped and resumed: half in one process, the rest
 # on 2 ranks; half on 3 ranks, the rest on 2, where only rank 0 sees the run directory (the
 # others take the weights, Adam's moments and every env's game from rank 0's checkpoint).
 # Also: 16-byte entries on the wire, a rank with another --clip refused at start, a rank whose
@@ -13,9 +14,9 @@ set -uo pipefail
 source "$(dirname "$0")/mpi_common.sh"
 source "$(dirname "$0")/run_common.sh"
 bin=$BIN
-# 6 envs x 128 steps, 2 minibatches of 384 samples (3 chunks each, of 128: the default --chunk),
-# 2 epochs, 10 iterations: 1,280 steps an env, past the ends of random episodes (the first
-# ones end after the resumes' halfway point)
+# 6 envs x 128 steps, 2 minibatches of 384 samples (48 blocks of 8), 2 epochs, 10 iterations:
+# 1,280 steps an env, past the ends of random episodes (the first ones end after the resumes'
+# halfway point)
 T=(--algo ppo --envs 6 --steps 128 --hidden 16 --minibatches 2 --epochs 2 --seed 5 --quiet)
 N=10
 mpi() { local np=$1; shift; timeout 120 mpirun -np "$np" "${TCP[@]}" "$bin" train "$@" 2>&1; }
@@ -42,8 +43,8 @@ done
 out=$(mpi 2 "${T[@]}" --iterations $N --workers 2 --run-dir "$tmp/r22")
 check "2 ranks x 2 threads" "$tmp/r22" "$out"
 
-# more ranks than envs and than a minibatch's chunks (1): ranks with nothing to play or compute
-S=(--algo ppo --envs 3 --steps 40 --hidden 8 --minibatches 2 --epochs 1 --seed 2 --quiet --iterations 4)
+# more ranks than envs and than a minibatch's blocks (15 samples: 2): ranks with nothing to play or compute
+S=(--algo ppo --envs 3 --steps 40 --hidden 8 --minibatches 8 --epochs 1 --seed 2 --quiet --iterations 4)
 a=$("$bin" train "${S[@]}" --workers 1 --run-dir "$tmp/s1" | crc)
 out=$(mpi 4 "${S[@]}" --workers 1 --run-dir "$tmp/s4")
 b=$(crc <<<"$out")

@@ -22,7 +22,7 @@ if command -v mpirun >/dev/null; then
     ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 timeout 120 mpirun -np 3 --oversubscribe --mca pml ob1 \
         --mca btl tcp,self --mca btl_tcp_if_include lo "$bin" train --iterations 4 --batch-size 4 --workers 2 \
         --quiet --run-dir "$tmp/mpi" >>"$tmp/log" 2>&1 || { echo "FAIL: mpirun pongrl train exited $?"; tail -20 "$tmp/log"; exit 1; }
-    # --algo ppo: 3 ranks x 2 threads (the rollouts' exchange, a share of 3 chunks a rank), resumed on 2
+    # --algo ppo: 3 ranks x 2 threads (the rollouts' exchange, a share of the blocks of samples a rank), resumed on 2
     for np in 3 2; do
         if [ $np = 3 ]; then a=(--algo ppo --envs 5 --steps 128 --minibatches 1 --epochs 1 --hidden 8 --iterations 2 --run-dir "$tmp/ppo")
         else a=(--resume "$tmp/ppo" --iterations 3); fi

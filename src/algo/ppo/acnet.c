@@ -21,10 +21,12 @@ void acnet_free(AcNet *net) {
     net->w = NULL;
 }
 
-AcParts acnet_parts(const AcNet *net, double *v) {
+AcParts acnet_parts(const AcNet *net, double *v) { return acnet_tail_parts(net, v + net->tail); }
+
+AcParts acnet_tail_parts(const AcNet *net, double *t) {
     const size_t H = (size_t)net->H, A = (size_t)net->A;
     AcParts p;
-    p.b1 = v + net->tail;
+    p.b1 = t;
     p.Wpi = p.b1 + H;
     p.bpi = p.Wpi + A * H;
     p.wv = p.bpi + A;
@@ -71,25 +73,20 @@ static void row_signed_add(double *restrict y, const double *restrict x, int sig
     else          for (int j = 0; j < n; j++) y[j] -= x[j];
 }
 
-static void row_signed_set(double *restrict y, const double *restrict x, int sign, int n) {
-    if (sign > 0) for (int j = 0; j < n; j++) y[j] = x[j];
-    else          for (int j = 0; j < n; j++) y[j] = -x[j];
-}
-
 static double row_dot(const double *restrict a, const double *restrict b, int n) {
     double s = 0.0;
     for (int j = 0; j < n; j++) s += a[j] * b[j];   // in order (no -ffast-math): the bits are fixed
     return s;
 }
 
-// The rows a sample reads and writes lie anywhere in W1 and its gradient (15 MB each at H =
-// 128): each is asked for MEM_AHEAD_ROWS rows before its turn (util/mem.h).
+// The rows a sample reads lie anywhere in W1 (15 MB at H = 128): each is asked for
+// MEM_AHEAD_ROWS rows before its turn (util/mem.h).
 
 // ----------------------------------------------------------------------------
 // forward
 
 double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
-    const int H = net->H, A = net->A;
+    const int H = net->H;
     AcParts p = acnet_parts(net, net->w);
     memcpy(h, p.b1, sizeof(double) * H);
     const size_t row_bytes = sizeof(double) * (size_t)H;
@@ -98,6 +95,12 @@ double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
         if (k + MEM_AHEAD_ROWS < x.nnz) mem_prefetch(net->w + (size_t)x.idx[k + MEM_AHEAD_ROWS] * H, row_bytes);
         row_signed_add(h, net->w + (size_t)x.idx[k] * H, x.sign[k], H);
     }
+    return acnet_heads(net, h, logits);
+}
+
+double acnet_heads(const AcNet *net, double *h, double *logits) {
+    const int H = net->H, A = net->A;
+    AcParts p = acnet_parts(net, net->w);
     for (int j = 0; j < H; j++)
         if (h[j] < 0.0) h[j] = 0.0;
     for (int a = 0; a < A; a++) logits[a] = p.bpi[a] + row_dot(p.Wpi + (size_t)a * H, h, H);
@@ -121,12 +124,11 @@ double acnet_log_softmax(const double *logits, int A, double *logp) {
 // ----------------------------------------------------------------------------
 // backward
 
-void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *dlogits, double dv,
-                    double *g, double *dh, const uint8_t *fresh) {
+void acnet_backward_tail(const AcNet *net, const double *h, const double *dlogits, double dv, double *gt, double *dh) {
     const int H = net->H, A = net->A;
     // the units each head reads: the policy [0, Hp), the value [v0, H) (both all H when shared)
     const int Hp = H - net->Hv, v0 = net->Hv > 0 ? Hp : 0;
-    AcParts w = acnet_parts(net, net->w), d = acnet_parts(net, g);
+    AcParts w = acnet_parts(net, net->w), d = acnet_tail_parts(net, gt);
     // heads: dWpi[a] += dlogits[a] h; dwv += dv h; dh = Wpi' dlogits + wv dv, masked by h > 0
     // (Wpi and wv are zero on the units their head does not read, so dh needs no split)
     for (int j = 0; j < H; j++) dh[j] = dv * w.wv[j];
@@ -140,13 +142,5 @@ void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *
     for (int j = 0; j < H; j++) {
         if (h[j] <= 0.0) dh[j] = 0.0;
         d.b1[j] += dh[j];
-    }
-    const size_t row_bytes = sizeof(double) * (size_t)H;
-    for (int k = 0; k < MEM_AHEAD_ROWS && k < x.nnz; k++) mem_prefetch_w(g + (size_t)x.idx[k] * H, row_bytes);
-    for (int k = 0; k < x.nnz; k++) {               // dW1[idx] += sign * dh
-        if (k + MEM_AHEAD_ROWS < x.nnz) mem_prefetch_w(g + (size_t)x.idx[k + MEM_AHEAD_ROWS] * H, row_bytes);
-        double *row = g + (size_t)x.idx[k] * H;
-        if (fresh && fresh[k]) row_signed_set(row, dh, x.sign[k], H);
-        else row_signed_add(row, dh, x.sign[k], H);
     }
 }

@@ -49,6 +49,8 @@ void acnet_free(AcNet *net);
 void acnet_init_random(AcNet *net, uint64_t seed);
 // The tail's parts of a parameter-shaped array (weights or gradient).
 AcParts acnet_parts(const AcNet *net, double *v);
+// The same of the tail alone (n - tail entries, b1 first).
+AcParts acnet_tail_parts(const AcNet *net, double *t);
 
 // 0 if the entries a separate value network keeps at zero are zero (always, with Hv = 0),
 // else -1: imported weights that are not such a network.
@@ -56,16 +58,16 @@ int acnet_split_check(const AcNet *net);
 
 // h: (H,) after ReLU; logits: (A,); returns the value.
 double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits);
+// Its part after W1: h (H,) holds W1' x + b1 and gets the ReLU; logits (A,); returns the value.
+double acnet_heads(const AcNet *net, double *h, double *logits);
 
 // log softmax of logits into logp (A,); returns the entropy -sum p log p.
 double acnet_log_softmax(const double *logits, int A, double *logp);
 
-// The backward pass of one sample, accumulated into g (parameter-shaped): given dL/dlogits
-// (A,) and dL/dv, adds the gradients of Wpi, bpi, wv, bv, b1 and of W1's rows idx[k] (with
-// Hv > 0, none to the entries kept at zero).
-// dh: (H,) scratch. fresh: NULL, or (nnz,) with 1 where W1's row idx[k] of g holds nothing yet
-// (it is written, not added to).
-void acnet_backward(const AcNet *net, SparseX x, const double *h, const double *dlogits, double dv,
-                    double *g, double *dh, const uint8_t *fresh);
+// The backward pass of one sample, but for W1: given dL/dlogits (A,) and dL/dv, adds the
+// gradients of Wpi, bpi, wv, bv and b1 into gt (the tail alone: n - tail entries, as
+// acnet_tail_parts; with Hv > 0, none to the entries kept at zero) and puts dh (H,), the
+// gradient wrt the hidden layer (zero where a unit is off): W1's row r gets x[r] dh.
+void acnet_backward_tail(const AcNet *net, const double *h, const double *dlogits, double dv, double *gt, double *dh);
 
 #endif

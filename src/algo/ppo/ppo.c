@@ -1,7 +1,7 @@
 // ppo.c: one PPO iteration (ppo.h), read from the top: a rollout of every env (ppo_rollout.c,
 // the envs in ppo_envs.c, the ranks' exchange in ppo_wire.c), GAE (ppo_gae.c), then epochs of
-// shuffled minibatches, each a gradient (ppo_grad.c, merged exactly in ppo_merge.c) and a step
-// of Adam (ppo_adam.c). Below it: the learner's memory made and freed.
+// shuffled minibatches, each a gradient (ppo_grad.c per sample, ppo_merge.c per W1 row) and a
+// step of Adam (ppo_adam.c). Below it: the learner's memory made and freed.
 #include "ppo_parts.h"
 
 #include <math.h>
@@ -115,9 +115,11 @@ void ppo_destroy(Ppo *p) {
     free(p->envs);
     free(p->action); free(p->logp); free(p->value); free(p->reward); free(p->adv); free(p->ret);
     free(p->done); free(p->next_value); free(p->ended); free(p->ended_slot);
-    free(p->perm); free(p->mb_adv); free(p->rowsq); free(p->g); free(p->row_mark); free(p->chunk_stats);
-    free(p->wire.p); free(p->pos); free(p->x); free(p->digests);
-    rowset_free(&p->rows);
+    free(p->perm); free(p->mb_adv); free(p->dh); free(p->hid); free(p->slices); free(p->rowsq); free(p->g); free(p->block_stats);
+    free(p->row_at); free(p->row_off); free(p->ent);
+    gradsum_free(&p->tail_sum);
+    free(p->wire.p); free(p->x); free(p->digests);
+    rowset_free(&p->rows); rowset_free(&p->none);
     free(p->adam_m); free(p->adam_v);
     acnet_free(&p->net);
     free(p);
@@ -133,7 +135,7 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     const int N = cfg->envs, T = cfg->steps;
     const size_t B = (size_t)N * T;
     const int M = (int)(B / (size_t)cfg->minibatches);
-    const int chunks = (M + cfg->chunk - 1) / cfg->chunk;
+    const int blocks = (M + PPO_BLOCK - 1) / PPO_BLOCK;
     if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) goto oom;
     p->net.Hv = ppo_value_units(cfg);
     acnet_init_random(&p->net, stream_ppo_init(cfg->seed));
@@ -156,18 +158,23 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     p->ended_slot = calloc(B, sizeof(PpoEpisode));
     p->perm = calloc(B, sizeof(int32_t));
     p->mb_adv = calloc((size_t)M, sizeof(double));
+    p->dh = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
+    p->hid = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
+    p->slices = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
+    // calloc, not big_calloc: only the tail is ever written (the rest is the transport's shape)
+    p->tail_sum = (GradSum){ p->net.n, calloc(p->net.n, sizeof(int64_t)), calloc(p->net.n, sizeof(int64_t)) };
     p->rowsq = calloc((size_t)p->net.D, sizeof(double));
     p->g = big_calloc(p->net.n, sizeof(double));
-    p->row_mark = calloc((size_t)p->net.D, 1);
-    p->chunk_stats = calloc((size_t)chunks * PPO_N_STATS, sizeof(double));
-    p->x = calloc((size_t)chunks * PPO_N_STATS, sizeof(int64_t));
-    p->pos = calloc((size_t)p->net.D, sizeof(int32_t));
+    p->row_at = calloc((size_t)p->net.D, sizeof(size_t));
+    p->row_off = calloc((size_t)p->net.D + 1, sizeof(size_t));
+    p->block_stats = calloc((size_t)blocks * PPO_N_STATS, sizeof(double));
+    p->x = calloc((size_t)blocks * PPO_N_STATS, sizeof(int64_t));
     p->env0 = 0;
     p->env1 = N;
-    if (!p->x || !p->pos || !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
+    if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
         !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended || !p->ended_slot ||
-        !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->row_mark || !p->chunk_stats ||
-        rowset_alloc(&p->rows, p->net.D)) goto oom;
+        !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->block_stats ||
+        rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D)) goto oom;
     if (ppo_envs_start(p)) goto oom;
     return p;
 oom:

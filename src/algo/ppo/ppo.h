@@ -9,21 +9,23 @@
 //
 // Same seed, same bits: env e's episode j is seeded from (run seed, e, j), its action sampling
 // in iteration i from (run seed, i, e), the shuffle of epoch k from (run seed, i, k); nothing
-// depends on which thread played or summed what. A minibatch's gradient is the exact
-// fixed-point sum (train/gradsum.h) of the float64 gradients of fixed chunks of its samples
-// (--chunk samples, summed in order), so the weights are the same bits with any number of
-// threads. The chunks are the work the threads share: a minibatch of M samples keeps at most
-// M / chunk of them busy.
+// depends on which thread played or summed what. A minibatch's gradient (ppo_grad.c) is taken
+// per sample (dh_s, the gradient wrt the hidden layer, in blocks of PPO_BLOCK samples: the
+// threads' work), then per W1 row: g_r = sum of x_s[r] dh_s over the row's samples in sample
+// order, in float64 (ppo_merge.c: the rows are the threads' work); the tail (b1, the heads) is
+// the exact fixed-point sum (train/gradsum.h) of the blocks' float64 sums. No value depends
+// on the number of threads. (--chunk, which fixed the pieces of an older sum, is still checked
+// and recorded with a run, for older runs' files, but no longer used.)
 //
 // Under MPI (train/comm.h) each of R ranks plays a fixed range of the envs (rank r: envs
 // [N r / R, N (r + 1) / R)), and the ranks exchange what they played (Comm.allgather: the
 // inputs, actions, log-probabilities, values, rewards, ends, finished episodes and each env's
 // game and previous frame), so that every rank holds the whole rollout and every env's state,
-// as one process does. Each rank then computes a fixed share of each minibatch's chunks
-// (chunks [C r / R, C (r + 1) / R)), and Comm.reduce sums the ranks' exact sums (the
-// transport's exact all-reduce) and their chunks' loss terms; every rank takes the same Adam
-// step. A chunk's float64 sum does not depend on who computes it, and the exact sum not on
-// who adds what: the weights are the same bits with any number of ranks and threads.
+// as one process does. Each rank then computes a fixed share of each minibatch's blocks;
+// Comm.allgather gives every rank every sample's dh, and Comm.reduce (the transport's exact
+// all-reduce) the tail's exact sum and the blocks' loss terms, and compares the ranks' weights
+// digests. Every rank sums every W1 row from the same dh and takes the same Adam step: the
+// weights are the same bits with any number of ranks and threads.
 //
 // Adam on W1 is lazy (torch.optim.SparseAdam's rule): a minibatch moves only the W1 rows its
 // inputs touch (a few hundred of 12,800), and only their moments decay; the dense part (b1,
@@ -149,11 +151,21 @@ typedef struct Ppo {
     // the update
     int32_t *perm;               // (B,)
     double *mb_adv;              // (B / M) normalised advantages of the current minibatch
-    double *g;                   // (n,) the minibatch's gradient, valid on `rows` and the tail
-    RowSet rows;                 // W1 rows the minibatch touched
-    uint8_t *row_mark;           // (D,)
-    double *rowsq;               // (D,) the squared norm of each row in `rows`
-    double *chunk_stats;         // (chunks, 6)
+    double *hid;                 // (B / M, H) each sample's hidden layer (W1' x + b1, then the ReLU)
+    double *dh;                  // (B / M, H) each sample's gradient wrt the hidden layer
+    double *slices;              // (B / M x H) the first layer's pieces of columns (ppo_merge.c)
+    GradSum tail_sum;            // (n,) the blocks' tail gradients summed exactly, at [tail, n) (the
+                                 // transport's shape; the W1 part is never written, never resident)
+    double *g;                   // (n,) the minibatch's gradient: row rows.list[k] at k H, the tail at tail
+    double gsq;                  // its squared norm
+    RowSet rows;                 // W1 rows the minibatch touched, ascending
+    size_t *row_at;              // (D,) the counting sort's counts, then cursors; zeros between uses
+    size_t *row_off;             // (D + 1) row rows.list[k]'s entries: ent[row_off[k], row_off[k + 1])
+    uint32_t *ent;               // (ent_cap) sample i of the minibatch with sign -1: 2 i + 1; +1: 2 i
+    size_t ent_cap;
+    double *rowsq;               // (D,) the squared norm of row rows.list[k] at k
+    RowSet none;                 // (empty) the rows of the ranks' exact sum: the tail alone
+    double *block_stats;         // (blocks, 6) each block's loss terms (PPO_BLOCK)
     Pool *pool;                  // whose threads run the passes (ppo_bind)
     PpoThread *th;               // (threads,) their scratch
     int threads;
@@ -162,8 +174,7 @@ typedef struct Ppo {
     int env0, env1;
     ByteWriter wire;             // this rank's part of the rollout, packed for the exchange
     size_t wire_cap;
-    int32_t *pos;                // (D,) a row's place in the ranks' packed gradient
-    int64_t *x;                  // (chunks * 6) the chunks' loss terms, as bits, summed over the ranks
+    int64_t *x;                  // (blocks * 6) the blocks' loss terms, as bits, summed over the ranks
     uint64_t digest;             // order-free digest of every weight its steps wrote (kept under MPI: the ranks compare it)
     uint64_t *digests;           // (threads,)
     char why[256];               // what the last failed phase said
@@ -203,10 +214,11 @@ int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen);
 int ppo_collect(Ppo *p);
 // GAE(gamma, lambda) as CleanRL: adv and ret = adv + value.
 void ppo_advantages(Ppo *p);
-// The gradient of minibatch mb (M sample indices) into p->g on p->rows and the tail, summed
-// exactly; the minibatch's loss terms into sums (6 doubles: policy loss, value loss, entropy,
-// approx kl, clip fraction, as means; the sixth unused). -1 with a line in p->why (the sum
-// diverged; the ranks could not be reached).
+// The gradient of minibatch mb (M sample indices), divided by M, into p->g (row p->rows.list[k]
+// at k H, rows ascending; the tail at net.tail) and its squared norm into p->gsq; the
+// minibatch's loss terms into sums (6 doubles: policy loss, value loss, entropy, approx kl,
+// clip fraction, as means; the sixth unused). -1 with a line in p->why (the gradient diverged;
+// the ranks could not be reached).
 int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums);
 // Clips p->g's global norm (returned, before clipping) and takes one Adam step at lr.
 double ppo_step(Ppo *p, double lr);

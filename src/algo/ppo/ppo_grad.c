@@ -1,9 +1,17 @@
 // ppo_grad.c: the gradient of one minibatch: the clipped surrogate, the clipped value loss and
-// the entropy bonus of each sample, in float64 over fixed chunks of the minibatch (the work the
-// threads, and the ranks, share), each chunk's sum added exactly into its thread's fixed-point
-// sum; then ppo_merge.c adds the threads' (and ranks') sums. A chunk's float64 sum does not
-// depend on who computes it, the exact sum not on who adds what: the same bits with any number
-// of threads and ranks.
+// the entropy bonus. W1's gradient is g_r = sum over the samples s with x_s[r] != 0 of
+// x_s[r] dh_s, so the work splits in two passes, neither of which writes a W1-sized array:
+//   0. the first layer of every sample by W1's rows (ppo_merge.c): each touched row read once;
+//   1. per sample, in blocks of PPO_BLOCK samples (the threads', and the ranks', pieces): the
+//      rest of the forward pass, the loss, dh_s into p->dh (M, H: cache-resident), and the
+//      block's tail gradient (b1, the heads) as a float64 sum in sample order, added into its
+//      thread's exact sum;
+//   2. per W1 row (ppo_merge.c): g_r summed over the row's samples in sample order.
+// Each sample's values do not depend on who computes them, a row's sum is in sample order
+// whoever sums it, and the tail is an exact sum of fixed blocks: the same bits with any number
+// of threads and ranks. Under MPI each rank computes a fixed share of the blocks; Comm.allgather
+// gives every rank every dh, Comm.reduce the exact tail and the blocks' loss terms (and compares
+// the ranks' weights digests); every rank then sums every row and takes the same Adam step.
 #include "ppo_parts.h"
 
 #include <math.h>
@@ -16,31 +24,27 @@
 // per-thread scratch
 
 void ppo_thread_free(PpoThread *t) {
-    free(t->g); free(t->fresh); free(t->h); free(t->dh);
-    rowset_free(&t->crows); rowset_free(&t->used);
+    free(t->h); free(t->gt);
     gradsum_free(&t->acc);
 }
 
 int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
     memset(t, 0, sizeof(*t));
-    t->g = big_calloc(net->n, sizeof(double));
-    t->fresh = calloc((size_t)net->D, 1);
     t->h = calloc((size_t)net->H, sizeof(double));
-    t->dh = calloc((size_t)net->H, sizeof(double));
-    if (!t->g || !t->fresh || !t->h || !t->dh || rowset_alloc(&t->crows, net->D) ||
-        rowset_alloc(&t->used, net->D) || gradsum_alloc(&t->acc, net->n)) { ppo_thread_free(t); return -1; }
+    t->gt = calloc(net->n - net->tail, sizeof(double));
+    if (!t->h || !t->gt || gradsum_alloc(&t->acc, net->n - net->tail)) { ppo_thread_free(t); return -1; }
     return 0;
 }
 
 // ----------------------------------------------------------------------------
-// the loss of a sample, and a chunk's gradient
+// the loss of a sample, and a block's pass
 
 typedef struct {
     Ppo *p;
     const int32_t *mb;
-    int M, end;               // chunks [next, end) are this rank's
+    int M, end;               // blocks [next, end) are this rank's
     atomic_int next;
-} GradJob;
+} SampleJob;
 
 // The loss of one sample and its gradient wrt the logits and the value (not divided by M).
 // stats += policy loss, value loss, entropy, approx kl, clipped (0/1).
@@ -71,54 +75,80 @@ static void sample_loss(const TrainConfig *c, const double *logits, double v, in
     stats[4] += fabs(ratio - 1.0) > c->clip ? 1.0 : 0.0;
 }
 
-// The update's loops walk W1's rows at scattered places (15 MB arrays at H = 128): each loop
-static void grad_chunk(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi, double *stats) {
+// Samples [lo, hi) of the minibatch, their first layer done (ppo_rows_forward): the rest of
+// the forward pass, the loss, dh into p->dh, and their tail gradients' float64 sum (in sample
+// order) into the thread's exact sum.
+static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi, double *stats) {
     const AcNet *net = &p->net;
-    const size_t H = (size_t)net->H;
-    const size_t tail_n = net->n - net->tail;
+    const size_t H = (size_t)net->H, tail_n = net->n - net->tail;
     double logits[ACNET_A_MAX], dlogits[ACNET_A_MAX], dv;
-    rowset_clear(&th->crows);
-    memset(th->g + net->tail, 0, sizeof(double) * tail_n);
+    memset(th->gt, 0, sizeof(double) * tail_n);
     for (int i = lo; i < hi; i++) {
         const int s = mb[i];
-        SparseX x = ppo_sample_x(p, s);
-        for (int k = 0; k < x.nnz; k++) th->fresh[k] = rowset_add(&th->crows, x.idx[k]);
-        const double v = acnet_forward(net, x, th->h, logits);
+        double *h = p->hid + (size_t)i * H;            // W1' x + b1 (ppo_rows_forward)
+        const double v = acnet_heads(net, h, logits);
         sample_loss(&p->cfg, logits, v, p->action[s], p->logp[s], p->value[s], p->mb_adv[i], p->ret[s],
                     dlogits, &dv, stats);
-        acnet_backward(net, x, th->h, dlogits, dv, th->g, th->dh, th->fresh);
+        acnet_backward_tail(net, h, dlogits, dv, th->gt, p->dh + (size_t)i * H);
     }
-    int bad = 0;
-    for (int r = 0; r < th->crows.n; r++) {
-        if (r + MEM_AHEAD_ROWS < th->crows.n) ppo_prefetch_sum_row(&th->acc, th->g, (size_t)th->crows.list[r + MEM_AHEAD_ROWS] * H, H);
-        const size_t off = (size_t)th->crows.list[r] * H;
-        bad |= rowset_add(&th->used, th->crows.list[r]) ? gradsum_set(&th->acc, th->g, off, H)
-                                                         : gradsum_add(&th->acc, th->g, off, H);
-    }
-    bad |= th->tail_used ? gradsum_add(&th->acc, th->g, net->tail, tail_n) : gradsum_set(&th->acc, th->g, net->tail, tail_n);
-    th->tail_used = true;
-    th->bad |= bad;
+    th->bad |= th->used ? gradsum_add(&th->acc, th->gt, 0, tail_n) : gradsum_set(&th->acc, th->gt, 0, tail_n);
+    th->used = true;
 }
 
-static void grad_part(void *ctx, int part, int parts) {
+static void sample_part(void *ctx, int part, int parts) {
     (void)parts;
-    GradJob *job = ctx;
+    SampleJob *job = ctx;
     Ppo *p = job->p;
     PpoThread *th = &p->th[part];
-    const int C = p->cfg.chunk;
-    int c;
-    while ((c = atomic_fetch_add(&job->next, 1)) < job->end) {
-        double *st = p->chunk_stats + (size_t)c * PPO_N_STATS;
-        memset(st, 0, sizeof(double) * PPO_N_STATS);
-        grad_chunk(p, th, job->mb, c * C, c * C + C < job->M ? c * C + C : job->M, st);
+    int b;
+    while ((b = atomic_fetch_add(&job->next, 1)) < job->end) {
+        const int lo = b * PPO_BLOCK, hi = lo + PPO_BLOCK < job->M ? lo + PPO_BLOCK : job->M;
+        grad_block(p, th, job->mb, lo, hi, p->block_stats + (size_t)b * PPO_N_STATS);
     }
 }
 
+// The threads' exact tail sums into p->tail_sum's tail (zeros where no thread had a block).
+// 0, or -1 if a sum passed 2^31.
+static int merge_tails(Ppo *p) {
+    const size_t tail = p->net.tail, len = p->net.n - tail;
+    GradSum dst = { len, p->tail_sum.hi + tail, p->tail_sum.lo + tail };
+    bool filled = false;
+    int bad = 0;
+    for (int i = 0; i < p->threads; i++) {
+        if (!p->th[i].used) continue;
+        if (filled) bad |= gradsum_merge_range(&dst, &p->th[i].acc, 0, len);
+        else gradsum_copy_range(&dst, &p->th[i].acc, 0, len);
+        filled = true;
+    }
+    if (!filled) gradsum_zero_range(&dst, 0, len);
+    return bad;
+}
+
+// Under MPI: every rank's dh (rank q's samples [i0_q, i1_q), in rank order: the minibatch's
+// order) into p->dh. 0, or -1 with a line in p->why.
+static int gather_dh(Ppo *p, int i0, int i1, int M) {
+    const size_t H = (size_t)p->net.H, want = sizeof(double) * H * (size_t)M;
+    const uint8_t *all;
+    const size_t *sizes;
+    if (p->comm->allgather(p->comm, p->dh + (size_t)i0 * H, sizeof(double) * H * (size_t)(i1 - i0), &all, &sizes,
+                           p->why, sizeof(p->why)))
+        return -1;
+    size_t got = 0;
+    for (int q = 0; q < p->comm->size; q++) got += sizes[q];
+    if (got != want) {
+        snprintf(p->why, sizeof(p->why), "the ranks' hidden-layer gradients are %zu bytes, not %zu: a rank runs "
+                 "another build", got, want);
+        return -1;
+    }
+    memcpy(p->dh, all, want);
+    return 0;
+}
 
 // ----------------------------------------------------------------------------
 // the minibatch
 
 int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
+    const size_t H = (size_t)p->net.H, tail = p->net.tail, tail_n = p->net.n - tail;
     // normalised advantages, in minibatch order (std with Bessel's correction, as torch)
     double mean = 0.0, var = 0.0;
     for (int i = 0; i < M; i++) mean += p->adv[mb[i]];
@@ -127,30 +157,57 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     const double sd = M > 1 ? sqrt(var / (M - 1)) : 0.0;
     for (int i = 0; i < M; i++) p->mb_adv[i] = (p->adv[mb[i]] - mean) / (sd + PPO_ADV_EPS);
 
-    for (int i = 0; i < p->threads; i++) {
-        rowset_clear(&p->th[i].used);
-        p->th[i].tail_used = false;
-        p->th[i].bad = 0;
-    }
-    // this rank's share of the chunks (all of them in one process); the others' loss terms are zeros
-    const int chunks = (M + p->cfg.chunk - 1) / p->cfg.chunk;
+    // the rows the minibatch touches, and every sample's first layer by them
+    if (ppo_rows_plan(p, mb, M)) { snprintf(p->why, sizeof(p->why), "out of memory"); return -1; }
+    ppo_rows_forward(p, M);
+
+    for (int i = 0; i < p->threads; i++) { p->th[i].used = false; p->th[i].bad = 0; }
+    // this rank's share of the blocks (all of them in one process); the others' loss terms are zeros
+    const int blocks = (M + PPO_BLOCK - 1) / PPO_BLOCK;
     const int rank = p->comm ? p->comm->rank : 0, ranks = p->comm ? p->comm->size : 1;
-    const int c0 = (int)((int64_t)chunks * rank / ranks), c1 = (int)((int64_t)chunks * (rank + 1) / ranks);
-    memset(p->chunk_stats, 0, sizeof(double) * (size_t)chunks * PPO_N_STATS);
-    GradJob job = { p, mb, M, c1, c0 };
-    pool_for(p->pool, grad_part, &job);
+    const int b0 = (int)((int64_t)blocks * rank / ranks), b1 = (int)((int64_t)blocks * (rank + 1) / ranks);
+    memset(p->block_stats, 0, sizeof(double) * (size_t)blocks * PPO_N_STATS);
+    SampleJob job = { p, mb, M, b1, b0 };
+    pool_for(p->pool, sample_part, &job);
     int bad = 0;
     for (int i = 0; i < p->threads; i++) bad |= p->th[i].bad;
-    if (bad) goto diverged;
+    if (bad || merge_tails(p)) goto diverged;
 
-    // the threads' sums, then the ranks'
-    const int merged = ppo_merge(p, M, chunks);
-    if (merged < 0) return -1;
-    if (merged > 0) goto diverged;
+    // the ranks: every dh to every rank; the tails and the blocks' loss terms summed exactly
+    // (each block's are non-zero on the one rank that computed it: summed as integers, every
+    // rank has their bits); one process: nothing to do
+    const double *tg = NULL;
+    if (p->comm && p->comm->size > 1) {
+        const int i0 = b0 * PPO_BLOCK < M ? b0 * PPO_BLOCK : M, i1 = b1 * PPO_BLOCK < M ? b1 * PPO_BLOCK : M;
+        if (gather_dh(p, i0, i1, M)) return -1;
+    }
+    if (p->comm) {
+        const int nx = blocks * PPO_N_STATS;
+        memcpy(p->x, p->block_stats, sizeof(int64_t) * (size_t)nx);
+        rowset_clear(&p->none);
+        if (p->comm->reduce(p->comm, p->pool, &p->tail_sum, &p->none, H, p->x, nx, p->digest, &tg, p->why,
+                            sizeof(p->why)))
+            return -1;
+        memcpy(p->block_stats, p->x, sizeof(int64_t) * (size_t)nx);
+    }
+    // the tail, times 1/M (the ranks' total is packed after their rows: none)
+    const double scale = 1.0 / M;
+    double *gt = p->g + tail;
+    if (tg) memcpy(gt, tg, sizeof(double) * tail_n);
+    else gradsum_to_double_range(&p->tail_sum, gt, tail, tail_n);
+    for (size_t j = 0; j < tail_n; j++) gt[j] *= scale;
+
+    // W1's rows; the norm's square from the rows' in ascending order, then the tail
+    ppo_rows_grad(p, p->dh, scale);
+    double sq = 0.0;
+    for (int r = 0; r < p->rows.n; r++) sq += p->rowsq[r];
+    for (size_t j = 0; j < tail_n; j++) sq += gt[j] * gt[j];
+    if (!isfinite(sq)) goto diverged;
+    p->gsq = sq;
 
     for (int k = 0; k < PPO_N_STATS; k++) sums[k] = 0.0;
-    for (int c = 0; c < chunks; c++)
-        for (int k = 0; k < PPO_N_STATS; k++) sums[k] += p->chunk_stats[(size_t)c * PPO_N_STATS + k];
+    for (int b = 0; b < blocks; b++)
+        for (int k = 0; k < PPO_N_STATS; k++) sums[k] += p->block_stats[(size_t)b * PPO_N_STATS + k];
     for (int k = 0; k < PPO_N_STATS; k++) sums[k] /= M;
     return 0;
 diverged:

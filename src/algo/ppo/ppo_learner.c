@@ -28,10 +28,13 @@ typedef struct {
 static PpoState *ppo_state(const TrainState *s) { return (PpoState *)s->algo; }
 Ppo *ppo_of(const TrainState *s) { return ppo_state(s)->ppo; }
 
-// Weights, Adam's two moments, the minibatch gradient; each thread's gradient and exact sum.
+// Weights, Adam's two moments, the minibatch gradient; a minibatch's hidden layers, their
+// gradients and the first layer's slices (the threads' scratch is the size of the tail:
+// nothing W1-sized).
 static double ppo_memory_bytes(const TrainConfig *c) {
     const double n = (double)ppo_input_size(c->coarse) * c->hidden;
-    return n * 8 * 4 + (double)c->workers * n * (8 + 16);
+    const double M = c->minibatches > 0 ? (double)c->envs * c->steps / c->minibatches : 0.0;
+    return n * 8 * 4 + M * c->hidden * 8 * 3;
 }
 
 static void ppo_learner_destroy(TrainState *s) {

@@ -8,38 +8,37 @@
 
 #include "../../util/mem.h"
 
-#define PPO_N_STATS 6                // a chunk's loss terms (ppo_minibatch_grad)
+#define PPO_N_STATS 6                // a block's loss terms (ppo_minibatch_grad)
+// Samples a block: the piece of the per-sample pass that a thread (and a rank) takes, and the
+// samples whose tail gradients (b1, the heads) make one float64 partial sum before the exact
+// sum. It fixes the tail's bits (a constant, not a setting); W1's rows do not depend on it.
+#define PPO_BLOCK 8
+#define PPO_ROW_PIECE 16             // W1 rows a piece of the rows' pass
 
 // ----------------------------------------------------------------------------
-// per-thread scratch of the update (ppo_grad.c)
+// per-thread scratch (ppo_grad.c)
 
 struct PpoThread {
-    double *g;               // (n,) float64 gradient of the current chunk: its rows in `crows`, the tail
-    RowSet crows;            // W1 rows of the current chunk
-    uint8_t *fresh;          // (D,) per non-zero of a sample: its row is new to the chunk
-    GradSum acc;             // exact sum of this thread's chunks: on `used` and the tail
-    RowSet used;
-    bool tail_used;
-    double *h, *dh;          // (H,)
+    double *h;               // (H,) the hidden layer of the sample at hand (rollout, update)
+    double *gt;              // (n - tail) float64 tail gradient of the current block
+    GradSum acc;             // (n - tail) exact sum of this thread's blocks' tails
+    bool used;               // acc holds a block
     int bad;
 };
 
 int ppo_thread_alloc(PpoThread *t, const AcNet *net);    // 0, or -1 (out of memory)
 void ppo_thread_free(PpoThread *t);
 
-// The update's loops walk W1's rows at scattered places (15 MB arrays at H = 128): each loop
-// asks for the rows MEM_AHEAD_ROWS turns before their own (util/mem.h; a hint, no value changes).
-static inline void ppo_prefetch_sum_row(GradSum *acc, const double *g, size_t off, size_t H) {
-    mem_prefetch(g + off, sizeof(double) * H);
-    mem_prefetch_w(acc->hi + off, sizeof(int64_t) * H);
-    mem_prefetch_w(acc->lo + off, sizeof(int64_t) * H);
-}
-
-// The threads' exact sums of a minibatch of M samples into p->g (times 1/M) on p->rows
-// (ascending) and the tail; under MPI the ranks' total, with the chunks' loss terms in
-// p->chunk_stats summed over the ranks (ppo_merge.c). 0; 1: a sum passed 2^31 (diverged); -1:
-// the ranks could not be reached (p->why says so).
-int ppo_merge(Ppo *p, int M, int chunks);
+// The minibatch's W1 rows (ppo_merge.c): g_r = sum over its samples s with x_s[r] != 0 of
+// x_s[r] dh_s, summed in sample order, the same bits whoever sums a row.
+// p->rows: the rows the M samples of mb touch, ascending; each row's (sample, sign) list in
+// sample order (p->ent, p->row_off): a counting sort by row. 0, or -1 (out of memory).
+int ppo_rows_plan(Ppo *p, const int32_t *mb, int M);
+// Every sample's W1' x + b1 into p->hid (M, H), by the plan's rows: acnet_forward's bits.
+void ppo_rows_forward(Ppo *p, int M);
+// Row p->rows.list[k]'s gradient times scale into p->g at k H, its squared norm into
+// p->rowsq[k], from dh (M, H); the pool's threads share the rows.
+void ppo_rows_grad(Ppo *p, const double *dh, double scale);
 
 // ----------------------------------------------------------------------------
 // the rollout's envs (ppo_envs.c) and inputs (ppo_inputs.c)
@@ -60,14 +59,16 @@ int ppo_exchange(Ppo *p);
 // step t >= 1):
 //   m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
 //   w -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+// (the division by sqrt(1 - b2^t) taken as a product by its inverse: one rounding apart)
 // One step's constants (adam_step: the bias corrections, once a step rather than once a row),
 // then adam_update on each range the step moves.
 typedef struct {
     double beta1, beta2, eps;
     double step;      // lr / (1 - b1^t)
-    double bc2;       // sqrt(1 - b2^t)
+    double inv_bc2;   // 1 / sqrt(1 - b2^t)
 } AdamStep;
 AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t);
-void adam_update(double *w, double *m, double *v, const double *g, size_t n, const AdamStep *s);
+// The gradient times coef (the norm's clipping) as it is read: g is left as it is.
+void adam_update(double *w, double *m, double *v, const double *g, size_t n, double coef, const AdamStep *s);
 
 #endif
