@@ -25,10 +25,10 @@ kill_rank() {   # $1: the rank to kill
     mpid=$!
     local i pid=
     for i in $(seq 100); do            # until training is under way (up to 20 s)
-        grep -q '^Batch 3 ' "$log" && break
+        grep -qE '^Batch 3[ /]' "$log" && break
         sleep 0.2
     done
-    grep -q '^Batch 3 ' "$log" || { cat "$log"; echo "FAIL: training did not start"; exit 1; }
+    grep -qE '^Batch 3[ /]' "$log" || { cat "$log"; echo "FAIL: training did not start"; exit 1; }
     pid=$(rank_pid "$victim" "$mpid")
     [ -n "$pid" ] || { echo "FAIL: cannot find rank $victim's process"; exit 1; }
     local t0=$(date +%s.%N)
