@@ -3,12 +3,12 @@
 #   make            build build/pongrl, build/libpongrl.a and build/libpongrl.so (without Open MPI:
 #                   all but the cluster transport; it says so)
 #   make install    PREFIX=/usr/local DESTDIR=: headers under include/pongrl/, both libraries, pongrl.pc
-#   make train      install what is missing, build, train with the seed's recipe until the
+#   make train      install what is missing, build, train with Karpathy's recipe until the
 #                   running mean reaches 0 (ARGS="..." adds or overrides flags)
 #   make test       install what is missing, build, run every test
 #   make bench      the random agent against the real game; speed measurements (name: value lines);
 #                   then make bench-learners
-#   make bench-learners  the seeds' recipe, PPO in C and examples/ppo_pong.py to a running mean of 0,
+#   make bench-learners  Karpathy's recipe, PPO in C and examples/ppo_pong.py to a running mean of 0,
 #                   one after the other on 2 cores (LEARNERS_ARGS="..." adds flags: bench/README.md)
 #   make debug      build/debug/pongrl with AddressSanitizer and UndefinedBehaviorSanitizer
 #   make fuzz       fuzz the checkpoint, model.txt and .npy readers for a bounded time (libFuzzer)
@@ -149,7 +149,7 @@ $(BUILD)/test_allreduce: tests/mpi/test_allreduce.c $(BUILD)/san/src/cluster/all
 	    $(MPI_LIBS) $(LIBS)
 
 # Test support, not in the product binary: episodes and one update exported as .npy for the
-# NumPy reference tests (tests/py) and bench/seed_bench.py's comparison with the seed's code.
+# NumPy reference tests (tests/py) and bench/karpathy_bench.py's comparison with Karpathy's code.
 $(BUILD)/dump_episodes: tests/reference/dump_episodes.c $(BUILD)/libpongrl.a
 	$(CC) $(BASE) $(DEP) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
@@ -260,7 +260,7 @@ bench: setup
 	$(BUILD)/pongrl bench env
 	/usr/bin/python3 bench/atari_vec_bench.py --repeat 3   # ALE's own beside it: PONGRL_ALE_VEC_BENCH, PONGRL_ALE_ROM
 	set -o pipefail; $(BUILD)/pongrl bench train | tee $(BUILD)/bench_train.txt
-	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/seed_bench.py --dump $(BUILD)/dump_episodes --ours $(BUILD)/bench_train.txt
+	OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/karpathy_bench.py --dump $(BUILD)/dump_episodes --ours $(BUILD)/bench_train.txt
 	$(BUILD)/pongrl bench cluster
 	$(BUILD)/workpool_bench
 	$(BUILD)/gradsum_bench

@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from milestones import first_reaching, read_curve  # noqa: E402
 
 LEARNERS = ("pg", "ppo", "example")
-NAMES = {"pg": "seeds' recipe (C, --algo pg)", "ppo": "PPO in C (--algo ppo)",
+NAMES = {"pg": "Karpathy's recipe (C, --algo pg)", "ppo": "PPO in C (--algo ppo)",
          "example": "examples/ppo_pong.py (PyTorch)"}
 PUBLISHED = os.path.join(ROOT, "docs", "results", "learners")
 PUBLISHED_PLOT = os.path.join(ROOT, "docs", "img", "learners.png")

@@ -1,6 +1,6 @@
 """policy_bench.py: µs per act() of pongrl.load's policies, in C (algo/actor.h, what pongrl.load
 gives) and in NumPy (nets.py's dense forward pass, the reference and what pongrl.load gave
-before), for the seeds' model and the PPO model, on one RGB observation, one obs80 observation,
+before), for Karpathy's model and the PPO model, on one RGB observation, one obs80 observation,
 and a batch of obs80 observations (µs per act() of the whole batch). The observations are
 frames of a real game, played beforehand and cycled, so that the input changes every step as
 in play, each copied just before its call as an env has just written it; each figure is the

@@ -1,6 +1,6 @@
 """ppo_pong.py: PPO on pongrl's vector env, single file, in the style of CleanRL's ppo_atari.py.
 
-The policy sees what Karpathy's sees: the seed's 80x80 binary grid (obs_type="obs80") of the
+The policy sees what Karpathy's sees: Karpathy's 80x80 binary grid (obs_type="obs80") of the
 current frame and its difference from the previous one, 12,800 inputs of which a few dozen
 are non-zero. So the first layer is an embedding bag over the non-zero pixels (O(non-zeros x
 hidden), as in pongrl's C policy) and the network is Karpathy's 6400-200-1 grown into an

@@ -196,7 +196,7 @@ class Env(_EnvBase):
 
     preset: an id of pongrl.ENV_IDS ("ALE/Pong-v5", ...) or its pongrl/ name.
     Keyword arguments as ale-py's AtariEnv: obs_type ("rgb", "grayscale", "ram", or "obs80",
-    the seed's 80x80 grid), frameskip (int or (lo, hi)), repeat_action_probability,
+    Karpathy's 80x80 grid), frameskip (int or (lo, hi)), repeat_action_probability,
     max_num_frames_per_episode, render_mode (None, "rgb_array", or "human": a window, see
     pongrl.render), full_action_space (ALE's 18
     actions, mapped onto what a paddle obeys); and seed, and max_episode_steps (a cap in agent
@@ -356,7 +356,7 @@ class Env(_EnvBase):
         return self.ale.getScreenRGB()
 
     def obs80(self):
-        """The seed's preprocessing of the current frame, uint8 (80, 80) in {0, 1}."""
+        """Karpathy's preprocessing of the current frame, uint8 (80, 80) in {0, 1}."""
         self._check_open()
         with self._use() as ptr:
             return self.ale._observe(ptr, _lib.OBS_TYPES["obs80"], OBS80_SHAPE)

@@ -6,7 +6,7 @@ Policy.reference() builds these classes from the model the C library read: the r
 path is tested against (tests/py/test_policy_c.py). docs/runs.md describes the same forward
 passes in words.
 
-    SeedPolicy  the seeds' network (--algo pg): 80x80 difference frame -> H ReLU -> p(RIGHT)
+    PgPolicy  Karpathy's network (--algo pg): 80x80 difference frame -> H ReLU -> p(RIGHT)
     PpoPolicy   PPO's actor-critic (--algo ppo): the frame, its difference and their coarse
                 views -> H ReLU -> 3 logits (NOOP, RIGHT, LEFT) and a value
 
@@ -18,7 +18,7 @@ settings, **kw) (from what the C library read) and from_export(path, settings, *
 what `pongrl export` wrote; settings are model.txt's lines).
 
 read_export(dir) reads what `pongrl export` wrote (model.txt beside the learner's arrays, or
-the seeds' W1.npy/W2.npy alone) and returns the policy.
+Karpathy's W1.npy/W2.npy alone) and returns the policy.
 """
 import os
 
@@ -28,7 +28,7 @@ D = 6400                    # the 80x80 grid (policy.h POLICY_D)
 
 
 def prepro(frame):
-    """The seed's preprocessing of RGB frames (..., 210, 160, 3) -> uint8 (..., 80, 80) in {0, 1}:
+    """Karpathy's preprocessing of RGB frames (..., 210, 160, 3) -> uint8 (..., 80, 80) in {0, 1}:
     rows 35..194, every second row and column, red channel, background (144, 109) and black
     erased, everything else 1. obs80 observations (..., 80, 80) pass unchanged."""
     frame = np.asarray(frame)
@@ -119,15 +119,15 @@ class _Player:
         return single, cur, prev, fresh
 
 
-class SeedPolicy(_Player):
-    """The seeds' network (policy.h: 6400 -> H ReLU -> 1 sigmoid, no biases) on the difference
+class PgPolicy(_Player):
+    """Karpathy's network (policy.h: 6400 -> H ReLU -> 1 sigmoid, no biases) on the difference
     of two preprocessed frames, as `pongrl train` plays: RIGHT with probability p, else LEFT.
     act(obs) takes one observation or a batch (a vector env's); it remembers the last frame of
     each row, so call reset() when an episode starts (reset(rows) for some rows of a batch)."""
 
     @classmethod
     def from_model(cls, weights, arrays, settings, **kw):
-        """From the model's seeds' network (policy.h layout: W1 transposed (D, H), then W2)."""
+        """From the model's pg network (policy.h layout: W1 transposed (D, H), then W2)."""
         h = int(settings["hidden"])
         return cls(weights[:D * h].reshape(D, h), weights[D * h:], **kw)
 
@@ -265,8 +265,8 @@ def _npy(path, name):
 
 
 # the class that acts with each learner's model, by the learner's --algo name
-POLICIES = {"pg": SeedPolicy, "ppo": PpoPolicy}
-# what an export without model.txt holds: the seeds' W1.npy and W2.npy
+POLICIES = {"pg": PgPolicy, "ppo": PpoPolicy}
+# what an export without model.txt holds: Karpathy's W1.npy and W2.npy
 EXPORT_WITHOUT_MODEL_TXT = "pg"
 
 
@@ -281,7 +281,7 @@ def policy_class(algo, source):
 
 def read_export(path, greedy=False, seed=None):
     """The policy in a folder that `pongrl export` wrote: model.txt (format 1) names the learner
-    (algo=) whose class reads the arrays beside it; without model.txt, the seeds' W1.npy
+    (algo=) whose class reads the arrays beside it; without model.txt, Karpathy's W1.npy
     (H, 6400) and W2.npy (H,). A ValueError says what is wrong."""
     kw = dict(source=str(path), greedy=greedy, seed=seed)
     txt = os.path.join(path, "model.txt")

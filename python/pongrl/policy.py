@@ -26,7 +26,7 @@ import numpy as np
 from . import _lib
 from ._lib import lib
 from .ale import ACTION_MEANINGS
-from .nets import (POLICIES, D, PpoPolicy, SeedPolicy, policy_class, prepro,  # noqa: F401
+from .nets import (POLICIES, D, PpoPolicy, PgPolicy, policy_class, prepro,  # noqa: F401
                    read_export, read_model_txt)
 
 RIGHT, LEFT = 2, 3          # the minimal set's RIGHT (paddle up) and LEFT (down)
@@ -41,7 +41,7 @@ def _fail(e):
 
 
 def load(path, greedy=False, seed=None):
-    """A model from `path`: a folder with W1.npy and W2.npy (the seed's), a checkpoint file,
+    """A model from `path`: a folder with W1.npy and W2.npy (Karpathy's), a checkpoint file,
     a run directory (its newest usable checkpoint), its checkpoints/ folder, or a folder that
     `pongrl export` wrote (model.txt). greedy: act greedily by default; seed: the sampling
     stream. A Policy played by the C library; a folder with model.txt of a learner the library
@@ -193,7 +193,7 @@ class Policy:
         return p[0] if single else p
 
     def probability(self, obs):
-        """p(RIGHT), the paddle up, for the observation(s) (SeedPolicy.probability's); remembers
+        """p(RIGHT), the paddle up, for the observation(s) (PgPolicy.probability's); remembers
         them as the last frames."""
         single, p, _ = self._step(obs, True, False)
         p = p[:, self._ids.index(RIGHT)]

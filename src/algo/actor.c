@@ -86,7 +86,7 @@ int actor_rows(const Actor *a) { return a->rows; }
 // ----------------------------------------------------------------------------
 // a step
 
-// The seed's preprocessing of a (210, 160, 3) screen: rows 35..194 and every second column,
+// Karpathy's preprocessing of a (210, 160, 3) screen: rows 35..194 and every second column,
 // every second of those rows, red channel; the background (144, 109) and black erased.
 static void prepro_rgb(const uint8_t *rgb, uint8_t *out) {
     for (int y = 0; y < 80; y++) {

@@ -1,5 +1,5 @@
 // algo.h: the learners this build has (learner.h gives their shape): `pongrl train --algo NAME`.
-//   pg    the seeds' recipe (pg/pg.h), the default
+//   pg    Karpathy's recipe (pg/pg.h), the default
 //   ppo   proximal policy optimisation
 #ifndef PONGRL_ALGO_H
 #define PONGRL_ALGO_H

@@ -1,6 +1,6 @@
 // bench_train.c: `pongrl bench train`: the network's speed per agent step on one episode,
-// training throughput, and the wall time of one update. (The seed's NumPy code on the same
-// episode is timed by bench/seed_bench.py, which `make bench` runs after this.)
+// training throughput, and the wall time of one update. (Karpathy's NumPy code on the same
+// episode is timed by bench/karpathy_bench.py, which `make bench` runs after this.)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,7 @@
 #include "commands.h"
 
 // One update of `batch` episodes with an untrained policy, in steady state (threads started,
-// buffers warm: the seed's figures do not count creating the actors either); wall seconds.
+// buffers warm: Karpathy's figures do not count creating the actors either); wall seconds.
 static double time_update(int batch, int workers, int64_t *steps) {
     TrainConfig cfg;
     train_config_default(&cfg);
@@ -45,14 +45,14 @@ int bench_train(int argc, char **argv) {
     if (argc > 1 && arg_is_help(argv[1])) {
         printf("usage: pongrl bench train [WORKERS (default: one per core)]\n"
                "The network's speed per agent step on one episode, training throughput and the wall time\n"
-               "of one update, as name: value lines (`make bench` adds the seed's NumPy code on the same episode).\n");
+               "of one update, as name: value lines (`make bench` adds Karpathy's NumPy code on the same episode).\n");
         return 0;
     }
     if (argc > 2) die_usage("bench train: one argument at most, WORKERS; got '%s' too", argv[2]);
     if (argc > 1 && argv[1][0] == '-' && !num_plain(argv[1], true, false))
         die_usage("bench train: unknown option '%s' (it takes WORKERS)", argv[1]);
     int workers = argc > 1 ? (int)arg_int("bench train: WORKERS", argv[1], 1, 1024) : (int)(cores > 0 ? cores : 1);
-    // pg's network on one real episode (untrained policy); bench/seed_bench.py times the seed's
+    // pg's network on one real episode (untrained policy); bench/karpathy_bench.py times Karpathy's
     // NumPy code on the same episode
     TrainConfig cfg;
     train_config_default(&cfg);

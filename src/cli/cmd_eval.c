@@ -63,7 +63,7 @@ int cmd_eval(int argc, char **argv) {
     play_args_parse(argc, argv, PLAY_OPT_EPISODES | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_GREEDY | PLAY_OPT_SEED | PLAY_OPT_WORKERS |
                     PLAY_OPT_VERBOSE, "MODEL [options]",
                     "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
-                    "file, a run directory (its newest checkpoint), a folder with the seed's W1.npy/W2.npy, or\n"
+                    "file, a run directory (its newest checkpoint), a folder with Karpathy's W1.npy/W2.npy, or\n"
                     "one that `pongrl export` wrote with model.txt (a PPO network).\n", &a);
     int episodes = a.episodes, workers = a.workers;
     const char *env_id = a.env_id;

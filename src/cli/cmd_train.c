@@ -1,4 +1,4 @@
-// cmd_train.c: `pongrl train`, the seed's driver.py: flags, run directory, signals, the loop.
+// cmd_train.c: `pongrl train`, Ray's driver.py: flags, run directory, signals, the loop.
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>

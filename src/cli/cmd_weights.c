@@ -1,5 +1,5 @@
 // cmd_weights.c: `pongrl export` and `pongrl import`: the weights in and out of NumPy's .npy
-// files: the seeds' network in the seed's layout, so a model trained by the seed's Python code
+// files: Karpathy's network in Karpathy's layout, so a model trained by Karpathy's Python code
 // can be evaluated and recorded here, and one trained here can be loaded there
 // (model['W1'] = np.load('W1.npy')); a learner's own network (PPO's) as its arrays beside a
 // model.txt of its settings, which tools/play_npy.py plays on any Gymnasium Pong env.
@@ -40,8 +40,8 @@ int cmd_export(int argc, char **argv) {
     const char *help =
         "usage: pongrl export MODEL --out DIR\n"
         "\n"
-        "The seeds' network (--algo pg): writes DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64,\n"
-        "the seed's model['W1'] and model['W2']. A learner with its own network (--algo ppo):\n"
+        "Karpathy's network (--algo pg): writes DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64,\n"
+        "Karpathy's model['W1'] and model['W2']. A learner with its own network (--algo ppo):\n"
         "writes its arrays as DIR/ppo_*.npy and its settings as DIR/model.txt (docs/runs.md gives\n"
         "the forward pass; tools/play_npy.py plays them). MODEL: a checkpoint, a run directory\n"
         "(its newest checkpoint) or a folder that export wrote. DIR is created if missing.\n";
@@ -68,7 +68,7 @@ int cmd_import(int argc, char **argv) {
     const char *help =
         "usage: pongrl import DIR --out FILE.bin\n"
         "\n"
-        "Reads DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64 (the seed's model, saved with\n"
+        "Reads DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64 (Karpathy's model, saved with\n"
         "np.save), or a folder that `pongrl export` wrote with model.txt (a PPO network), and\n"
         "writes it as a pongrl weights file that eval, record and export read. (eval, record and\n"
         "export also read such a folder directly.)\n";
@@ -80,7 +80,7 @@ int cmd_import(int argc, char **argv) {
         return 1;
     }
     int rc = 1;
-    // a checkpoint of the model's learner, its state as a fresh run's (for the seeds' network an
+    // a checkpoint of the model's learner, its state as a fresh run's (for Karpathy's network an
     // RMSProp cache of zeros; a learner that read its own files has attached itself already)
     const Learner *l = algo_find(st.cfg.algo);
     if (!l) fprintf(stderr, "pongrl: %s: a model of --algo %s, which this build does not have\n", argv[optind], st.cfg.algo);

@@ -1,6 +1,6 @@
 // play.h: a trained policy playing, without learning: what eval, record and watch share. It
 // acts through rl/agent.h's agent_step, as training does: the difference of two 80x80 frames
-// (zeros on the first step), one uniform draw per step from its own stream; the seeds' policy
+// (zeros on the first step), one uniform draw per step from its own stream; Karpathy's policy
 // samples UP (2) if u < p, else DOWN (3), or greedily UP iff p > 0.5.
 #ifndef PONGRL_PLAY_H
 #define PONGRL_PLAY_H

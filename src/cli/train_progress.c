@@ -56,7 +56,7 @@ static const char *iteration_of(const TrainState *s, char *buf, size_t n) {
 }
 
 // 0, or the errno of a failed write (a closed pipe: SIGPIPE is ignored, main.c).
-// Whole-episode learners (pg) keep the seed's line, which Karpathy's and Ray's users know; a
+// Whole-episode learners (pg) keep Karpathy's line, which Karpathy's and Ray's users know; a
 // learner of fixed-length rollouts says what it played: agent steps, and the episodes that
 // happened to end in them (often none early on, when a game outlasts a rollout).
 static int print_batch_line(const TrainState *s, const TrainBatch *b, double session_rate_it) {

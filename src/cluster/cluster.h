@@ -13,7 +13,7 @@
 //     order-free), rounded to float64 once
 //   RMSProp: every rank applies the same update to its own copy of the weights, and counts
 //     the same episodes
-// so the weights are bit-identical to one process with the same seed, whatever N. The seed's
+// so the weights are bit-identical to one process with the same seed, whatever N. Ray's
 // ray.put of the new weights becomes a reduction of the sum to every rank: one message of the
 // size of the touched rows instead of a reduce and a broadcast. For ppo, per iteration: the
 // stop flag; each rank's rollout of its range of the envs to every rank (allgather:

@@ -25,11 +25,11 @@
 #include "atari_prep.h"
 #include "env.h"
 
-// Observation types: ale-py's obs_type, plus the seed's 80x80 grid.
+// Observation types: ale-py's obs_type, plus Karpathy's 80x80 grid.
 enum { OBS_RGB = 0,          // (210, 160, 3) uint8, ALE getScreenRGB
        OBS_GRAYSCALE = 1,    // (210, 160) uint8, ALE getScreenGrayscale
        OBS_RAM = 2,          // (128,) uint8, ALE getRAM
-       OBS_OBS80 = 3,        // (80, 80) uint8 in {0, 1}, the seed's preprocess
+       OBS_OBS80 = 3,        // (80, 80) uint8 in {0, 1}, Karpathy's preprocess
        OBS_TYPE_COUNT = 4 };
 
 enum { VECENV_ERR_ARG = -4 };   // a bad preset, count or obs type (env.h has -1..-3)

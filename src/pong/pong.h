@@ -25,7 +25,7 @@
 
 #define PONG_SCREEN_H 210
 #define PONG_SCREEN_W 160
-#define PONG_OBS80 80              // the seed's preprocessed grid is 80x80
+#define PONG_OBS80 80              // Karpathy's preprocessed grid is 80x80
 #define PONG_WIN_SCORE 21
 #define PONG_RAM_SIZE 128          // the console RAM, $80..$FF, as ALEInterface::getRAM() returns it
 #define PONG_MODES 2               // ALE PongSettings: getNumModes() = 2 (modes 0, 1)
@@ -122,7 +122,7 @@ void pong_render_gray(const Pong *g, uint8_t *gray);
 // The RGB of an NTSC palette index (ALE's palette; the TIA ignores bit 0).
 void pong_palette_rgb(uint8_t index, uint8_t rgb[3]);
 
-// The seed's preprocessing of that frame, drawn directly: (80, 80) uint8 in {0, 1},
+// Karpathy's preprocessing of that frame, drawn directly: (80, 80) uint8 in {0, 1},
 // bit-identical to prepro(pong_render_rgb(g)) with prepro = crop 35:195, [::2, ::2, 0],
 // erase 144 and 109, binarise.
 void pong_render_obs80(const Pong *g, uint8_t *obs);

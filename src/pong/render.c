@@ -1,6 +1,6 @@
 // render.c: the picture of the last frame (PongPicture: what the kernel drew) in each
 // output: RGB as ALE's getScreenRGB, palette indices as its getScreen, grayscale as its
-// getScreenGrayscale, and the seed's 80x80 grid. The walls and the score are drawn by rows;
+// getScreenGrayscale, and Karpathy's 80x80 grid. The walls and the score are drawn by rows;
 // the objects by one loop that every output shares (draw_objects), which asks the kernel's
 // rule (kernel.h) which rows each object shows on, as the collisions do.
 #include <math.h>
@@ -173,7 +173,7 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb) {
 }
 
 // ----------------------------------------------------------------------------
-// The seed's 80x80 grid
+// Karpathy's 80x80 grid
 
 
 // prepro keeps rows 35, 37, ..., 193 and columns 0, 2, ..., 158 of the red channel and

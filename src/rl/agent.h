@@ -32,11 +32,11 @@ typedef struct AgentPolicy {
     // The action for input x (the sparse difference frame), or for the frames themselves: cur
     // and prev (80x80 binary; prev NULL on an episode's first step). u: the step's uniform draw in [0, 1),
     // one per step, drawn whether used or not, so a greedy and a sampling agent walk the stream
-    // alike. *p_up: the probability the policy gave UP (pictures, the seeds' gradient). h: act's
-    // per-step scratch, h_len doubles, which a learner may keep (the seeds' hidden activations).
+    // alike. *p_up: the probability the policy gave UP (pictures, Karpathy's gradient). h: act's
+    // per-step scratch, h_len doubles, which a learner may keep (Karpathy's hidden activations).
     int (*act)(const struct AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u,
                double *h, double *p_up);
-    const void *net;          // the learner's network (the seeds': a Policy)
+    const void *net;          // the learner's network (pg's: a Policy)
     int h_len;
     bool greedy;              // the most likely action instead of a sample
     // act, with probs[k] = the probability of actions[k] for k < n_actions (the action it returns

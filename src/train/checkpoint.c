@@ -163,7 +163,7 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
 // ----------------------------------------------------------------------------
 // strict read
 
-// Version 1 (until the settings became a table): a fixed header of 228 bytes, the seeds'
+// Version 1 (until the settings became a table): a fixed header of 228 bytes, pg's
 // learner's one array (its RMSProp cache) after the weights. Its settings are put in version
 // 2's text form and read as version 2 reads them; it names no learner, so it gets the table's
 // default one, which is what every checkpoint without the setting had.
@@ -196,7 +196,7 @@ static const char *read_v1_settings(Reader *r, char *text, size_t n, int32_t *ha
 // float64s (its weights block first, n of them, as the array "weights"), a version 4 file's
 // packed streams (stored[i] bytes each). NULL, or what is wrong.
 static const char *read_arrays(Reader *r, uint32_t version, uint64_t n, const uint64_t *stored, SavedArrays *sv) {
-    if (version <= 3 && n) {            // the seeds' network first: the legacy array "weights"
+    if (version <= 3 && n) {            // Karpathy's network first: the legacy array "weights"
         memmove(&sv->name[1], &sv->name[0], sizeof(sv->name[0]) * (size_t)sv->count);
         memmove(&sv->n[1], &sv->n[0], sizeof(sv->n[0]) * (size_t)sv->count);
         memmove(&sv->nonneg[1], &sv->nonneg[0], sizeof(sv->nonneg[0]) * (size_t)sv->count);
@@ -266,7 +266,7 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     }
     int64_t iteration = get_i64(&r), episodes = get_i64(&r), agent_steps = get_i64(&r), frames = get_i64(&r);
     double running = get_f64(&r), wall = get_f64(&r);
-    // versions 1 to 3: the seeds' network's shape (all 0 in version 3 where the run had none)
+    // versions 1 to 3: Karpathy's network's shape (all 0 in version 3 where the run had none)
     int32_t D = 0, H = 0;
     uint64_t n = 0;
     if (version <= 3) { D = get_i32(&r); H = get_i32(&r); n = get_u64(&r); }
@@ -302,7 +302,7 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     if (r.short_read || r.pos != hbytes) { snprintf(err, errlen, "truncated or inconsistent header"); return -1; }
 
     // sizes first (nothing is allocated before the file is known to hold the data)
-    // version 3: D = H = n = 0 says the run has no seeds' network (its learner has its own)
+    // version 3: D = H = n = 0 says the run has no pg network (its learner has its own)
     const bool no_policy = version >= 4 || (version == 3 && D == 0 && H == 0 && n == 0);
     bool shape_ok = no_policy || (D == POLICY_D && H >= 1 && H <= CKPT_H_MAX && n == (uint64_t)D * (uint64_t)H + (uint64_t)H);
     const uint64_t want = hbytes + data + (version <= 3 ? 8 * n : 0) + 4;

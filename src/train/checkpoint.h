@@ -21,7 +21,7 @@
 //             whole once its learner has undone the difference (train_state_attach).
 // Versions 1 to 3 are still read: models and runs made before them load and resume. Version 3
 // is version 4 without the stored bytes and CRCs, the arrays raw float64s, and a block of the
-// seeds' network before them (i32 D | i32 H | u64 n after the state; f64 w[n] before the
+// pg network before them (i32 D | i32 H | u64 n after the state; f64 w[n] before the
 // arrays; all 0 where the run had none): it loads as the array "weights" ahead of the others,
 // which is pg's, and a learner without that array drops it. Version 2 always has that block
 // (PPO runs carried an unused one); version 1 has fixed settings in a 228-byte header, then
@@ -46,7 +46,7 @@
 #define CKPT_FLAG_IMPORTED 1u         // weights imported from .npy: no training history
 #define CKPT_FLAG_FROM_FRESH 2u       // the arrays are stored as their difference from a fresh run's
 #define CKPT_FLAGS_KNOWN (CKPT_FLAG_IMPORTED | CKPT_FLAG_FROM_FRESH)
-#define CKPT_LEGACY_WEIGHTS "weights" // versions 1 to 3: the seeds' network's block, as an array
+#define CKPT_LEGACY_WEIGHTS "weights" // versions 1 to 3: Karpathy's network's block, as an array
 // No counter of a run gets past 2^50 (a million agent steps a second for 35 years): a file that
 // says more is refused, so the loop's sums cannot overflow on the way (a learner that
 // multiplies a counter checks its own product: PPO's Adam step count).

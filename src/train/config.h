@@ -133,7 +133,7 @@ extern const TrainSetting TRAIN_SETTING_ROWS[];
 extern const int TRAIN_SETTING_COUNT;
 
 // What a checkpoint, a model.txt or a config.txt without a row holds: every row's "before"
-// value (the --algo pg run of the seeds' recipe, whose rows all had their default).
+// value (the --algo pg run of Karpathy's recipe, whose rows all had their default).
 void train_config_default(TrainConfig *c);
 // A new run of the learner `algo`: every row's default, or the learner's own.
 void train_config_fresh(TrainConfig *c, const char *algo);

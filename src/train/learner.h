@@ -1,5 +1,5 @@
 // learner.h: the shape of a learner, as the loop (train.c), the checkpoint and the transport
-// call it. The learners themselves are folders of src/algo/ (algo/pg/: the seeds' policy
+// call it. The learners themselves are folders of src/algo/ (algo/pg/: Karpathy's policy
 // gradient; ppo), listed once in algo/algo.c:
 // the loop, the CLI and the transport hold a `const Learner *` and never ask which one it is,
 // as they hold a Comm (comm.h) and never ask which transport.
@@ -111,7 +111,7 @@ typedef struct Learner {
     // line in err (a file that does not fit the settings or this build).
     int (*import_npy)(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
     // NULL, or asked of a folder without model.txt whether it holds this learner's files (pg:
-    // the seed's W1.npy and W2.npy): the files in one phrase for the user, else NULL.
+    // Karpathy's W1.npy and W2.npy): the files in one phrase for the user, else NULL.
     const char *(*bare_npy)(const char *dir);
     // How it acts (eval, record, watch): its network as an AgentPolicy (rl/agent.h), sampling
     // or greedy, valid while s is. Called with the learner attached.

@@ -1,4 +1,4 @@
-// pool.h: the training's persistent worker threads (util/workpool.h), the seed's RolloutWorker
+// pool.h: the training's persistent worker threads (util/workpool.h), Ray's RolloutWorker
 // actors as a learner uses them: a learner runs its passes on them (pool_for) and plays its
 // work items while the transport is polled (pool_run). What each thread owns (an env, a
 // network's scratch) is the learner's.

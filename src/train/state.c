@@ -28,7 +28,7 @@ void train_state_free(TrainState *s) {
     saved_free(&s->saved);
 }
 
-// The legacy block of the seeds' network, for a learner without an array of that name.
+// The legacy block of Karpathy's network, for a learner without an array of that name.
 static void saved_drop_first(SavedArrays *a) {
     free(a->data[0]);
     for (int i = 1; i < a->count; i++) {

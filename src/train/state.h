@@ -18,7 +18,7 @@ typedef struct {
     // from_fresh: each array is held as its bits XOR those of the same array of a fresh run of
     // the same settings (what a checkpoint stores: zero wherever the run has not moved it), and
     // the learner that takes them undoes it. legacy: a version 1 to 3 file, whose first array is
-    // its fixed block of the seeds' network, named "weights" (pg's), which a learner without an
+    // its fixed block of Karpathy's network, named "weights" (pg's), which a learner without an
     // array of that name drops (version 2 PPO files carried an unused one).
     // has_crc: crc[i] is array i's packed_crc as the run held it (version 4), checked once
     // the learner has it back.

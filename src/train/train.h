@@ -1,5 +1,5 @@
 // train.h: the training loop. Every iteration: rank 0 decides whether to stop (the transport,
-// comm.h, tells the others), then the learner (learner.h; the seeds' recipe is algo/pg/)
+// comm.h, tells the others), then the learner (learner.h; Karpathy's recipe is algo/pg/)
 // plays with the current weights on this process's worker threads (pool.h) and updates them,
 // summing exactly across threads and ranks; the loop counts what was played.
 //

@@ -1,5 +1,5 @@
 // npy.h: NumPy .npy files (format 1.0, C order, little-endian), for interchange with the
-// seed's Python code and for the NumPy reference tests.
+// Karpathy's Python code and for the NumPy reference tests.
 #ifndef PONGRL_NPY_H
 #define PONGRL_NPY_H
 

@@ -1,6 +1,6 @@
 // transpose.h: a (rows, cols) row-major matrix of doubles into its (cols, rows) transpose. W1
 // is stored (D, H) here (a pixel's weights side by side: sparse forward and backward read
-// whole rows) and (H, D) in the seed's NumPy code: export, import and the reference dumps
+// whole rows) and (H, D) in Karpathy's NumPy code: export, import and the reference dumps
 // convert with this one function.
 #ifndef PONGRL_TRANSPOSE_H
 #define PONGRL_TRANSPOSE_H

@@ -1,4 +1,4 @@
-// fuzz_npy.c: libFuzzer target for the .npy reader (`make fuzz`): the seed's W1.npy/W2.npy
+// fuzz_npy.c: libFuzzer target for the .npy reader (`make fuzz`): Karpathy's W1.npy/W2.npy
 // and an export's arrays come from the user.
 //
 // The input is the file: written to a memory file that npy_read opens by name, then read as

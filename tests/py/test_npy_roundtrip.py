@@ -1,8 +1,8 @@
-"""Weights in and out of the seed's NumPy layout: `pongrl export` writes W1 (H, 6400) and
+"""Weights in and out of Karpathy's NumPy layout: `pongrl export` writes W1 (H, 6400) and
 W2 (H,) float64 that numpy.load reads, equal to what build/dump_episodes writes for the same seed;
-arrays numpy saves (perturbed here, as a model trained by the seed's Python code would be)
+arrays numpy saves (perturbed here, as a model trained by Karpathy's Python code would be)
 are accepted by import and eval and exported back bit for bit; files numpy could write but
-that are not the seed's model (float32, Fortran order, wrong shapes) are refused in one line."""
+that are not Karpathy's model (float32, Fortran order, wrong shapes) are refused in one line."""
 import os, subprocess, sys, tempfile
 import numpy as np
 
@@ -25,7 +25,7 @@ def main():
     H = 16
     with tempfile.TemporaryDirectory() as t:
         j = lambda *p: os.path.join(t, *p)
-        # a fresh run's first checkpoint is the seed's initialisation: compare with dump's W1/W2
+        # a fresh run's first checkpoint is Karpathy's initialisation: compare with dump's W1/W2
         run("train", "--hidden", str(H), "--batch-size", "2", "--seed", "3", "--iterations", "2", "--quiet",
             "--workers", "1", "--run-dir", j("run"))
         run("export", j("run", "checkpoints", "ckpt-00000000.bin"), "--out", j("exp0"))
@@ -37,7 +37,7 @@ def main():
         assert W1.shape == (H, 6400) and W2.shape == (H,), (W1.shape, W2.shape)
         assert W1.dtype == np.float64 and W2.dtype == np.float64 and W1.flags["C_CONTIGUOUS"]
         assert np.array_equal(W1, D1) and np.array_equal(W2, D2), "export differs from dump's layout"
-        # the seed's scale: randn / sqrt(D) and randn / sqrt(H)
+        # Karpathy's scale: randn / sqrt(D) and randn / sqrt(H)
         print(f"OK export == dump: W1 {W1.shape} std*sqrt(D) {W1.std() * 80:.3f}, W2 {W2.shape}")
 
         # the trained weights: the run dir means its newest checkpoint
@@ -62,7 +62,7 @@ def main():
         assert np.array_equal(B1, P1) and np.array_equal(B2, P2), "import/export is not exact"
         print("OK numpy -> import -> eval -> export is exact;", strip(e1).splitlines()[0])
 
-        # not the seed's model: refused with one line, no crash
+        # not Karpathy's model: refused with one line, no crash
         bad = {
             "float32": (P1.astype(np.float32), P2),
             "fortran": (np.asfortranarray(P1), P2),

@@ -1,7 +1,7 @@
 """test_policy_c.py: pongrl.load plays a model through the C library (algo/actor.h) as nets.py's
 NumPy forward passes, the reference, play it.
 
-For the seeds' model (models/pong-v5) and the PPO model (models/pong-v5-ppo), on a few hundred
+For Karpathy's model (models/pong-v5) and the PPO model (models/pong-v5-ppo), on a few hundred
 steps of real games (RGB and obs80, across an episode's start): every action's probability
 equals the reference's to 1e-12, and the same seed draws the same actions, sampled and greedy;
 a batch gives each row what a policy of its own gives that row's env, reset(rows) included;
@@ -27,7 +27,7 @@ STEPS, RESET_AT = 400, 250
 
 def every_probability(ref, obs):
     """The reference's probabilities of every action, in the order of its action_names."""
-    if isinstance(ref, nets.SeedPolicy):
+    if isinstance(ref, nets.PgPolicy):
         p = ref.probability(obs)
         return np.stack([p, 1.0 - p], axis=-1)
     return ref.probabilities(obs)
@@ -82,7 +82,7 @@ def test_greedy_and_probability():
             a = c.act(obs)
             assert a == ref.act(obs), (algo, t)
             obs, *_ = env.step(a)
-        # p(RIGHT), the seeds' probability(), for any learner
+        # p(RIGHT), Karpathy's probability(), for any learner
         pr = pongrl.load(model)
         p = pr.probability(obs)
         assert abs(p - every_probability(pr.reference(), obs)[pr.action_names.index("RIGHT")]) < 1e-12
@@ -180,7 +180,7 @@ def actor(p, n):
                 break
 for round in range(8):
     p = pongrl.load(sys.argv[2 + round % 2])
-    ts = [threading.Thread(target=actor, args=(p, 3000)) for _ in range(2)]
+    ts = [threading.Thread(target=actor, args=(p, 10**6)) for _ in range(2)]   # until close() stops them
     for t in ts: t.start()
     threading.Event().wait(0.002 * (round % 4))
     p.close()

@@ -1,9 +1,9 @@
-"""test_python_env.py: the Python binding (python/pongrl) runs the seed's own rollout code.
+"""test_python_env.py: the Python binding (python/pongrl) runs Karpathy's own rollout code.
 
 The seed (Ray's plot_pong_example notebook) plays with
     env = gym.make("GymV26Environment-v0", env_id="ALE/Pong-v5")
 Here only that line changes, to pongrl.make("ALE/Pong-v5", seed=...); preprocess, rollout
-and Model are the seed's, with np.float (removed from NumPy) replaced by np.float64.
+and Model are Karpathy's, with np.float (removed from NumPy) replaced by np.float64.
 Exit 0 pass, 77 skip (library not built), anything else fail.
 """
 import os
@@ -15,12 +15,12 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pongrl_under_test import ROOT, pongrl, run  # noqa: E402
 
-# the seed's code (000_*.txt): preprocess, rollout, Model and the actor's compute_gradient
+# Karpathy's code (000_*.txt): preprocess, rollout, Model and the actor's compute_gradient
 sys.path.insert(0, os.path.join(ROOT, "tests", "reference"))
-from seed_model import D, H, Model, compute_gradient, preprocess, rollout  # noqa: E402
+from karpathy_model import D, H, Model, compute_gradient, preprocess, rollout  # noqa: E402
 
 # ----------------------------------------------------------------------------
-# the seed's rollout + gradient, on pongrl
+# Karpathy's rollout + gradient, on pongrl
 
 
 def seed_episode(np_seed, env_seed):
@@ -28,7 +28,7 @@ def seed_episode(np_seed, env_seed):
     model = Model()
     env = pongrl.make("ALE/Pong-v5", seed=env_seed)  # the seed: gym.make("GymV26Environment-v0", env_id="ALE/Pong-v5")
     xs, hs, dlogps, drs = rollout(model, env)
-    grad, _ = compute_gradient(model, xs, hs, dlogps, drs)   # the rest of the seed's actor
+    grad, _ = compute_gradient(model, xs, hs, dlogps, drs)   # the rest of Ray's actor
     epx, epr = np.vstack(xs), np.vstack(drs)
     info = env.state()
     env.close()
@@ -219,7 +219,7 @@ def test_real_trace_through_python():
 
 def test_load():
     """pongrl.load: the shipped model's weights are its W1.npy/W2.npy; its probabilities on a
-    game's frames are the seed's own policy_forward on the seed's preprocess; a checkpoint, its
+    game's frames are Karpathy's own policy_forward on Karpathy's preprocess; a checkpoint, its
     run directory and its export load the same network; a batch acts row by row."""
     import tempfile
     model_dir = os.path.join(ROOT, "models", "pong-v5")
@@ -237,7 +237,7 @@ def test_load():
     pol.reset()
     prev, rgb_rows = None, []
     for t in range(300):
-        cur = preprocess(obs)                       # the seed's code
+        cur = preprocess(obs)                       # Karpathy's code
         x = cur - prev if prev is not None else np.zeros(D)
         prev = cur
         want, _ = seed.policy_forward(x)

@@ -1,10 +1,10 @@
-"""The C policy gradient and RMSProp step against the seed's NumPy code (tests/reference/),
+"""The C policy gradient and RMSProp step against Karpathy's NumPy code (tests/reference/),
 on real episodes played and exported by build/dump_episodes (tests/reference/dump_episodes.c). Agreement within 1e-9 relative."""
 import os, subprocess, sys, tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
-import seed_model as sm
+import karpathy_model as sm
 from relcheck import RelCheck
 
 check = RelCheck(1e-9)
@@ -18,7 +18,7 @@ def main():
         L = lambda name: np.load(os.path.join(d, name + ".npy"))
         W1, W2 = L("W1"), L("W2")
         assert W1.shape == (sm.H, sm.D) and W2.shape == (sm.H,)
-        # the seed's initialisation scale: randn(H, D) / sqrt(D), randn(H) / sqrt(H)
+        # Karpathy's initialisation scale: randn(H, D) / sqrt(D), randn(H) / sqrt(H)
         print(f"init std W1*sqrt(D) = {W1.std() * np.sqrt(sm.D):.4f}, W2*sqrt(H) = {W2.std() * np.sqrt(sm.H):.4f}")
         assert abs(W1.std() * np.sqrt(sm.D) - 1) < 0.01 and abs(W2.std() * np.sqrt(sm.H) - 1) < 0.2
         model = sm.Model(W1, W2)

@@ -38,7 +38,7 @@ static int save(const Out *o, const char *name, const char *descr, int ndim, siz
     return 0;
 }
 
-// Parameters in the seed's layout: W1 (H, D) from our transposed (D, H).
+// Parameters in Karpathy's layout: W1 (H, D) from our transposed (D, H).
 static int save_params(const Out *o, const char *w1name, const char *w2name, const Policy *shape, const double *v) {
     const int D = shape->D, H = shape->H;
     double *w1 = malloc(sizeof(double) * (size_t)D * H);

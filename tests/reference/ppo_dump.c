@@ -143,7 +143,7 @@ int main(int argc, char **argv) {
     }
     if (threads < 1 || iterations < 0) usage("--threads or --iterations out of range");
     char err[256];
-    // the pool's threads run PPO's passes (no scratch for the seeds' network)
+    // the pool's threads run PPO's passes (no scratch for Karpathy's network)
     Pool *pool = NULL;
     Ppo *p = ppo_create(&c, err, sizeof(err));
     if (!p) { fprintf(stderr, "ppo_dump: %s\n", err); return 1; }

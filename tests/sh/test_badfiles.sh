@@ -21,7 +21,7 @@ read hb st <<<"$("$py" -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); p
 counters=$((20 + st))
 entry0=$((20 + st + 48 + 8))
 # A version 3 file as the builds before version 4 wrote it (a pg run: the settings, the counters,
-# the seeds' network's shape D, H, n, flags, one array, the RMSProp cache; then the weights and
+# Karpathy's network's shape D, H, n, flags, one array, the RMSProp cache; then the weights and
 # the cache as raw float64s), from the good file's settings and counters: the older versions'
 # cases below are made from it.
 "$py" - "$good" "$tmp/v3.bin" <<'PY'

@@ -7,7 +7,7 @@
 # and previous frame; a fresh run's rollouts run on past episode ends). The runs have a separate
 # value network (--value-hidden, default H/2); so does the shared one of the runs before it
 # (--value-hidden 0), whose weights are other. Another seed gives other
-# weights; eval and record play a PPO model; PPO's flags are refused for the seeds' recipe.
+# weights; eval and record play a PPO model; PPO's flags are refused for Karpathy's recipe.
 set -uo pipefail
 source "$(dirname "$0")/run_common.sh"
 # 8 envs x 100 steps x 10 iterations: 1,000 steps an env, past the ends of random episodes;

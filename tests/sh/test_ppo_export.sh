@@ -2,11 +2,11 @@
 # A PPO model out to .npy and back (export, import): the round trip gives the same bits
 # (export -> import -> export writes the same files) and eval plays the run, the imported
 # checkpoint and the exported folder alike (sampled and greedy); the checkpoint of a PPO run
-# holds no seeds' network (format version 4: PPO's arrays alone, its weights first). Files that do not fit are
+# holds no pg network (format version 4: PPO's arrays alone, its weights first). Files that do not fit are
 # refused in one line, exit 1: a missing or misshapen array, NaN, a model.txt whose settings,
 # actions or format are not the arrays' or this build's, one that says value_hidden of arrays
 # that are not a separate value network. tools/play_npy.py plays the exported
-# PPO folder and the seeds' models/pong-v5 through Gymnasium's make with pongrl's ids (with
+# PPO folder and Karpathy's models/pong-v5 through Gymnasium's make with pongrl's ids (with
 # Gymnasium when importable: PYTHONPATH or PONGRL_GYMNASIUM_DIRS; else with a stand-in make
 # that calls pongrl.make), mapping the outputs by action name (full_action_space too).
 set -uo pipefail
@@ -26,7 +26,7 @@ names = [b[at + 4 + 48 * i:at + 4 + 48 * i + 24].rstrip(b"\0").decode() for i in
 print(ver, names[0].replace(" ", "_"), ",".join(n.replace(" ", "_") for n in names))' "$ck")"
 echo "PPO checkpoint: format version $ver, arrays $names"
 [ "$ver" = 4 ] && [ "$first" = PPO_weights ] && ! echo ",$names," | grep -q ',weights,' ||
-    fail "a PPO checkpoint carries the seeds' network or is not version 4"
+    fail "a PPO checkpoint carries Karpathy's network or is not version 4"
 
 out=$("$bin" export "$tmp/run" --out "$tmp/a") || fail "export"
 echo "$out"

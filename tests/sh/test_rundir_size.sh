@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run directories stay small: a 3-iteration run of the seeds' recipe (train --iterations 3,
+# Run directories stay small: a 3-iteration run of Karpathy's recipe (train --iterations 3,
 # defaults) and of PPO (train --algo ppo --iterations 3) leave at most a quarter of what they
 # left when checkpoints held raw float64s (41,001,117 and 92,323,202 bytes, `du -sb`: two
 # checkpoints each, iteration 0's and 3's): each array is stored as what differs from a fresh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `pongrl train`: a short run prints the seed's log line and writes its metrics; bad flags
+# `pongrl train`: a short run prints Karpathy's log line and writes its metrics; bad flags
 # give one line on stderr and exit code 2.
 set -uo pipefail
 bin=${PONGRL_BIN:-build/pongrl}
@@ -8,7 +8,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$bin" train --iterations 3 --batch-size 4 --run-dir "$tmp/run") || fail "train exited $?"
 echo "$out"
-# the seed's line, with how far along the run is when it ends at an iteration
+# Karpathy's line, with how far along the run is when it ends at an iteration
 [ "$(echo "$out" | grep -cE '^Batch [1-3]/3 computed 4 rollouts in [0-9.]+ seconds, running mean is -?[0-9.]+')" = 3 ] || fail "log lines"
 # the header says when the run stops
 echo "$out" | grep -qx 'pongrl train: stops after iteration 3' || fail "the header does not say where the run stops"

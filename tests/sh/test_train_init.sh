@@ -72,7 +72,7 @@ if command -v mpirun >/dev/null; then
     echo "2 MPI ranks, the learner from the model: crc $m"
 else echo "(mpirun not installed: the 2-rank check skipped)"; fi
 
-# the seeds' network (pg): from a pg checkpoint, H from the model
+# Karpathy's network (pg): from a pg checkpoint, H from the model
 "$bin" train --hidden 8 --batch-size 2 --iterations 1 --seed 2 --quiet --run-dir "$tmp/p" >/dev/null || fail "pg model"
 "$bin" train --init "$tmp/p" --batch-size 2 --iterations 1 --seed 4 --quiet --keep 5 --run-dir "$tmp/pf" >/dev/null ||
     fail "pg --init"

@@ -32,7 +32,7 @@ Test(agent, diff_is_the_per_pixel_difference) {
     }
 }
 
-// rollout_play (training) and a bare agent loop with the seeds' sampling policy: the same
+// rollout_play (training) and a bare agent loop with Karpathy's sampling policy: the same
 // actions and inputs, step for step.
 Test(agent, training_and_a_bare_agent_act_alike) {
     Policy p;

@@ -81,7 +81,7 @@ Test(checkpoint, write_then_load_gives_back_every_bit) {
 }
 
 // A version 1 file (a 228-byte header of fixed settings, the weights, the RMSProp cache), as the
-// first builds wrote it, loads as the seeds' learner's: its settings, weights and cache.
+// first builds wrote it, loads as Karpathy's learner's: its settings, weights and cache.
 static void put_le(uint8_t *b, size_t *at, uint64_t v, int bytes) {
     for (int i = 0; i < bytes; i++) b[(*at)++] = (uint8_t)(v >> (8 * i));
 }

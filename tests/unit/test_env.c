@@ -533,7 +533,7 @@ Test(env, obs80_is_the_preprocessed_rgb) {
     for (int i = 0; i < 400; i++) {
         env_render_rgb(&env, rgb);
         env_render_obs80(&env, obs);
-        // the seed's prepro: rows 35:195 step 2, columns step 2, red channel, erase 144 / 109
+        // Karpathy's prepro: rows 35:195 step 2, columns step 2, red channel, erase 144 / 109
         for (int y = 0; y < PONG_OBS80; y++)
             for (int x = 0; x < PONG_OBS80; x++) {
                 uint8_t r = rgb[((35 + 2 * y) * PONG_SCREEN_W + 2 * x) * 3];

@@ -1,6 +1,6 @@
 // test_legacy.h: checkpoints as the builds before format version 4 wrote them, for the tests
 // that older files still load (not a test itself). Versions 2 and 3: the settings text, the
-// counters, a block of the seeds' network (i32 D | i32 H | u64 n; D = H = n = 0 for none), the
+// counters, a block of Karpathy's network (i32 D | i32 H | u64 n; D = H = n = 0 for none), the
 // flags, the arrays' entries (name, nonneg, length), then w[n] and the arrays as raw float64s,
 // and the CRC of all that.
 #ifndef PONGRL_TEST_LEGACY_H
@@ -22,7 +22,7 @@ static inline void legacy_put_f(uint8_t *b, size_t *at, double v) {
     legacy_put(b, at, u, 8);
 }
 
-// s's settings and counters, the seeds' network w (D*H + H of them; NULL: none) and the arrays
+// s's settings and counters, Karpathy's network w (D*H + H of them; NULL: none) and the arrays
 // a[0 .. na) as a version 2 or 3 file (malloc'd; *len its bytes).
 static inline uint8_t *legacy_checkpoint(const TrainState *s, uint32_t version, const double *w, int H,
                                          const LearnerArray *a, int na, size_t *len) {

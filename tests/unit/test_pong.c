@@ -72,7 +72,7 @@ static void trace_free(Trace *t) {
     free(t->actions); free(t->rewards); free(t->crc); free(t->ram);
 }
 
-// The seed's prepro on a full RGB frame: crop 35:195, [::2, ::2, 0], erase 144/109, binarise.
+// Karpathy's prepro on a full RGB frame: crop 35:195, [::2, ::2, 0], erase 144/109, binarise.
 static void prepro(const uint8_t *rgb, uint8_t *obs) {
     for (int r = 0; r < PONG_OBS80; r++)
         for (int c = 0; c < PONG_OBS80; c++) {

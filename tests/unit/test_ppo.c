@@ -2,7 +2,7 @@
 // its arrays, and its state resumes: a run saved, loaded and attached plays its next iteration
 // to the same bits as the run that went on; every prefix of a version 4 file and single-byte
 // changes across it are refused, never a crash (this binary runs under ASan+UBSan). A PPO run
-// has no seeds' network; a version 2 file, which carried an unused one, still loads and drops it.
+// has no pg network; a version 2 file, which carried an unused one, still loads and drops it.
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,7 +95,7 @@ Test(ppo, checkpoint_round_trip_and_resume) {
     train_state_free(&b);
 }
 
-// A version 2 PPO checkpoint carried the seeds' network (H = hidden) before its arrays, unused:
+// A version 2 PPO checkpoint carried Karpathy's network (H = hidden) before its arrays, unused:
 // it loads, and the block is dropped as PPO takes its arrays. Version 3 wrote none (D = H = n =
 // 0); a version 2 file without it was never written: refused.
 Test(ppo, version_2_checkpoint_with_the_unused_seeds_network_loads) {

@@ -1,5 +1,5 @@
-// test_update.c: the seeds' learner's RMSProp step over the touched rows (algo/pg.h) against
-// the seed's dense step.
+// test_update.c: Karpathy's learner's RMSProp step over the touched rows (algo/pg.h) against
+// Karpathy's dense step.
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +40,7 @@ Test(update, deferred_update_is_the_dense_update_bit_for_bit) {
             for (size_t j = 0; j < H; j++) g[i * H + j] = rng_normal(&rng) * 1e-2;
         }
         for (size_t j = 0; j < H; j++) g[D * H + j] = rng_normal(&rng);
-        rmsprop_update(w, cache, g, n, c.lr, c.decay);      // the seed's dense step
+        rmsprop_update(w, cache, g, n, c.lr, c.decay);      // Karpathy's dense step
         for (int k = 0; k <= rows.n; k++)
             memcpy(packed + k * H, g + (k < rows.n ? rows.list[k] : D) * H, H * sizeof(double));
         pg_update(&s, packed, &rows);

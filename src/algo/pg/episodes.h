@@ -1,6 +1,6 @@
 // episodes.h: pg's batch of whole episodes on the pool's threads (train/pool.h). Each thread
 // owns an Env and a rollout Worker for its whole life; a batch's episodes are handed out one at
-// a time as threads free up (the seed's ray.wait), and their gradients summed exactly (gradsum.h).
+// a time as threads free up (Ray's ray.wait), and their gradients summed exactly (gradsum.h).
 #ifndef PONGRL_ALGO_PG_EPISODES_H
 #define PONGRL_ALGO_PG_EPISODES_H
 

@@ -1,6 +1,6 @@
-// npy.c: pg's network as the seed's .npy files (pg.h): DIR/W1.npy (H, 6400) and DIR/W2.npy
-// (H,), float64, the seed's model['W1'] and model['W2']. No model.txt: H is W1's first
-// dimension, and every other setting is the seed's. Imported (pg.c), they are pg's weights
+// npy.c: pg's network as Karpathy's .npy files (pg.h): DIR/W1.npy (H, 6400) and DIR/W2.npy
+// (H,), float64, Karpathy's model['W1'] and model['W2']. No model.txt: H is W1's first
+// dimension, and every other setting is Karpathy's. Imported (pg.c), they are pg's weights
 // array with the rest of pg's state as made (train_state_attach).
 #include "pg.h"
 
@@ -19,7 +19,7 @@ int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char
     const int D = p->D, H = p->H;
     double *w1 = malloc(sizeof(double) * (size_t)D * H);
     if (!w1) { snprintf(err, errlen, "out of memory"); return -1; }
-    transpose_f64(policy_w1t(p), (size_t)D, (size_t)H, w1);          // ours is (D, H); the seed's W1 is (H, D)
+    transpose_f64(policy_w1t(p), (size_t)D, (size_t)H, w1);          // ours is (D, H); Karpathy's W1 is (H, D)
     const NpyArray a[2] = { { "W1.npy", 2, { (size_t)H, (size_t)D }, w1 }, { "W2.npy", 1, { (size_t)H, 0 }, policy_w2(p) } };
     int rc = npy_arrays_export(dir, a, 2, err, errlen);
     free(w1);

@@ -1,4 +1,4 @@
-// pg.c: the seeds' recipe (pg.h): a batch of whole episodes on the worker threads, their
+// pg.c: Karpathy's recipe (pg.h): a batch of whole episodes on the worker threads, their
 // gradients summed exactly, the sparse RMSProp step and its digest, the deferred cache decays.
 #include "pg.h"
 
@@ -202,7 +202,7 @@ static const char *const PG_METRICS[] = { NULL };
 
 static AgentPolicy pg_agent(TrainState *s, bool greedy) { return pg_agent_policy(&pg_state(s)->net, greedy); }
 
-// A folder of the seed's W1.npy and W2.npy (no model.txt: notes NULL): pg, attached, with them
+// A folder of Karpathy's W1.npy and W2.npy (no model.txt: notes NULL): pg, attached, with them
 // as its weights and its cache zero.
 static int pg_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
     (void)notes;
@@ -222,7 +222,7 @@ static const double *pg_weights(const TrainState *s, size_t *n) {
 
 const Learner PG_LEARNER = {
     .name = "pg",
-    .summary = "the seeds' policy gradient: whole episodes, REINFORCE, RMSProp (Karpathy's 6400-H-1 network)",
+    .summary = "Karpathy's policy gradient: whole episodes, REINFORCE, RMSProp, his 6400-H-1 network",
     .metrics = PG_METRICS,
     .memory_bytes = pg_memory_bytes,
     .create = pg_create,

@@ -1,7 +1,7 @@
-// pg.h: the seeds' recipe as a learner (learner.h): whole episodes played with the current
+// pg.h: Karpathy's recipe as a learner (learner.h): whole episodes played with the current
 // weights (episodes.h), each turned into a REINFORCE gradient (rollout.h), the batch's
-// gradients summed exactly across threads and ranks, and the seed's RMSProp on the sum (pg.c);
-// its network as the seed's W1.npy and W2.npy (npy.c).
+// gradients summed exactly across threads and ranks, and Karpathy's RMSProp on the sum (pg.c);
+// its network as Karpathy's W1.npy and W2.npy (npy.c).
 //
 // A W1 row no episode touched has a zero gradient: its weights stay as they are and its cache
 // only decays, so those steps are deferred (settled before a checkpoint or when the row is
@@ -43,7 +43,7 @@ static inline PgState *pg_state(const TrainState *s) { return (PgState *)s->algo
 // cache decays deferred. The caller then counts the iteration (s->iteration++).
 void pg_update(TrainState *s, const double *g, const RowSet *rows);
 
-// Its network as the seed's W1.npy and W2.npy (npy.c): Learner.export_npy, the files read into p
+// Its network as Karpathy's W1.npy and W2.npy (npy.c): Learner.export_npy, the files read into p
 // (allocated with H from W1's shape; the learner's import_npy then attaches pg with these
 // weights, its cache zero) and bare_npy.
 int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);

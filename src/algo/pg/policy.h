@@ -1,5 +1,5 @@
 // policy.h: Karpathy's policy network, 6400 -> H (ReLU) -> 1 (sigmoid), float64, no biases,
-// with the seed's initialisation, backward pass and RMSProp.
+// with Karpathy's initialisation, backward pass and RMSProp.
 //
 // The input is the difference of two binary 80x80 frames: a few dozen entries in {-1, +1}
 // among 6400 zeros. It is passed sparse (indices and signs), so forward and backward cost
@@ -7,7 +7,7 @@
 //
 // Storage: all parameters in one float64 array, W1 first, then W2. W1 is kept transposed,
 // (D, H) row-major, so that the H weights of input pixel i are contiguous:
-//   w1t[i*H + j] == seed's W1[j, i]        W2[j] == seed's W2[j]
+//   w1t[i*H + j] == Karpathy's W1[j, i]        W2[j] == Karpathy's W2[j]
 #ifndef PONGRL_POLICY_H
 #define PONGRL_POLICY_H
 
@@ -16,8 +16,8 @@
 
 #include "../../rl/agent.h"
 
-#define POLICY_H_DEFAULT 200          // the seed's H
-#define RMSPROP_EPS 1e-5              // the seed's 1e-5 in w += lr*g/(sqrt(cache)+1e-5)
+#define POLICY_H_DEFAULT 200          // Karpathy's H
+#define RMSPROP_EPS 1e-5              // Karpathy's 1e-5 in w += lr*g/(sqrt(cache)+1e-5)
 
 typedef struct {
     int D, H;
@@ -27,7 +27,7 @@ typedef struct {
 
 int policy_alloc(Policy *p, int D, int H);            // 0 or -1 (out of memory); weights zero
 void policy_free(Policy *p);
-// W1 = randn(H, D) / sqrt(D), W2 = randn(H) / sqrt(H), drawn in the seed's element order.
+// W1 = randn(H, D) / sqrt(D), W2 = randn(H) / sqrt(H), drawn in Karpathy's element order.
 void policy_init_random(Policy *p, uint64_t seed);
 static inline double *policy_w1t(const Policy *p) { return p->w; }
 static inline double *policy_w2(const Policy *p) { return p->w + (size_t)p->D * p->H; }

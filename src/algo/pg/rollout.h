@@ -1,4 +1,4 @@
-// rollout.h: one episode -> one policy gradient, exactly as the seed's RolloutWorker does it:
+// rollout.h: one episode -> one policy gradient, exactly as Ray's RolloutWorker does it:
 // play a whole game with UP (2) with probability p else DOWN (3), record the fake label's
 // y - p, discount the rewards with the Pong reset, standardise them per episode, modulate,
 // and backpropagate.
@@ -38,22 +38,22 @@ typedef struct {
     uint8_t *fresh;             // (D,) scratch: per non-zero pixel of a step, its row is new
 } Worker;
 
-// The seed's two-layer network acting: UP (2) if u < p, else DOWN (3); greedily UP iff p > 0.5.
+// Karpathy's two-layer network acting: UP (2) if u < p, else DOWN (3); greedily UP iff p > 0.5.
 AgentPolicy pg_agent_policy(const Policy *p, bool greedy);
 
 int worker_alloc(Worker *w, const Policy *p);        // 0 or -1 (out of memory)
 void worker_free(Worker *w);
 
 // Play one episode from env_seed (env) and act_seed (action sampling), acting through
-// agent_step with the seeds' policy; fills w->tr.
+// agent_step with Karpathy's policy; fills w->tr.
 // Returns 0, or -1 if memory ran out.
 int rollout_play(Worker *w, const Policy *p, Env *env, uint64_t env_seed, uint64_t act_seed,
                  EpisodeStats *st);
 
-// The seed's process_rewards: running sum reset at every non-zero reward (a Pong point).
+// Karpathy's process_rewards: running sum reset at every non-zero reward (a Pong point).
 void discount_rewards(const double *r, double *out, int T, double gamma);
 // x -= mean(x); x /= std(x) (population std). A zero std (every return equal, or equal but
-// for rounding) leaves the centred values, (nearly) all zero, instead of the seed's 0/0 = NaN.
+// for rounding) leaves the centred values, (nearly) all zero, instead of Karpathy's 0/0 = NaN.
 void standardize(double *x, int T);
 
 // Discount, standardise, modulate and backpropagate the episode in w->tr into w->grad

@@ -1,9 +1,9 @@
-"""seed_bench.py: the seed's NumPy policy_forward and policy_backward on the episode that
+"""karpathy_bench.py: Karpathy's NumPy policy_forward and policy_backward on the episode that
 `pongrl bench train` times (episode 0 of seed 1, untrained weights: build/dump_episodes exports
 the same inputs and weights), and how much faster ours is. Test tooling: `make bench` runs it
 after `pongrl bench train`, whose output it reads for our figures. Prints name: value lines.
 
-    /usr/bin/python3 bench/seed_bench.py [--dump build/dump_episodes] [--ours bench_train.txt]
+    /usr/bin/python3 bench/karpathy_bench.py [--dump build/dump_episodes] [--ours bench_train.txt]
 """
 import argparse
 import os
@@ -17,7 +17,7 @@ import numpy as np
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "tests", "reference"))
-import seed_model as sm  # noqa: E402
+import karpathy_model as sm  # noqa: E402
 
 
 def seed_times(d):

@@ -1,4 +1,4 @@
-"""The seed's numerics, transcribed from Ray's "Learning to Play Pong" (plot_pong_example):
+"""Karpathy's numerics, transcribed from Ray's "Learning to Play Pong" (plot_pong_example):
 preprocess, rollout, Model.policy_forward / policy_backward / update and process_rewards,
 verbatim (comments dropped) but for
 np.float -> np.float64 (np.float is gone from NumPy >= 1.24). The reference the C code is
@@ -55,7 +55,7 @@ def rollout(model, env):
 
 class Model(object):
     def __init__(self, W1=None, W2=None):
-        """The seed's "Xavier" initialisation, or given weights (copied)."""
+        """Karpathy's "Xavier" initialisation, or given weights (copied)."""
         self.weights = {}
         if W1 is None:
             self.weights["W1"] = np.random.randn(H, D) / np.sqrt(D)
@@ -85,7 +85,7 @@ class Model(object):
 
 
 def compute_gradient(model, xs, hs, dlogps, drs):
-    """The seed's RolloutWorker.compute_gradient after its rollout(): returns, standardisation,
+    """Ray's RolloutWorker.compute_gradient after its rollout(): returns, standardisation,
     modulation, backward. Also returns the y - p of every step as played."""
     epx = np.vstack(xs)
     eph = np.vstack(hs)
