@@ -119,16 +119,39 @@ static uint8_t *serialize(const TrainState *s, const LearnerArray *a, const Lear
 // atomic write
 
 // A fresh run of s's settings (what the arrays are stored against: zero wherever the run has
-// not moved them), or -1 where none can be made now (out of memory: the arrays go plain).
-static int fresh_reference(const TrainState *s, const LearnerArray *a, int na, TrainState *ref, LearnerArray *ra) {
-    if (train_state_init(ref, &s->cfg, s->learner)) return -1;
-    train_state_settle(ref);
-    int n = train_state_arrays(ref, ra);
-    bool same = n == na;
-    for (int i = 0; same && i < na; i++) same = !strcmp(a[i].name, ra[i].name) && a[i].n == ra[i].n;
-    if (same) return 0;
-    train_state_free(ref);
-    return -1;
+// not moved them), kept in s->fresh from the first checkpoint on: NULL where none can be made now
+// (out of memory: the arrays go plain).
+static bool fresh_fits(const SavedArrays *f, const LearnerArray *a, int na) {
+    bool same = f->count == na;
+    for (int i = 0; same && i < na; i++) same = !strcmp(a[i].name, f->name[i]) && a[i].n == f->n[i];
+    return same;
+}
+
+static const SavedArrays *fresh_reference(const TrainState *s, const LearnerArray *a, int na) {
+    SavedArrays *f = (SavedArrays *)&s->fresh;      // a cache, not the state's value: const for the caller
+    if (fresh_fits(f, a, na)) return f;
+    for (int i = 0; i < f->count; i++) free(f->data[i]);
+    memset(f, 0, sizeof(*f));
+    TrainState ref;
+    LearnerArray ra[LEARNER_ARRAYS_MAX];
+    if (train_state_init(&ref, &s->cfg, s->learner)) return NULL;
+    train_state_settle(&ref);
+    const int n = train_state_arrays(&ref, ra);
+    bool ok = n == na && n <= LEARNER_ARRAYS_MAX;
+    for (int i = 0; ok && i < n; i++) {
+        ok = !strcmp(a[i].name, ra[i].name) && a[i].n == ra[i].n && (f->data[i] = malloc(sizeof(double) * (ra[i].n ? ra[i].n : 1)));
+        if (!ok) break;
+        memcpy(f->data[i], ra[i].data, sizeof(double) * ra[i].n);
+        snprintf(f->name[i], sizeof(f->name[i]), "%s", ra[i].name);
+        f->n[i] = ra[i].n;
+        f->nonneg[i] = ra[i].nonneg;
+        f->count = i + 1;
+    }
+    train_state_free(&ref);
+    if (ok) return f;
+    for (int i = 0; i < f->count; i++) free(f->data[i]);
+    memset(f, 0, sizeof(*f));
+    return NULL;
 }
 
 int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char *err, size_t errlen) {
@@ -149,11 +172,10 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
         snprintf(err, errlen, "cannot write checkpoint %s: %s", path, bad);
         return -1;
     }
-    TrainState ref;
-    const bool have_ref = fresh_reference(s, a, na, &ref, ra) == 0;
+    const SavedArrays *fresh = fresh_reference(s, a, na);
+    for (int i = 0; fresh && i < na; i++) ra[i] = (LearnerArray){ fresh->name[i], fresh->data[i], fresh->n[i], fresh->nonneg[i] };
     size_t len;
-    uint8_t *buf = serialize(s, a, have_ref ? ra : NULL, na, flags, &len);
-    if (have_ref) train_state_free(&ref);
+    uint8_t *buf = serialize(s, a, fresh ? ra : NULL, na, flags, &len);
     if (!buf) { snprintf(err, errlen, "cannot write checkpoint %s: out of memory", path); return -1; }
     int rc = file_replace(path, buf, len, err, errlen);   // on failure the previous checkpoint is untouched
     free(buf);

@@ -13,6 +13,14 @@
 
 static uint64_t bits_of(double v) { uint64_t u; memcpy(&u, &v, 8); return u; }
 
+// Where plane b (byte b of every moved entry, k of them) sits after the bitmap's nb bytes: the
+// top PACKED_ZPLANES planes (sign, exponent, the first bits of the fraction: they repeat) first,
+// deflated with the bitmap, then the others as they are.
+#define PACKED_ZPLANES 3
+static size_t plane_at(size_t nb, size_t k, int b) {
+    return b >= 8 - PACKED_ZPLANES ? nb + (size_t)(b - (8 - PACKED_ZPLANES)) * k : nb + PACKED_ZPLANES * k + (size_t)b * k;
+}
+
 static uint64_t diff_at(const double *x, const double *ref, size_t i) {
     return bits_of(x[i]) ^ (ref ? bits_of(ref[i]) : 0);
 }
@@ -23,23 +31,26 @@ int packed_encode(const double *x, const double *ref, size_t n, uint8_t **out, s
     const size_t nb = (n + 7) / 8;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) k += diff_at(x, ref, i) != 0;
-    // raw: bitmap (nb) | plane 0 (k) | ... | plane 7 (k)
-    const size_t rawlen = nb + 8 * k;
+    // raw: bitmap (nb) | planes 5, 6, 7 (k each: deflated with the bitmap) | planes 0 .. 4 (k each,
+    // stored as they are: a moved entry's low bytes are near random, and deflating them took
+    // most of a checkpoint's time for a few per cent)
+    const size_t zlen = nb + PACKED_ZPLANES * k, rawlen = nb + 8 * k;
     uint8_t *raw = calloc(rawlen ? rawlen : 1, 1);
     if (!raw) return -1;
     for (size_t i = 0, j = 0; i < n; i++) {
         const uint64_t d = diff_at(x, ref, i);
         if (!d) continue;
         raw[i >> 3] |= (uint8_t)(1u << (i & 7));
-        for (int b = 0; b < 8; b++) raw[nb + (size_t)b * k + j] = (uint8_t)(d >> (8 * b));
+        for (int b = 0; b < 8; b++) raw[plane_at(nb, k, b) + j] = (uint8_t)(d >> (8 * b));
         j++;
     }
-    uLong cap = compressBound((uLong)rawlen);
-    uint8_t *z = malloc(cap);
-    if (!z || compress2(z, &cap, raw, (uLong)rawlen, PACKED_LEVEL) != Z_OK) { free(z); free(raw); return -1; }
+    uLong cap = compressBound((uLong)zlen);
+    uint8_t *z = malloc(cap + (rawlen - zlen));
+    if (!z || compress2(z, &cap, raw, (uLong)zlen, PACKED_LEVEL) != Z_OK) { free(z); free(raw); return -1; }
+    memcpy(z + cap, raw + zlen, rawlen - zlen);
     free(raw);
     *out = z;
-    *outlen = cap;
+    *outlen = cap + (rawlen - zlen);
     return 0;
 }
 
@@ -65,8 +76,8 @@ static int inflate_exact(z_stream *z, const uint8_t *in, size_t len, size_t *pos
     return got == want ? 0 : -1;
 }
 
-// The stream ends here, and so does the input.
-static int inflate_ends(z_stream *z, const uint8_t *in, size_t len, size_t *pos) {
+// The stream ends here, and exactly `rest` bytes of input follow it.
+static int inflate_ends(z_stream *z, const uint8_t *in, size_t len, size_t *pos, size_t rest) {
     uint8_t extra;
     for (;;) {
         if (z->avail_in == 0 && *pos < len) {
@@ -79,7 +90,7 @@ static int inflate_ends(z_stream *z, const uint8_t *in, size_t len, size_t *pos)
         z->avail_out = 1;
         int rc = inflate(z, Z_NO_FLUSH);
         if (z->avail_out == 0) return -1;                   // more data than the array holds
-        if (rc == Z_STREAM_END) return z->avail_in == 0 && *pos == len ? 0 : -1;
+        if (rc == Z_STREAM_END) return (size_t)z->avail_in + (len - *pos) == rest ? 0 : -1;
         if (rc != Z_OK) return -1;
     }
 }
@@ -99,18 +110,20 @@ const char *packed_decode(const uint8_t *in, size_t len, size_t n, double **out)
     if (inflate_exact(&z, in, len, &pos, bitmap, nb)) { why = "its data is not a whole zlib stream of its size"; goto out; }
     for (size_t i = 0; i < nb; i++) k += (size_t)__builtin_popcount(bitmap[i]);
     if ((n & 7) && (bitmap[nb - 1] >> (n & 7))) { why = "its bitmap marks entries past its length"; goto out; }
-    if ((double)nb + 8.0 * (double)k > room) { why = "more entries than its data can hold"; goto out; }
+    const size_t stored = (8 - PACKED_ZPLANES) * k;          // the planes after the stream
+    if ((double)nb + PACKED_ZPLANES * (double)k > room || stored > len) { why = "more entries than its data can hold"; goto out; }
     if (!(planes = malloc(k ? 8 * k : 1))) { why = "out of memory"; goto out; }
-    if (inflate_exact(&z, in, len, &pos, planes, 8 * k) || inflate_ends(&z, in, len, &pos)) {
+    if (inflate_exact(&z, in, len, &pos, planes, PACKED_ZPLANES * k) || inflate_ends(&z, in, len, &pos, stored)) {
         why = "its data is not a whole zlib stream of its size";
         goto out;
     }
+    memcpy(planes + PACKED_ZPLANES * k, in + len - stored, stored);
     double *x = calloc(n ? n : 1, sizeof(double));
     if (!x) { why = "out of memory"; goto out; }
     for (size_t i = 0, j = 0; i < n; i++) {
         if (!(bitmap[i >> 3] >> (i & 7) & 1)) continue;
         uint64_t d = 0;
-        for (int b = 0; b < 8; b++) d |= (uint64_t)planes[(size_t)b * k + j] << (8 * b);
+        for (int b = 0; b < 8; b++) d |= (uint64_t)planes[plane_at(0, k, b) + j] << (8 * b);
         memcpy(&x[i], &d, 8);
         j++;
     }

@@ -3,8 +3,9 @@
 // has not moved an entry, and Adam's moments and an RMSProp cache are zero on rows never
 // touched), then a bitmap of the entries that are not zero followed by those entries' eight
 // little-endian bytes as eight planes (all the lowest bytes, ..., all the highest: signs and
-// exponents sit together and compress), the whole deflated by zlib (one stream). Lossless:
-// decoding gives the same bits back.
+// exponents sit together and compress). The bitmap and the top three planes are deflated by zlib
+// (one stream); the five low planes (near random where training moved an entry) follow it as
+// they are. Lossless: decoding gives the same bits back.
 #ifndef PONGRL_TRAIN_PACKED_H
 #define PONGRL_TRAIN_PACKED_H
 

@@ -26,6 +26,7 @@ void train_state_free(TrainState *s) {
     s->learner = NULL;
     s->algo = NULL;
     saved_free(&s->saved);
+    saved_free(&s->fresh);
 }
 
 // The legacy block of Karpathy's network, for a learner without an array of that name.

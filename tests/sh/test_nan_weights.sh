@@ -30,8 +30,9 @@ entries, blobs = b'', b''
 for name, nonneg, a in arrays:
     u = a.astype('<f8').view('<u8')
     nz = u[u != 0]
-    raw = np.packbits(u != 0, bitorder='little').tobytes() + nz.view(np.uint8).reshape(-1, 8).T.tobytes()
-    z = zlib.compress(raw, 1)
+    planes = nz.view(np.uint8).reshape(-1, 8).T     # plane b: byte b of every entry not zero
+    # the bitmap and the top three planes deflated, then the five low planes as they are
+    z = zlib.compress(np.packbits(u != 0, bitorder='little').tobytes() + planes[5:].tobytes(), 1) + planes[:5].tobytes()
     entries += name.encode().ljust(24, b'\0') + struct.pack('<IQQI', nonneg, a.size, len(z), zlib.crc32(a.astype('<f8').tobytes()))
     blobs += z
 body = head + struct.pack('<II', 0, len(arrays)) + entries
