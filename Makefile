@@ -11,6 +11,7 @@
 #   make bench-learners  Karpathy's recipe, PPO in C and examples/ppo_pong.py to a running mean of 0,
 #                   one after the other on 2 cores (LEARNERS_ARGS="..." adds flags: bench/README.md)
 #   make debug      build/debug/pongrl with AddressSanitizer and UndefinedBehaviorSanitizer
+#   make format     apply the formatters (clang-format, black) that make test checks
 #   make fuzz       fuzz the checkpoint, model.txt and .npy readers for a bounded time (libFuzzer)
 #   PORTABLE=1      build without -march=native (for clusters of mixed CPUs)
 
@@ -81,7 +82,7 @@ BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 SAN_BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup train test test-run bench bench-learners debug fuzz fuzz-run clean install uninstall
+.PHONY: all setup train test test-run bench bench-learners debug fuzz fuzz-run clean install uninstall format
 all: $(BUILD)/pongrl $(BUILD)/libpongrl.a $(BUILD)/libpongrl.so
 ifeq ($(MPI_LIBS),)
 	@echo "make: built without MPI (pkg-config finds no mpi-c): everything works but the cluster" \
@@ -225,6 +226,15 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/pongrl $(DESTDIR)$(LIBDIR)/libpongrl.a $(DESTDIR)$(LIBDIR)/libpongrl.so \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/pongrl.pc $(addprefix $(DESTDIR)$(PREFIX)/include/pongrl/,$(notdir $(PUB_HDRS)))
 	-rmdir $(DESTDIR)$(PREFIX)/include/pongrl
+
+# The tree as its formatters write it: clang-format (.clang-format) for C, black (pyproject.toml)
+# for Python. tests/sh/test_format.sh, in `make test`, checks it.
+FORMAT_C  = $(shell find src tests examples tools bench -name '*.[ch]' | sort)
+FORMAT_PY = $(shell find python tests tools bench examples -name '*.py' -not -path '*/build/*' | sort)
+format:
+	@scripts/setup.sh format
+	clang-format -i $(FORMAT_C)
+	black -q $(FORMAT_PY)
 
 # setup may have just installed Open MPI: MPI_LIBS is read afresh by the inner make.
 test:

@@ -29,7 +29,7 @@ def pongrl_rate(num_envs, threads, seconds):
     rng = np.random.default_rng(0)
     acts = [rng.integers(0, 6, num_envs) for _ in range(16)]
     env.reset(seed=0)
-    for k in range(20):                       # warm up the threads and caches
+    for k in range(20):  # warm up the threads and caches
         env.step(acts[k % 16])
     steps, k, t0 = 0, 0, time.perf_counter()
     cpu0 = time.process_time()
@@ -47,8 +47,9 @@ def pongrl_rate(num_envs, threads, seconds):
 
 
 def ale_rate(binary, rom, num_envs, threads, seconds):
-    out = subprocess.run([binary, rom, str(num_envs), str(threads), str(seconds)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [binary, rom, str(num_envs), str(threads), str(seconds)], capture_output=True, text=True, check=True
+    ).stdout
     return float(out.split()[-1])
 
 
@@ -63,8 +64,10 @@ def main():
     a = ap.parse_args()
     if a.ale and not a.rom:
         ap.error("--ale needs --rom (or $PONGRL_ALE_ROM): the Pong ROM for ALE")
-    print("AtariVectorEnv pong, 84x84x4 grayscale, frameskip 4, num_envs %d, threads %d, "
-          "%.1f s per figure, %d cores" % (a.envs, a.threads, a.seconds, os.cpu_count()))
+    print(
+        "AtariVectorEnv pong, 84x84x4 grayscale, frameskip 4, num_envs %d, threads %d, "
+        "%.1f s per figure, %d cores" % (a.envs, a.threads, a.seconds, os.cpu_count())
+    )
     ours, theirs = [], []
     for _ in range(a.repeat):
         rate, cpu_us = pongrl_rate(a.envs, a.threads, a.seconds)
@@ -76,9 +79,10 @@ def main():
         print(line)
         sys.stdout.flush()
     if theirs:
-        print("median: pongrl %.0f, ALE %.0f agent steps/s: pongrl / ALE = %.1f"
-              % (statistics.median(ours), statistics.median(theirs),
-                 statistics.median(ours) / statistics.median(theirs)))
+        print(
+            "median: pongrl %.0f, ALE %.0f agent steps/s: pongrl / ALE = %.1f"
+            % (statistics.median(ours), statistics.median(theirs), statistics.median(ours) / statistics.median(theirs))
+        )
     else:
         print("median: pongrl %.0f agent steps/s" % statistics.median(ours))
 

@@ -8,15 +8,18 @@
 #include "train/gradsum.h"
 #include "util/clock.h"
 
-#define N (64 * 128)        // 64 rows of H = 128: 64 KB of float64, 128 KB of fixed point
-#define REPS 2000
+#define N      (64 * 128) // 64 rows of H = 128: 64 KB of float64, 128 KB of fixed point
+#define REPS   2000
 #define ROUNDS 7
 
 int main(void) {
     static double g[N], out[N];
     GradSum s;
-    if (gradsum_alloc(&s, N)) { fprintf(stderr, "gradsum_bench: out of memory\n"); return 1; }
-    for (int i = 0; i < N; i++) g[i] = (i % 97 - 48) * 1.37e-3;      // a gradient's sizes
+    if (gradsum_alloc(&s, N)) {
+        fprintf(stderr, "gradsum_bench: out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < N; i++) g[i] = (i % 97 - 48) * 1.37e-3; // a gradient's sizes
     double best[3] = { 1e9, 1e9, 1e9 };
     int bad = 0;
     for (int r = 0; r < ROUNDS; r++) {
@@ -30,7 +33,10 @@ int main(void) {
         for (int k = 0; k < REPS; k++) gradsum_to_double_range(&s, out, 0, N);
         if ((t = clock_now_s() - t) < best[2]) best[2] = t;
     }
-    if (bad) { fprintf(stderr, "gradsum_bench: a conversion failed\n"); return 1; }
+    if (bad) {
+        fprintf(stderr, "gradsum_bench: a conversion failed\n");
+        return 1;
+    }
     const char *name[3] = { "set", "add", "to_double" };
     for (int k = 0; k < 3; k++) printf("gradsum_%s_ns_per_entry: %.2f\n", name[k], best[k] / REPS / N * 1e9);
     gradsum_free(&s);

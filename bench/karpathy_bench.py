@@ -30,11 +30,13 @@ def seed_times(d):
     hs, dl = [], []
     for t in range(T):
         p, h = model.policy_forward(x[t])
-        hs.append(h); dl.append((1 if actions[t] == 2 else 0) - p)
+        hs.append(h)
+        dl.append((1 if actions[t] == 2 else 0) - p)
     t1 = time.perf_counter()
     eph, epdlogp = np.vstack(hs), np.vstack(dl)
     adv = sm.process_rewards(np.vstack(list(rewards)))
-    adv -= adv.mean(); adv /= adv.std()
+    adv -= adv.mean()
+    adv /= adv.std()
     epdlogp *= adv
     t2 = time.perf_counter()
     model.policy_backward(eph, x, epdlogp)
@@ -48,8 +50,7 @@ def main():
     ap.add_argument("--ours", help="output of `pongrl bench train` (forward/backward_us_per_step)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="pongrl-seed-bench-") as d:
-        subprocess.run([a.dump, "--seed", "1", "--episodes", "1", "--out", d], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run([a.dump, "--seed", "1", "--episodes", "1", "--out", d], check=True, stdout=subprocess.DEVNULL)
         fwd, bwd = seed_times(d)
     print(f"seed_forward_us_per_step: {fwd:.2f}")
     print(f"seed_backward_us_per_step: {bwd:.2f}")

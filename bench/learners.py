@@ -40,12 +40,15 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from milestones import first_reaching, read_curve  # noqa: E402
 
 LEARNERS = ("pg", "ppo", "example")
-NAMES = {"pg": "Karpathy's recipe (C, --algo pg)", "ppo": "PPO in C (--algo ppo)",
-         "example": "examples/ppo_pong.py (PyTorch)"}
+NAMES = {
+    "pg": "Karpathy's recipe (C, --algo pg)",
+    "ppo": "PPO in C (--algo ppo)",
+    "example": "examples/ppo_pong.py (PyTorch)",
+}
 PUBLISHED = os.path.join(ROOT, "docs", "results", "learners")
 PUBLISHED_PLOT = os.path.join(ROOT, "docs", "img", "learners.png")
 POLL_S = 0.5
-TERM_GRACE_S = 120     # a C run ends its iteration and writes its checkpoint after SIGTERM
+TERM_GRACE_S = 120  # a C run ends its iteration and writes its checkpoint after SIGTERM
 
 
 def parse_args():
@@ -53,15 +56,26 @@ def parse_args():
     p.add_argument("--target", type=float, default=0.0, help="the running mean to reach (default 0)")
     p.add_argument("--seeds", default="1", help="comma-separated run seeds: one run of each learner a seed (default 1)")
     p.add_argument("--cores", type=int, default=2, help="CPUs every learner is pinned to and uses (default 2)")
-    p.add_argument("--max-seconds", type=float, default=900,
-                   help="cap on each run's wall time, start-up included (default 900; 0: none)")
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        default=900,
+        help="cap on each run's wall time, start-up included (default 900; 0: none)",
+    )
     p.add_argument("--max-steps", type=int, default=0, help="cap on each run's agent steps (default 0: none)")
     p.add_argument("--learners", default=",".join(LEARNERS), help="which of pg,ppo,example (default all three)")
-    p.add_argument("--example-torch-threads", type=int, default=0,
-                   help="PyTorch's threads in the example (default 0: --cores; bench/README.md)")
+    p.add_argument(
+        "--example-torch-threads",
+        type=int,
+        default=0,
+        help="PyTorch's threads in the example (default 0: --cores; bench/README.md)",
+    )
     p.add_argument("--out", default=os.path.join(ROOT, "build", "bench_learners"), help="where the runs go")
-    p.add_argument("--publish", action="store_true",
-                   help="copy the curves and table to docs/results/learners/, draw docs/img/learners.png")
+    p.add_argument(
+        "--publish",
+        action="store_true",
+        help="copy the curves and table to docs/results/learners/, draw docs/img/learners.png",
+    )
     p.add_argument("--plot-only", action="store_true", help="no runs: the table and plot from OUT's CSVs")
     p.add_argument("--pongrl", default=os.path.join(ROOT, "build", "pongrl"))
     p.add_argument("--python", default="/usr/bin/python3", help="the interpreter with PyTorch, for the example")
@@ -88,13 +102,42 @@ def command(learner, seed, a, csv, run_dir):
     """One learner's command line, and how it uses the cores (for the table)."""
     cores, target = str(a.cores), "%g" % a.target
     if learner in ("pg", "ppo"):
-        cmd = [a.pongrl, "train", "--algo", learner, "--seed", str(seed), "--target-reward", target,
-               "--workers", cores, "--checkpoint-every", "0", "--checkpoint-secs", "0", "--keep", "1",
-               "--run-dir", run_dir]
+        cmd = [
+            a.pongrl,
+            "train",
+            "--algo",
+            learner,
+            "--seed",
+            str(seed),
+            "--target-reward",
+            target,
+            "--workers",
+            cores,
+            "--checkpoint-every",
+            "0",
+            "--checkpoint-secs",
+            "0",
+            "--keep",
+            "1",
+            "--run-dir",
+            run_dir,
+        ]
         return cmd, f"{cores} worker threads"
     torch = str(a.example_torch_threads)
-    cmd = [a.python, os.path.join(ROOT, "examples", "ppo_pong.py"), "--seed", str(seed),
-           "--target-running", target, "--env-threads", cores, "--torch-threads", torch, "--csv", csv]
+    cmd = [
+        a.python,
+        os.path.join(ROOT, "examples", "ppo_pong.py"),
+        "--seed",
+        str(seed),
+        "--target-running",
+        target,
+        "--env-threads",
+        cores,
+        "--torch-threads",
+        torch,
+        "--csv",
+        csv,
+    ]
     return cmd, f"{cores} env threads, {torch} torch thread{'' if torch == '1' else 's'}"
 
 
@@ -108,7 +151,7 @@ def last_steps(path, col):
         with open(path, "rb") as f:
             f.seek(0, os.SEEK_END)
             f.seek(max(0, f.tell() - 4096))
-            lines = f.read().decode(errors="replace").split("\n")[:-1]   # the last may be half-written
+            lines = f.read().decode(errors="replace").split("\n")[:-1]  # the last may be half-written
     except OSError:
         return 0
     rows = [l for l in lines if l and not l.startswith("iteration")]
@@ -125,7 +168,7 @@ def run_one(learner, seed, a, cpus):
     run_dir = os.path.join(a.out, "runs", tag)
     if os.path.exists(csv):
         os.remove(csv)
-    shutil.rmtree(run_dir, ignore_errors=True)      # pongrl train refuses a run folder with a run in it
+    shutil.rmtree(run_dir, ignore_errors=True)  # pongrl train refuses a run folder with a run in it
     cmd, uses = command(learner, seed, a, csv, run_dir)
     live_csv = csv if learner == "example" else os.path.join(run_dir, "metrics.csv")
     steps_col = 1 if learner == "example" else 2
@@ -138,8 +181,14 @@ def run_one(learner, seed, a, cpus):
     t0 = time.monotonic()
     capped = None
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env,
-                                preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+        proc = subprocess.Popen(
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
+            preexec_fn=lambda: os.sched_setaffinity(0, cpus),
+        )
         while proc.poll() is None:
             time.sleep(POLL_S)
             if a.max_seconds and time.monotonic() - t0 >= a.max_seconds:
@@ -159,8 +208,16 @@ def run_one(learner, seed, a, cpus):
         sys.exit(f"bench learners: {tag} exited {proc.returncode}; its output is in {log_path}")
     if learner != "example":
         shutil.copyfile(live_csv, csv)
-    how = {"learner": learner, "seed": seed, "command": " ".join(cmd).replace(ROOT + os.sep, ""), "uses": uses, "process_s": round(wall, 2),
-           "capped": capped, "load_before": load0, "load_after": os.getloadavg()[0]}
+    how = {
+        "learner": learner,
+        "seed": seed,
+        "command": " ".join(cmd).replace(ROOT + os.sep, ""),
+        "uses": uses,
+        "process_s": round(wall, 2),
+        "capped": capped,
+        "load_before": load0,
+        "load_after": os.getloadavg()[0],
+    }
     print(f"bench learners: {tag}: {describe(summarise(how, csv, a.target))}", flush=True)
     return how
 
@@ -170,8 +227,9 @@ def summarise(how, csv, target):
     if not rows:
         sys.exit(f"bench learners: {csv} has no rows")
     last = rows[-1]
-    return dict(how, csv=csv, hit=first_reaching(rows, target), last=last,
-                sps=last["agent_steps"] / max(last["wall_s"], 1e-9))
+    return dict(
+        how, csv=csv, hit=first_reaching(rows, target), last=last, sps=last["agent_steps"] / max(last["wall_s"], 1e-9)
+    )
 
 
 def describe(r):
@@ -180,8 +238,10 @@ def describe(r):
     if h:
         return f"reached at {h['agent_steps']:,} agent steps, {h['episodes']:,} episodes, {h['wall_s']:.1f} s; {rate}"
     cap = f" (cap: {r['capped']})" if r.get("capped") else ""
-    return (f"not reached{cap}: running mean {l['running_mean']:+.2f} at {l['agent_steps']:,} agent steps, "
-            f"{l['wall_s']:.1f} s; {rate}")
+    return (
+        f"not reached{cap}: running mean {l['running_mean']:+.2f} at {l['agent_steps']:,} agent steps, "
+        f"{l['wall_s']:.1f} s; {rate}"
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -194,10 +254,13 @@ def fmt_steps(n):
 
 def table(recs, seeds, target, header):
     t = "%+g" % target if target else "0"
-    out = [header, "",
-           f"| learner | seed | uses the cores as | agent steps to {t} | episodes to {t} | seconds to {t} | "
-           f"agent steps/s | process s | load (1 min) before, after |",
-           "|---|---|---|---|---|---|---|---|---|"]
+    out = [
+        header,
+        "",
+        f"| learner | seed | uses the cores as | agent steps to {t} | episodes to {t} | seconds to {t} | "
+        f"agent steps/s | process s | load (1 min) before, after |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in recs:
         h, l = r["hit"], r["last"]
         if h:
@@ -208,21 +271,30 @@ def table(recs, seeds, target, header):
             eps, secs = f"> {l['episodes']:,}", f"> {l['wall_s']:.1f}"
         proc = f"{r['process_s']:.1f}" if r.get("process_s") is not None else "-"
         load = f"{r['load_before']:.1f}, {r['load_after']:.1f}" if r.get("load_before") is not None else "-"
-        out.append(f"| {NAMES[r['learner']]} | {r['seed']} | {r.get('uses', '-')} | {steps} | {eps} | {secs} | "
-                   f"{r['sps']:,.0f} | {proc} | {load} |")
-    out += ["", f"Ratios from the same run, the first learner's figure over the second's: time and agent steps "
-            f"to {t} (below 1: the first gets there sooner, in fewer steps; '-' where one did not), "
-            f"agent steps/s over each whole run (above 1: the first steps faster).", "",
-            f"| pair | seed | time to {t} | agent steps to {t} | agent steps/s |", "|---|---|---|---|---|"]
+        out.append(
+            f"| {NAMES[r['learner']]} | {r['seed']} | {r.get('uses', '-')} | {steps} | {eps} | {secs} | "
+            f"{r['sps']:,.0f} | {proc} | {load} |"
+        )
+    out += [
+        "",
+        f"Ratios from the same run, the first learner's figure over the second's: time and agent steps "
+        f"to {t} (below 1: the first gets there sooner, in fewer steps; '-' where one did not), "
+        f"agent steps/s over each whole run (above 1: the first steps faster).",
+        "",
+        f"| pair | seed | time to {t} | agent steps to {t} | agent steps/s |",
+        "|---|---|---|---|---|",
+    ]
     by = {(r["learner"], r["seed"]): r for r in recs}
     for x, y in (("ppo", "example"), ("ppo", "pg"), ("example", "pg")):
         for s in seeds:
             if (x, s) in by and (y, s) in by:
                 rx, ry = by[(x, s)], by[(y, s)]
                 both = rx["hit"] and ry["hit"]
-                ratio = lambda k: f"{rx['hit'][k] / ry['hit'][k]:.2f}" if both else "-"   # noqa: E731
-                out.append(f"| {x} / {y} | {s} | {ratio('wall_s')} | {ratio('agent_steps')} | "
-                           f"{rx['sps'] / ry['sps']:.2f} |")
+                ratio = lambda k: f"{rx['hit'][k] / ry['hit'][k]:.2f}" if both else "-"  # noqa: E731
+                out.append(
+                    f"| {x} / {y} | {s} | {ratio('wall_s')} | {ratio('agent_steps')} | "
+                    f"{rx['sps'] / ry['sps']:.2f} |"
+                )
     return "\n".join(out) + "\n"
 
 
@@ -232,25 +304,38 @@ def table(recs, seeds, target, header):
 
 def plot(recs, target, caption, png):
     files = {l: " ".join(os.path.relpath(r["csv"], ROOT) for r in recs if r["learner"] == l) for l in LEARNERS}
-    q = lambda s: "'" + s.replace("'", "") + "'"   # noqa: E731  (a gnuplot string)
-    setv = (f"out={q(os.path.relpath(png, ROOT))}; pg={q(files['pg'])}; ppo={q(files['ppo'])}; "
-            f"ex={q(files['example'])}; exy='running_mean'; target={target:g}; note={q(caption)}")
-    r = subprocess.run(["gnuplot", "-e", setv, os.path.join("docs", "results", "learners.gp")],
-                       cwd=ROOT, capture_output=True, text=True)
+    q = lambda s: "'" + s.replace("'", "") + "'"  # noqa: E731  (a gnuplot string)
+    setv = (
+        f"out={q(os.path.relpath(png, ROOT))}; pg={q(files['pg'])}; ppo={q(files['ppo'])}; "
+        f"ex={q(files['example'])}; exy='running_mean'; target={target:g}; note={q(caption)}"
+    )
+    r = subprocess.run(
+        ["gnuplot", "-e", setv, os.path.join("docs", "results", "learners.gp")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     if r.returncode != 0:
         sys.exit(f"bench learners: gnuplot failed: {r.stderr.strip()}")
     print(f"bench learners: plot {png}")
 
 
 def caption_of(hows, a, when):
-    uses = "; ".join(f"{l}: {next(h['uses'] for h in hows if h['learner'] == l)}"
-                     for l in LEARNERS if any(h["learner"] == l for h in hows))
+    uses = "; ".join(
+        f"{l}: {next(h['uses'] for h in hows if h['learner'] == l)}"
+        for l in LEARNERS
+        if any(h["learner"] == l for h in hows)
+    )
     loads = [x for h in hows for x in (h["load_before"], h["load_after"])]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip() or "?"
-    return (f"one run, {when}, commit {commit}, seed{'s' if len(a.seeds) > 1 else ''} "
-            f"{','.join(map(str, a.seeds))}: one learner after the other, each pinned to the same {a.cores} of "
-            f"{os.cpu_count()} CPUs\n{uses}; 1-minute load average {min(loads):.1f} to {max(loads):.1f}")
+    commit = (
+        subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        or "?"
+    )
+    return (
+        f"one run, {when}, commit {commit}, seed{'s' if len(a.seeds) > 1 else ''} "
+        f"{','.join(map(str, a.seeds))}: one learner after the other, each pinned to the same {a.cores} of "
+        f"{os.cpu_count()} CPUs\n{uses}; 1-minute load average {min(loads):.1f} to {max(loads):.1f}"
+    )
 
 
 def main():
@@ -266,12 +351,14 @@ def main():
         cpus = sorted(os.sched_getaffinity(0))
         if len(cpus) < a.cores:
             sys.exit(f"bench learners: --cores {a.cores}, but this process may run on {len(cpus)} CPUs only")
-        cpus = set(cpus[:a.cores])
+        cpus = set(cpus[: a.cores])
         os.makedirs(a.out, exist_ok=True)
         learners = list(a.learners)
         if "example" in learners and not has_torch(a.python):
-            print(f"bench learners: skip examples/ppo_pong.py: {a.python} cannot import torch "
-                  "(sudo apt-get install python3-torch)")
+            print(
+                f"bench learners: skip examples/ppo_pong.py: {a.python} cannot import torch "
+                "(sudo apt-get install python3-torch)"
+            )
             learners.remove("example")
         if any(l != "example" for l in learners) and not os.access(a.pongrl, os.X_OK):
             sys.exit(f"bench learners: {a.pongrl} not built (run make)")
@@ -279,10 +366,15 @@ def main():
             sys.exit("bench learners: nothing to run")
         hows = [run_one(l, s, a, cpus) for s in a.seeds for l in learners]
         when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        meta = {"target": a.target, "seeds": a.seeds, "when": when,
-                "header": f"ALE/Pong-v5 to a running mean of {a.target:g}, one run, {when}, "
-                          f"{a.cores} cores (CPUs {','.join(map(str, sorted(cpus)))} of {os.cpu_count()})",
-                "caption": caption_of(hows, a, when), "runs": hows}
+        meta = {
+            "target": a.target,
+            "seeds": a.seeds,
+            "when": when,
+            "header": f"ALE/Pong-v5 to a running mean of {a.target:g}, one run, {when}, "
+            f"{a.cores} cores (CPUs {','.join(map(str, sorted(cpus)))} of {os.cpu_count()})",
+            "caption": caption_of(hows, a, when),
+            "runs": hows,
+        }
         with open(meta_path, "w") as f:
             json.dump(meta, f, indent=1)
     recs = [summarise(h, os.path.join(a.out, f"{h['learner']}_seed{h['seed']}.csv"), a.target) for h in hows]

@@ -40,7 +40,7 @@ def per_act(policy, inputs, acts, repeat):
     """Median seconds of one act() over repeat timings of acts calls. Each observation is copied
     just before its call, untimed, as an env has just written it: cycling through 200 frames
     that lie in memory untouched would time the cache misses of reading them instead."""
-    for x in inputs[:10]:                       # warm up
+    for x in inputs[:10]:  # warm up
         policy.act(x)
     runs = []
     for _ in range(repeat):
@@ -63,7 +63,7 @@ def main():
     if a.acts < 1 or a.repeat < 1 or a.batch < 1:
         sys.exit("pongrl: --acts, --repeat and --batch are at least 1")
     rgb, o80 = frames("rgb", 200, 1), frames("obs80", 200 + a.batch, 1)
-    batches = [np.stack(o80[k:k + a.batch]) for k in range(200)]
+    batches = [np.stack(o80[k : k + a.batch]) for k in range(200)]
     cases = (("one rgb", rgb), ("one obs80", o80[:200]), ("batch of %d obs80" % a.batch, batches))
     print("µs per act() (median of %d timings of %d calls; %s)" % (a.repeat, a.acts, os.uname().machine))
     print("%-6s %-20s %10s %10s %8s" % ("model", "observation", "NumPy", "C", "C x"))

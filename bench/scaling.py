@@ -23,8 +23,10 @@ import tempfile
 
 SETTINGS = {  # name: (flags, iterations)
     "ppo defaults": (["--algo", "ppo"], 12),
-    "ppo --envs 256 --minibatches 16 --epochs 4": (["--algo", "ppo", "--envs", "256", "--minibatches", "16",
-                                                    "--epochs", "4"], 5),
+    "ppo --envs 256 --minibatches 16 --epochs 4": (
+        ["--algo", "ppo", "--envs", "256", "--minibatches", "16", "--epochs", "4"],
+        5,
+    ),
     "pg --batch-size 64": (["--algo", "pg", "--batch-size", "64"], 12),
 }
 
@@ -53,8 +55,17 @@ def rate(run_dir):
 
 
 def run(cmd, run_dir, iterations):
-    full = cmd + ["--iterations", str(iterations), "--quiet", "--checkpoint-every", "0",
-                  "--checkpoint-secs", "0", "--run-dir", run_dir]
+    full = cmd + [
+        "--iterations",
+        str(iterations),
+        "--quiet",
+        "--checkpoint-every",
+        "0",
+        "--checkpoint-secs",
+        "0",
+        "--run-dir",
+        run_dir,
+    ]
     p = subprocess.run(full, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if p.returncode:
         raise SystemExit(f"scaling: {' '.join(full)} failed: {p.stderr.strip().splitlines()[-1:]}")
@@ -106,8 +117,10 @@ def main():
                     cmd = [mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(w), bins[-1], "train"] + flags
                     mrates.append(run(cmd + ["--workers", "1"], d, its))
                 cells = [f"{r:,.0f} ({r / (mrates[0] * w):.0%})" for r, w in zip(mrates, workers)]
-                print(f"| `{name}`, MPI ranks x 1 worker | " + " | ".join(cells) +
-                      f" | {mrates[-1] / mrates[0]:.1f}x |", flush=True)
+                print(
+                    f"| `{name}`, MPI ranks x 1 worker | " + " | ".join(cells) + f" | {mrates[-1] / mrates[0]:.1f}x |",
+                    flush=True,
+                )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("cells: agent steps/s (efficiency: rate / (workers x the 1-worker rate))")

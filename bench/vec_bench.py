@@ -17,12 +17,11 @@ import pongrl  # noqa: E402
 
 
 def run(obs_type, num_envs, threads, seconds, copy):
-    envs = pongrl.make_vec("ALE/Pong-v5", num_envs, num_threads=threads, obs_type=obs_type,
-                           copy=copy, seed=0)
+    envs = pongrl.make_vec("ALE/Pong-v5", num_envs, num_threads=threads, obs_type=obs_type, copy=copy, seed=0)
     rng = np.random.default_rng(0)
     acts = [rng.integers(0, 6, num_envs).astype(np.int32) for _ in range(16)]
     envs.reset(seed=0)
-    for k in range(20):                       # warm up the threads and caches
+    for k in range(20):  # warm up the threads and caches
         envs.step(acts[k % 16])
     steps, t0 = 0, time.perf_counter()
     k = 0
@@ -48,14 +47,14 @@ def main():
     ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args()
     default_envs = {"obs80": 256, "ram": 256, "grayscale": 64, "rgb": 64}
-    print("pongrl.make_vec ALE/Pong-v5, copy=%s, %.1f s per figure, %d cores"
-          % (a.copy, a.seconds, os.cpu_count()))
+    print("pongrl.make_vec ALE/Pong-v5, copy=%s, %.1f s per figure, %d cores" % (a.copy, a.seconds, os.cpu_count()))
     for obs in a.obs.split(","):
         n = int(a.envs) if a.envs else default_envs[obs]
         for t in map(int, a.threads.split(",")):
             figs = [run(obs, n, t, a.seconds, a.copy) for _ in range(a.repeat)]
-            print("%-9s num_envs %4d  threads %d  %s agent steps/s" % (
-                obs, n, t, "  ".join("%10.0f" % f for f in figs)))
+            print(
+                "%-9s num_envs %4d  threads %d  %s agent steps/s" % (obs, n, t, "  ".join("%10.0f" % f for f in figs))
+            )
             sys.stdout.flush()
 
 

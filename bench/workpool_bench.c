@@ -7,7 +7,7 @@
 
 #include "util/workpool.h"
 
-#define PARTS 16
+#define PARTS       16
 #define WARMUP_JOBS 100
 
 static double now_s(void) {
@@ -23,7 +23,10 @@ static void busy_part(void *ctx, int part, int worker) {
 
 int main(void) {
     WorkPool *wp = workpool_create(1);
-    if (!wp) { fprintf(stderr, "workpool_bench: cannot start a thread\n"); return 1; }
+    if (!wp) {
+        fprintf(stderr, "workpool_bench: cannot start a thread\n");
+        return 1;
+    }
     const double work_ns[2] = { 0, 2000 };
     const int jobs[2] = { 20000, 5000 };
     for (int k = 0; k < 2; k++) {

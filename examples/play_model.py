@@ -15,7 +15,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "python"))   # the source tree, when not installed
+sys.path.insert(0, os.path.join(HERE, "..", "python"))  # the source tree, when not installed
 import pongrl  # noqa: E402
 
 
@@ -34,8 +34,10 @@ def main():
         sys.exit(str(e))
     if pongrl.gymnasium is not None:
         import gymnasium
+
         env = gymnasium.wrappers.RecordEpisodeStatistics(
-            gymnasium.make(a.id, obs_type="obs80", render_mode="rgb_array" if a.gif else None))
+            gymnasium.make(a.id, obs_type="obs80", render_mode="rgb_array" if a.gif else None)
+        )
         maker = "gymnasium %s" % gymnasium.__version__
     else:
         env = pongrl.make(a.id, obs_type="obs80", render_mode="rgb_array" if a.gif else None)
@@ -54,11 +56,11 @@ def main():
                 frames.append(env.render())
             if terminated or truncated:
                 break
-        print("episode %d: score %+d (%s), %d steps" % (ep + 1, score,
-              "won" if score > 0 else "lost", steps))
+        print("episode %d: score %+d (%s), %d steps" % (ep + 1, score, "won" if score > 0 else "lost", steps))
     env.close()
     if a.gif:
         from PIL import Image
+
         imgs = [Image.fromarray(f) for f in frames]
         imgs[0].save(a.gif, save_all=True, append_images=imgs[1:], duration=33, loop=0)
         print("wrote %s (%d frames)" % (a.gif, len(imgs)))

@@ -28,15 +28,17 @@ try:
     import torch.nn as nn
     import torch.nn.functional as F
 except ImportError:
-    sys.exit("ppo_pong.py needs PyTorch: on Debian 12, `sudo apt-get install python3-torch` "
-             "and run it with /usr/bin/python3")
+    sys.exit(
+        "ppo_pong.py needs PyTorch: on Debian 12, `sudo apt-get install python3-torch` "
+        "and run it with /usr/bin/python3"
+    )
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import pongrl  # noqa: E402  (the source tree's copy unless pongrl is installed)
 
-ACTIONS = np.array([0, 2, 3], dtype=np.int32)   # NOOP, RIGHT (up), LEFT (down)
+ACTIONS = np.array([0, 2, 3], dtype=np.int32)  # NOOP, RIGHT (up), LEFT (down)
 D = 80 * 80
-RUNNING_DECAY = 0.99    # pongrl train's running mean (src/train/state.h: TRAIN_RUNNING_DECAY)
+RUNNING_DECAY = 0.99  # pongrl train's running mean (src/train/state.h: TRAIN_RUNNING_DECAY)
 
 
 def parse_args():
@@ -60,10 +62,12 @@ def parse_args():
     p.add_argument("--max-grad-norm", type=float, default=0.5)
     p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--max-nnz", type=int, default=192, help="non-zero inputs kept per sample")
-    p.add_argument("--target", type=float, default=None,
-                   help="stop when the mean return of the last 100 episodes reaches this")
-    p.add_argument("--target-running", type=float, default=None,
-                   help="stop when the running mean (as pongrl train's) reaches this")
+    p.add_argument(
+        "--target", type=float, default=None, help="stop when the mean return of the last 100 episodes reaches this"
+    )
+    p.add_argument(
+        "--target-running", type=float, default=None, help="stop when the running mean (as pongrl train's) reaches this"
+    )
     p.add_argument("--max-seconds", type=float, default=None, help="stop after this long")
     p.add_argument("--csv", default=None, help="learning curve: one row per iteration")
     p.add_argument("--save", default=None, help="write the final weights here (torch.save)")
@@ -80,11 +84,11 @@ def sparse_inputs(cur, prev, L):
     The non-zero bytes are found through the non-zero 8-byte words: 8x less to scan."""
     n = cur.shape[0]
     c = cur.reshape(n, D).view(np.int8)
-    x = np.concatenate([c, c - prev.reshape(n, D).view(np.int8)], axis=1)   # (N, 12800)
-    wr, wc = np.nonzero(x.view(np.uint64))                 # non-zero words
-    bytes8 = x.reshape(n, 2 * D // 8, 8)[wr, wc]           # (k, 8)
+    x = np.concatenate([c, c - prev.reshape(n, D).view(np.int8)], axis=1)  # (N, 12800)
+    wr, wc = np.nonzero(x.view(np.uint64))  # non-zero words
+    bytes8 = x.reshape(n, 2 * D // 8, 8)[wr, wc]  # (k, 8)
     kr, kb = np.nonzero(bytes8)
-    rows, cols = wr[kr], wc[kr] * 8 + kb                   # sorted by row
+    rows, cols = wr[kr], wc[kr] * 8 + kb  # sorted by row
     starts = np.searchsorted(rows, np.arange(n))
     rank = np.arange(rows.size) - starts[rows]
     keep = rank < L
@@ -98,7 +102,7 @@ def sparse_inputs(cur, prev, L):
 class Agent(nn.Module):
     def __init__(self, hidden, n_actions):
         super().__init__()
-        self.W1 = nn.Parameter(torch.randn(2 * D, hidden) / np.sqrt(40.0))   # ~40 non-zeros a sample
+        self.W1 = nn.Parameter(torch.randn(2 * D, hidden) / np.sqrt(40.0))  # ~40 non-zeros a sample
         self.b1 = nn.Parameter(torch.zeros(hidden))
         self.pi = nn.Linear(hidden, n_actions)
         self.v = nn.Linear(hidden, 1)
@@ -106,13 +110,13 @@ class Agent(nn.Module):
         nn.init.zeros_(self.pi.bias)
         nn.init.orthogonal_(self.v.weight, 1.0)
         nn.init.zeros_(self.v.bias)
-        self.rows = None      # (the rows of W1 the last training forward used, their copy)
+        self.rows = None  # (the rows of W1 the last training forward used, their copy)
 
     def hidden(self, idx, w, train=False):
         """h = relu(sum over non-zeros of w * W1[idx] + b1). With train=True, W1's rows that
         the batch uses are copied into a small leaf tensor, so backward and the optimiser
         touch those rows only (about 2,000 of 12,800)."""
-        keep = w != 0                                   # drop the padding
+        keep = w != 0  # drop the padding
         offsets = torch.zeros(idx.shape[0], dtype=torch.int64)
         offsets[1:] = keep.sum(1).cumsum(0)[:-1]
         flat, fw = idx[keep], w[keep]
@@ -151,7 +155,7 @@ class RowAdam:
         m = self.m[rows].mul_(b1).add_(grad, alpha=1 - b1)
         v = self.v[rows].mul_(b2).addcmul_(grad, grad, value=1 - b2)
         self.m[rows], self.v[rows] = m, v
-        step = self.lr * np.sqrt(1 - b2 ** self.t) / (1 - b1 ** self.t)
+        step = self.lr * np.sqrt(1 - b2**self.t) / (1 - b1**self.t)
         self.W[rows] -= step * m / (v.sqrt() + self.eps)
 
 
@@ -164,8 +168,7 @@ def main():
     minibatch = batch // args.num_minibatches
     iterations = max(1, args.total_steps // batch)
 
-    envs = pongrl.make_vec(args.env_id, N, num_threads=args.env_threads, obs_type="obs80",
-                           copy=False)
+    envs = pongrl.make_vec(args.env_id, N, num_threads=args.env_threads, obs_type="obs80", copy=False)
     agent = Agent(args.hidden, len(ACTIONS))
     dense = [p for n, p in agent.named_parameters() if n != "W1"]
     optimizer = torch.optim.Adam(dense, lr=args.lr, eps=1e-5)
@@ -192,10 +195,24 @@ def main():
     if args.csv:
         f = open(args.csv, "w", newline="")
         writer = csv.writer(f)
-        writer.writerow(["iteration", "agent_steps", "seconds", "episodes", "mean_return_100",
-                         "steps_per_sec", "policy_loss", "value_loss", "entropy", "running_mean"])
-    print("ppo_pong: %s, %d envs x %d steps, %d iterations, torch %s, %d+%d threads"
-          % (args.env_id, N, T, iterations, torch.__version__, args.env_threads, args.torch_threads))
+        writer.writerow(
+            [
+                "iteration",
+                "agent_steps",
+                "seconds",
+                "episodes",
+                "mean_return_100",
+                "steps_per_sec",
+                "policy_loss",
+                "value_loss",
+                "entropy",
+                "running_mean",
+            ]
+        )
+    print(
+        "ppo_pong: %s, %d envs x %d steps, %d iterations, torch %s, %d+%d threads"
+        % (args.env_id, N, T, iterations, torch.__version__, args.env_threads, args.torch_threads)
+    )
 
     for it in range(1, iterations + 1):
         if args.anneal_lr:
@@ -211,10 +228,10 @@ def main():
             done = np.logical_or(term, trunc)
             rewards[step] = torch.from_numpy(reward.astype(np.float32))
             next_done = torch.from_numpy(done.astype(np.float32))
-            if done.any():          # SAME_STEP autoreset: obs is the new episode's first frame
+            if done.any():  # SAME_STEP autoreset: obs is the new episode's first frame
                 prev[done] = 0
                 ep = info["final_info"]["episode"]
-                for r in ep["r"][done].tolist():    # episodes in (step, env) order, as in C
+                for r in ep["r"][done].tolist():  # episodes in (step, env) order, as in C
                     running = r if not returns_seen else RUNNING_DECAY * running + (1 - RUNNING_DECAY) * r
                     returns_seen.append(r)
             idx, w = sparse_inputs(obs, prev, L)
@@ -240,7 +257,7 @@ def main():
         for epoch in range(args.update_epochs):
             perm = torch.randperm(batch)
             for start in range(0, batch, minibatch):
-                mb = perm[start:start + minibatch]
+                mb = perm[start : start + minibatch]
                 _, newlogprob, entropy, newvalue = agent.get_action_and_value(f_idx[mb], f_w[mb], f_act[mb], train=True)
                 ratio = (newlogprob - f_logp[mb]).exp()
                 adv = f_adv[mb]
@@ -260,19 +277,38 @@ def main():
         elapsed = time.time() - t0
         mean100 = float(np.mean(returns_seen[-100:])) if returns_seen else float("nan")
         sps = global_step / elapsed
-        print("iter %5d  steps %9d  %7.1f s  episodes %6d  mean return (last 100) %+6.2f  running %+6.2f  %6.0f steps/s"
-              % (it, global_step, elapsed, len(returns_seen), mean100, running, sps), flush=True)
+        print(
+            "iter %5d  steps %9d  %7.1f s  episodes %6d  mean return (last 100) %+6.2f  running %+6.2f  %6.0f steps/s"
+            % (it, global_step, elapsed, len(returns_seen), mean100, running, sps),
+            flush=True,
+        )
         if writer:
-            writer.writerow([it, global_step, "%.1f" % elapsed, len(returns_seen), "%.3f" % mean100,
-                             "%.0f" % sps, "%.4f" % pg_loss.item(), "%.4f" % v_loss.item(), "%.4f" % ent.item(), "%.6f" % running])
+            writer.writerow(
+                [
+                    it,
+                    global_step,
+                    "%.1f" % elapsed,
+                    len(returns_seen),
+                    "%.3f" % mean100,
+                    "%.0f" % sps,
+                    "%.4f" % pg_loss.item(),
+                    "%.4f" % v_loss.item(),
+                    "%.4f" % ent.item(),
+                    "%.6f" % running,
+                ]
+            )
             f.flush()
         if args.target is not None and len(returns_seen) >= 100 and mean100 >= args.target:
-            print("reached mean return %+.2f >= %+.2f after %d agent steps, %d episodes, %.0f s"
-                  % (mean100, args.target, global_step, len(returns_seen), elapsed))
+            print(
+                "reached mean return %+.2f >= %+.2f after %d agent steps, %d episodes, %.0f s"
+                % (mean100, args.target, global_step, len(returns_seen), elapsed)
+            )
             break
         if args.target_running is not None and returns_seen and running >= args.target_running:
-            print("reached running mean %+.2f >= %+.2f after %d agent steps, %d episodes, %.0f s"
-                  % (running, args.target_running, global_step, len(returns_seen), elapsed))
+            print(
+                "reached running mean %+.2f >= %+.2f after %d agent steps, %d episodes, %.0f s"
+                % (running, args.target_running, global_step, len(returns_seen), elapsed)
+            )
             break
         if args.max_seconds is not None and elapsed >= args.max_seconds:
             print("stopped after %.0f s (--max-seconds)" % elapsed)

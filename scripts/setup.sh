@@ -10,6 +10,8 @@ PKGS=(gcc make pkg-config zlib1g-dev libgif-dev libcriterion-dev libopenmpi-dev 
 # `make test` also runs what is optional for a user: the window (SDL2, under Xvfb, keys by
 # xdotool), MP4 (ffmpeg), the Python window (pygame), the PPO example (PyTorch)
 [ "${1:-}" = test ] && PKGS+=(libsdl2-dev ffmpeg xvfb x11-apps x11-utils xdotool python3-pygame python3-torch bc)
+# the formatters: `make format` applies them, `make test` checks the tree follows them
+[ "${1:-}" = test ] || [ "${1:-}" = format ] && PKGS+=(clang-format black)
 missing=()
 for p in "${PKGS[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

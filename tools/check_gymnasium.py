@@ -6,6 +6,7 @@ and render mode. Needs gymnasium importable, e.g. a checkout of Farama-Foundatio
 import warnings
 import gymnasium, pongrl
 from gymnasium.utils.env_checker import check_env
+
 print("gymnasium", gymnasium.__version__)
 for id in ("pongrl/Pong-v5", "pongrl/Pong-ram-v5", "pongrl/Pong-v0"):
     for kw in ({}, {"obs_type": "obs80"}, {"obs_type": "grayscale"}, {"obs_type": "ram"}, {"render_mode": None}):

@@ -45,16 +45,16 @@ def atari_preprocessing():
     import gymnasium as gym
     import pongrl
     from gymnasium.wrappers import AtariPreprocessing
+
     stack = getattr(gym.wrappers, "FrameStackObservation", None)
     stack_name = "FrameStackObservation"
     if stack is None:
         stack, stack_name = gym.wrappers.FrameStack, "FrameStack"
     print("gymnasium %s: AtariPreprocessing + %s" % (gym.__version__, stack_name))
     for gid in pongrl.gymnasium_ids():
-        if "-ram" in gid:        # it reads screens into buffers shaped as the observation
+        if "-ram" in gid:  # it reads screens into buffers shaped as the observation
             continue
-        env = stack(AtariPreprocessing(gym.make(gid, frameskip=1), noop_max=30, frame_skip=4,
-                                       screen_size=84), 4)
+        env = stack(AtariPreprocessing(gym.make(gid, frameskip=1), noop_max=30, frame_skip=4, screen_size=84), 4)
         obs, info = env.reset(seed=0)
         total, n, ends = 0.0, 0, 0
         for t in range(2000):
@@ -66,8 +66,10 @@ def atari_preprocessing():
                 obs, info = env.reset()
         arr = np.asarray(obs)
         assert arr.shape == (4, 84, 84) and arr.dtype == np.uint8, arr.shape
-        print("  %-26s obs %s %s, 2000 steps, reward %+.0f, %d episode ends, frame %d"
-              % (gid, arr.shape, arr.dtype, total, ends, info["episode_frame_number"]))
+        print(
+            "  %-26s obs %s %s, 2000 steps, reward %+.0f, %d episode ends, frame %d"
+            % (gid, arr.shape, arr.dtype, total, ends, info["episode_frame_number"])
+        )
         env.close()
     try:
         AtariPreprocessing(gym.make("pongrl/Pong-v5"))
@@ -87,10 +89,11 @@ def atari_preprocessing():
 def cleanrl_wrappers(cleanrl_dir):
     import numpy as np
     import gymnasium as gym
+
     sys.path.insert(0, cleanrl_dir)
-    from cleanrl_utils.atari_wrappers import (ClipRewardEnv, EpisodicLifeEnv, FireResetEnv,
-                                              MaxAndSkipEnv, NoopResetEnv)
+    from cleanrl_utils.atari_wrappers import ClipRewardEnv, EpisodicLifeEnv, FireResetEnv, MaxAndSkipEnv, NoopResetEnv
     import pongrl  # noqa: F401
+
     # cleanrl/ppo_atari.py's make_env, up to the observation wrappers
     env = gym.make("pongrl/PongNoFrameskip-v4")
     env = gym.wrappers.RecordEpisodeStatistics(env)
@@ -111,11 +114,19 @@ def cleanrl_wrappers(cleanrl_dir):
         if term or trunc:
             obs, _ = env.reset()
     ep = episodes[0]
-    print("gymnasium %s: CleanRL's NoopReset, MaxAndSkip, EpisodicLife, FireReset, ClipReward on "
-          "pongrl/PongNoFrameskip-v4: obs %s, one whole game in %d agent steps, return %s, "
-          "length %s, clipped rewards %s"
-          % (gym.__version__, np.asarray(obs).shape, t, float(np.asarray(ep["r"]).item()),
-             int(np.asarray(ep["l"]).item()), sorted(set(rewards))))
+    print(
+        "gymnasium %s: CleanRL's NoopReset, MaxAndSkip, EpisodicLife, FireReset, ClipReward on "
+        "pongrl/PongNoFrameskip-v4: obs %s, one whole game in %d agent steps, return %s, "
+        "length %s, clipped rewards %s"
+        % (
+            gym.__version__,
+            np.asarray(obs).shape,
+            t,
+            float(np.asarray(ep["r"]).item()),
+            int(np.asarray(ep["l"]).item()),
+            sorted(set(rewards)),
+        )
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -162,6 +173,7 @@ def check_rom(path):
     import numpy as np
     import pongrl
     import hashlib
+
     with open(path, "rb") as f:
         data = f.read()
     print("ROM %s: %d bytes, md5 %s" % (path, len(data), hashlib.md5(data).hexdigest()))
@@ -173,8 +185,7 @@ def check_rom(path):
         for t in range(500):
             ale.act(ale.getMinimalActionSet()[t // 7 % 6])
         rams.append(ale.getRAM())
-    print("  loadROM(%r) and loadROM('pong'): the same RAM after 500 act(): %s"
-          % (path, np.array_equal(*rams)))
+    print("  loadROM(%r) and loadROM('pong'): the same RAM after 500 act(): %s" % (path, np.array_equal(*rams)))
     with tempfile.TemporaryDirectory() as d:
         bad = os.path.join(d, "pong-1.bin")
         with open(bad, "wb") as f:
@@ -193,9 +204,14 @@ def run_ppo_atari(gym_dir, cleanrl_dir, steps):
     env = dict(os.environ)
     base = [gym_dir, os.path.join(ROOT, "python"), cleanrl_dir]
     needed = []
-    probe = lambda mod: subprocess.run([sys.executable, "-c", "import " + mod],  # noqa: E731
-                                       env=dict(env, PYTHONPATH=os.pathsep.join(base)),
-                                       capture_output=True).returncode == 0
+    probe = (
+        lambda mod: subprocess.run(
+            [sys.executable, "-c", "import " + mod],  # noqa: E731
+            env=dict(env, PYTHONPATH=os.pathsep.join(base)),
+            capture_output=True,
+        ).returncode
+        == 0
+    )
     if not probe("tyro"):
         with open(os.path.join(shim, "tyro.py"), "w") as f:
             f.write(TYRO)
@@ -206,15 +222,36 @@ def run_ppo_atari(gym_dir, cleanrl_dir, steps):
         needed.append("torch.utils.tensorboard")
     if needed:
         print("stand-ins written to %s for: %s" % (shim, ", ".join(needed)))
-    cmd = [sys.executable, os.path.join(cleanrl_dir, "cleanrl", "ppo_atari.py"),
-           "--env-id", "pongrl:pongrl/PongNoFrameskip-v4", "--total-timesteps", str(steps),
-           "--num-envs", "8", "--num-steps", "128", "--cuda", "False", "--seed", "1"]
-    print("$ PYTHONPATH=%s %s" % (os.pathsep.join([shim] + base), " ".join(cmd[0:1] + [os.path.relpath(c) if os.path.exists(c) else c for c in cmd[1:]])), flush=True)
-    with tempfile.TemporaryDirectory() as cwd:       # its runs/ directory goes there
-        r = subprocess.run(cmd, cwd=cwd, env=dict(env, PYTHONPATH=os.pathsep.join([shim] + base)),
-                           capture_output=True, text=True)
+    cmd = [
+        sys.executable,
+        os.path.join(cleanrl_dir, "cleanrl", "ppo_atari.py"),
+        "--env-id",
+        "pongrl:pongrl/PongNoFrameskip-v4",
+        "--total-timesteps",
+        str(steps),
+        "--num-envs",
+        "8",
+        "--num-steps",
+        "128",
+        "--cuda",
+        "False",
+        "--seed",
+        "1",
+    ]
+    print(
+        "$ PYTHONPATH=%s %s"
+        % (
+            os.pathsep.join([shim] + base),
+            " ".join(cmd[0:1] + [os.path.relpath(c) if os.path.exists(c) else c for c in cmd[1:]]),
+        ),
+        flush=True,
+    )
+    with tempfile.TemporaryDirectory() as cwd:  # its runs/ directory goes there
+        r = subprocess.run(
+            cmd, cwd=cwd, env=dict(env, PYTHONPATH=os.pathsep.join([shim] + base)), capture_output=True, text=True
+        )
     lines = (r.stdout + r.stderr).splitlines()
-    for line in lines[:12] + (["..."] if len(lines) > 24 else []) + lines[max(12, len(lines) - 12):]:
+    for line in lines[:12] + (["..."] if len(lines) > 24 else []) + lines[max(12, len(lines) - 12) :]:
         print("  " + line)
     print("ppo_atari.py exit status %d" % r.returncode)
     return r.returncode
@@ -226,9 +263,11 @@ def run_ppo_atari(gym_dir, cleanrl_dir, steps):
 def child(gym_dir, what, *args):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([gym_dir, os.path.join(ROOT, "python")]))
     code = "import sys; sys.path.insert(0, %r); import check_third_party as c; c.%s(*%r)" % (
-        os.path.dirname(os.path.abspath(__file__)), what, args)
-    r = subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=env, capture_output=True,
-                       text=True)
+        os.path.dirname(os.path.abspath(__file__)),
+        what,
+        args,
+    )
+    r = subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=env, capture_output=True, text=True)
     sys.stdout.write(r.stdout)
     if r.returncode != 0:
         sys.stdout.write(r.stderr)
@@ -251,8 +290,10 @@ def main():
     ap.add_argument("--rom", metavar="PATH", help="a real Pong ROM file")
     a = ap.parse_args()
     if not a.gymnasium and not a.rom:
-        print("check_third_party: give at least one --gymnasium DIR (a tree holding gymnasium/) "
-              "or --rom PATH", file=sys.stderr)
+        print(
+            "check_third_party: give at least one --gymnasium DIR (a tree holding gymnasium/) " "or --rom PATH",
+            file=sys.stderr,
+        )
         return 2
     for d in a.gymnasium + ([a.cleanrl] if a.cleanrl else []):
         if not os.path.isdir(d):

@@ -31,14 +31,20 @@ def read_curve(path):
     out = []
     for r in rows:
         try:
-            out.append({"iteration": int(r["iteration"]), "agent_steps": int(r["agent_steps"]),
-                        "episodes": int(r["episodes"]),
-                        "wall_s": float(r["wall_s"] if "wall_s" in r else r["seconds"]),
-                        # empty before the first episode (older files: 0)
-                        "running_mean": float(r["running_mean"] or "nan")})
+            out.append(
+                {
+                    "iteration": int(r["iteration"]),
+                    "agent_steps": int(r["agent_steps"]),
+                    "episodes": int(r["episodes"]),
+                    "wall_s": float(r["wall_s"] if "wall_s" in r else r["seconds"]),
+                    # empty before the first episode (older files: 0)
+                    "running_mean": float(r["running_mean"] or "nan"),
+                }
+            )
         except (KeyError, TypeError, ValueError):
-            raise ValueError(f"{path}: not a metrics.csv nor an examples/ppo_pong.py CSV with running_mean "
-                             f"(row {len(out) + 1})") from None
+            raise ValueError(
+                f"{path}: not a metrics.csv nor an examples/ppo_pong.py CSV with running_mean " f"(row {len(out) + 1})"
+            ) from None
     return out
 
 
@@ -48,7 +54,7 @@ def first_reaching(rows, mark):
 
 
 def parse_marks(text):
-    """"-15,-10,-5,0" -> (-15, -10, -5, 0); whole numbers only, as the output prints them."""
+    """ "-15,-10,-5,0" -> (-15, -10, -5, 0); whole numbers only, as the output prints them."""
     try:
         marks = tuple(int(m) for m in text.split(","))
     except ValueError:
@@ -62,7 +68,7 @@ def main(args):
         marks = parse_marks(args[1])
         args = args[2:]
     elif args and args[0].startswith("--marks="):
-        marks = parse_marks(args[0][len("--marks="):])
+        marks = parse_marks(args[0][len("--marks=") :])
         args = args[1:]
     if not args:
         sys.exit(__doc__)
@@ -79,14 +85,18 @@ def main(args):
         last = rows[-1]
         mean = lambda r: "-" if r["running_mean"] != r["running_mean"] else f"{r['running_mean']:+.2f}"  # nan: none yet
         sps = last["agent_steps"] / max(last["wall_s"], 1e-9)
-        print(f"{path}: {last['iteration']} iterations, {last['agent_steps']:,} agent steps, "
-              f"{last['episodes']:,} episodes, {last['wall_s']:.0f} s, {sps:,.0f} steps/s, "
-              f"running mean {mean(last)}")
+        print(
+            f"{path}: {last['iteration']} iterations, {last['agent_steps']:,} agent steps, "
+            f"{last['episodes']:,} episodes, {last['wall_s']:.0f} s, {sps:,.0f} steps/s, "
+            f"running mean {mean(last)}"
+        )
         for m in marks:
             hit = first_reaching(rows, m)
             if hit:
-                print(f"  {m:+3d}: iteration {hit['iteration']}, {hit['agent_steps']:,} steps, "
-                      f"{hit['episodes']:,} episodes, {hit['wall_s']:.0f} s")
+                print(
+                    f"  {m:+3d}: iteration {hit['iteration']}, {hit['agent_steps']:,} steps, "
+                    f"{hit['episodes']:,} episodes, {hit['wall_s']:.0f} s"
+                )
             else:
                 print(f"  {m:+3d}: -")
         within = [r for r in rows if r["wall_s"] <= BUDGET_S]
@@ -94,12 +104,14 @@ def main(args):
             print(f"  at 3 min: - (the run ended after {last['wall_s']:.0f} s)")
         elif within:
             r = within[-1]
-            print(f"  at 3 min: running mean {mean(r)}, iteration {r['iteration']}, "
-                  f"{r['agent_steps']:,} steps, {r['episodes']:,} episodes")
+            print(
+                f"  at 3 min: running mean {mean(r)}, iteration {r['iteration']}, "
+                f"{r['agent_steps']:,} steps, {r['episodes']:,} episodes"
+            )
         else:
             print("  at 3 min: - (the first row came after 180 s)")
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # `| head` ends it quietly, as any filter
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as any filter
     main(sys.argv[1:])

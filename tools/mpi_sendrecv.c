@@ -22,7 +22,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     char *a = malloc((size_t)sz), *b = malloc((size_t)sz);
-    if (!a || !b) { fprintf(stderr, "out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 1); }
+    if (!a || !b) {
+        fprintf(stderr, "out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     memset(a, 1, (size_t)sz);
     memset(b, 2, (size_t)sz);
     double best = 1e9, total = 0;
@@ -30,8 +33,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < reps; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t = MPI_Wtime();
-        MPI_Sendrecv(a, (int)sz, MPI_BYTE, (r + 1) % n, 1, b, (int)sz, MPI_BYTE, (r + n - 1) % n, 1,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(a, (int)sz, MPI_BYTE, (r + 1) % n, 1, b, (int)sz, MPI_BYTE, (r + n - 1) % n, 1, MPI_COMM_WORLD,
+            MPI_STATUS_IGNORE);
         t = MPI_Wtime() - t;
         total += t;
         if (t < best) best = t;

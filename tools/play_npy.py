@@ -24,8 +24,10 @@ import sys
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
 NETS = os.path.join(PYTHON_DIR, "pongrl", "nets.py")
 # the module that registers each namespace of ids, and how to get it
-REGISTRARS = {"pongrl": ("pongrl", "pip install ./python, or `make` in the pongrl repository"),
-              "ALE": ("ale_py", "pip install ale-py")}
+REGISTRARS = {
+    "pongrl": ("pongrl", "pip install ./python, or `make` in the pongrl repository"),
+    "ALE": ("ale_py", "pip install ale-py"),
+}
 
 
 def load_nets():
@@ -61,8 +63,9 @@ def env_id(requested):
             if module is not None:
                 return "%s/Pong-v5" % ns
             why.append("%s (%s: %s)" % (REGISTRARS[ns][0], REGISTRARS[ns][1], err))
-        sys.exit("play_npy: no Pong env to play: neither %s can be imported; or name one with --env"
-                 % " nor ".join(why))
+        sys.exit(
+            "play_npy: no Pong env to play: neither %s can be imported; or name one with --env" % " nor ".join(why)
+        )
     module, _, id = requested.rpartition(":")
     if not module and "/" in id and id.split("/")[0] in REGISTRARS:
         module = REGISTRARS[id.split("/")[0]][0]
@@ -70,16 +73,21 @@ def env_id(requested):
         got, err = import_module(module)
         if got is None:
             how = dict(REGISTRARS.values()).get(module, "install it")
-            sys.exit("play_npy: --env %s needs the module %s, which cannot be imported (%s; %s)"
-                     % (requested, module, err, how))
+            sys.exit(
+                "play_npy: --env %s needs the module %s, which cannot be imported (%s; %s)"
+                % (requested, module, err, how)
+            )
     return id
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("model", help="a folder that `pongrl export` wrote")
-    ap.add_argument("--env", default=None, help="a Gymnasium id, or module:id (default pongrl/Pong-v5, "
-                    "or ALE/Pong-v5 without pongrl)")
+    ap.add_argument(
+        "--env",
+        default=None,
+        help="a Gymnasium id, or module:id (default pongrl/Pong-v5, " "or ALE/Pong-v5 without pongrl)",
+    )
     ap.add_argument("--episodes", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0, help="episode e is reset with seed + e; actions sampled from seed")
     ap.add_argument("--greedy", action="store_true", help="the most likely action instead of a sample")
@@ -103,8 +111,10 @@ def main():
     except make_errors as e:
         sys.exit("play_npy: gymnasium.make(%r): %s" % (a.env, e))
     policy.use_action_meanings(env.unwrapped.get_action_meanings())
-    print("%s on %s (gymnasium %s), actions %s -> %s" % (policy, a.env, gymnasium.__version__,
-          ",".join(policy.action_names), ",".join(map(str, policy.action_ids))))
+    print(
+        "%s on %s (gymnasium %s), actions %s -> %s"
+        % (policy, a.env, gymnasium.__version__, ",".join(policy.action_names), ",".join(map(str, policy.action_ids)))
+    )
     scores = []
     for ep in range(a.episodes):
         obs, info = env.reset(seed=a.seed + ep)

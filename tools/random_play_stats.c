@@ -18,23 +18,30 @@
 
 // The real game's figures for a row: games played, mean score, its standard error, mean
 // length in agent steps.
-typedef struct { int episodes; double mean, se, len; } Real;
+typedef struct {
+    int episodes;
+    double mean, se, len;
+} Real;
 
 // shared/reference/ale-real/README.md, "Random agents, whole episodes"
+// clang-format off
 static const struct { const char *id; Real real; } PRESETS[] = {
     {"ALE/Pong-v5", {1000, -20.319, 0.027, 926.0}},
     {"Pong-v4", {500, -20.286, 0.037, 1235.6}},
     {"Pong-v0", {500, -20.300, 0.039, 1231.6}},
     {"PongNoFrameskip-v4", {200, -20.385, 0.059, 3575.6}},
 };
+// clang-format on
 
 // the flavours as the real table has them: ALE/Pong-v5 with mode= and difficulty=, 300 games each: [mode][difficulty]
-#define FLAVOUR_ID "ALE/Pong-v5"
+#define FLAVOUR_ID    "ALE/Pong-v5"
 #define FLAVOUR_GAMES 300
+// clang-format off
 static const double FLAVOURS[PONG_MODES][PONG_DIFFICULTIES][3] = {   // mean, se, length
     {{-20.363, 0.047, 922.7}, {-19.853, 0.062, 948.4}, {-20.500, 0.041, 878.6}, {-20.240, 0.052, 889.1}},
     {{-20.233, 0.053, 968.5}, {-20.157, 0.057, 973.5}, {-20.327, 0.048, 920.5}, {-20.303, 0.053, 917.8}},
 };
+// clang-format on
 
 // Plays n games of the flavour of the preset and prints its line beside the real figures;
 // whether the two means agree within two standard errors of their difference.
@@ -48,7 +55,7 @@ static bool play_row(const char *name, const char *id, int mode, int difficulty,
         rng_seed(&actions, rng_key(77, (uint64_t)e, 1, 0));
         int score = 0;
         long steps = 0;
-        EnvStep s = {0};
+        EnvStep s = { 0 };
         while (!s.terminated && !s.truncated) {
             env_step(&env, (int)rng_below(&actions, ACTION_COUNT), &s);
             score += s.reward;
@@ -60,8 +67,8 @@ static bool play_row(const char *name, const char *id, int mode, int difficulty,
     }
     double mean = sum / n, sd = sqrt((sum2 - n * mean * mean) / (n - 1)), se = sd / sqrt(n);
     bool agree = fabs(mean - real.mean) <= 2.0 * sqrt(se * se + real.se * real.se);
-    printf("%-25s %9d %9.3f %7.3f %7.3f %10.1f | %9.3f %7.3f %10.1f | %s\n", name, n, mean, sd, se,
-           len_sum / n, real.mean, real.se, real.len, agree ? "yes" : "NO");
+    printf("%-25s %9d %9.3f %7.3f %7.3f %10.1f | %9.3f %7.3f %10.1f | %s\n", name, n, mean, sd, se, len_sum / n,
+        real.mean, real.se, real.len, agree ? "yes" : "NO");
     return agree;
 }
 
@@ -76,8 +83,8 @@ int main(int argc, char **argv) {
         }
         episodes = (int)n;
     }
-    printf("%-25s %9s %9s %7s %7s %10s | %9s %7s %10s | %s\n", "preset", "episodes", "mean", "sd",
-           "se", "length", "real mean", "real se", "real len", "agree (2 se)");
+    printf("%-25s %9s %9s %7s %7s %10s | %9s %7s %10s | %s\n", "preset", "episodes", "mean", "sd", "se", "length",
+        "real mean", "real se", "real len", "agree (2 se)");
     int disagree = 0;
     for (size_t k = 0; k < sizeof PRESETS / sizeof PRESETS[0]; k++) {
         Real real = PRESETS[k].real;
@@ -86,7 +93,7 @@ int main(int argc, char **argv) {
     for (int m = 0; m < PONG_MODES; m++)
         for (int d = 0; d < PONG_DIFFICULTIES; d++) {
             const double *f = FLAVOURS[m][d];
-            Real real = {FLAVOUR_GAMES, f[0], f[1], f[2]};
+            Real real = { FLAVOUR_GAMES, f[0], f[1], f[2] };
             char name[40];
             snprintf(name, sizeof name, "%s m%dd%d", FLAVOUR_ID, m, d);
             disagree += !play_row(name, FLAVOUR_ID, m, d, episodes ? episodes : real.episodes, real);

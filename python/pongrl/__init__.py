@@ -19,29 +19,73 @@ source tree after `make`), or at $PONGRL_LIB.
 """
 from . import roms, spaces
 from .ale import Action, ALEInterface, ALEState, LoggerMode
-from .env import (ACTION_MEANINGS, CAPS, ENV_IDS, GYM021_MAX_EPISODE_STEPS, OBS80_SHAPE,
-                  OBS_SHAPES, PRESETS, RAM_IDS, SCREEN_SHAPE, Env, gymnasium_id)
+from .env import (
+    ACTION_MEANINGS,
+    CAPS,
+    ENV_IDS,
+    GYM021_MAX_EPISODE_STEPS,
+    OBS80_SHAPE,
+    OBS_SHAPES,
+    PRESETS,
+    RAM_IDS,
+    SCREEN_SHAPE,
+    Env,
+    gymnasium_id,
+)
 from .policy import load
 from .spaces import Box, Discrete, MultiDiscrete, gymnasium
 from .vector import VecEnv
 from .atari_vector import AtariVectorEnv
 
-__all__ = ["make", "make_vec", "Env", "VecEnv", "AtariVectorEnv", "Discrete", "Box", "MultiDiscrete", "PRESETS",
-           "ENV_IDS", "RAM_IDS", "ACTION_MEANINGS", "OBS_SHAPES", "spaces", "gymnasium_ids",
-           "ALEInterface", "ALEState", "Action", "LoggerMode", "register_ale_ids", "CAPS",
-           "GYM021_MAX_EPISODE_STEPS", "load", "roms"]
+__all__ = [
+    "make",
+    "make_vec",
+    "Env",
+    "VecEnv",
+    "AtariVectorEnv",
+    "Discrete",
+    "Box",
+    "MultiDiscrete",
+    "PRESETS",
+    "ENV_IDS",
+    "RAM_IDS",
+    "ACTION_MEANINGS",
+    "OBS_SHAPES",
+    "spaces",
+    "gymnasium_ids",
+    "ALEInterface",
+    "ALEState",
+    "Action",
+    "LoggerMode",
+    "register_ale_ids",
+    "CAPS",
+    "GYM021_MAX_EPISODE_STEPS",
+    "load",
+    "roms",
+]
 __version__ = "0.2.0"
 
-_ENV_KWARGS = ("seed", "render_mode", "obs_type", "frameskip", "repeat_action_probability",
-               "max_num_frames_per_episode", "max_episode_steps", "full_action_space", "mode",
-               "difficulty")
+_ENV_KWARGS = (
+    "seed",
+    "render_mode",
+    "obs_type",
+    "frameskip",
+    "repeat_action_probability",
+    "max_num_frames_per_episode",
+    "max_episode_steps",
+    "full_action_space",
+    "mode",
+    "difficulty",
+)
 
 
 def _check_kwargs(fn, kwargs, extra=()):
     bad = sorted(set(kwargs) - set(_ENV_KWARGS) - set(extra))
     if bad:
-        raise TypeError("pongrl.%s: unsupported arguments %s (supported: %s)"
-                        % (fn, ", ".join(bad), ", ".join(_ENV_KWARGS + tuple(extra))))
+        raise TypeError(
+            "pongrl.%s: unsupported arguments %s (supported: %s)"
+            % (fn, ", ".join(bad), ", ".join(_ENV_KWARGS + tuple(extra)))
+        )
 
 
 def make(id, **kwargs):
@@ -77,8 +121,9 @@ def _register():
     for id in ENV_IDS:
         gid = gymnasium_id(id)
         if gid not in registry:
-            gymnasium.register(id=gid, entry_point=_ENTRY_POINT, kwargs={"preset": id},
-                               vector_entry_point=_vector_entry_point(id))
+            gymnasium.register(
+                id=gid, entry_point=_ENTRY_POINT, kwargs={"preset": id}, vector_entry_point=_vector_entry_point(id)
+            )
 
 
 def register_ale_ids(override=False):
@@ -89,18 +134,19 @@ def register_ale_ids(override=False):
     if gymnasium is None:
         raise ImportError("pongrl.register_ale_ids needs gymnasium (pongrl.make works without)")
     registry = gymnasium.envs.registration.registry
-    taken = [id for id in ENV_IDS if id in registry
-             and getattr(registry[id], "entry_point", None) != _ENTRY_POINT]
+    taken = [id for id in ENV_IDS if id in registry and getattr(registry[id], "entry_point", None) != _ENTRY_POINT]
     if taken and not override:
-        raise ValueError("pongrl.register_ale_ids: %s already registered by %s (ale-py?); "
-                         "call register_ale_ids(override=True) to replace them with pongrl's, or "
-                         "use pongrl's own ids (pongrl/Pong-v5, ...)"
-                         % (", ".join(taken), registry[taken[0]].entry_point))
+        raise ValueError(
+            "pongrl.register_ale_ids: %s already registered by %s (ale-py?); "
+            "call register_ale_ids(override=True) to replace them with pongrl's, or "
+            "use pongrl's own ids (pongrl/Pong-v5, ...)" % (", ".join(taken), registry[taken[0]].entry_point)
+        )
     for id in ENV_IDS:
         if id in registry:
             del registry[id]
-        gymnasium.register(id=id, entry_point=_ENTRY_POINT, kwargs={"preset": id},
-                           vector_entry_point=_vector_entry_point(id))
+        gymnasium.register(
+            id=id, entry_point=_ENTRY_POINT, kwargs={"preset": id}, vector_entry_point=_vector_entry_point(id)
+        )
     return ENV_IDS
 
 

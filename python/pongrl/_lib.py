@@ -14,22 +14,49 @@ import threading
 ENV_OK, ENV_ERR_PRESET, ENV_ERR_ACTION, ENV_ERR_DONE, VECENV_ERR_ARG = 0, -1, -2, -3, -4
 ENV_ERR_STATE, ENV_ERR_STATE_OTHER, ENV_ERR_FLAVOUR = -5, -6, -7
 OBS_TYPES = {"rgb": 0, "grayscale": 1, "ram": 2, "obs80": 3}
-CONSTANTS = {"ENV_OK": ENV_OK, "ENV_ERR_PRESET": ENV_ERR_PRESET, "ENV_ERR_ACTION": ENV_ERR_ACTION,
-             "ENV_ERR_DONE": ENV_ERR_DONE, "VECENV_ERR_ARG": VECENV_ERR_ARG,
-             "ENV_ERR_STATE": ENV_ERR_STATE, "ENV_ERR_STATE_OTHER": ENV_ERR_STATE_OTHER,
-             "ENV_ERR_FLAVOUR": ENV_ERR_FLAVOUR,
-             "OBS_RGB": OBS_TYPES["rgb"], "OBS_GRAYSCALE": OBS_TYPES["grayscale"],
-             "OBS_RAM": OBS_TYPES["ram"], "OBS_OBS80": OBS_TYPES["obs80"]}
+CONSTANTS = {
+    "ENV_OK": ENV_OK,
+    "ENV_ERR_PRESET": ENV_ERR_PRESET,
+    "ENV_ERR_ACTION": ENV_ERR_ACTION,
+    "ENV_ERR_DONE": ENV_ERR_DONE,
+    "VECENV_ERR_ARG": VECENV_ERR_ARG,
+    "ENV_ERR_STATE": ENV_ERR_STATE,
+    "ENV_ERR_STATE_OTHER": ENV_ERR_STATE_OTHER,
+    "ENV_ERR_FLAVOUR": ENV_ERR_FLAVOUR,
+    "OBS_RGB": OBS_TYPES["rgb"],
+    "OBS_GRAYSCALE": OBS_TYPES["grayscale"],
+    "OBS_RAM": OBS_TYPES["ram"],
+    "OBS_OBS80": OBS_TYPES["obs80"],
+}
 
 
 class EnvStep(ctypes.Structure):  # env.h EnvStep
-    _fields_ = [("reward", ctypes.c_int), ("terminated", ctypes.c_bool),
-                ("truncated", ctypes.c_bool), ("frames", ctypes.c_int)]
+    _fields_ = [
+        ("reward", ctypes.c_int),
+        ("terminated", ctypes.c_bool),
+        ("truncated", ctypes.c_bool),
+        ("frames", ctypes.c_int),
+    ]
 
 
-STATE_FIELDS = ("ball_x", "ball_y", "ball_vx", "ball_vy", "ball_visible", "cpu_y", "agent_y",
-                "score_cpu", "score_agent", "game_frame", "resistance", "last_action",
-                "steps", "frames", "terminated", "truncated")
+STATE_FIELDS = (
+    "ball_x",
+    "ball_y",
+    "ball_vx",
+    "ball_vy",
+    "ball_visible",
+    "cpu_y",
+    "agent_y",
+    "score_cpu",
+    "score_agent",
+    "game_frame",
+    "resistance",
+    "last_action",
+    "steps",
+    "frames",
+    "terminated",
+    "truncated",
+)
 
 
 class EnvState(ctypes.Structure):  # env.h EnvState: every field int64_t
@@ -37,36 +64,68 @@ class EnvState(ctypes.Structure):  # env.h EnvState: every field int64_t
 
 
 class EnvPreset(ctypes.Structure):  # env.h EnvPreset
-    _fields_ = [("id", ctypes.c_void_p), ("frameskip_min", ctypes.c_int),
-                ("frameskip_max", ctypes.c_int), ("repeat_prob", ctypes.c_double),
-                ("max_steps", ctypes.c_int64), ("max_frames", ctypes.c_int64)]
+    _fields_ = [
+        ("id", ctypes.c_void_p),
+        ("frameskip_min", ctypes.c_int),
+        ("frameskip_max", ctypes.c_int),
+        ("repeat_prob", ctypes.c_double),
+        ("max_steps", ctypes.c_int64),
+        ("max_frames", ctypes.c_int64),
+    ]
 
 
 class VecOut(ctypes.Structure):  # vecenv.h VecOut: pointers to caller-owned arrays
-    _fields_ = [(name, ctypes.c_void_p) for name in (
-        "obs", "rewards", "terminated", "truncated", "final_obs", "episode_return",
-        "episode_length", "episode_frames", "env_ids", "frame_number", "episode_frame_number")]
+    _fields_ = [
+        (name, ctypes.c_void_p)
+        for name in (
+            "obs",
+            "rewards",
+            "terminated",
+            "truncated",
+            "final_obs",
+            "episode_return",
+            "episode_length",
+            "episode_frames",
+            "env_ids",
+            "frame_number",
+            "episode_frame_number",
+        )
+    ]
 
 
 class AtariConfig(ctypes.Structure):  # atari_prep.h AtariConfig
-    _fields_ = [("img_height", ctypes.c_int), ("img_width", ctypes.c_int),
-                ("grayscale", ctypes.c_bool), ("stack_num", ctypes.c_int),
-                ("frameskip", ctypes.c_int), ("maxpool", ctypes.c_bool),
-                ("noop_max", ctypes.c_int), ("use_fire_reset", ctypes.c_bool),
-                ("episodic_life", ctypes.c_bool), ("life_loss_info", ctypes.c_bool),
-                ("reward_clipping", ctypes.c_bool), ("max_frames", ctypes.c_int64),
-                ("repeat_action_probability", ctypes.c_double)]
+    _fields_ = [
+        ("img_height", ctypes.c_int),
+        ("img_width", ctypes.c_int),
+        ("grayscale", ctypes.c_bool),
+        ("stack_num", ctypes.c_int),
+        ("frameskip", ctypes.c_int),
+        ("maxpool", ctypes.c_bool),
+        ("noop_max", ctypes.c_int),
+        ("use_fire_reset", ctypes.c_bool),
+        ("episodic_life", ctypes.c_bool),
+        ("life_loss_info", ctypes.c_bool),
+        ("reward_clipping", ctypes.c_bool),
+        ("max_frames", ctypes.c_int64),
+        ("repeat_action_probability", ctypes.c_double),
+    ]
 
 
 class VecConfig(ctypes.Structure):  # vecenv.h VecConfig
-    _fields_ = [("num_envs", ctypes.c_int), ("num_threads", ctypes.c_int),
-                ("obs_type", ctypes.c_int), ("autoreset", ctypes.c_int),
-                ("batch_size", ctypes.c_int), ("thread_affinity_offset", ctypes.c_int),
-                ("atari", ctypes.POINTER(AtariConfig)), ("mode", ctypes.c_int),
-                ("difficulty", ctypes.c_int)]
+    _fields_ = [
+        ("num_envs", ctypes.c_int),
+        ("num_threads", ctypes.c_int),
+        ("obs_type", ctypes.c_int),
+        ("autoreset", ctypes.c_int),
+        ("batch_size", ctypes.c_int),
+        ("thread_affinity_offset", ctypes.c_int),
+        ("atari", ctypes.POINTER(AtariConfig)),
+        ("mode", ctypes.c_int),
+        ("difficulty", ctypes.c_int),
+    ]
 
 
-AUTORESET_MODES = {"NextStep": 0, "SameStep": 1, "Disabled": 2}   # vecenv.h VECENV_*
+AUTORESET_MODES = {"NextStep": 0, "SameStep": 1, "Disabled": 2}  # vecenv.h VECENV_*
 CONSTANTS.update(VECENV_NEXT_STEP=0, VECENV_SAME_STEP=1, VECENV_DISABLED=2)
 
 
@@ -92,8 +151,7 @@ def abi_mismatches(table, mirrors=MIRRORS, constants=CONSTANTS):
     for t in mirrors:
         name = t.__name__
         if table.get("sizeof " + name) != ctypes.sizeof(t):
-            out.append("sizeof %s: C %s, Python %d" % (name, table.get("sizeof " + name),
-                                                       ctypes.sizeof(t)))
+            out.append("sizeof %s: C %s, Python %d" % (name, table.get("sizeof " + name), ctypes.sizeof(t)))
         c = {k.split(".", 1)[1]: v for k, v in table.items() if k.startswith(name + ".")}
         py = {f[0]: getattr(t, f[0]).offset for f in t._fields_}
         for f in sorted(set(c) | set(py)):
@@ -108,15 +166,20 @@ def abi_mismatches(table, mirrors=MIRRORS, constants=CONSTANTS):
 def check_abi(lib, path):
     bad = abi_mismatches(abi_table(lib))
     if bad:
-        raise ImportError("pongrl: %s does not match python/pongrl/_lib.py's mirror of its "
-                          "structs (%s); rebuild the library with `make`, or bring _lib.py up to "
-                          "date with env.h/vecenv.h" % (path, "; ".join(bad)))
+        raise ImportError(
+            "pongrl: %s does not match python/pongrl/_lib.py's mirror of its "
+            "structs (%s); rebuild the library with `make`, or bring _lib.py up to "
+            "date with env.h/vecenv.h" % (path, "; ".join(bad))
+        )
 
 
 def library_path():
     here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.environ.get("PONGRL_LIB"), os.path.join(here, "libpongrl.so"),
-                  os.path.normpath(os.path.join(here, "..", "..", "build", "libpongrl.so"))]
+    candidates = [
+        os.environ.get("PONGRL_LIB"),
+        os.path.join(here, "libpongrl.so"),
+        os.path.normpath(os.path.join(here, "..", "..", "build", "libpongrl.so")),
+    ]
     if candidates[0]:
         return candidates[0]
     for c in candidates[1:]:
@@ -128,8 +191,10 @@ def library_path():
 def _load():
     path = library_path()
     if not os.path.exists(path):
-        raise ImportError("pongrl: %s not found; run `make` in the pongrl repository, install "
-                          "with `pip install ./python`, or point PONGRL_LIB at libpongrl.so" % path)
+        raise ImportError(
+            "pongrl: %s not found; run `make` in the pongrl repository, install "
+            "with `pip install ./python`, or point PONGRL_LIB at libpongrl.so" % path
+        )
     try:
         lib = ctypes.CDLL(path)
     except OSError as e:
@@ -153,13 +218,11 @@ def _load():
         "vecenv_free": (None, [vp]),
         "vecenv_num_threads": (ctypes.c_int, [vp]),
         "vecenv_reset": (ctypes.c_int, [vp, ctypes.c_uint64, ctypes.POINTER(VecOut)]),
-        "vecenv_step": (ctypes.c_int, [vp, i32p, ctypes.POINTER(VecOut),
-                                       ctypes.POINTER(ctypes.c_int)]),
+        "vecenv_step": (ctypes.c_int, [vp, i32p, ctypes.POINTER(VecOut), ctypes.POINTER(ctypes.c_int)]),
         "vecenv_env": (vp, [vp, ctypes.c_int]),
         "vecenv_clone": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_bool, vp]),
         "vecenv_restore": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_char_p]),
-        "vecenv_create": (vp, [ctypes.POINTER(EnvPreset), ctypes.POINTER(VecConfig),
-                               ctypes.POINTER(ctypes.c_char_p)]),
+        "vecenv_create": (vp, [ctypes.POINTER(EnvPreset), ctypes.POINTER(VecConfig), ctypes.POINTER(ctypes.c_char_p)]),
         "vecenv_reset_mask": (ctypes.c_int, [vp, vp, vp, ctypes.POINTER(VecOut)]),
         "vecenv_batch_size": (ctypes.c_int, [vp]),
         "vecenv_obs_size": (ctypes.c_size_t, [vp]),
@@ -179,9 +242,10 @@ def _load():
         "model_weights": (ctypes.POINTER(ctypes.c_double), [vp]),
         "model_algo": (ctypes.c_char_p, [vp]),
         "model_setting": (ctypes.c_char_p, [vp, ctypes.c_char_p]),
-        "model_array": (ctypes.POINTER(ctypes.c_double), [vp, ctypes.c_int,
-                                                          ctypes.POINTER(ctypes.c_char_p),
-                                                          ctypes.POINTER(ctypes.c_size_t)]),
+        "model_array": (
+            ctypes.POINTER(ctypes.c_double),
+            [vp, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_size_t)],
+        ),
         "model_close": (None, [vp]),
         # algo/actor.h: a model as a policy stepped in C (policy.py's Policy)
         "actor_open": (vp, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
@@ -229,8 +293,10 @@ class Handle:
 
     def __enter__(self):
         if not self._lock.acquire(blocking=False):
-            raise RuntimeError("pongrl: the %s is in use by another thread; one thread at a time "
-                               "may call it (give each thread its own)" % self._what)
+            raise RuntimeError(
+                "pongrl: the %s is in use by another thread; one thread at a time "
+                "may call it (give each thread its own)" % self._what
+            )
         if not self._ptr:
             self._lock.release()
             raise RuntimeError("pongrl: the %s is closed" % self._what)

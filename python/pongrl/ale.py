@@ -37,12 +37,32 @@ ACTION_MEANINGS = ("NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE")
 # ALE's full action set (its Action enum order) and what each does to a paddle (ale_state.cpp
 # ALEState::applyActionPaddles: the RIGHT/LEFT part moves it, any FIRE presses the button, UP
 # and DOWN do nothing): full_action_space=True maps these onto the minimal set.
-FULL_ACTION_MEANINGS = ("NOOP", "FIRE", "UP", "RIGHT", "LEFT", "DOWN", "UPRIGHT", "UPLEFT",
-                        "DOWNRIGHT", "DOWNLEFT", "UPFIRE", "RIGHTFIRE", "LEFTFIRE", "DOWNFIRE",
-                        "UPRIGHTFIRE", "UPLEFTFIRE", "DOWNRIGHTFIRE", "DOWNLEFTFIRE")
+FULL_ACTION_MEANINGS = (
+    "NOOP",
+    "FIRE",
+    "UP",
+    "RIGHT",
+    "LEFT",
+    "DOWN",
+    "UPRIGHT",
+    "UPLEFT",
+    "DOWNRIGHT",
+    "DOWNLEFT",
+    "UPFIRE",
+    "RIGHTFIRE",
+    "LEFTFIRE",
+    "DOWNFIRE",
+    "UPRIGHTFIRE",
+    "UPLEFTFIRE",
+    "DOWNRIGHTFIRE",
+    "DOWNLEFTFIRE",
+)
 FULL_TO_MINIMAL = tuple(
-    (4 if "RIGHT" in m else 5 if "LEFT" in m else 1) if "FIRE" in m else
-    (2 if "RIGHT" in m else 3 if "LEFT" in m else 0) for m in FULL_ACTION_MEANINGS)
+    (4 if "RIGHT" in m else 5 if "LEFT" in m else 1)
+    if "FIRE" in m
+    else (2 if "RIGHT" in m else 3 if "LEFT" in m else 0)
+    for m in FULL_ACTION_MEANINGS
+)
 
 
 def mix64(x):
@@ -55,6 +75,7 @@ def mix64(x):
 
 class Action(enum.IntEnum):
     """ale_py.Action: ALE's 18 joystick actions, same names and values."""
+
     NOOP = 0
     FIRE = 1
     UP = 2
@@ -77,20 +98,26 @@ class Action(enum.IntEnum):
 
 class LoggerMode(enum.IntEnum):
     """ale_py.LoggerMode (pongrl logs nothing)."""
+
     Info = 0
     Warning = 1
     Error = 2
 
 
 # Pong's minimal set in ALE's order (PongSettings::isMinimal), the env's Discrete(6)
-MINIMAL_ACTIONS = (Action.NOOP, Action.FIRE, Action.RIGHT, Action.LEFT, Action.RIGHTFIRE,
-                   Action.LEFTFIRE)
+MINIMAL_ACTIONS = (Action.NOOP, Action.FIRE, Action.RIGHT, Action.LEFT, Action.RIGHTFIRE, Action.LEFTFIRE)
 
 # ALE's settings for one game, their types and ALE's defaults (ale_interface.cpp)
-SETTINGS = {"random_seed": (int, 0), "frame_skip": (int, 1),
-            "repeat_action_probability": (float, 0.25), "max_num_frames_per_episode": (int, 0),
-            "display_screen": (bool, False), "sound": (bool, False),
-            "truncate_on_loss_of_life": (bool, False), "color_averaging": (bool, False)}
+SETTINGS = {
+    "random_seed": (int, 0),
+    "frame_skip": (int, 1),
+    "repeat_action_probability": (float, 0.25),
+    "max_num_frames_per_episode": (int, 0),
+    "display_screen": (bool, False),
+    "sound": (bool, False),
+    "truncate_on_loss_of_life": (bool, False),
+    "color_averaging": (bool, False),
+}
 
 
 def is_pong(rom):
@@ -111,10 +138,10 @@ class ALEState:
     ALEState(bytes) round-trip, and it pickles."""
 
     _MAGIC = b"PRLALE1\0"
-    _HEADER = struct.Struct("<8sqqqq")     # magic, frames, frame_number, mode, difficulty
+    _HEADER = struct.Struct("<8sqqqq")  # magic, frames, frame_number, mode, difficulty
 
     def __init__(self, *args):
-        if len(args) == 2:                     # ale-py's ALEState(state, serialized)
+        if len(args) == 2:  # ale-py's ALEState(state, serialized)
             args = args[1:]
         if not args:
             self._bytes = b""
@@ -137,7 +164,7 @@ class ALEState:
 
     def _blob(self):
         self._fields()
-        return self._bytes[self._HEADER.size:]
+        return self._bytes[self._HEADER.size :]
 
     def serialize(self):
         return self._bytes
@@ -189,12 +216,12 @@ class ALEInterface:
 
     def __init__(self):
         self._settings = {k: d for k, (_, d) in SETTINGS.items()}
-        self._h = None                 # _lib.Handle of the C env, once a ROM is loaded
-        self._preset = None            # the EnvPreset the C env was made with
-        self._seed = 0                 # the stream of episode seeds (reset_game)
-        self._episode = 0              # episodes since the last seeding
-        self._total_frames = 0         # ALE's frame_number: frames since loadROM / seeding
-        self._mode = self._difficulty = None          # the game's flavour (None: default)
+        self._h = None  # _lib.Handle of the C env, once a ROM is loaded
+        self._preset = None  # the EnvPreset the C env was made with
+        self._seed = 0  # the stream of episode seeds (reset_game)
+        self._episode = 0  # episodes since the last seeding
+        self._total_frames = 0  # ALE's frame_number: frames since loadROM / seeding
+        self._mode = self._difficulty = None  # the game's flavour (None: default)
         self._pending_mode = self._pending_difficulty = None
         self._step = _lib.EnvStep()
         self._state = _lib.EnvState()
@@ -205,9 +232,11 @@ class ALEInterface:
         """An interface with its game loaded from `preset` (an EnvPreset the caller has
         checked), seeded: what pongrl.Env stands on."""
         ale = cls()
-        ale._settings.update(repeat_action_probability=float(preset.repeat_prob),
-                             max_num_frames_per_episode=int(preset.max_frames),
-                             random_seed=int(seed))
+        ale._settings.update(
+            repeat_action_probability=float(preset.repeat_prob),
+            max_num_frames_per_episode=int(preset.max_frames),
+            random_seed=int(seed),
+        )
         ale._preset = preset
         ale._new_game(seed, what)
         return ale
@@ -225,14 +254,14 @@ class ALEInterface:
             self._h.replace(ptr)
             episode = 1
         self._seed, self._episode, self._total_frames = seed, episode, 0
-        self._mode = self._difficulty = None       # ALE's loadROM: the default flavour
+        self._mode = self._difficulty = None  # ALE's loadROM: the default flavour
         self._pending_mode = self._pending_difficulty = None
 
     def _use(self):
         """The C env, locked for this thread (with ...: ptr); a clear error without a ROM, once
         closed, or while another thread uses it."""
         if self._h is None:
-            raise RuntimeError("pongrl: no ROM loaded; call loadROM(\"pong\") first")
+            raise RuntimeError('pongrl: no ROM loaded; call loadROM("pong") first')
         return self._h
 
     def _close(self):
@@ -246,8 +275,7 @@ class ALEInterface:
 
     def _check_key(self, key):
         if key not in SETTINGS:
-            raise RuntimeError("pongrl: unknown ALE setting %r (pongrl has %s)"
-                               % (key, ", ".join(SETTINGS)))
+            raise RuntimeError("pongrl: unknown ALE setting %r (pongrl has %s)" % (key, ", ".join(SETTINGS)))
         return key
 
     def getInt(self, key):
@@ -275,8 +303,7 @@ class ALEInterface:
         if key == "max_num_frames_per_episode" and value < 0:
             raise ValueError("pongrl: max_num_frames_per_episode must be >= 0 (0: none)")
         if key == "display_screen" and value:
-            raise ValueError("pongrl: display_screen is not supported; use render_mode="
-                             "'rgb_array' and save frames")
+            raise ValueError("pongrl: display_screen is not supported; use render_mode=" "'rgb_array' and save frames")
         self._settings[key] = value
 
     setInt = setFloat = setBool = setString = _set
@@ -292,20 +319,23 @@ class ALEInterface:
         return is_pong(rom)
 
     def loadROM(self, rom):
-        """"pong" (pongrl.roms.get_rom_path("pong")) or the path of a file whose md5 is
+        """ "pong" (pongrl.roms.get_rom_path("pong")) or the path of a file whose md5 is
         Pong's; a path that is not there, or anything else, is a RuntimeError saying so."""
         name = os.fspath(rom)
         if name not in ROM_IDS and not os.path.exists(name):
-            raise RuntimeError("pongrl: loadROM: no such file: %r (pongrl needs no ROM file: pass "
-                               "\"pong\", or pongrl.roms.get_rom_path(\"pong\"))" % (name,))
+            raise RuntimeError(
+                "pongrl: loadROM: no such file: %r (pongrl needs no ROM file: pass "
+                '"pong", or pongrl.roms.get_rom_path("pong"))' % (name,)
+            )
         if is_pong(rom) is None:
             why = "not a file" if not os.path.isfile(name) else "md5 %s" % rom_md5(name)
-            raise RuntimeError("pongrl: %r is not Pong (%s; pongrl plays only Pong: pass \"pong\" "
-                               "or the path of the ROM with md5 %s)" % (name, why, PONG_ROM_MD5))
+            raise RuntimeError(
+                'pongrl: %r is not Pong (%s; pongrl plays only Pong: pass "pong" '
+                "or the path of the ROM with md5 %s)" % (name, why, PONG_ROM_MD5)
+            )
         s = self._settings
-        if self._preset is None:       # standalone: ALE/Pong-v5's game, ALE's one frame a call
-            self._preset = _lib.EnvPreset.from_buffer_copy(
-                lib.env_preset_find(b"ALE/Pong-v5").contents)
+        if self._preset is None:  # standalone: ALE/Pong-v5's game, ALE's one frame a call
+            self._preset = _lib.EnvPreset.from_buffer_copy(lib.env_preset_find(b"ALE/Pong-v5").contents)
             self._preset.frameskip_min = self._preset.frameskip_max = 1
             self._preset.max_steps = 0
         self._preset.repeat_prob = float(s["repeat_action_probability"])
@@ -375,11 +405,12 @@ class ALEInterface:
         """ALE's mode and difficulty (None: keep the current one) for the next reset."""
         mode = self._mode if mode is None else mode
         difficulty = self._difficulty if difficulty is None else difficulty
-        for name, v, avail in (("mode", mode, self.getAvailableModes()),
-                               ("difficulty", difficulty, self.getAvailableDifficulties())):
+        for name, v, avail in (
+            ("mode", mode, self.getAvailableModes()),
+            ("difficulty", difficulty, self.getAvailableDifficulties()),
+        ):
             if v is not None and (isinstance(v, (bool, np.bool_)) or v not in avail):
-                raise ValueError("pongrl: %s must be one of %s (ALE's for Pong), got %r"
-                                 % (name, avail, v))
+                raise ValueError("pongrl: %s must be one of %s (ALE's for Pong), got %r" % (name, avail, v))
         with self._use() as ptr:
             if lib.env_set_flavour(ptr, int(mode or 0), int(difficulty or 0)) != _lib.ENV_OK:
                 raise ValueError("pongrl: mode %r, difficulty %r refused" % (mode, difficulty))
@@ -398,7 +429,7 @@ class ALEInterface:
 
     def lives(self):
         with self._use():
-            return 0          # Pong has no lives (PongSettings::lives)
+            return 0  # Pong has no lives (PongSettings::lives)
 
     def getEpisodeFrameNumber(self):
         return int(self._game_state()["frames"])
@@ -414,21 +445,21 @@ class ALEInterface:
         return list(Action)
 
     def getAvailableModes(self):
-        return list(range(lib.env_num_modes()))          # ALE's Pong: [0, 1]
+        return list(range(lib.env_num_modes()))  # ALE's Pong: [0, 1]
 
     def getAvailableDifficulties(self):
-        return list(range(lib.env_num_difficulties()))   # ALE's Pong: [0, 1, 2, 3]
+        return list(range(lib.env_num_difficulties()))  # ALE's Pong: [0, 1, 2, 3]
 
     def setMode(self, mode):
         if isinstance(mode, (bool, np.bool_)) or mode not in self.getAvailableModes():
-            raise RuntimeError("pongrl: invalid game mode %r (available: %s)"
-                               % (mode, self.getAvailableModes()))
+            raise RuntimeError("pongrl: invalid game mode %r (available: %s)" % (mode, self.getAvailableModes()))
         self._pending_mode = int(mode)
 
     def setDifficulty(self, difficulty):
         if isinstance(difficulty, (bool, np.bool_)) or difficulty not in self.getAvailableDifficulties():
-            raise RuntimeError("pongrl: invalid difficulty %r (available: %s)"
-                               % (difficulty, self.getAvailableDifficulties()))
+            raise RuntimeError(
+                "pongrl: invalid difficulty %r (available: %s)" % (difficulty, self.getAvailableDifficulties())
+            )
         self._pending_difficulty = int(difficulty)
 
     # -- observations
@@ -443,10 +474,17 @@ class ALEInterface:
         if out is None:
             buf = np.empty(shapes[0], dtype=np.uint8)
         else:
-            if not (isinstance(out, np.ndarray) and out.dtype == np.uint8 and out.shape in shapes
-                    and out.flags.c_contiguous and out.flags.writeable):
-                raise TypeError("pongrl: the output buffer must be a writeable, C-contiguous "
-                                "uint8 array of shape %s" % " or ".join(map(str, shapes)))
+            if not (
+                isinstance(out, np.ndarray)
+                and out.dtype == np.uint8
+                and out.shape in shapes
+                and out.flags.c_contiguous
+                and out.flags.writeable
+            ):
+                raise TypeError(
+                    "pongrl: the output buffer must be a writeable, C-contiguous "
+                    "uint8 array of shape %s" % " or ".join(map(str, shapes))
+                )
             buf = out
         with self._use() as ptr:
             if code == "indices":
@@ -485,8 +523,7 @@ class ALEInterface:
         with self._use() as ptr:
             lib.env_clone(ptr, bool(include_rng), buf)
             s = self._game_state()
-            return ALEState._make(buf.raw, s["frames"], self._total_frames, self._mode or 0,
-                                  self._difficulty or 0)
+            return ALEState._make(buf.raw, s["frames"], self._total_frames, self._mode or 0, self._difficulty or 0)
 
     def cloneSystemState(self):
         return self.cloneState(include_rng=True)
@@ -495,12 +532,12 @@ class ALEInterface:
         """Back to a state of cloneState (of a game of the same settings); without its random
         stream, the game's own stream goes on from where it is, as ALE's."""
         if not isinstance(state, ALEState):
-            raise TypeError("pongrl: restoreState takes an ALEState (from cloneState), got %r"
-                            % (type(state).__name__,))
+            raise TypeError(
+                "pongrl: restoreState takes an ALEState (from cloneState), got %r" % (type(state).__name__,)
+            )
         blob = state._blob()
         with self._use() as ptr:
-            rc = lib.env_restore(ptr, blob) if len(blob) == lib.env_state_size() \
-                else _lib.ENV_ERR_STATE
+            rc = lib.env_restore(ptr, blob) if len(blob) == lib.env_state_size() else _lib.ENV_ERR_STATE
             if rc != _lib.ENV_OK:
                 raise RuntimeError("pongrl: restore_state: %s" % lib.env_strerror(rc).decode())
             self._total_frames = state.getFrameNumber()
@@ -512,15 +549,17 @@ class ALEInterface:
     _PRESET_FIELDS = ("frameskip_min", "frameskip_max", "repeat_prob", "max_steps", "max_frames")
 
     def __getstate__(self):
-        d = {"settings": dict(self._settings),
-             "pending": (self._pending_mode, self._pending_difficulty)}
+        d = {"settings": dict(self._settings), "pending": (self._pending_mode, self._pending_difficulty)}
         if self._h is not None:
             with self._use():
-                d.update(preset_id=ctypes.cast(self._preset.id, ctypes.c_char_p).value,
-                         preset=tuple(getattr(self._preset, f) for f in self._PRESET_FIELDS),
-                         seed=self._seed, episode=self._episode,
-                         flavour=(self._mode, self._difficulty),
-                         state=self.cloneState(True).serialize())
+                d.update(
+                    preset_id=ctypes.cast(self._preset.id, ctypes.c_char_p).value,
+                    preset=tuple(getattr(self._preset, f) for f in self._PRESET_FIELDS),
+                    seed=self._seed,
+                    episode=self._episode,
+                    flavour=(self._mode, self._difficulty),
+                    state=self.cloneState(True).serialize(),
+                )
         return d
 
     def __setstate__(self, d):

@@ -57,23 +57,42 @@ class AtariVectorEnv(_VecBase, NativeVec):
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
-    def __init__(self, game="pong", num_envs=1, *, batch_size=0, num_threads=0,
-                 thread_affinity_offset=-1, max_num_frames_per_episode=108000,
-                 repeat_action_probability=0.0, full_action_space=False, continuous=False,
-                 continuous_action_threshold=0.5, autoreset_mode=AutoresetMode.NEXT_STEP,
-                 img_height=84, img_width=84, grayscale=True, stack_num=4, frameskip=4,
-                 maxpool=True, noop_max=30, episodic_life=False, life_loss_info=False,
-                 reward_clipping=True, use_fire_reset=True):
+    def __init__(
+        self,
+        game="pong",
+        num_envs=1,
+        *,
+        batch_size=0,
+        num_threads=0,
+        thread_affinity_offset=-1,
+        max_num_frames_per_episode=108000,
+        repeat_action_probability=0.0,
+        full_action_space=False,
+        continuous=False,
+        continuous_action_threshold=0.5,
+        autoreset_mode=AutoresetMode.NEXT_STEP,
+        img_height=84,
+        img_width=84,
+        grayscale=True,
+        stack_num=4,
+        frameskip=4,
+        maxpool=True,
+        noop_max=30,
+        episodic_life=False,
+        life_loss_info=False,
+        reward_clipping=True,
+        use_fire_reset=True,
+    ):
         self._h = None
         if not isinstance(game, str) or game.lower() not in GAMES:
-            raise ValueError("pongrl.AtariVectorEnv: game must be 'pong' (pongrl has Pong only), "
-                             "got %r" % (game,))
+            raise ValueError("pongrl.AtariVectorEnv: game must be 'pong' (pongrl has Pong only), " "got %r" % (game,))
         if type(frameskip) is not int or frameskip <= 0:
-            raise ValueError("pongrl.AtariVectorEnv: frameskip must be a positive int, got %r"
-                             % (frameskip,))
+            raise ValueError("pongrl.AtariVectorEnv: frameskip must be a positive int, got %r" % (frameskip,))
         if continuous:
-            raise NotImplementedError("pongrl.AtariVectorEnv: continuous=True is not supported "
-                                      "(pongrl's paddle takes the 6 discrete actions)")
+            raise NotImplementedError(
+                "pongrl.AtariVectorEnv: continuous=True is not supported "
+                "(pongrl's paddle takes the 6 discrete actions)"
+            )
         num_envs = _int("num_envs", num_envs, 1)
         batch_size = _int("batch_size", batch_size, 0)
         if batch_size > num_envs:
@@ -81,18 +100,29 @@ class AtariVectorEnv(_VecBase, NativeVec):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = dict(type(self).metadata, autoreset_mode=self.autoreset_mode)
         self._cfg = _lib.AtariConfig(
-            img_height=_int("img_height", img_height, 1), img_width=_int("img_width", img_width, 1),
-            grayscale=bool(grayscale), stack_num=_int("stack_num", stack_num, 1),
-            frameskip=frameskip, maxpool=bool(maxpool), noop_max=_int("noop_max", noop_max, 0),
-            use_fire_reset=bool(use_fire_reset), episodic_life=bool(episodic_life),
-            life_loss_info=bool(life_loss_info), reward_clipping=bool(reward_clipping),
+            img_height=_int("img_height", img_height, 1),
+            img_width=_int("img_width", img_width, 1),
+            grayscale=bool(grayscale),
+            stack_num=_int("stack_num", stack_num, 1),
+            frameskip=frameskip,
+            maxpool=bool(maxpool),
+            noop_max=_int("noop_max", noop_max, 0),
+            use_fire_reset=bool(use_fire_reset),
+            episodic_life=bool(episodic_life),
+            life_loss_info=bool(life_loss_info),
+            reward_clipping=bool(reward_clipping),
             max_frames=_int("max_num_frames_per_episode", max_num_frames_per_episode, 1),
-            repeat_action_probability=float(repeat_action_probability))
-        vcfg = _lib.VecConfig(num_envs=num_envs, num_threads=_int("num_threads", num_threads),
-                              obs_type=0, autoreset=_lib.AUTORESET_MODES[self.autoreset_mode.value],
-                              batch_size=batch_size,
-                              thread_affinity_offset=_int("thread_affinity_offset", thread_affinity_offset),
-                              atari=ctypes.pointer(self._cfg))
+            repeat_action_probability=float(repeat_action_probability),
+        )
+        vcfg = _lib.VecConfig(
+            num_envs=num_envs,
+            num_threads=_int("num_threads", num_threads),
+            obs_type=0,
+            autoreset=_lib.AUTORESET_MODES[self.autoreset_mode.value],
+            batch_size=batch_size,
+            thread_affinity_offset=_int("thread_affinity_offset", thread_affinity_offset),
+            atari=ctypes.pointer(self._cfg),
+        )
         _, _, preset = resolve("ALE/Pong-v5")
         why = ctypes.c_char_p()
         ptr = lib.vecenv_create(ctypes.byref(preset), ctypes.byref(vcfg), ctypes.byref(why))
@@ -141,15 +171,17 @@ class AtariVectorEnv(_VecBase, NativeVec):
                 raise ValueError("pongrl.AtariVectorEnv: a partial reset needs batch_size == num_envs")
         if seed is None and not self._started:
             # ALE seeds an env's first stream from std::random_device
-            given = np.random.default_rng().integers(0, 2 ** 31, k, dtype=np.int64)
+            given = np.random.default_rng().integers(0, 2**31, k, dtype=np.int64)
         elif seed is None:
             given = np.full(k, -1, dtype=np.int64)
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             given = np.arange(seed, seed + k, dtype=np.int64)
         elif isinstance(seed, np.ndarray):
             if seed.shape != (k,):
-                raise ValueError("pongrl.AtariVectorEnv: seed must have one entry per env being "
-                                 "reset, expected shape %s, got %s" % ((k,), seed.shape))
+                raise ValueError(
+                    "pongrl.AtariVectorEnv: seed must have one entry per env being "
+                    "reset, expected shape %s, got %s" % ((k,), seed.shape)
+                )
             given = seed.astype(np.int64)
         else:
             raise TypeError("pongrl.AtariVectorEnv: unsupported seed type %r" % (type(seed),))
@@ -162,8 +194,7 @@ class AtariVectorEnv(_VecBase, NativeVec):
         else:
             seeds[mask] = given
         self._out.obs = self._obs.ctypes.data
-        rc = lib.vecenv_reset_mask(ptr, None if mask is None else mask.ctypes.data,
-                                   seeds.ctypes.data, self._out_ref)
+        rc = lib.vecenv_reset_mask(ptr, None if mask is None else mask.ctypes.data, seeds.ctypes.data, self._out_ref)
         if rc != _lib.ENV_OK:
             raise RuntimeError("pongrl.AtariVectorEnv: reset failed")
         self._started = True
@@ -185,13 +216,15 @@ class AtariVectorEnv(_VecBase, NativeVec):
         if a.dtype.kind not in "iu" or a.dtype == np.bool_:
             raise ValueError("pongrl.AtariVectorEnv: actions must be integers, got dtype %s" % a.dtype)
         if a.shape != (self.batch_size,):
-            raise ValueError("pongrl.AtariVectorEnv: actions must have shape (%d,), got %s"
-                             % (self.batch_size, a.shape))
+            raise ValueError(
+                "pongrl.AtariVectorEnv: actions must have shape (%d,), got %s" % (self.batch_size, a.shape)
+            )
         n_act = len(self._meanings)
         bad = np.flatnonzero((a < 0) | (a >= n_act))
         if bad.size:
-            raise ValueError("pongrl.AtariVectorEnv: invalid action %r (row %d); available actions: %d"
-                             % (a[bad[0]], bad[0], n_act))
+            raise ValueError(
+                "pongrl.AtariVectorEnv: invalid action %r (row %d); available actions: %d" % (a[bad[0]], bad[0], n_act)
+            )
         a = a.astype(np.int32)
         if self.full_action_space:
             a = self._full_to_minimal[a]
@@ -203,13 +236,14 @@ class AtariVectorEnv(_VecBase, NativeVec):
         if self._sent is None:
             raise RuntimeError("pongrl.AtariVectorEnv: recv() without send()")
         a, self._sent = self._sent, None
-        obs = np.empty_like(self._obs)           # a fresh array, written in place by C: no copy
+        obs = np.empty_like(self._obs)  # a fresh array, written in place by C: no copy
         self._out.obs = obs.ctypes.data
         rc = lib.vecenv_step(ptr, a.ctypes.data, self._out_ref, ctypes.byref(self._bad))
         if rc == _lib.ENV_ERR_DONE:
-            raise RuntimeError("pongrl.AtariVectorEnv: env %d's episode has ended and autoreset_mode "
-                               "is DISABLED: reset it with reset(options={'reset_mask': mask})"
-                               % self._env_ids[self._bad.value])
+            raise RuntimeError(
+                "pongrl.AtariVectorEnv: env %d's episode has ended and autoreset_mode "
+                "is DISABLED: reset it with reset(options={'reset_mask': mask})" % self._env_ids[self._bad.value]
+            )
         if rc != _lib.ENV_OK:
             raise RuntimeError("pongrl.AtariVectorEnv: step failed (%d)" % rc)
         info = self._info()
@@ -226,27 +260,34 @@ class AtariVectorEnv(_VecBase, NativeVec):
 
     def __repr__(self):
         return "pongrl.AtariVectorEnv(pong, num_envs=%d, batch_size=%d, autoreset_mode=%s)" % (
-            getattr(self, "num_envs", 0), getattr(self, "batch_size", 0),
-            getattr(self, "autoreset_mode", None))
+            getattr(self, "num_envs", 0),
+            getattr(self, "batch_size", 0),
+            getattr(self, "autoreset_mode", None),
+        )
 
     # -- internals
 
     def _info(self):
-        return {"env_id": self._env_ids.copy(),
-                "lives": np.zeros(self.batch_size, dtype=np.int32),        # Pong: ALE's lives() is 0
-                "frame_number": self._frame_number.astype(np.int32),
-                "episode_frame_number": self._episode_frame_number.astype(np.int32)}
+        return {
+            "env_id": self._env_ids.copy(),
+            "lives": np.zeros(self.batch_size, dtype=np.int32),  # Pong: ALE's lives() is 0
+            "frame_number": self._frame_number.astype(np.int32),
+            "episode_frame_number": self._episode_frame_number.astype(np.int32),
+        }
 
 
 # ale-py registers ALE/{Game}-v5 with these; gym.make_vec passes them (and the user's) here
-_V5_KWARGS = dict(repeat_action_probability=0.25, full_action_space=False, frameskip=4,
-                  max_num_frames_per_episode=108_000)
+_V5_KWARGS = dict(
+    repeat_action_probability=0.25, full_action_space=False, frameskip=4, max_num_frames_per_episode=108_000
+)
 
 
 def make_vector(num_envs=1, preset="ALE/Pong-v5", game="pong", max_episode_steps=None, **kwargs):
     """The vector_entry_point of pongrl/Pong-v5: AtariVectorEnv with ALE/Pong-v5's settings
     (sticky actions 0.25, frameskip 4, 108,000 frames), as gym.make_vec("ALE/Pong-v5") gives."""
     if max_episode_steps is not None:
-        raise ValueError("pongrl.AtariVectorEnv: max_episode_steps is not an argument of ale-py's "
-                         "vector env; use max_num_frames_per_episode")
+        raise ValueError(
+            "pongrl.AtariVectorEnv: max_episode_steps is not an argument of ale-py's "
+            "vector env; use max_num_frames_per_episode"
+        )
     return AtariVectorEnv(game, num_envs, **dict(_V5_KWARGS, **kwargs))

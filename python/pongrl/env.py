@@ -7,13 +7,23 @@ import numpy as np
 
 from . import _lib, render
 from ._lib import lib
-from .ale import (_U64, ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL,  # noqa: F401
-                  MINIMAL_ACTIONS, Action, ALEInterface, ALEState)
+from .ale import (
+    _U64,
+    ACTION_MEANINGS,
+    FULL_ACTION_MEANINGS,
+    FULL_TO_MINIMAL,  # noqa: F401
+    MINIMAL_ACTIONS,
+    Action,
+    ALEInterface,
+    ALEState,
+)
 from .spaces import Box, Discrete, StandInRandom, gymnasium
 
 SCREEN_SHAPE = (210, 160, 3)
 OBS80_SHAPE = (80, 80)
 OBS_SHAPES = {"rgb": (210, 160, 3), "grayscale": (210, 160), "ram": (128,), "obs80": (80, 80)}
+
+
 def _preset_ids():
     ids, i = [], 0
     while True:
@@ -24,20 +34,28 @@ def _preset_ids():
         i += 1
 
 
-PRESETS = _preset_ids()          # the C presets (pixel observations by default)
+PRESETS = _preset_ids()  # the C presets (pixel observations by default)
 # Gym's RAM ids: the same dynamics with obs_type "ram"
-RAM_IDS = {"Pong-ram-v0": "Pong-v0", "Pong-ram-v4": "Pong-v4",
-           "Pong-ramDeterministic-v0": "PongDeterministic-v0",
-           "Pong-ramDeterministic-v4": "PongDeterministic-v4",
-           "Pong-ramNoFrameskip-v0": "PongNoFrameskip-v0",
-           "Pong-ramNoFrameskip-v4": "PongNoFrameskip-v4",
-           "ALE/Pong-ram-v5": "ALE/Pong-v5"}
+RAM_IDS = {
+    "Pong-ram-v0": "Pong-v0",
+    "Pong-ram-v4": "Pong-v4",
+    "Pong-ramDeterministic-v0": "PongDeterministic-v0",
+    "Pong-ramDeterministic-v4": "PongDeterministic-v4",
+    "Pong-ramNoFrameskip-v0": "PongNoFrameskip-v0",
+    "Pong-ramNoFrameskip-v4": "PongNoFrameskip-v4",
+    "ALE/Pong-ram-v5": "ALE/Pong-v5",
+}
 ENV_IDS = PRESETS + tuple(RAM_IDS)
 # gym 0.21's step caps (its gym/envs/__init__.py: max_episode_steps of each Atari id; no frame
 # cap but v5's), for caps="gym-0.21". Today's ale-py caps every id at 108,000 frames instead.
-GYM021_MAX_EPISODE_STEPS = {"Pong-v0": 10000, "Pong-v4": 100000, "PongDeterministic-v0": 100000,
-                            "PongDeterministic-v4": 100000, "PongNoFrameskip-v0": 400000,
-                            "PongNoFrameskip-v4": 400000}
+GYM021_MAX_EPISODE_STEPS = {
+    "Pong-v0": 10000,
+    "Pong-v4": 100000,
+    "PongDeterministic-v0": 100000,
+    "PongDeterministic-v4": 100000,
+    "PongNoFrameskip-v0": 400000,
+    "PongNoFrameskip-v4": 400000,
+}
 CAPS = ("ale-py", "gym-0.21")
 
 
@@ -66,10 +84,21 @@ def _is_int(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
-            max_num_frames_per_episode=None, max_episode_steps=None, full_action_space=False,
-            mode=None, difficulty=None, render_mode=None, caps=None, render_modes=("rgb_array",),
-            flavours=False):
+def resolve(
+    id,
+    obs_type=None,
+    frameskip=None,
+    repeat_action_probability=None,
+    max_num_frames_per_episode=None,
+    max_episode_steps=None,
+    full_action_space=False,
+    mode=None,
+    difficulty=None,
+    render_mode=None,
+    caps=None,
+    render_modes=("rgb_array",),
+    flavours=False,
+):
     """ale-py's keyword arguments -> (canonical id, obs_type, EnvPreset) or a clear error.
     caps: "ale-py" (the preset's, the default) or "gym-0.21" (gym 0.21's step caps and no
     frame cap for the v0/v4 ids; v5 keeps its 108,000 frames). render_modes: those the caller
@@ -79,28 +108,27 @@ def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
         raise TypeError("pongrl: the environment id must be a string, got %r" % (id,))
     id = _FROM_GYMNASIUM_ID.get(id, id)
     if id not in ENV_IDS:
-        raise ValueError("pongrl: unknown environment id %r; valid ids: %s (or pongrl/<name>)"
-                         % (id, ", ".join(ENV_IDS)))
+        raise ValueError(
+            "pongrl: unknown environment id %r; valid ids: %s (or pongrl/<name>)" % (id, ", ".join(ENV_IDS))
+        )
     base = RAM_IDS.get(id, id)
     if obs_type is None:
         obs_type = "ram" if id in RAM_IDS else "rgb"
     if obs_type not in OBS_SHAPES:
-        raise ValueError("pongrl: obs_type must be one of %s, got %r"
-                         % (", ".join(OBS_SHAPES), obs_type))
+        raise ValueError("pongrl: obs_type must be one of %s, got %r" % (", ".join(OBS_SHAPES), obs_type))
     if render_mode is not None and render_mode not in render_modes:
-        raise ValueError("pongrl: render_mode must be None or %s, got %r"
-                         % (" or ".join(map(repr, render_modes)), render_mode))
+        raise ValueError(
+            "pongrl: render_mode must be None or %s, got %r" % (" or ".join(map(repr, render_modes)), render_mode)
+        )
     if full_action_space not in (False, True):
         raise ValueError("pongrl: full_action_space must be True or False")
-    for name, v, n in (("mode", mode, lib.env_num_modes()),
-                       ("difficulty", difficulty, lib.env_num_difficulties())):
+    for name, v, n in (("mode", mode, lib.env_num_modes()), ("difficulty", difficulty, lib.env_num_difficulties())):
         if v is None or (_is_int(v) and v == 0):
             continue
         if not flavours:
             raise ValueError("pongrl: %s=%r is not supported here (only the default, 0)" % (name, v))
         if not _is_int(v) or not 0 <= v < n:
-            raise ValueError("pongrl: %s must be an int in [0, %d) (ALE's for Pong), got %r"
-                             % (name, n, v))
+            raise ValueError("pongrl: %s must be an int in [0, %d) (ALE's for Pong), got %r" % (name, n, v))
     found = lib.env_preset_find(base.encode())
     preset = _lib.EnvPreset.from_buffer_copy(found.contents)
     if caps not in (None,) + CAPS:
@@ -113,13 +141,12 @@ def resolve(id, obs_type=None, frameskip=None, repeat_action_probability=None,
                 raise ValueError("pongrl: frameskip must be >= 1, got %d" % frameskip)
             preset.frameskip_min = preset.frameskip_max = int(frameskip)
         elif isinstance(frameskip, tuple) and len(frameskip) == 2 and all(map(_is_int, frameskip)):
-            lo, hi = frameskip           # ale-py: np_random.integers(lo, hi), hi excluded
+            lo, hi = frameskip  # ale-py: np_random.integers(lo, hi), hi excluded
             if not 1 <= lo < hi:
                 raise ValueError("pongrl: frameskip (lo, hi) needs 1 <= lo < hi, got %r" % (frameskip,))
             preset.frameskip_min, preset.frameskip_max = int(lo), int(hi) - 1
         else:
-            raise TypeError("pongrl: frameskip must be an int or a (lo, hi) tuple, got %r"
-                            % (frameskip,))
+            raise TypeError("pongrl: frameskip must be an int or a (lo, hi) tuple, got %r" % (frameskip,))
     if repeat_action_probability is not None:
         p = float(repeat_action_probability)
         if not 0.0 <= p <= 1.0:
@@ -146,9 +173,17 @@ def make_spec(id, kwargs, vector=False):
     gid = gymnasium_id(id)
     if gymnasium is not None:
         from gymnasium.envs.registration import EnvSpec
-        return EnvSpec(id=gid, entry_point="pongrl:Env", kwargs=dict(kwargs, preset=id),
-                       vector_entry_point="pongrl:VecEnv", nondeterministic=False,
-                       max_episode_steps=None, order_enforce=False, disable_env_checker=True)
+
+        return EnvSpec(
+            id=gid,
+            entry_point="pongrl:Env",
+            kwargs=dict(kwargs, preset=id),
+            vector_entry_point="pongrl:VecEnv",
+            nondeterministic=False,
+            max_episode_steps=None,
+            order_enforce=False,
+            disable_env_checker=True,
+        )
     return _Spec(gid, "pongrl:Env", dict(kwargs, preset=id))
 
 
@@ -186,8 +221,7 @@ def as_action(action, meanings=ACTION_MEANINGS):
         except TypeError:
             a = None
     if a is None or not 0 <= a < n:
-        raise ValueError("pongrl: action must be an integer in [0, %d) (%s), got %r"
-                         % (n, ", ".join(meanings), action))
+        raise ValueError("pongrl: action must be an integer in [0, %d) (%s), got %r" % (n, ", ".join(meanings), action))
     return a
 
 
@@ -206,20 +240,37 @@ class Env(_EnvBase):
     # render_fps: ale-py's AtariEnv says 30 whatever the frameskip
     metadata = {"render_modes": ["human", "rgb_array"], "obs_types": list(OBS_SHAPES), "render_fps": 30}
 
-    def __init__(self, preset="ALE/Pong-v5", seed=None, render_mode=None, obs_type=None,
-                 frameskip=None, repeat_action_probability=None, max_num_frames_per_episode=None,
-                 max_episode_steps=None, full_action_space=False, mode=None, difficulty=None,
-                 caps=None):
-        kwargs = dict(obs_type=obs_type, frameskip=frameskip,
-                      repeat_action_probability=repeat_action_probability,
-                      max_num_frames_per_episode=max_num_frames_per_episode,
-                      max_episode_steps=max_episode_steps, full_action_space=full_action_space,
-                      mode=mode, difficulty=difficulty, render_mode=render_mode, caps=caps)
-        id, obs_type, preset = resolve(preset, render_modes=self.metadata["render_modes"],
-                                       flavours=True, **kwargs)
+    def __init__(
+        self,
+        preset="ALE/Pong-v5",
+        seed=None,
+        render_mode=None,
+        obs_type=None,
+        frameskip=None,
+        repeat_action_probability=None,
+        max_num_frames_per_episode=None,
+        max_episode_steps=None,
+        full_action_space=False,
+        mode=None,
+        difficulty=None,
+        caps=None,
+    ):
+        kwargs = dict(
+            obs_type=obs_type,
+            frameskip=frameskip,
+            repeat_action_probability=repeat_action_probability,
+            max_num_frames_per_episode=max_num_frames_per_episode,
+            max_episode_steps=max_episode_steps,
+            full_action_space=full_action_space,
+            mode=mode,
+            difficulty=difficulty,
+            render_mode=render_mode,
+            caps=caps,
+        )
+        id, obs_type, preset = resolve(preset, render_modes=self.metadata["render_modes"], flavours=True, **kwargs)
         self.ale = None
         self._window = None
-        self._kwargs = dict(kwargs, preset=id)      # for pickle and copy
+        self._kwargs = dict(kwargs, preset=id)  # for pickle and copy
         self.spec_id = id
         self.obs_type = obs_type
         self.render_mode = render_mode
@@ -247,7 +298,7 @@ class Env(_EnvBase):
         self._obs_type = obs_type
         self._game = "pong"
         self._game_mode, self._game_difficulty = mode, difficulty
-        if mode or difficulty:      # ale-py: setMode/setDifficulty after loadROM, then reset
+        if mode or difficulty:  # ale-py: setMode/setDifficulty after loadROM, then reset
             self.ale._set_flavour(mode, difficulty)
             with self.ale._use() as ptr:
                 lib.env_reset(ptr, seed)
@@ -285,7 +336,7 @@ class Env(_EnvBase):
         a = as_action(action, self._meanings)
         if self.full_action_space:
             a = FULL_TO_MINIMAL[a]
-        with self._use() as ptr:      # one thread at a time from the step to its observation
+        with self._use() as ptr:  # one thread at a time from the step to its observation
             st = self.ale._agent_step(ptr, a)
             if st is None:
                 info = self._info(ptr)
@@ -318,12 +369,18 @@ class Env(_EnvBase):
         game with its random stream; the copy is identical and independent."""
         self._check_open()
         ale = self.ale
-        return {"kwargs": self._kwargs, "seed": ale._seed, "episode": ale._episode,
-                "np_random": self._np_random, "np_random_seed": self._np_random_seed,
-                "action_space": self.action_space, "spec": self.spec,
-                "ale_settings": dict(ale._settings),
-                "flavour": (ale._mode, ale._difficulty),
-                "state": ale.cloneState(True).serialize()}
+        return {
+            "kwargs": self._kwargs,
+            "seed": ale._seed,
+            "episode": ale._episode,
+            "np_random": self._np_random,
+            "np_random_seed": self._np_random_seed,
+            "action_space": self.action_space,
+            "spec": self.spec,
+            "ale_settings": dict(ale._settings),
+            "flavour": (ale._mode, ale._difficulty),
+            "state": ale.cloneState(True).serialize(),
+        }
 
     def __setstate__(self, d):
         self.__init__(seed=d["seed"], **d["kwargs"])
@@ -345,8 +402,9 @@ class Env(_EnvBase):
             return None
         if self.render_mode is None:
             if gymnasium is not None:
-                gymnasium.logger.warn("pongrl: render() with render_mode=None returns None; "
-                                      "make the env with render_mode='rgb_array'")
+                gymnasium.logger.warn(
+                    "pongrl: render() with render_mode=None returns None; " "make the env with render_mode='rgb_array'"
+                )
             return None
         return self.frame()
 
@@ -419,6 +477,11 @@ class Env(_EnvBase):
 
     def _info(self, ptr):
         s = self.ale._read_state(ptr)
-        return {"lives": 0, "episode_frame_number": s["frames"],
-                "frame_number": self.ale._total_frames, "steps": s["steps"],
-                "score_agent": s["score_agent"], "score_cpu": s["score_cpu"]}
+        return {
+            "lives": 0,
+            "episode_frame_number": s["frames"],
+            "frame_number": self.ale._total_frames,
+            "steps": s["steps"],
+            "score_agent": s["score_agent"],
+            "score_cpu": s["score_cpu"],
+        }

@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 
-D = 6400                    # the 80x80 grid (policy.h POLICY_D)
+D = 6400  # the 80x80 grid (policy.h POLICY_D)
 
 
 def prepro(frame):
@@ -35,8 +35,10 @@ def prepro(frame):
     if frame.shape[-2:] == (80, 80):
         return frame.astype(np.uint8, copy=False)
     if frame.shape[-3:] != (210, 160, 3):
-        raise ValueError("pongrl: the policy plays obs_type 'rgb' (210, 160, 3) or 'obs80' "
-                         "(80, 80) observations (one or a batch), got shape %s" % (frame.shape,))
+        raise ValueError(
+            "pongrl: the policy plays obs_type 'rgb' (210, 160, 3) or 'obs80' "
+            "(80, 80) observations (one or a batch), got shape %s" % (frame.shape,)
+        )
     img = frame[..., 35:195, :, :][..., ::2, ::2, 0]
     return ((img != 144) & (img != 109) & (img != 0)).astype(np.uint8)
 
@@ -44,8 +46,8 @@ def prepro(frame):
 # ----------------------------------------------------------------------------
 # PPO's input (src/algo/ppo/ppo.h; ppo_policy.c's ppo_input)
 
-POOL, BAND = 4, 20          # coarse cells of 4x4 pixels; bands of 20 rows or columns
-COARSE = (80 // POOL) ** 2 + 2 * (80 // BAND) * 80      # 400 + 320 + 320 = 1040
+POOL, BAND = 4, 20  # coarse cells of 4x4 pixels; bands of 20 rows or columns
+COARSE = (80 // POOL) ** 2 + 2 * (80 // BAND) * 80  # 400 + 320 + 320 = 1040
 
 
 def coarse_views(frames):
@@ -129,27 +131,28 @@ class PgPolicy(_Player):
     def from_model(cls, weights, arrays, settings, **kw):
         """From the model's pg network (policy.h layout: W1 transposed (D, H), then W2)."""
         h = int(settings["hidden"])
-        return cls(weights[:D * h].reshape(D, h), weights[D * h:], **kw)
+        return cls(weights[: D * h].reshape(D, h), weights[D * h :], **kw)
 
     @classmethod
     def from_export(cls, path, settings, **kw):
         """From W1.npy (H, 6400) and W2.npy (H,), as the seed saves them."""
         W1, W2 = _npy(path, "W1.npy"), _npy(path, "W2.npy")
         if W1.ndim != 2 or W1.shape[1] != D or W2.shape != (W1.shape[0],):
-            raise ValueError("pongrl: %s: W1.npy %s and W2.npy %s are not (H, 6400) and (H,)"
-                             % (path, W1.shape, W2.shape))
+            raise ValueError(
+                "pongrl: %s: W1.npy %s and W2.npy %s are not (H, 6400) and (H,)" % (path, W1.shape, W2.shape)
+            )
         return cls(np.ascontiguousarray(W1.T), W2, **kw)
 
     def __init__(self, w1t, w2, algo="pg", source="", greedy=False, seed=None):
         super().__init__(("RIGHT", "LEFT"), (2, 3), algo, source, greedy, seed)
-        self.w1t, self.w2 = w1t, w2           # (D, H) and (H,) float64
+        self.w1t, self.w2 = w1t, w2  # (D, H) and (H,) float64
         self.H = w2.shape[0]
 
     def probability(self, obs):
         """p(RIGHT) for the observation(s), and remembers them as the last frames."""
         single, cur, prev, fresh = self._frames(obs)
         x = (cur.astype(np.int8) - prev.astype(np.int8)).reshape(-1, D).astype(np.float64)
-        x[fresh] = 0.0                                # the seed: zeros on the first step
+        x[fresh] = 0.0  # the seed: zeros on the first step
         h = np.maximum(x @ self.w1t, 0.0)
         p = 1.0 / (1.0 + np.exp(-(h @ self.w2)))
         return p[0] if single else p
@@ -196,29 +199,48 @@ class PpoPolicy(_Player):
             coarse, size, hidden = int(settings["coarse"]) != 0, int(settings["input_size"]), int(settings["hidden"])
         except (KeyError, ValueError) as e:
             raise ValueError("pongrl: %s: a line missing or bad (%s)" % (txt, e))
-        pol = cls(*(_npy(path, "ppo_%s.npy" % a) for a in ("W1", "b1", "Wpi", "bpi", "wv", "bv")),
-                  coarse, names, ids, **kw)
+        pol = cls(
+            *(_npy(path, "ppo_%s.npy" % a) for a in ("W1", "b1", "Wpi", "bpi", "wv", "bv")), coarse, names, ids, **kw
+        )
         if pol.W1.shape[0] != size or pol.H != hidden:
-            raise ValueError("pongrl: %s: ppo_W1.npy is %s, model.txt says input_size %s, hidden %s"
-                             % (path, pol.W1.shape, settings["input_size"], settings["hidden"]))
+            raise ValueError(
+                "pongrl: %s: ppo_W1.npy is %s, model.txt says input_size %s, hidden %s"
+                % (path, pol.W1.shape, settings["input_size"], settings["hidden"])
+            )
         return pol
 
-    def __init__(self, W1, b1, Wpi, bpi, wv, bv, coarse, action_names=("NOOP", "RIGHT", "LEFT"),
-                 action_ids=(0, 2, 3), algo="ppo", source="", greedy=False, seed=None):
+    def __init__(
+        self,
+        W1,
+        b1,
+        Wpi,
+        bpi,
+        wv,
+        bv,
+        coarse,
+        action_names=("NOOP", "RIGHT", "LEFT"),
+        action_ids=(0, 2, 3),
+        algo="ppo",
+        source="",
+        greedy=False,
+        seed=None,
+    ):
         super().__init__(action_names, action_ids, algo, source, greedy, seed)
         self.W1, self.b1, self.Wpi, self.bpi = W1, b1, Wpi, bpi
         self.wv, self.bv = wv, bv.reshape(())
         self.coarse, self.H = coarse, b1.shape[0]
         if W1.shape != (2 * D + (2 * COARSE if coarse else 0), self.H) or Wpi.shape != (len(action_names), self.H):
-            raise ValueError("pongrl: PPO arrays of shapes W1 %s, Wpi %s do not fit H=%d, coarse=%d, %d actions"
-                             % (W1.shape, Wpi.shape, self.H, coarse, len(action_names)))
-        self.input = ppo_input                 # the input function (a test swaps it to see a fault)
+            raise ValueError(
+                "pongrl: PPO arrays of shapes W1 %s, Wpi %s do not fit H=%d, coarse=%d, %d actions"
+                % (W1.shape, Wpi.shape, self.H, coarse, len(action_names))
+            )
+        self.input = ppo_input  # the input function (a test swaps it to see a fault)
 
     def forward(self, obs):
         """(log-probabilities (B, A), values (B,)) of the observation(s), a batch always; remembers
         them as the last frames."""
         single, cur, prev, fresh = self._frames(obs)
-        prev = np.where(fresh[:, None, None], 0, prev)    # an episode's first step: zeros
+        prev = np.where(fresh[:, None, None], 0, prev)  # an episode's first step: zeros
         x = self.input(cur, prev, self.coarse)
         h = np.maximum(x @ self.W1 + self.b1, 0.0)
         return single, log_softmax(h @ self.Wpi.T + self.bpi), h @ self.wv + self.bv
@@ -234,7 +256,7 @@ class PpoPolicy(_Player):
         greedy = self.greedy if greedy is None else greedy
         if greedy:
             k = logp.argmax(axis=1)
-        else:   # the first action whose cumulative probability exceeds u, as C's ppo_sample_action
+        else:  # the first action whose cumulative probability exceeds u, as C's ppo_sample_action
             u = self.rng.random(logp.shape[0])
             k = (u[:, None] >= np.cumsum(np.exp(logp[:, :-1]), axis=1)).sum(axis=1)
         a = np.asarray(self.action_ids)[k]
@@ -274,8 +296,10 @@ def policy_class(algo, source):
     """POLICIES[algo], or a ValueError naming the learners there are."""
     cls = POLICIES.get(algo)
     if cls is None:
-        raise ValueError("pongrl: %s was trained by --algo %s, which pongrl cannot play yet (it "
-                         "plays: %s)" % (source, algo, ", ".join(POLICIES)))
+        raise ValueError(
+            "pongrl: %s was trained by --algo %s, which pongrl cannot play yet (it "
+            "plays: %s)" % (source, algo, ", ".join(POLICIES))
+        )
     return cls
 
 

@@ -26,13 +26,12 @@ import numpy as np
 from . import _lib
 from ._lib import lib
 from .ale import ACTION_MEANINGS
-from .nets import (POLICIES, D, PpoPolicy, PgPolicy, policy_class, prepro,  # noqa: F401
-                   read_export, read_model_txt)
+from .nets import POLICIES, D, PpoPolicy, PgPolicy, policy_class, prepro, read_export, read_model_txt  # noqa: F401
 
-RIGHT, LEFT = 2, 3          # the minimal set's RIGHT (paddle up) and LEFT (down)
+RIGHT, LEFT = 2, 3  # the minimal set's RIGHT (paddle up) and LEFT (down)
 # the settings that shape a network (model_setting), for from_model
 SHAPE_SETTINGS = ("hidden", "coarse")
-ACTOR_OBS_80, ACTOR_OBS_RGB = 0, 1      # actor.h: what a row of observations is
+ACTOR_OBS_80, ACTOR_OBS_RGB = 0, 1  # actor.h: what a row of observations is
 AGENT_ACTIONS_MAX = 6
 
 
@@ -107,7 +106,7 @@ class Policy:
         self._h = _lib.Handle(ptr, lib.actor_close, "policy")
         ids = (ctypes.c_int * AGENT_ACTIONS_MAX)()
         n = lib.actor_actions(ptr, ids)
-        self._ids = tuple(ids[:n])                 # the minimal set's actions, C's order
+        self._ids = tuple(ids[:n])  # the minimal set's actions, C's order
         self.action_names = tuple(ACTION_MEANINGS[a] for a in self._ids)
         self.action_ids = self._ids
         self.algo, self.H = lib.actor_algo(ptr).decode(), lib.actor_hidden(ptr)
@@ -163,26 +162,34 @@ class Policy:
         with self._h as ptr:
             o = np.asarray(obs)
             if o.dtype != np.uint8:
-                o = prepro(o)                       # the reference's reading of other dtypes
+                o = prepro(o)  # the reference's reading of other dtypes
             if o.shape[-2:] == (80, 80):
                 kind, lead = ACTOR_OBS_80, o.shape[:-2]
             elif o.shape[-3:] == (210, 160, 3):
                 kind, lead = ACTOR_OBS_RGB, o.shape[:-3]
             else:
-                prepro(o)                           # its ValueError names the shapes it plays
+                prepro(o)  # its ValueError names the shapes it plays
                 raise AssertionError("prepro accepted shape %s" % (o.shape,))
             rows = 1
-            for n in lead:                          # np.prod(lead) costs a third of a step
+            for n in lead:  # np.prod(lead) costs a third of a step
                 rows *= n
             o = np.ascontiguousarray(o)
             probs = np.empty((rows, len(self._ids)))
             choice = np.empty(rows, np.intc) if choose else None
-            if rows == 0:                           # a batch of another size: all rows afresh
+            if rows == 0:  # a batch of another size: all rows afresh
                 lib.actor_reset(ptr, None)
                 return not lead, probs, choice
             u = self.rng.random(rows) if choose and not greedy else None
-            if lib.actor_step(ptr, rows, kind, o.ctypes.data, None if u is None else u.ctypes.data,
-                              bool(greedy), probs.ctypes.data, None if choice is None else choice.ctypes.data):
+            if lib.actor_step(
+                ptr,
+                rows,
+                kind,
+                o.ctypes.data,
+                None if u is None else u.ctypes.data,
+                bool(greedy),
+                probs.ctypes.data,
+                None if choice is None else choice.ctypes.data,
+            ):
                 raise MemoryError("pongrl: the policy's step of %d rows failed (out of memory)" % rows)
         return not lead, probs, choice
 
@@ -212,8 +219,7 @@ class Policy:
         """The same network as nets.py's NumPy class (nets.POLICIES[algo]): the reference this
         policy is tested against, with its arrays (pg: w1t, w2; ppo: W1, b1, Wpi, ...)."""
         with self._h as ptr:
-            return _numpy_policy(lib.actor_model(ptr), self.source,
-                                 self.greedy if greedy is None else greedy, seed)
+            return _numpy_policy(lib.actor_model(ptr), self.source, self.greedy if greedy is None else greedy, seed)
 
     def __repr__(self):
         state = "closed" if self.closed else "H=%d" % self.H

@@ -9,7 +9,7 @@ import sys
 
 from .spaces import gymnasium
 
-SCALE = 3                  # 160x210 shown as 480x630
+SCALE = 3  # 160x210 shown as 480x630
 
 # ale-py's AtariEnv.get_keys_to_action (0.11.1 and later, src/ale/python/env.py): w, s, a, d for
 # UP, DOWN, LEFT, RIGHT, space for FIRE, e for NOOP; a combined action presses its keys in the
@@ -19,8 +19,10 @@ _KEYS = (("UP", "w"), ("DOWN", "s"), ("LEFT", "a"), ("RIGHT", "d"), ("FIRE", " "
 
 def keys_to_action(meanings):
     """{keys: action index} for actions named as ALE names them, as ale-py returns it."""
+
     def keys(name):
         return ("e",) if name == "NOOP" else tuple(k for word, k in _KEYS if word in name)
+
     return {keys(name): i for i, name in enumerate(meanings)}
 
 
@@ -56,7 +58,8 @@ class HumanWindow:
         except ImportError as e:
             raise DependencyNotInstalled(
                 "pongrl: render_mode='human' needs pygame (Debian: apt-get install python3-pygame); "
-                "or use render_mode='rgb_array'") from e
+                "or use render_mode='rgb_array'"
+            ) from e
         self._pygame = pygame
         self.fps = fps
         self.title = title
@@ -70,19 +73,22 @@ class HumanWindow:
             # Without a display, draw nowhere and say so once (Gymnasium's check_env makes an env
             # in every declared mode, headless too): SDL's dummy driver, not its noisy search
             if not any(os.environ.get(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")):
-                _say_once("pongrl: render_mode='human' without a display (DISPLAY and WAYLAND_DISPLAY "
-                          "are unset): the frames are drawn nowhere; use render_mode='rgb_array'")
+                _say_once(
+                    "pongrl: render_mode='human' without a display (DISPLAY and WAYLAND_DISPLAY "
+                    "are unset): the frames are drawn nowhere; use render_mode='rgb_array'"
+                )
                 os.environ["SDL_VIDEODRIVER"] = "dummy"
             pg.display.init()
             try:
                 self._screen = pg.display.set_mode((rgb.shape[1] * SCALE, rgb.shape[0] * SCALE))
             except pg.error as e:
                 pg.display.quit()
-                raise RuntimeError("pongrl: render_mode='human' cannot open a window: %s; "
-                                   "use render_mode='rgb_array'" % (e,)) from None
+                raise RuntimeError(
+                    "pongrl: render_mode='human' cannot open a window: %s; " "use render_mode='rgb_array'" % (e,)
+                ) from None
             pg.display.set_caption(self.title)
             self._clock = pg.time.Clock()
-        surface = pg.surfarray.make_surface(rgb.swapaxes(0, 1))     # pygame indexes (x, y)
+        surface = pg.surfarray.make_surface(rgb.swapaxes(0, 1))  # pygame indexes (x, y)
         self._screen.blit(pg.transform.scale(surface, self._screen.get_size()), (0, 0))
         pg.event.pump()
         self._clock.tick(self.fps)

@@ -46,8 +46,7 @@ def get_rom_path(name):
         if path.is_file():
             md5 = rom_md5(path)
             if md5 != PONG_ROM_MD5:
-                raise OSError("pongrl: %s is not the Pong ROM (md5 %s, expected %s)"
-                              % (path, md5, PONG_ROM_MD5))
+                raise OSError("pongrl: %s is not the Pong ROM (md5 %s, expected %s)" % (path, md5, PONG_ROM_MD5))
             return path
     return name
 
@@ -56,5 +55,4 @@ def __getattr__(name):
     """ale-py before 0.9: roms.Pong / roms.pong as attributes."""
     if name.lower() in ROM_IDS:
         return get_rom_path(name.lower())
-    raise AttributeError("module 'pongrl.roms' has no attribute %r (games: %s)"
-                         % (name, ", ".join(ROM_IDS)))
+    raise AttributeError("module 'pongrl.roms' has no attribute %r (games: %s)" % (name, ", ".join(ROM_IDS)))

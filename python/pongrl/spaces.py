@@ -25,9 +25,11 @@ except ImportError:
 
     class AutoresetMode(enum.Enum):
         """gymnasium.vector.AutoresetMode (Gymnasium 1.1), same names and values."""
+
         NEXT_STEP = "NextStep"
         SAME_STEP = "SameStep"
         DISABLED = "Disabled"
+
 
 if gymnasium is not None:
     from gymnasium.spaces import Box, Discrete, MultiDiscrete, Space  # noqa: F401
@@ -87,8 +89,7 @@ else:
             return isinstance(other, Discrete) and self.n == other.n and self.start == other.start
 
         def __repr__(self):
-            return "Discrete(%d)" % self.n if self.start == 0 else \
-                "Discrete(%d, start=%d)" % (self.n, self.start)
+            return "Discrete(%d)" % self.n if self.start == 0 else "Discrete(%d, start=%d)" % (self.n, self.start)
 
     class Box(Space):
         """Integer or float arrays between low and high (inclusive)."""
@@ -101,8 +102,9 @@ else:
 
         def sample(self, mask=None):
             if self.dtype.kind in "iu":
-                return self.np_random.integers(self.low.astype(np.int64), self.high.astype(np.int64),
-                                               size=self.shape, endpoint=True).astype(self.dtype)
+                return self.np_random.integers(
+                    self.low.astype(np.int64), self.high.astype(np.int64), size=self.shape, endpoint=True
+                ).astype(self.dtype)
             return self.np_random.uniform(self.low, self.high, size=self.shape).astype(self.dtype)
 
         def contains(self, x):
@@ -111,13 +113,21 @@ else:
                     x = np.asarray(x, dtype=self.dtype)
                 except (ValueError, TypeError):
                     return False
-            return bool(np.can_cast(x.dtype, self.dtype) and x.shape == self.shape
-                        and np.all(x >= self.low) and np.all(x <= self.high))
+            return bool(
+                np.can_cast(x.dtype, self.dtype)
+                and x.shape == self.shape
+                and np.all(x >= self.low)
+                and np.all(x <= self.high)
+            )
 
         def __eq__(self, other):
-            return isinstance(other, Box) and self.shape == other.shape and \
-                self.dtype == other.dtype and np.array_equal(self.low, other.low) and \
-                np.array_equal(self.high, other.high)
+            return (
+                isinstance(other, Box)
+                and self.shape == other.shape
+                and self.dtype == other.dtype
+                and np.array_equal(self.low, other.low)
+                and np.array_equal(self.high, other.high)
+            )
 
         def __repr__(self):
             lo, hi = self.low.flat[0], self.high.flat[0]
@@ -137,8 +147,13 @@ else:
         def contains(self, x):
             if isinstance(x, (list, tuple)):
                 x = np.array(x)
-            return bool(isinstance(x, np.ndarray) and x.shape == self.shape and x.dtype.kind in "iu"
-                        and np.all(self.start <= x) and np.all(x - self.start < self.nvec))
+            return bool(
+                isinstance(x, np.ndarray)
+                and x.shape == self.shape
+                and x.dtype.kind in "iu"
+                and np.all(self.start <= x)
+                and np.all(x - self.start < self.nvec)
+            )
 
         def __eq__(self, other):
             return isinstance(other, MultiDiscrete) and np.array_equal(self.nvec, other.nvec)

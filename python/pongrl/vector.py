@@ -28,12 +28,22 @@ import numpy as np
 from . import _lib
 from ._lib import lib
 from .ale import mix64 as _mix64
-from .env import (ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, OBS_SHAPES, SCREEN_SHAPE, as_seed, entropy_seed,
-                  make_spec, observation_space, resolve)
+from .env import (
+    ACTION_MEANINGS,
+    FULL_ACTION_MEANINGS,
+    FULL_TO_MINIMAL,
+    OBS_SHAPES,
+    SCREEN_SHAPE,
+    as_seed,
+    entropy_seed,
+    make_spec,
+    observation_space,
+    resolve,
+)
 from .spaces import Box, Closing, Discrete, MultiDiscrete, StandInRandom, gymnasium
 
 from .ale import ALEState
-from .spaces import AutoresetMode    # Gymnasium's, or a stand-in before 1.1 / without it
+from .spaces import AutoresetMode  # Gymnasium's, or a stand-in before 1.1 / without it
 
 if gymnasium is not None:
     from gymnasium.vector import VectorEnv as _VecBase
@@ -45,12 +55,13 @@ def autoreset_mode(mode):
     """An AutoresetMode from a member or its value ("NextStep", "SameStep", "Disabled")."""
     if isinstance(mode, AutoresetMode):
         return mode
-    value = getattr(mode, "value", mode)        # another enum with the same values
+    value = getattr(mode, "value", mode)  # another enum with the same values
     for m in AutoresetMode:
         if m.value == value:
             return m
-    raise ValueError("pongrl: autoreset_mode must be one of %s, got %r"
-                     % (", ".join(m.value for m in AutoresetMode), mode))
+    raise ValueError(
+        "pongrl: autoreset_mode must be one of %s, got %r" % (", ".join(m.value for m in AutoresetMode), mode)
+    )
 
 
 def reset_seeds(seed, n, fn="reset"):
@@ -58,8 +69,9 @@ def reset_seeds(seed, n, fn="reset"):
     if isinstance(seed, np.ndarray) or isinstance(seed, (list, tuple)):
         seeds = [(-1 if s is None else as_seed(s)) for s in list(seed)]
         if len(seeds) != n:
-            raise ValueError("pongrl: %s: seed must have one entry per env being reset (%d), got %d"
-                             % (fn, n, len(seeds)))
+            raise ValueError(
+                "pongrl: %s: seed must have one entry per env being reset (%d), got %d" % (fn, n, len(seeds))
+            )
         return np.array(seeds, dtype=np.int64)
     raise TypeError("pongrl: %s: seed must be an int, a sequence of ints or None, got %r" % (fn, seed))
 
@@ -79,10 +91,12 @@ def reset_mask(options, n):
 def locked(method):
     """A method of a vector env that runs holding its C handle (passed as the argument after
     self): closed, or in use by another thread, is a RuntimeError before anything is done."""
+
     @functools.wraps(method)
     def run(self, *args, **kwargs):
         with self._use() as ptr:
             return method(self, ptr, *args, **kwargs)
+
     return run
 
 
@@ -135,18 +149,29 @@ class NativeVec(Closing):
         # pickle, copy.copy and copy.deepcopy all come here: a copy needs each env's place in
         # its stream of episode seeds and its episode counters, which the C vector env keeps
         # (vecenv.c EnvSlot) and does not export, so a copy would replay other episodes
-        raise TypeError("pongrl: a %s cannot be pickled or copied (its envs' episode streams live "
-                        "in C and are not exported); make another with the same arguments and "
-                        "seed, or use pongrl.make envs, which pickle" % type(self).__name__)
+        raise TypeError(
+            "pongrl: a %s cannot be pickled or copied (its envs' episode streams live "
+            "in C and are not exported); make another with the same arguments and "
+            "seed, or use pongrl.make envs, which pickle" % type(self).__name__
+        )
 
     def _alloc_out(self, rows, shape):
         """The arrays the C side writes into (caller-owned), rows of a step, and their VecOut."""
         # (attribute, per-row dtype or None for an observation), in VecOut's field order;
         # _done is Python's alone
-        fields = (("_obs", None), ("_rewards", np.float64), ("_terminated", np.bool_),
-                  ("_truncated", np.bool_), ("_final_obs", None), ("_ep_return", np.float64),
-                  ("_ep_length", np.int64), ("_ep_frames", np.int64), ("_env_ids", np.int32),
-                  ("_frame_number", np.int64), ("_episode_frame_number", np.int64))
+        fields = (
+            ("_obs", None),
+            ("_rewards", np.float64),
+            ("_terminated", np.bool_),
+            ("_truncated", np.bool_),
+            ("_final_obs", None),
+            ("_ep_return", np.float64),
+            ("_ep_length", np.int64),
+            ("_ep_frames", np.int64),
+            ("_env_ids", np.int32),
+            ("_frame_number", np.int64),
+            ("_episode_frame_number", np.int64),
+        )
         for name, dtype in fields:
             setattr(self, name, np.zeros(shape, np.uint8) if dtype is None else np.zeros(rows, dtype))
         self._done = np.zeros(rows, dtype=np.bool_)
@@ -157,6 +182,7 @@ class NativeVec(Closing):
         if gymnasium is None:
             return StandInRandom._set_np_random(self, seed)
         from gymnasium.utils import seeding
+
         self._np_random, self._np_random_seed = seeding.np_random(seed)
 
 
@@ -177,25 +203,44 @@ class VecEnv(_VecBase, NativeVec):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["rgb_array"]}
 
-    def __init__(self, preset="ALE/Pong-v5", num_envs=8, num_threads=None, seed=None, copy=True,
-                 render_mode=None, obs_type=None, frameskip=None, repeat_action_probability=None,
-                 max_num_frames_per_episode=None, max_episode_steps=None,
-                 full_action_space=False, mode=None, difficulty=None,
-                 autoreset_mode=AutoresetMode.SAME_STEP):
+    def __init__(
+        self,
+        preset="ALE/Pong-v5",
+        num_envs=8,
+        num_threads=None,
+        seed=None,
+        copy=True,
+        render_mode=None,
+        obs_type=None,
+        frameskip=None,
+        repeat_action_probability=None,
+        max_num_frames_per_episode=None,
+        max_episode_steps=None,
+        full_action_space=False,
+        mode=None,
+        difficulty=None,
+        autoreset_mode=AutoresetMode.SAME_STEP,
+    ):
         self._h = None
         self.autoreset_mode = autoreset_mode = globals()["autoreset_mode"](autoreset_mode)
         self.metadata = dict(type(self).metadata, autoreset_mode=autoreset_mode)
-        kwargs = dict(obs_type=obs_type, frameskip=frameskip,
-                      repeat_action_probability=repeat_action_probability,
-                      max_num_frames_per_episode=max_num_frames_per_episode,
-                      max_episode_steps=max_episode_steps, full_action_space=full_action_space,
-                      mode=mode, difficulty=difficulty, render_mode=render_mode)
+        kwargs = dict(
+            obs_type=obs_type,
+            frameskip=frameskip,
+            repeat_action_probability=repeat_action_probability,
+            max_num_frames_per_episode=max_num_frames_per_episode,
+            max_episode_steps=max_episode_steps,
+            full_action_space=full_action_space,
+            mode=mode,
+            difficulty=difficulty,
+            render_mode=render_mode,
+        )
         id, obs_type, preset = resolve(preset, flavours=True, **kwargs)
         self._flavour = (int(mode or 0), int(difficulty or 0))
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError("pongrl: num_envs must be an integer >= 1, got %r" % (num_envs,))
         if num_threads is None:
-            num_threads = 0                      # one per online core
+            num_threads = 0  # one per online core
         if not isinstance(num_threads, (int, np.integer)) or num_threads < 0:
             raise ValueError("pongrl: num_threads must be an integer >= 0 (0: one per core)")
         self.num_envs = int(num_envs)
@@ -203,13 +248,17 @@ class VecEnv(_VecBase, NativeVec):
         self.obs_type = obs_type
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self.spec = make_spec(id, {k: v for k, v in kwargs.items() if v is not None and v is not False},
-                              vector=True)
-        cfg = _lib.VecConfig(num_envs=self.num_envs, num_threads=int(num_threads),
-                             obs_type=_lib.OBS_TYPES[obs_type],
-                             autoreset=_lib.AUTORESET_MODES[autoreset_mode.value], batch_size=0,
-                             thread_affinity_offset=-1, mode=self._flavour[0],
-                             difficulty=self._flavour[1])
+        self.spec = make_spec(id, {k: v for k, v in kwargs.items() if v is not None and v is not False}, vector=True)
+        cfg = _lib.VecConfig(
+            num_envs=self.num_envs,
+            num_threads=int(num_threads),
+            obs_type=_lib.OBS_TYPES[obs_type],
+            autoreset=_lib.AUTORESET_MODES[autoreset_mode.value],
+            batch_size=0,
+            thread_affinity_offset=-1,
+            mode=self._flavour[0],
+            difficulty=self._flavour[1],
+        )
         why = ctypes.c_char_p()
         ptr = lib.vecenv_create(ctypes.byref(preset), ctypes.byref(cfg), ctypes.byref(why))
         if not ptr:
@@ -267,19 +316,17 @@ class VecEnv(_VecBase, NativeVec):
         seeds = np.full(self.num_envs, -1, dtype=np.int64)
         if seed is not None:
             if _is_int_seed(seed):
-                given = np.arange(k, dtype=np.int64) + as_seed(seed)   # as ale-py: seed + k
+                given = np.arange(k, dtype=np.int64) + as_seed(seed)  # as ale-py: seed + k
             else:
                 given = reset_seeds(seed, k)
             if mask is None:
                 seeds[:] = given
             else:
                 seeds[mask] = given
-        elif self._needs_reset:              # a first reset without seeds: a fresh stream
+        elif self._needs_reset:  # a first reset without seeds: a fresh stream
             self._seed = self._seed if self._seed is not None else entropy_seed()
-            seeds[:] = [_mix64(self._seed ^ _mix64(i + 1)) & 0x7fffffffffffffff
-                        for i in range(self.num_envs)]
-        rc = lib.vecenv_reset_mask(ptr, None if mask is None else mask.ctypes.data,
-                                   seeds.ctypes.data, self._out_ref)
+            seeds[:] = [_mix64(self._seed ^ _mix64(i + 1)) & 0x7FFFFFFFFFFFFFFF for i in range(self.num_envs)]
+        rc = lib.vecenv_reset_mask(ptr, None if mask is None else mask.ctypes.data, seeds.ctypes.data, self._out_ref)
         if rc != _lib.ENV_OK:
             raise RuntimeError("pongrl: reset(options={'reset_mask': ...}) failed")
         self._needs_reset = False
@@ -294,8 +341,7 @@ class VecEnv(_VecBase, NativeVec):
         n_act = len(self._meanings)
         if a.dtype != np.int32 or not a.flags.c_contiguous:
             if a.dtype.kind not in "iu" or a.dtype == np.bool_:
-                raise ValueError("pongrl: actions must be integers in [0, %d), got dtype %s"
-                                 % (n_act, a.dtype))
+                raise ValueError("pongrl: actions must be integers in [0, %d), got dtype %s" % (n_act, a.dtype))
             b = np.ascontiguousarray(a, dtype=np.int32)
             if not np.array_equal(b, a):
                 raise ValueError("pongrl: actions must be integers in [0, %d)" % n_act)
@@ -305,24 +351,34 @@ class VecEnv(_VecBase, NativeVec):
         if self.full_action_space:
             bad = np.flatnonzero((a < 0) | (a >= n_act))
             if bad.size:
-                raise ValueError("pongrl: actions must be integers in [0, %d); env %d got %r"
-                                 % (n_act, bad[0], a[bad[0]]))
+                raise ValueError(
+                    "pongrl: actions must be integers in [0, %d); env %d got %r" % (n_act, bad[0], a[bad[0]])
+                )
             a = self._full_to_minimal[a]
         rc = lib.vecenv_step(ptr, a.ctypes.data, self._out_ref, self._bad_ref)
         if rc == _lib.ENV_ERR_DONE:
-            raise RuntimeError("pongrl: env %d's episode has ended and autoreset_mode is DISABLED: "
-                               "reset it with reset(options={'reset_mask': mask})" % self._bad.value)
+            raise RuntimeError(
+                "pongrl: env %d's episode has ended and autoreset_mode is DISABLED: "
+                "reset it with reset(options={'reset_mask': mask})" % self._bad.value
+            )
         if rc != _lib.ENV_OK:
             i = self._bad.value
-            raise ValueError("pongrl: actions must be integers in [0, %d) (%s); env %d got %r"
-                             % (n_act, ", ".join(self._meanings), i, a[i]))
+            raise ValueError(
+                "pongrl: actions must be integers in [0, %d) (%s); env %d got %r"
+                % (n_act, ", ".join(self._meanings), i, a[i])
+            )
         np.logical_or(self._terminated, self._truncated, out=self._done)
         same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
         info = self._step_info()
         if same_step and self._done.any():
             info.update(self._end_info())
-        return self._ret(self._obs), self._ret(self._rewards), self._ret(self._terminated), \
-            self._ret(self._truncated), info
+        return (
+            self._ret(self._obs),
+            self._ret(self._rewards),
+            self._ret(self._terminated),
+            self._ret(self._truncated),
+            info,
+        )
 
     def render(self):
         """Every env's current RGB frame (a tuple of (210, 160, 3) arrays), with render_mode
@@ -359,11 +415,11 @@ class VecEnv(_VecBase, NativeVec):
         the restored episode."""
         i = self._index(i)
         if not isinstance(state, ALEState):
-            raise TypeError("pongrl: restore_state(i, state) takes an ALEState (from "
-                            "clone_state), got %s" % type(state).__name__)
+            raise TypeError(
+                "pongrl: restore_state(i, state) takes an ALEState (from " "clone_state), got %s" % type(state).__name__
+            )
         blob = state._blob()
-        rc = lib.vecenv_restore(ptr, i, blob) if len(blob) == lib.env_state_size() \
-            else _lib.ENV_ERR_STATE
+        rc = lib.vecenv_restore(ptr, i, blob) if len(blob) == lib.env_state_size() else _lib.ENV_ERR_STATE
         if rc == _lib.CONSTANTS["VECENV_ERR_ARG"]:
             raise IndexError("pongrl: env index %r out of range" % (i,))
         if rc != _lib.ENV_OK:
@@ -371,8 +427,12 @@ class VecEnv(_VecBase, NativeVec):
 
     def __repr__(self):
         return "pongrl.VecEnv(%s, num_envs=%d, num_threads=%d, obs_type=%s, autoreset_mode=%s)" % (
-            self.spec_id, self.num_envs, getattr(self, "num_threads", 0), self.obs_type,
-            getattr(self, "autoreset_mode", None))
+            self.spec_id,
+            self.num_envs,
+            getattr(self, "num_threads", 0),
+            self.obs_type,
+            getattr(self, "autoreset_mode", None),
+        )
 
     # -- internals
 
@@ -383,18 +443,28 @@ class VecEnv(_VecBase, NativeVec):
         """ale-py's per-step keys, every step (int32 (N,) arrays, as its vector env's): lives
         (Pong has none: 0), frame_number (frames since the env's last seeded reset) and
         episode_frame_number."""
-        return {"lives": np.zeros(self.num_envs, dtype=np.int32),
-                "frame_number": self._frame_number.astype(np.int32),
-                "episode_frame_number": self._episode_frame_number.astype(np.int32)}
+        return {
+            "lives": np.zeros(self.num_envs, dtype=np.int32),
+            "frame_number": self._frame_number.astype(np.int32),
+            "episode_frame_number": self._episode_frame_number.astype(np.int32),
+        }
 
     def _end_info(self):
         done = self._done.copy()
         final_obs = np.full(self.num_envs, None, dtype=object)
         for i in np.flatnonzero(done):
             final_obs[i] = self._final_obs[i].copy()
-        episode = {"r": np.where(done, self._ep_return, 0.0),
-                   "l": np.where(done, self._ep_length, 0),
-                   "f": np.where(done, self._ep_frames, 0),
-                   "_r": done, "_l": done, "_f": done}
-        return {"final_obs": final_obs, "_final_obs": done,
-                "final_info": {"episode": episode, "_episode": done}, "_final_info": done}
+        episode = {
+            "r": np.where(done, self._ep_return, 0.0),
+            "l": np.where(done, self._ep_length, 0),
+            "f": np.where(done, self._ep_frames, 0),
+            "_r": done,
+            "_l": done,
+            "_f": done,
+        }
+        return {
+            "final_obs": final_obs,
+            "_final_obs": done,
+            "final_info": {"episode": episode, "_episode": done},
+            "_final_info": done,
+        }

@@ -10,14 +10,14 @@
 #include "algo.h"
 
 struct Actor {
-    TrainState *model;            // model_open's: the network the policies act with
-    AgentPolicy sample, greedy;   // the learner's, sampling and greedy
-    double *h;                    // (h_len) the policies' scratch
-    int rows;                     // the batch the frames are of (0: no step yet)
-    uint8_t *prev;                // (rows, 6400) each row's last frame
-    uint8_t *fresh;               // (rows) 1: the row's next step starts an episode
-    uint8_t cur[POLICY_D];        // this step's frame of one row
-    uint16_t idx[POLICY_D];       // its difference with the row's last, sparse
+    TrainState *model;          // model_open's: the network the policies act with
+    AgentPolicy sample, greedy; // the learner's, sampling and greedy
+    double *h;                  // (h_len) the policies' scratch
+    int rows;                   // the batch the frames are of (0: no step yet)
+    uint8_t *prev;              // (rows, 6400) each row's last frame
+    uint8_t *fresh;             // (rows) 1: the row's next step starts an episode
+    uint8_t cur[POLICY_D];      // this step's frame of one row
+    uint16_t idx[POLICY_D];     // its difference with the row's last, sparse
     int8_t sign[POLICY_D];
 };
 
@@ -49,8 +49,7 @@ Actor *actor_open(const char *path, char *err, size_t errlen) {
     a->sample = l->agent(s, false);
     a->greedy = l->agent(s, true);
     if (!a->sample.act_probs || a->sample.n_actions < 1 || a->sample.n_actions > AGENT_ACTIONS_MAX) {
-        snprintf(err, errlen, "%s: --algo %s gives no action probabilities (AgentPolicy.act_probs)", path,
-                 s->cfg.algo);
+        snprintf(err, errlen, "%s: --algo %s gives no action probabilities (AgentPolicy.act_probs)", path, s->cfg.algo);
         goto fail;
     }
     a->h = malloc(sizeof(double) * (size_t)(a->sample.h_len > 0 ? a->sample.h_len : 1));
@@ -108,14 +107,17 @@ static int reserve_rows(Actor *a, int rows) {
     uint8_t *prev = realloc(a->prev, (size_t)rows * POLICY_D), *fresh = realloc(a->fresh, (size_t)rows);
     if (prev) a->prev = prev;
     if (fresh) a->fresh = fresh;
-    if (!prev || !fresh) { a->rows = 0; return -1; }
+    if (!prev || !fresh) {
+        a->rows = 0;
+        return -1;
+    }
     a->rows = rows;
     memset(a->fresh, 1, (size_t)rows);
     return 0;
 }
 
-int actor_step(Actor *a, int rows, int kind, const uint8_t *obs, const double *u, bool greedy, double *probs,
-               int *choice) {
+int actor_step(
+    Actor *a, int rows, int kind, const uint8_t *obs, const double *u, bool greedy, double *probs, int *choice) {
     if (rows < 1 || kind < 0 || kind >= ACTOR_OBS_KINDS || !obs || !probs) return -1;
     if (reserve_rows(a, rows)) return -1;
     const AgentPolicy *ap = greedy || !u ? &a->greedy : &a->sample;
@@ -123,14 +125,16 @@ int actor_step(Actor *a, int rows, int kind, const uint8_t *obs, const double *u
     const int A = ap->n_actions;
     for (int r = 0; r < rows; r++) {
         uint8_t *prev = a->prev + (size_t)r * POLICY_D;
-        if (kind == ACTOR_OBS_RGB) prepro_rgb(obs + (size_t)r * row_bytes, a->cur);
-        else prepro_80(obs + (size_t)r * row_bytes, a->cur);
+        if (kind == ACTOR_OBS_RGB)
+            prepro_rgb(obs + (size_t)r * row_bytes, a->cur);
+        else
+            prepro_80(obs + (size_t)r * row_bytes, a->cur);
         // as agent_step: the difference with the row's last frame, or nothing on its first step
         const bool had_prev = !a->fresh[r];
         const int nnz = had_prev ? agent_diff(a->cur, prev, a->idx, a->sign) : 0;
         const double ur = ap == &a->sample ? u[r] : 0.0;
-        int action = ap->act_probs(ap, (SparseX){ nnz, a->idx, a->sign }, a->cur, had_prev ? prev : NULL, ur, a->h,
-                                   probs + (size_t)r * A);
+        int action = ap->act_probs(
+            ap, (SparseX){ nnz, a->idx, a->sign }, a->cur, had_prev ? prev : NULL, ur, a->h, probs + (size_t)r * A);
         memcpy(prev, a->cur, POLICY_D);
         a->fresh[r] = 0;
         if (choice) {

@@ -25,8 +25,8 @@ typedef struct Actor Actor;
 
 // What one row of obs is.
 enum {
-    ACTOR_OBS_80 = 0,      // (80, 80) uint8: the preprocessed frame, any non-zero lit
-    ACTOR_OBS_RGB = 1,     // (210, 160, 3) uint8: the screen, preprocessed as the seed does
+    ACTOR_OBS_80 = 0,  // (80, 80) uint8: the preprocessed frame, any non-zero lit
+    ACTOR_OBS_RGB = 1, // (210, 160, 3) uint8: the screen, preprocessed as the seed does
     ACTOR_OBS_KINDS = 2
 };
 
@@ -53,8 +53,8 @@ const TrainState *actor_model(const Actor *a);
 // uniform draw u[r] in [0, 1) (u NULL: greedy). Each row's frame becomes its last. A batch of
 // another size than the last step's starts every row afresh. 0, or -1: bad arguments, or out of
 // memory.
-int actor_step(Actor *a, int rows, int kind, const uint8_t *obs, const double *u, bool greedy, double *probs,
-               int *choice);
+int actor_step(
+    Actor *a, int rows, int kind, const uint8_t *obs, const double *u, bool greedy, double *probs, int *choice);
 // The rows whose fresh[r] is non-zero (fresh NULL: all) start an episode at their next step:
 // their previous frame is forgotten. fresh has the last step's rows.
 void actor_reset(Actor *a, const uint8_t *fresh);

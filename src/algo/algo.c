@@ -7,4 +7,6 @@
 
 const Learner *const ALGO_LEARNERS[] = { &PG_LEARNER, &PPO_LEARNER, NULL };
 
-TrainState *model_open(const char *src, char *err, size_t errlen) { return model_open_with(src, ALGO_LEARNERS, err, errlen); }
+TrainState *model_open(const char *src, char *err, size_t errlen) {
+    return model_open_with(src, ALGO_LEARNERS, err, errlen);
+}

@@ -36,7 +36,8 @@ double arg_double(const char *flag, const char *s, double lo, double hi) {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (!num_plain(s, true, true) || errno || end == s || *end || !isfinite(v)) die_usage("%s expects a number, got '%s'", flag, s);
+    if (!num_plain(s, true, true) || errno || end == s || *end || !isfinite(v))
+        die_usage("%s expects a number, got '%s'", flag, s);
     if (v < lo || v > hi) die_usage("%s must be in [%g, %g], got %g", flag, lo, hi, v);
     return v;
 }

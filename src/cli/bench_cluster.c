@@ -56,18 +56,24 @@ static void bench_args(int argc, char **argv, BenchArgs *a) {
                    "Under mpirun: measures that launch (e.g. across a hostfile's machines).\n");
             exit(0);
         }
-        static const char *const known[] = { "--batch-per-rank", "--iterations", "--workers", "--ranks", "--transports", NULL };
+        static const char *const known[] = { "--batch-per-rank", "--iterations", "--workers", "--ranks", "--transports",
+            NULL };
         const char *const *k = known;
         while (*k && strcmp(*k, f)) k++;
         if (!*k) die_usage("bench cluster: unknown option '%s'", f);
         if (!v) die_usage("bench cluster: %s needs a value", f);
-        if (!strcmp(f, "--batch-per-rank")) a->batch_per_rank = (int)arg_int(f, v, 1, 100000);
-        else if (!strcmp(f, "--iterations")) a->iterations = (int)arg_int(f, v, 1, 100000);
-        else if (!strcmp(f, "--workers")) a->workers = (int)arg_int(f, v, 1, 1024);
-        else if (!strcmp(f, "--ranks") && strlen(v) < sizeof(a->ranks)) snprintf(a->ranks, sizeof(a->ranks), "%s", v);
+        if (!strcmp(f, "--batch-per-rank"))
+            a->batch_per_rank = (int)arg_int(f, v, 1, 100000);
+        else if (!strcmp(f, "--iterations"))
+            a->iterations = (int)arg_int(f, v, 1, 100000);
+        else if (!strcmp(f, "--workers"))
+            a->workers = (int)arg_int(f, v, 1, 1024);
+        else if (!strcmp(f, "--ranks") && strlen(v) < sizeof(a->ranks))
+            snprintf(a->ranks, sizeof(a->ranks), "%s", v);
         else if (!strcmp(f, "--transports") && strlen(v) < sizeof(a->transports))
             snprintf(a->transports, sizeof(a->transports), "%s", v);
-        else die_usage("bench cluster: %s: too long (%zu bytes)", f, strlen(v));
+        else
+            die_usage("bench cluster: %s: too long (%zu bytes)", f, strlen(v));
         i++;
     }
 }
@@ -77,8 +83,9 @@ static void bench_args(int argc, char **argv, BenchArgs *a) {
 int bench_cluster(int argc, char **argv) {
     BenchArgs a;
     bench_args(argc, argv, &a);
-    fprintf(stderr, "pongrl: bench cluster needs MPI, and this pongrl was built without it "
-            "(install libopenmpi-dev, then make)\n");
+    fprintf(stderr,
+        "pongrl: bench cluster needs MPI, and this pongrl was built without it "
+        "(install libopenmpi-dev, then make)\n");
     return 1;
 }
 
@@ -97,7 +104,10 @@ static int cmp_double(const void *a, const void *b) {
 static int bench_rank(const BenchArgs *a) {
     char err[1024] = "";
     Comm *comm = cluster_comm_create(err, sizeof(err));
-    if (!comm) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (!comm) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        return 1;
+    }
     const int rank = comm->rank, size = comm->size;
     TrainConfig cfg;
     train_config_default(&cfg);
@@ -125,13 +135,14 @@ static int bench_rank(const BenchArgs *a) {
     CommTimes t;
     comm_mpi_times(comm, &t);
     double mine[8] = { t.play_s, t.bcast_s, t.reduce_s, t.wait_s, t.reduce_phase_s[0], t.reduce_phase_s[1],
-                       t.reduce_phase_s[2], t.reduce_phase_s[3] }, worst[8];
+        t.reduce_phase_s[2], t.reduce_phase_s[3] },
+           worst[8];
     MPI_Reduce(mine, worst, 8, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    int64_t bytes = 0;                              // the ranks send different amounts: the mean
+    int64_t bytes = 0; // the ranks send different amounts: the mean
     MPI_Reduce(&t.wire_bytes, &bytes, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     const double sent = (double)bytes / size;
     static double iter_s[COMM_SAMPLES], comm_s[COMM_SAMPLES], comm_worst[COMM_SAMPLES];
-    int ns = comm_mpi_samples(comm, iter_s, comm_s, COMM_SAMPLES);      // the same count on every rank
+    int ns = comm_mpi_samples(comm, iter_s, comm_s, COMM_SAMPLES); // the same count on every rank
     MPI_Reduce(comm_s, comm_worst, ns, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         double k = (double)t.iterations;
@@ -153,8 +164,9 @@ static int bench_rank(const BenchArgs *a) {
         printf("comm_share: %.2f%%\n", 100.0 * (worst[1] + worst[2]) / wall);
         for (int i = 0; i < ns; i++) comm_worst[i] /= iter_s[i];
         qsort(comm_worst, (size_t)ns, sizeof(double), cmp_double);
-        if (ns) printf("comm_share_median: %.2f%%\n", 100.0 * (ns % 2 ? comm_worst[ns / 2]
-                       : 0.5 * (comm_worst[ns / 2 - 1] + comm_worst[ns / 2])));
+        if (ns)
+            printf("comm_share_median: %.2f%%\n",
+                100.0 * (ns % 2 ? comm_worst[ns / 2] : 0.5 * (comm_worst[ns / 2 - 1] + comm_worst[ns / 2])));
         fflush(stdout);
     }
     comm->destroy(comm);
@@ -175,10 +187,16 @@ static const char *transport_flags(const char *t) {
 static int bench_launch(const BenchArgs *a) {
     char exe[1024];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0) { fprintf(stderr, "pongrl: cannot find my own binary (/proc/self/exe)\n"); return 1; }
+    if (n <= 0) {
+        fprintf(stderr, "pongrl: cannot find my own binary (/proc/self/exe)\n");
+        return 1;
+    }
     exe[n] = 0;
     // benchmarking as root in a container is the common case; mpirun refuses it unless told
-    if (geteuid() == 0) { setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0); setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0); }
+    if (geteuid() == 0) {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    }
     char transports[64], ranks[64];
     snprintf(transports, sizeof(transports), "%s", a->transports);
     int failed = 0;
@@ -191,18 +209,27 @@ static int bench_launch(const BenchArgs *a) {
         for (char *r = strtok_r(ranks, ",", &sr); r; r = strtok_r(NULL, ",", &sr)) {
             int np = (int)arg_int("--ranks", r, 1, 1024);
             char cmd[2048];
-            snprintf(cmd, sizeof(cmd), "timeout 300 mpirun -np %d --oversubscribe %s '%s' bench cluster "
-                     "--batch-per-rank %d --iterations %d --workers %d 2>&1", np, flags, exe,
-                     a->batch_per_rank, a->iterations, a->workers);
+            snprintf(cmd, sizeof(cmd),
+                "timeout 300 mpirun -np %d --oversubscribe %s '%s' bench cluster "
+                "--batch-per-rank %d --iterations %d --workers %d 2>&1",
+                np, flags, exe, a->batch_per_rank, a->iterations, a->workers);
             FILE *p = popen(cmd, "r");
-            if (!p) { perror("pongrl: popen"); return 1; }
+            if (!p) {
+                perror("pongrl: popen");
+                return 1;
+            }
             char line[1024];
             while (fgets(line, sizeof(line), p)) {
-                if (strchr(line, ':') && line[0] != ' ' && !strstr(line, "pongrl:")) printf("cluster_%s_np%d_%s", t, np, line);
-                else fputs(line, stderr);
+                if (strchr(line, ':') && line[0] != ' ' && !strstr(line, "pongrl:"))
+                    printf("cluster_%s_np%d_%s", t, np, line);
+                else
+                    fputs(line, stderr);
             }
             int rc = pclose(p);
-            if (rc) { fprintf(stderr, "pongrl: bench cluster: %s with %d ranks failed (%s)\n", t, np, cmd); failed = 1; }
+            if (rc) {
+                fprintf(stderr, "pongrl: bench cluster: %s with %d ranks failed (%s)\n", t, np, cmd);
+                failed = 1;
+            }
             fflush(stdout);
         }
     }

@@ -17,38 +17,49 @@
 #include "../util/clock.h"
 #include "args.h"
 
-#define BENCH_ENV_ID "ALE/Pong-v5"
-#define BENCH_CHUNK_STEPS 4096     // steps between clock reads (~1-4 ms)
+#define BENCH_ENV_ID      "ALE/Pong-v5"
+#define BENCH_CHUNK_STEPS 4096 // steps between clock reads (~1-4 ms)
 
 typedef enum { RENDER_NONE, RENDER_OBS80, RENDER_RGB } RenderKind;
 
-typedef struct { double seconds; int64_t steps, frames; } BenchResult;
+typedef struct {
+    double seconds;
+    int64_t steps, frames;
+} BenchResult;
 
 // xorshift32: the action source must cost next to nothing next to a step
 static uint32_t xorshift32(uint32_t *s) {
     uint32_t x = *s;
-    x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
     return *s = x;
 }
 
 // Steps the env for at least min_seconds, resetting at the end of each episode.
 static BenchResult bench_run(RenderKind kind, double min_seconds) {
     uint8_t obs[PONG_OBS80 * PONG_OBS80];
-    uint8_t rgb[PONG_SCREEN_H * PONG_SCREEN_W * 3];   // 100,800 bytes: fine on the stack
+    uint8_t rgb[PONG_SCREEN_H * PONG_SCREEN_W * 3]; // 100,800 bytes: fine on the stack
     Env env;
     env_init(&env, BENCH_ENV_ID, 1);
     uint32_t s = 0x9e3779b9u;
     uint64_t episode = 1;
-    volatile uint8_t sink = 0;   // reads one pixel a step so no render can be optimised away
-    BenchResult r = {0};
+    volatile uint8_t sink = 0; // reads one pixel a step so no render can be optimised away
+    BenchResult r = { 0 };
     double t0 = clock_now_s(), t = t0;
     while (t - t0 < min_seconds) {
         for (int i = 0; i < BENCH_CHUNK_STEPS; i++) {
             EnvStep st;
             env_step(&env, (int)(xorshift32(&s) % ACTION_COUNT), &st);
             r.frames += st.frames;
-            if (kind == RENDER_OBS80) { env_render_obs80(&env, obs); sink = obs[40 * 80 + 70]; }
-            if (kind == RENDER_RGB) { env_render_rgb(&env, rgb); sink = rgb[100 * 480 + 3 * 141]; }
+            if (kind == RENDER_OBS80) {
+                env_render_obs80(&env, obs);
+                sink = obs[40 * 80 + 70];
+            }
+            if (kind == RENDER_RGB) {
+                env_render_rgb(&env, rgb);
+                sink = rgb[100 * 480 + 3 * 141];
+            }
             if (st.terminated || st.truncated) env_reset(&env, ++episode);
         }
         r.steps += BENCH_CHUNK_STEPS;
@@ -72,8 +83,12 @@ static double bench_clone(bool restore, double min_seconds) {
     double t0 = clock_now_s(), t = t0;
     while (t - t0 < min_seconds) {
         for (int i = 0; i < BENCH_CHUNK_STEPS; i++) {
-            if (restore) sink = (uint8_t)env_restore(&env, state);
-            else { env_clone(&env, true, state); sink = state[100]; }
+            if (restore)
+                sink = (uint8_t)env_restore(&env, state);
+            else {
+                env_clone(&env, true, state);
+                sink = state[100];
+            }
         }
         n += BENCH_CHUNK_STEPS;
         t = clock_now_s();
@@ -90,11 +105,12 @@ int bench_env(int argc, char **argv) {
                    "The environment's speed on one core, as name: value lines (see the top of bench_env.c).\n");
             return 0;
         }
-        if (i == 0) continue;                                  // "env" itself
+        if (i == 0) continue; // "env" itself
         if (strcmp(argv[i], "--seconds") == 0) {
             if (i + 1 >= argc) die_usage("bench env: --seconds needs a value");
             seconds = arg_double("--seconds", argv[++i], 0.001, 3600.0);
-        } else die_usage("bench env: unknown option '%s' (known: --seconds S)", argv[i]);
+        } else
+            die_usage("bench env: unknown option '%s' (known: --seconds S)", argv[i]);
     }
     BenchResult none = bench_run(RENDER_NONE, seconds);
     BenchResult obs = bench_run(RENDER_OBS80, seconds);

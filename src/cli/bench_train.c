@@ -21,13 +21,16 @@
 static double time_update(int batch, int workers, int64_t *steps) {
     TrainConfig cfg;
     train_config_default(&cfg);
-    cfg.batch_size = batch; cfg.workers = workers; cfg.iterations = 1; cfg.quiet = true;
+    cfg.batch_size = batch;
+    cfg.workers = workers;
+    cfg.iterations = 1;
+    cfg.quiet = true;
     TrainState st;
     if (train_state_init(&st, &cfg, algo_find(cfg.algo))) return -1;
     Pool *pool = pool_create(workers);
     Comm *comm = comm_local_create();
     char err[256];
-    int rc = pool && comm ? train_run(&st, pool, comm, NULL, err, sizeof(err)) : -1;   // warm-up
+    int rc = pool && comm ? train_run(&st, pool, comm, NULL, err, sizeof(err)) : -1; // warm-up
     int64_t steps0 = st.agent_steps;
     st.cfg.iterations = 2;
     double t0 = clock_now_s();
@@ -61,7 +64,10 @@ int bench_train(int argc, char **argv) {
     Env env;
     if (train_state_init(&st, &cfg, &PG_LEARNER)) return 1;
     const Policy *net = &pg_state(&st)->net;
-    if (worker_alloc(&w, net)) { train_state_free(&st); return 1; }
+    if (worker_alloc(&w, net)) {
+        train_state_free(&st);
+        return 1;
+    }
     env_init_flavour(&env, cfg.env_id, cfg.mode, cfg.difficulty, 0);
     EpisodeStats es;
     rollout_play(&w, net, &env, episode_env_seed(1, 0), episode_act_seed(1, 0), &es);
@@ -91,7 +97,8 @@ int bench_train(int argc, char **argv) {
     printf("forward_us_per_step: %.3f\n", fwd * 1e6);
     printf("backward_us_per_step: %.3f\n", bwd * 1e6);
     fflush(stdout);
-    free(h); free(dl);
+    free(h);
+    free(dl);
     worker_free(&w);
     train_state_free(&st);
     // training throughput and update wall time, untrained policy, all cores

@@ -14,16 +14,16 @@
 #include "play.h"
 
 typedef struct {
-    int score;                 // agent - CPU points
-    int agent, cpu;            // points
+    int score;      // agent - CPU points
+    int agent, cpu; // points
     int64_t steps, frames;
     bool truncated;
 } EvalResult;
 
 typedef struct {
     uint64_t seed;
-    Player **players;          // (workers,) one per worker of the pool
-    EvalResult *res;           // (episodes,)
+    Player **players; // (workers,) one per worker of the pool
+    EvalResult *res;  // (episodes,)
 } EvalJob;
 
 // Episode e, on whichever worker claims it: its result depends on (seed, e) alone.
@@ -31,7 +31,7 @@ static void eval_episode(void *ctx, int e, int worker) {
     EvalJob *job = ctx;
     Player *pl = job->players[worker];
     player_reset(pl, play_env_seed(job->seed, e), play_act_seed(job->seed, e));
-    EvalResult r = {0};
+    EvalResult r = { 0 };
     EnvStep s;
     do {
         player_step(pl, &s);
@@ -44,15 +44,15 @@ static void eval_episode(void *ctx, int e, int worker) {
     r.cpu = (int)es.score_cpu;
     r.score = r.agent - r.cpu;
     r.truncated = s.truncated;
-    job->res[e] = r;           // a slot per episode: no lock
+    job->res[e] = r; // a slot per episode: no lock
 }
 
 // Two-sided 95% quantile of Student's t with df degrees of freedom: a table to 30, then
 // the Cornish-Fisher expansion around the normal 1.959964 (error < 1e-4 there).
 static double t975(int df) {
-    static const double T[31] = { 0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                  2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                  2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
+    static const double T[31] = { 0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201,
+        2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
+        2.048, 2.045, 2.042 };
     if (df <= 30) return T[df];
     double z = 1.959964, d = df;
     return z + (z * z * z + z) / (4 * d) + (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * d * d);
@@ -60,11 +60,14 @@ static double t975(int df) {
 
 int cmd_eval(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv, PLAY_OPT_EPISODES | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_GREEDY | PLAY_OPT_SEED | PLAY_OPT_WORKERS |
-                    PLAY_OPT_VERBOSE, "MODEL [options]",
-                    "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
-                    "file, a run directory (its newest checkpoint), a folder with Karpathy's W1.npy/W2.npy, or\n"
-                    "one that `pongrl export` wrote with model.txt (a PPO network).\n", &a);
+    play_args_parse(argc, argv,
+        PLAY_OPT_EPISODES | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_GREEDY | PLAY_OPT_SEED |
+            PLAY_OPT_WORKERS | PLAY_OPT_VERBOSE,
+        "MODEL [options]",
+        "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
+        "file, a run directory (its newest checkpoint), a folder with Karpathy's W1.npy/W2.npy, or\n"
+        "one that `pongrl export` wrote with model.txt (a PPO network).\n",
+        &a);
     int episodes = a.episodes, workers = a.workers;
     const char *env_id = a.env_id;
     int mode = a.mode, difficulty = a.difficulty;
@@ -76,26 +79,36 @@ int cmd_eval(int argc, char **argv) {
     TrainState st;
     char desc[2048];
     if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
-    env_id = a.env_id; mode = a.mode; difficulty = a.difficulty;
+    env_id = a.env_id;
+    mode = a.mode;
+    difficulty = a.difficulty;
     char flavour[64] = "";
     if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
     printf("pongrl eval: %s\n  %s%s, %d episode%s, %s, seed %llu, %d worker%s\n", desc, env_id, flavour, episodes,
-           episodes == 1 ? "" : "s", greedy ? "greedy" : "stochastic", (unsigned long long)seed, workers,
-           workers == 1 ? "" : "s");
+        episodes == 1 ? "" : "s", greedy ? "greedy" : "stochastic", (unsigned long long)seed, workers,
+        workers == 1 ? "" : "s");
     fflush(stdout);
 
     EvalJob job = { seed, calloc((size_t)workers, sizeof(Player *)), calloc((size_t)episodes, sizeof(EvalResult)) };
     WorkPool *wp = NULL;
     int rc = 1;
-    if (!job.players || !job.res) { fprintf(stderr, "pongrl: out of memory\n"); goto out; }
+    if (!job.players || !job.res) {
+        fprintf(stderr, "pongrl: out of memory\n");
+        goto out;
+    }
     char perr[1024] = "out of memory";
     for (int k = 0; k < workers; k++)
-        if (!(job.players[k] = malloc(sizeof(Player))) || player_init_model(job.players[k], &st, env_id, mode, difficulty, greedy, perr, sizeof(perr))) {
-            free(job.players[k]); job.players[k] = NULL;
+        if (!(job.players[k] = malloc(sizeof(Player))) ||
+            player_init_model(job.players[k], &st, env_id, mode, difficulty, greedy, perr, sizeof(perr))) {
+            free(job.players[k]);
+            job.players[k] = NULL;
             fprintf(stderr, "pongrl: %s\n", perr);
             goto out;
         }
-    if (!(wp = workpool_create(workers - 1))) { fprintf(stderr, "pongrl: cannot start threads\n"); goto out; }
+    if (!(wp = workpool_create(workers - 1))) {
+        fprintf(stderr, "pongrl: cannot start threads\n");
+        goto out;
+    }
     workpool_run(wp, episodes, eval_episode, &job);
 
     double sum = 0, sq = 0, steps = 0, frames = 0;
@@ -104,11 +117,12 @@ int cmd_eval(int argc, char **argv) {
         const EvalResult *r = &job.res[e];
         if (verbose)
             printf("episode %d: agent %d, cpu %d (%+d), %lld steps%s\n", e, r->agent, r->cpu, r->score,
-                   (long long)r->steps, r->truncated ? ", truncated" : "");
+                (long long)r->steps, r->truncated ? ", truncated" : "");
         sum += r->score;
         steps += (double)r->steps;
         frames += (double)r->frames;
-        agent += r->agent; cpu += r->cpu;
+        agent += r->agent;
+        cpu += r->cpu;
         truncated += r->truncated;
     }
     double mean = sum / episodes;
@@ -121,12 +135,15 @@ int cmd_eval(int argc, char **argv) {
     }
     printf("points won: %.1f%% (%ld of %ld)\n", agent + cpu ? 100.0 * agent / (agent + cpu) : 0.0, agent, agent + cpu);
     printf("mean episode length: %.0f steps (%.0f frames)%s\n", steps / episodes, frames / episodes,
-           truncated ? ", some truncated by the episode cap" : "");
+        truncated ? ", some truncated by the episode cap" : "");
     rc = 0;
 out:
     workpool_destroy(wp);
     for (int k = 0; job.players && k < workers; k++)
-        if (job.players[k]) { player_free(job.players[k]); free(job.players[k]); }
+        if (job.players[k]) {
+            player_free(job.players[k]);
+            free(job.players[k]);
+        }
     free(job.players);
     free(job.res);
     train_state_free(&st);

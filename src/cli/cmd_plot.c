@@ -15,17 +15,27 @@ int cmd_plot(int argc, char **argv) {
                "against training wall time (needs gnuplot; training refreshes it at each checkpoint).\n");
         return 0;
     }
-    for (int i = 1; i < argc; i++) if (argv[i][0] == '-') die_usage("plot: unknown option '%s'", argv[i]);
+    for (int i = 1; i < argc; i++)
+        if (argv[i][0] == '-') die_usage("plot: unknown option '%s'", argv[i]);
     if (argc != 2 || !argv[1][0]) die_usage("usage: pongrl plot RUN_DIR");
     if (strlen(argv[1]) >= RUN_DIR_MAX) die_usage("plot: path too long");
     char csv[CKPT_PATH_MAX], png[CKPT_PATH_MAX], err[RUN_DIR_MAX + 128];
     snprintf(csv, sizeof(csv), "%s/metrics.csv", argv[1]);
     snprintf(png, sizeof(png), "%s/curve.png", argv[1]);
     // a damaged file is refused, not drawn (a resume rebuilds it from the rows that agree)
-    if (metrics_check(csv, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (metrics_check(csv, err, sizeof(err))) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        return 1;
+    }
     int rc = plot_curve(csv, png, argv[1], err, sizeof(err));
-    if (rc < 0) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
-    if (rc == 1) { fprintf(stderr, "pongrl: %s: no episode has ended yet: nothing to plot\n", csv); return 1; }
+    if (rc < 0) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        return 1;
+    }
+    if (rc == 1) {
+        fprintf(stderr, "pongrl: %s: no episode has ended yet: nothing to plot\n", csv);
+        return 1;
+    }
     printf("wrote %s\n", png);
     return 0;
 }

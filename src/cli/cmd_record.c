@@ -13,9 +13,9 @@
 #include "commands.h"
 #include "play.h"
 
-#define INPUT_SCALE 2                                  // 80x80 drawn as 160x160
-#define INPUT_Y0 35                                    // the seed crops rows 35..194: line them up
-#define FINAL_HOLD_FRAMES 120                          // the final score stays 2 s before the loop
+#define INPUT_SCALE       2   // 80x80 drawn as 160x160
+#define INPUT_Y0          35  // the seed crops rows 35..194: line them up
+#define FINAL_HOLD_FRAMES 120 // the final score stays 2 s before the loop
 
 // The screen, and with `input` the difference frame the network was given beside it:
 // -1 black, 0 grey, +1 white (Karpathy's picture of it), on a dark margin.
@@ -35,20 +35,23 @@ static void compose(uint8_t *canvas, int cw, const uint8_t *rgb, const int8_t *x
 
 int cmd_record(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv, PLAY_OPT_OUT | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_MAX_STEPS |
-                    PLAY_OPT_WITH_INPUT, "MODEL --out game.gif|game.mp4 [options]",
-                    "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
-                    "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"
-                    "game.mp4 an H.264 MP4 scaled up 4 times (needs ffmpeg on PATH). MODEL is a\n"
-                    "checkpoint file, a run directory (its newest checkpoint), a folder with W1.npy/W2.npy,\n"
-                    "or one that `pongrl export` wrote with model.txt (a PPO network).\n"
-                    "The game is episode 0 of `pongrl eval --seed S`.\n", &a);
+    play_args_parse(argc, argv,
+        PLAY_OPT_OUT | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY |
+            PLAY_OPT_MAX_STEPS | PLAY_OPT_WITH_INPUT,
+        "MODEL --out game.gif|game.mp4 [options]",
+        "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
+        "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"
+        "game.mp4 an H.264 MP4 scaled up 4 times (needs ffmpeg on PATH). MODEL is a\n"
+        "checkpoint file, a run directory (its newest checkpoint), a folder with W1.npy/W2.npy,\n"
+        "or one that `pongrl export` wrote with model.txt (a PPO network).\n"
+        "The game is episode 0 of `pongrl eval --seed S`.\n",
+        &a);
     const char *out = a.out, *env_id = a.env_id;
     int mode = a.mode, difficulty = a.difficulty;
     char err[2048];
     const uint64_t seed = a.seed;
     const bool greedy = a.greedy, input = a.with_input;
-    const int64_t max_steps = a.max_steps;              // 0: to the end of the game
+    const int64_t max_steps = a.max_steps; // 0: to the end of the game
     if (!out) die_usage("usage: pongrl record MODEL --out game.gif|game.mp4");
     if (!out[0]) die_usage("--out needs a file name, got ''");
     int format = video_format(out, err, sizeof(err));
@@ -58,32 +61,44 @@ int cmd_record(int argc, char **argv) {
     TrainState st;
     char desc[2048];
     if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
-    env_id = a.env_id; mode = a.mode; difficulty = a.difficulty;
+    env_id = a.env_id;
+    mode = a.mode;
+    difficulty = a.difficulty;
     const int cw = PONG_SCREEN_W * (input ? 2 : 1);
     Player *pl = malloc(sizeof(Player));
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3), *canvas = malloc((size_t)PONG_SCREEN_H * cw * 3);
     VideoRec *video = NULL;
     // written beside OUT, renamed when whole: a full disk or a kill never leaves half a file
     FileReplace fr;
-    bool pending = false;            // fr.tmp exists and is ours to remove
+    bool pending = false; // fr.tmp exists and is ours to remove
     int rc = 1;
     char perr[1024] = "out of memory";
     if (!pl || !rgb || !canvas || player_init_model(pl, &st, env_id, mode, difficulty, greedy, perr, sizeof(perr))) {
         fprintf(stderr, "pongrl: %s\n", perr);
-        free(pl); pl = NULL;
+        free(pl);
+        pl = NULL;
         goto out;
     }
-    if (file_replace_begin(&fr, out, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    if (file_replace_begin(&fr, out, err, sizeof(err))) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        goto out;
+    }
     pending = true;
-    if (!(video = video_open(fr.tmp, format, cw, PONG_SCREEN_H, pl->env.preset.frameskip_min, err, sizeof(err)))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    if (!(video = video_open(fr.tmp, format, cw, PONG_SCREEN_H, pl->env.preset.frameskip_min, err, sizeof(err)))) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        goto out;
+    }
     player_reset(pl, play_env_seed(seed, 0), play_act_seed(seed, 0));
-    EnvStep s = {0};
+    EnvStep s = { 0 };
     int64_t steps = 0, frames = 0;
     do {
-        env_render_rgb(&pl->env, rgb);                 // what is on screen when the agent acts
+        env_render_rgb(&pl->env, rgb); // what is on screen when the agent acts
         player_step(pl, &s);
         compose(canvas, cw, rgb, pl->x, input);
-        if (video_add(video, canvas, s.frames, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+        if (video_add(video, canvas, s.frames, err, sizeof(err))) {
+            fprintf(stderr, "pongrl: %s\n", err);
+            goto out;
+        }
         steps++;
         frames += s.frames;
     } while (!s.terminated && !s.truncated && (!max_steps || steps < max_steps));
@@ -96,13 +111,22 @@ int cmd_record(int argc, char **argv) {
     pong_frame(&shown, pl->env.resistance, false);
     pong_render_rgb(&shown, rgb);
     compose(canvas, cw, rgb, pl->x, input);
-    if (video_add(video, canvas, FINAL_HOLD_FRAMES, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    if (video_add(video, canvas, FINAL_HOLD_FRAMES, err, sizeof(err))) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        goto out;
+    }
     VideoSummary vs;
     int crc = video_close(video, &vs, err, sizeof(err));
     video = NULL;
-    if (crc) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    if (crc) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        goto out;
+    }
     pending = false;
-    if (file_replace_commit(&fr, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+    if (file_replace_commit(&fr, err, sizeof(err))) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        goto out;
+    }
     EnvState es;
     env_state(&pl->env, &es);
     struct stat fst;
@@ -111,16 +135,23 @@ int cmd_record(int argc, char **argv) {
     if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
     printf("pongrl record: %s\n  %s%s, seed %llu, %s: %s after %lld steps (%lld frames), agent %lld, cpu %lld\n"
            "  wrote %s: %dx%d, %lld frames, %.1f s, %lld KiB\n",
-           desc, env_id, flavour, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
-           s.terminated ? "game over" : s.truncated ? "truncated by the episode cap" : "stopped at --max-steps",
-           (long long)steps, (long long)frames, (long long)es.score_agent, (long long)es.score_cpu,
-           out, vs.width, vs.height, (long long)vs.pictures, vs.seconds, size / 1024);
+        desc, env_id, flavour, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
+        s.terminated      ? "game over"
+            : s.truncated ? "truncated by the episode cap"
+                          : "stopped at --max-steps",
+        (long long)steps, (long long)frames, (long long)es.score_agent, (long long)es.score_cpu, out, vs.width,
+        vs.height, (long long)vs.pictures, vs.seconds, size / 1024);
     rc = 0;
 out:
-    if (video) { char e2[256]; video_close(video, NULL, e2, sizeof(e2)); }
+    if (video) {
+        char e2[256];
+        video_close(video, NULL, e2, sizeof(e2));
+    }
     if (pending) file_replace_abort(&fr);
     if (pl) player_free(pl);
-    free(pl); free(rgb); free(canvas);
+    free(pl);
+    free(rgb);
+    free(canvas);
     train_state_free(&st);
     return rc;
 }

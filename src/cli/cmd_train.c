@@ -24,8 +24,13 @@
 
 // The flag column of --help: "--batch-size N" (a value's letter from its kind).
 static const char *flag_usage(const TrainSetting *row, char *out, size_t n) {
-    static const char *const VALUE[] = { [SETTING_STR] = "ID", [SETTING_INT] = "N", [SETTING_I64] = "N",
-                                         [SETTING_U64] = "N", [SETTING_F64] = "X", [SETTING_OPT] = "X", [SETTING_BOOL] = "" };
+    static const char *const VALUE[] = { [SETTING_STR] = "ID",
+        [SETTING_INT] = "N",
+        [SETTING_I64] = "N",
+        [SETTING_U64] = "N",
+        [SETTING_F64] = "X",
+        [SETTING_OPT] = "X",
+        [SETTING_BOOL] = "" };
     snprintf(out, n, "--%s %s", row->flag, VALUE[row->kind]);
     return out;
 }
@@ -41,7 +46,8 @@ static void print_rows(const TrainConfig *d, const char *learner) {
             snprintf(v, sizeof(v), " (default %s)", train_setting_text(row, d, f, sizeof(f)));
         printf("  %-21s %s%s\n", flag_usage(row, f, sizeof(f)), row->help, v);
         if (row->offset == offsetof(TrainConfig, algo))
-            for (const Learner *const *l = ALGO_LEARNERS; *l; l++) printf("%26s%-5s %s\n", "", (*l)->name, (*l)->summary);
+            for (const Learner *const *l = ALGO_LEARNERS; *l; l++)
+                printf("%26s%-5s %s\n", "", (*l)->name, (*l)->summary);
     }
 }
 
@@ -69,7 +75,8 @@ static void print_help(void) {
            "  --init MODEL          start from MODEL's weights (a checkpoint, a run directory or a folder\n"
            "                        that export wrote) instead of drawn ones: its learner (unless --algo\n"
            "                        is given) and network (");
-    for (int i = 0, k = 0; NETWORK_ROWS[i]; i++) printf("%s--%s", k++ ? ", " : "", train_setting_find(NETWORK_ROWS[i])->flag);
+    for (int i = 0, k = 0; NETWORK_ROWS[i]; i++)
+        printf("%s--%s", k++ ? ", " : "", train_setting_find(NETWORK_ROWS[i])->flag);
     printf(") are MODEL's;\n"
            "                        the optimiser, the envs and the counters start afresh\n"
            "  --help                this text\n");
@@ -78,7 +85,7 @@ static void print_help(void) {
         train_config_fresh(&ld, (*l)->name);
         printf("\n--algo %s:\n", (*l)->name);
         print_rows(&ld, (*l)->name);
-        for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {     // the run's settings it starts otherwise
+        for (int i = 0; i < TRAIN_SETTING_COUNT; i++) { // the run's settings it starts otherwise
             const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
             char f[64], a[TRAIN_STR_MAX + 32], b[TRAIN_STR_MAX + 32];
             if (!row->learner[0] && row->offset != offsetof(TrainConfig, algo) &&
@@ -140,14 +147,19 @@ static const char *configure(TrainConfig *c, const TrainConfig *flags, const boo
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
         if (given[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c)) {
             snprintf(why, n, "--%s is a setting of --algo %s; this run's learner is %s", TRAIN_SETTING_ROWS[i].flag,
-                     TRAIN_SETTING_ROWS[i].learner, c->algo);
+                TRAIN_SETTING_ROWS[i].learner, c->algo);
             return why;
         }
     const char *bad = learner->check ? learner->check(c) : NULL;
-    if (bad) { snprintf(why, n, "%s", bad); return why; }
+    if (bad) {
+        snprintf(why, n, "%s", bad);
+        return why;
+    }
     if (c->workers > workers_max()) {
-        snprintf(why, n, "--workers %d: at most %d here (%d per core this process may use: more threads only share"
-                 " the same cores)", c->workers, workers_max(), WORKERS_PER_CORE_MAX);
+        snprintf(why, n,
+            "--workers %d: at most %d here (%d per core this process may use: more threads only share"
+            " the same cores)",
+            c->workers, workers_max(), WORKERS_PER_CORE_MAX);
         return why;
     }
     return NULL;
@@ -160,7 +172,8 @@ static int algo_row(void) { return (int)(train_setting_find("algo") - TRAIN_SETT
 static void parse(int argc, char **argv, TrainConfig *flags, bool *given, const char **resume, const char **init) {
     struct option opts[TRAIN_SETTING_COUNT + 5];
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
-        opts[i] = (struct option){ TRAIN_SETTING_ROWS[i].flag, TRAIN_SETTING_ROWS[i].kind != SETTING_BOOL, 0, OPT_ROW + i };
+        opts[i] =
+            (struct option){ TRAIN_SETTING_ROWS[i].flag, TRAIN_SETTING_ROWS[i].kind != SETTING_BOOL, 0, OPT_ROW + i };
     opts[TRAIN_SETTING_COUNT] = (struct option){ "run-dir", 1, 0, OPT_RUNDIR };
     opts[TRAIN_SETTING_COUNT + 1] = (struct option){ "resume", 1, 0, OPT_RESUME };
     opts[TRAIN_SETTING_COUNT + 2] = (struct option){ "init", 1, 0, OPT_INIT };
@@ -173,30 +186,30 @@ static void parse(int argc, char **argv, TrainConfig *flags, bool *given, const 
             const TrainSetting *row = &TRAIN_SETTING_ROWS[o - OPT_ROW];
             char why[128];
             const char *v = row->kind == SETTING_BOOL ? "true" : optarg, *bad;
-            if (row->offset == offsetof(TrainConfig, env_id)) v = arg_env("--env", v);   // pongrl/ names too
+            if (row->offset == offsetof(TrainConfig, env_id)) v = arg_env("--env", v); // pongrl/ names too
             if ((bad = train_setting_set(row, flags, v, why, sizeof(why)))) die_usage("--%s %s", row->flag, bad);
             given[o - OPT_ROW] = true;
             continue;
         }
         switch (o) {
-        case OPT_RUNDIR:
-            if (!optarg[0]) die_usage("--run-dir needs a directory, got ''");
-            if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--run-dir: path too long");
-            snprintf(flags->run_dir, sizeof(flags->run_dir), "%s", optarg);
-            break;
-        case OPT_RESUME:
-            if (!optarg[0]) die_usage("--resume needs a run directory, got ''");
-            if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--resume: path too long");
-            *resume = optarg;
-            break;
-        case OPT_INIT:
-            if (!optarg[0]) die_usage("--init needs a model, got ''");
-            *init = optarg;
-            break;
-        case 'h':
-        case OPT_HELP:    print_help(); exit(0);
-        case ':':         die_usage("%s needs a value", argv[optind - 1]);
-        default:          die_usage("unknown option '%s'", argv[optind - 1]);
+            case OPT_RUNDIR:
+                if (!optarg[0]) die_usage("--run-dir needs a directory, got ''");
+                if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--run-dir: path too long");
+                snprintf(flags->run_dir, sizeof(flags->run_dir), "%s", optarg);
+                break;
+            case OPT_RESUME:
+                if (!optarg[0]) die_usage("--resume needs a run directory, got ''");
+                if (strlen(optarg) >= RUN_DIR_MAX - 64) die_usage("--resume: path too long");
+                *resume = optarg;
+                break;
+            case OPT_INIT:
+                if (!optarg[0]) die_usage("--init needs a model, got ''");
+                *init = optarg;
+                break;
+            case 'h':
+            case OPT_HELP: print_help(); exit(0);
+            case ':': die_usage("%s needs a value", argv[optind - 1]);
+            default: die_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) die_usage("unexpected argument '%s'", argv[optind]);
@@ -206,7 +219,7 @@ static void parse(int argc, char **argv, TrainConfig *flags, bool *given, const 
 // it: what its learner says it needs.
 static int check_memory(const TrainConfig *c, char *err, size_t errlen) {
     FILE *f = fopen("/proc/meminfo", "r");
-    if (!f) return 0;                             // not Linux: the allocations will tell
+    if (!f) return 0; // not Linux: the allocations will tell
     char line[256];
     double avail_kb = -1;
     while (fgets(line, sizeof(line), f))
@@ -214,9 +227,10 @@ static int check_memory(const TrainConfig *c, char *err, size_t errlen) {
     fclose(f);
     double need = algo_find(c->algo)->memory_bytes(c);
     if (avail_kb < 0 || need <= avail_kb * 1024) return 0;
-    snprintf(err, errlen, "H=%d with %d worker thread%s needs about %.1f GB of memory; this machine has %.1f GB "
-             "available (fewer --workers or a smaller --hidden)", c->hidden, c->workers, c->workers == 1 ? "" : "s",
-             need / 1e9, avail_kb * 1024 / 1e9);
+    snprintf(err, errlen,
+        "H=%d with %d worker thread%s needs about %.1f GB of memory; this machine has %.1f GB "
+        "available (fewer --workers or a smaller --hidden)",
+        c->hidden, c->workers, c->workers == 1 ? "" : "s", need / 1e9, avail_kb * 1024 / 1e9);
     return -1;
 }
 
@@ -229,19 +243,28 @@ static bool path_exists(const char *dir, const char *name) {
 
 // Loads the run to continue from its newest usable checkpoint (rank 0 alone) and lays the
 // flags given again over its configuration. 0, or -1 with one line in err.
-static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags, const bool *given, char *err,
-                       size_t errlen) {
+static int resume_load(
+    TrainState *st, const char *dir, const TrainConfig *flags, const bool *given, char *err, size_t errlen) {
     char why[1024], path[RUN_DIR_MAX + 64];
     struct stat sb;
-    if (stat(dir, &sb)) { snprintf(err, errlen, "cannot resume: %s: %s", dir, strerror(errno)); return -1; }
-    if (!S_ISDIR(sb.st_mode)) { snprintf(err, errlen, "cannot resume: %s is not a run directory", dir); return -1; }
+    if (stat(dir, &sb)) {
+        snprintf(err, errlen, "cannot resume: %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        snprintf(err, errlen, "cannot resume: %s is not a run directory", dir);
+        return -1;
+    }
     if (checkpoint_load_latest(dir, st, path, sizeof(path), stderr, why, sizeof(why))) {
         int ckpts, tmps;
         checkpoint_scan(dir, &ckpts, &tmps);
         if (!ckpts && tmps)
-            snprintf(err, errlen, "cannot resume: %s holds no checkpoint, only the unfinished first one of a run killed"
-                     " as it started: start that run again (its flags and --run-dir %s)", dir, dir);
-        else snprintf(err, errlen, "cannot resume: %s", why);
+            snprintf(err, errlen,
+                "cannot resume: %s holds no checkpoint, only the unfinished first one of a run killed"
+                " as it started: start that run again (its flags and --run-dir %s)",
+                dir, dir);
+        else
+            snprintf(err, errlen, "cannot resume: %s", why);
         return -1;
     }
     const Learner *learner = algo_find(st->cfg.algo);
@@ -255,10 +278,13 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
     snprintf(st->cfg.run_dir, sizeof(st->cfg.run_dir), "%s", dir);
     // rows a killed run wrote after its last checkpoint would be written again; missing or
     // damaged rows are said
-    if (metrics_sync(dir, st, why, sizeof(why))) { snprintf(err, errlen, "cannot resume: %s", why); return -1; }
+    if (metrics_sync(dir, st, why, sizeof(why))) {
+        snprintf(err, errlen, "cannot resume: %s", why);
+        return -1;
+    }
     char mean[32];
     printf("pongrl train: resuming %s at iteration %lld, %lld episodes, running mean %s\n", path,
-           (long long)st->iteration, (long long)st->episodes, train_progress_running_mean(st, mean, sizeof(mean)));
+        (long long)st->iteration, (long long)st->episodes, train_progress_running_mean(st, mean, sizeof(mean)));
     return 0;
 }
 
@@ -267,26 +293,34 @@ static int resume_load(TrainState *st, const char *dir, const TrainConfig *flags
 // settings are then that learner's defaults and the flags), and lays its network's settings
 // over the run's: a flag given for one of them must agree. 0, or -1 with one line in err.
 static int init_load(TrainState *model, const char *src, TrainConfig *c, const TrainConfig *flags, const bool *given,
-                     char *desc, size_t desclen, char *err, size_t errlen) {
+    char *desc, size_t desclen, char *err, size_t errlen) {
     char why[2048];
     if (model_load(src, ALGO_LEARNERS, model, desc, desclen, why, sizeof(why))) {
         snprintf(err, errlen, "--init %s: %s", src, why);
         return -1;
     }
     const Learner *l = algo_find(model_algo(model));
-    if (l && !given[algo_row()]) {        // this process's own settings and run directory stay
+    if (l && !given[algo_row()]) { // this process's own settings and run directory stay
         TrainConfig f = *flags, host = *c;
         snprintf(f.algo, sizeof(f.algo), "%s", l->name);
-        if (configure(c, &f, given, why, sizeof(why))) { snprintf(err, errlen, "%s", why); return -1; }
+        if (configure(c, &f, given, why, sizeof(why))) {
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
         train_config_copy(c, &host, SETTING_HOST, NULL);
         snprintf(c->run_dir, sizeof(c->run_dir), "%s", host.run_dir);
     }
     if (!l || strcmp(l->name, c->algo)) {
-        snprintf(err, errlen, "--init %s: a model of --algo %s; this run's learner is %s (leave --algo out to take "
-                 "the model's)", src, model_algo(model), c->algo);
+        snprintf(err, errlen,
+            "--init %s: a model of --algo %s; this run's learner is %s (leave --algo out to take "
+            "the model's)",
+            src, model_algo(model), c->algo);
         return -1;
     }
-    if (train_state_attach(model, l, why, sizeof(why))) { snprintf(err, errlen, "--init %s: %s", src, why); return -1; }
+    if (train_state_attach(model, l, why, sizeof(why))) {
+        snprintf(err, errlen, "--init %s: %s", src, why);
+        return -1;
+    }
     for (int i = 0; NETWORK_ROWS[i]; i++) {
         const TrainSetting *row = train_setting_find(NETWORK_ROWS[i]);
         char a[TRAIN_STR_MAX + 32], b[TRAIN_STR_MAX + 32];
@@ -294,8 +328,10 @@ static int init_load(TrainState *model, const char *src, TrainConfig *c, const T
             !strcmp(train_setting_text(row, &model->cfg, a, sizeof(a)), train_setting_text(row, c, b, sizeof(b))))
             continue;
         if (given[row - TRAIN_SETTING_ROWS]) {
-            snprintf(err, errlen, "--%s %s: the network of --init %s has %s=%s (a run started from a model keeps its "
-                     "network)", row->flag, b, src, row->name, a);
+            snprintf(err, errlen,
+                "--%s %s: the network of --init %s has %s=%s (a run started from a model keeps its "
+                "network)",
+                row->flag, b, src, row->name, a);
             return -1;
         }
         train_setting_set(row, c, a, why, sizeof(why));
@@ -306,19 +342,25 @@ static int init_load(TrainState *model, const char *src, TrainConfig *c, const T
 // A fresh run's directory (rank 0): made, locked, and not already a run's. 0, or -1 with one
 // line in err.
 static int rundir_claim(const char *dir, bool resume, char *err, size_t errlen) {
-    if (!resume && mkdir_p(dir)) { snprintf(err, errlen, "cannot create run directory %s: %s", dir, strerror(errno)); return -1; }
+    if (!resume && mkdir_p(dir)) {
+        snprintf(err, errlen, "cannot create run directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
     // one owner at a time: rank 0 holds the lock for the whole run (released when it exits)
     if (rundir_lock(dir, err, errlen)) return -1;
     if (resume) return 0;
     int ckpts, tmps;
     checkpoint_scan(dir, &ckpts, &tmps);
     if (ckpts || path_exists(dir, "metrics.csv")) {
-        snprintf(err, errlen, "%s already holds a run: continue it with --resume %s, or choose another --run-dir", dir, dir);
+        snprintf(
+            err, errlen, "%s already holds a run: continue it with --resume %s, or choose another --run-dir", dir, dir);
         return -1;
     }
-    if (tmps)       // the first checkpoint's write was killed: there is nothing to resume
-        fprintf(stderr, "pongrl: note: %s held only the unfinished first checkpoint of a run killed as it started;"
-                " starting afresh\n", dir);
+    if (tmps) // the first checkpoint's write was killed: there is nothing to resume
+        fprintf(stderr,
+            "pongrl: note: %s held only the unfinished first checkpoint of a run killed as it started;"
+            " starting afresh\n",
+            dir);
     return 0;
 }
 
@@ -336,13 +378,15 @@ int cmd_train(int argc, char **argv) {
         train_config_fresh(&cfg, flags.algo);
         train_config_copy(&cfg, &flags, SETTING_RUN | SETTING_GOAL | SETTING_HOST, given);
         snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", flags.run_dir);
-    } else if (configure(&cfg, &flags, given, why, sizeof(why))) die_usage("%s", why);
+    } else if (configure(&cfg, &flags, given, why, sizeof(why)))
+        die_usage("%s", why);
     if (resume && init) die_usage("--resume continues a run with its own weights: --init may not be given");
     for (int i = 0; resume && i < TRAIN_SETTING_COUNT; i++)
         if (given[i] && TRAIN_SETTING_ROWS[i].role == SETTING_RUN)
             die_usage("--resume continues the run with its own configuration: --%s may not be given",
-                      TRAIN_SETTING_ROWS[i].flag);
-    if (resume && cfg.run_dir[0]) die_usage("--resume continues the run in its own directory: --run-dir may not be given");
+                TRAIN_SETTING_ROWS[i].flag);
+    if (resume && cfg.run_dir[0])
+        die_usage("--resume continues the run in its own directory: --run-dir may not be given");
     char owner[RUN_DIR_MAX];
     if (resume) snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", resume = rundir_owner(resume, owner, sizeof(owner)));
     if (!cfg.run_dir[0]) {
@@ -353,7 +397,7 @@ int cmd_train(int argc, char **argv) {
     }
     // From here a stop request is kept: one that comes while the run is loaded or the
     // transport starts (on any rank) stops it at the first chance.
-    struct sigaction sa = {0};
+    struct sigaction sa = { 0 };
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
@@ -366,19 +410,25 @@ int cmd_train(int argc, char **argv) {
     memset(&st, 0, sizeof(st));
     memset(&model, 0, sizeof(model));
     char model_desc[CKPT_PATH_MAX + 128] = "";
-    char err[3 * RUN_DIR_MAX] = "";     // room for a message naming the run directory twice
+    char err[3 * RUN_DIR_MAX] = ""; // room for a message naming the run directory twice
     Comm *comm = cluster_comm_create(err, sizeof(err));
-    if (!comm) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (!comm) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        return 1;
+    }
     // only rank 0 writes the run directory and speaks; the others only play
     const bool root = comm->rank == 0;
-    if (!root) { cfg.run_dir[0] = 0; cfg.quiet = true; }
+    if (!root) {
+        cfg.run_dir[0] = 0;
+        cfg.quiet = true;
+    }
     // processes that share a machine share its cores: one thread per core in all, never more
     const int workers_row = (int)(train_setting_find("workers") - TRAIN_SETTING_ROWS);
     if (!given[workers_row] && cfg.workers == sysconf(_SC_NPROCESSORS_ONLN) && comm->local_size > 1)
         cfg.workers = cfg.workers / comm->local_size > 0 ? cfg.workers / comm->local_size : 1;
     if (root && init && init_load(&model, init, &cfg, &flags, given, model_desc, sizeof(model_desc), err, sizeof(err)))
         goto fail;
-    if (!resume && check_memory(&cfg, err, sizeof(err))) goto fail;          // before anything is written
+    if (!resume && check_memory(&cfg, err, sizeof(err))) goto fail; // before anything is written
     if (root && rundir_claim(cfg.run_dir, resume != NULL, err, sizeof(err))) goto fail;
     // Resuming, only rank 0 reads the run: the others take its settings (comm->agree) and, at the
     // first iteration, its standing, weights and learner state (they need not see the run directory).
@@ -390,7 +440,7 @@ int cmd_train(int argc, char **argv) {
     // the ranks agree before anything is written: a refused launch leaves no run
     if (comm->agree(comm, &cfg, (resume || init) && !root, err, sizeof(err))) {
         if (root) fprintf(stderr, "pongrl: %s\n", err);
-        goto out;                               // every rank knows: each ends on its own
+        goto out; // every rank knows: each ends on its own
     }
     if (!(root && resume) && train_state_init(&st, &cfg, algo_find(cfg.algo))) {
         snprintf(err, sizeof(err), "out of memory");
@@ -402,8 +452,9 @@ int cmd_train(int argc, char **argv) {
         printf("pongrl train: starting from the weights of %s\n", model_desc);
     }
     // iteration 0 too: a run killed before its first scheduled checkpoint can still resume
-    if (root && ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, err, sizeof(err))) ||
-                 rundir_write_config(&st, err, sizeof(err))))
+    if (root &&
+        ((!resume && checkpoint_save(cfg.run_dir, &st, cfg.keep, NULL, 0, err, sizeof(err))) ||
+            rundir_write_config(&st, err, sizeof(err))))
         goto fail;
     if (!(pool = pool_create(cfg.workers))) {
         snprintf(err, sizeof(err), "cannot start %d worker threads", cfg.workers);
@@ -417,7 +468,7 @@ int cmd_train(int argc, char **argv) {
         printf(", algo %s", cfg.algo);
         if (train_setting_applies(train_setting_find("batch_size"), &cfg)) printf(", batch %d", cfg.batch_size);
         printf(", %d worker%s, seed %llu, run dir %s%s\n", cfg.workers, cfg.workers == 1 ? "" : "s",
-               (unsigned long long)cfg.seed, cfg.run_dir, ranks);
+            (unsigned long long)cfg.seed, cfg.run_dir, ranks);
         train_progress_print_goal(&st);
         fflush(stdout);
     }
@@ -430,23 +481,26 @@ int cmd_train(int argc, char **argv) {
     char last[CKPT_PATH_MAX];
     checkpoint_path(cfg.run_dir, tp.last_iteration, last, sizeof(last));
     const bool stdout_lost = root && tp.stdout_errno;
-    if (stdout_lost) {                          // `pongrl train | head`: stopped, said on stderr
+    if (stdout_lost) { // `pongrl train | head`: stopped, said on stderr
         if (tp.saves)
-            fprintf(stderr, "pongrl: cannot write to stdout (%s): stopped after iteration %lld, checkpoint "
-                    "%s; --resume %s continues the run\n", strerror(tp.stdout_errno), (long long)st.iteration,
-                    last, cfg.run_dir);
-        else fprintf(stderr, "pongrl: cannot write to stdout (%s): stopped after iteration %lld\n",
-                     strerror(tp.stdout_errno), (long long)st.iteration);
+            fprintf(stderr,
+                "pongrl: cannot write to stdout (%s): stopped after iteration %lld, checkpoint "
+                "%s; --resume %s continues the run\n",
+                strerror(tp.stdout_errno), (long long)st.iteration, last, cfg.run_dir);
+        else
+            fprintf(stderr, "pongrl: cannot write to stdout (%s): stopped after iteration %lld\n",
+                strerror(tp.stdout_errno), (long long)st.iteration);
     }
     if (root && tp.saves)
         printf("checkpoint %s (%d saved, %.0f ms each)\n", last, tp.saves, 1000 * tp.save_s_total / tp.saves);
     size_t wn;
     const double *w = train_state_weights(&st, &wn);
     char mean[32];
-    if (root) printf("stopped after %lld iterations, %lld episodes, running mean %s, weights crc32 %08lx\n",
-                     (long long)st.iteration, (long long)st.episodes, train_progress_running_mean(&st, mean, sizeof(mean)),
-                     (unsigned long)crc32_of(w, wn * sizeof(double)));
-    if (comm->report(comm, &st, stdout)) rc = 1;     // collective: stdout_lost does not skip it
+    if (root)
+        printf("stopped after %lld iterations, %lld episodes, running mean %s, weights crc32 %08lx\n",
+            (long long)st.iteration, (long long)st.episodes, train_progress_running_mean(&st, mean, sizeof(mean)),
+            (unsigned long)crc32_of(w, wn * sizeof(double)));
+    if (comm->report(comm, &st, stdout)) rc = 1; // collective: stdout_lost does not skip it
     if (stdout_lost) rc = 1;
     goto out;
 fail:

@@ -12,29 +12,34 @@
 #include "commands.h"
 #include "play.h"
 
-#define WATCH_FRAME_HZ 60.0          // an emulated Atari frame is 1/60 s
-#define FINAL_HOLD_S 2.0             // the last picture of a game stays 2 s, as in record's GIF
-#define LATE_RESET_S 0.25            // further behind than this (window dragged, machine busy): do not race to catch up
+#define WATCH_FRAME_HZ 60.0 // an emulated Atari frame is 1/60 s
+#define FINAL_HOLD_S   2.0  // the last picture of a game stays 2 s, as in record's GIF
+#define LATE_RESET_S   0.25 // further behind than this (window dragged, machine busy): do not race to catch up
 
 int cmd_watch(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv, PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_GAMES | PLAY_OPT_MAX_STEPS |
-                    PLAY_OPT_SCALE | PLAY_OPT_SPEED, "MODEL [options]",
-                    "Shows a trained policy playing in a window, in real time (60 emulated frames/s), game\n"
-                    "after game until the window is closed (or Esc, q, Ctrl-C). Needs a display and a pongrl\n"
-                    "built with SDL2 (libsdl2-dev). MODEL as for eval; game g is eval's episode g.\n", &a);
+    play_args_parse(argc, argv,
+        PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_GAMES |
+            PLAY_OPT_MAX_STEPS | PLAY_OPT_SCALE | PLAY_OPT_SPEED,
+        "MODEL [options]",
+        "Shows a trained policy playing in a window, in real time (60 emulated frames/s), game\n"
+        "after game until the window is closed (or Esc, q, Ctrl-C). Needs a display and a pongrl\n"
+        "built with SDL2 (libsdl2-dev). MODEL as for eval; game g is eval's episode g.\n",
+        &a);
     const char *env_id = a.env_id;
-    int mode = a.mode, difficulty = a.difficulty;          // -1: the model's
+    int mode = a.mode, difficulty = a.difficulty; // -1: the model's
     const uint64_t seed = a.seed;
     const bool greedy = a.greedy;
-    const int64_t games = a.games, max_steps = a.max_steps;     // 0: no limit
+    const int64_t games = a.games, max_steps = a.max_steps; // 0: no limit
     const int scale = a.scale;
     const double speed = a.speed;
 
     TrainState st;
     char desc[2048], err[2048];
     if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
-    env_id = a.env_id; mode = a.mode; difficulty = a.difficulty;
+    env_id = a.env_id;
+    mode = a.mode;
+    difficulty = a.difficulty;
     Player *pl = malloc(sizeof(Player));
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3);
     Window *win = NULL;
@@ -42,7 +47,8 @@ int cmd_watch(int argc, char **argv) {
     char perr[1024] = "out of memory";
     if (!pl || !rgb || player_init_model(pl, &st, env_id, mode, difficulty, greedy, perr, sizeof(perr))) {
         fprintf(stderr, "pongrl: %s\n", perr);
-        free(pl); pl = NULL;
+        free(pl);
+        pl = NULL;
         goto out;
     }
     char title[256];
@@ -52,18 +58,21 @@ int cmd_watch(int argc, char **argv) {
         goto out;
     }
     printf("pongrl watch: %s\n  %s, seed %llu, %s; close the window (or Esc, q, Ctrl-C) to stop\n", desc, env_id,
-           (unsigned long long)seed, greedy ? "greedy" : "stochastic");
+        (unsigned long long)seed, greedy ? "greedy" : "stochastic");
     fflush(stdout);
     bool open = true;
     for (int64_t g = 0; open && (!games || g < games); g++) {
         player_reset(pl, play_env_seed(seed, g), play_act_seed(seed, g));
-        EnvStep s = {0};
+        EnvStep s = { 0 };
         int64_t steps = 0;
         double due = clock_now_s();
         do {
-            env_render_rgb(&pl->env, rgb);                 // what is on screen when the agent acts
+            env_render_rgb(&pl->env, rgb); // what is on screen when the agent acts
             player_step(pl, &s);
-            if (window_show(win, rgb, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+            if (window_show(win, rgb, err, sizeof(err))) {
+                fprintf(stderr, "pongrl: %s\n", err);
+                goto out;
+            }
             double now = clock_now_s();
             if (now > due + LATE_RESET_S) due = now;
             due += s.frames / (WATCH_FRAME_HZ * speed);
@@ -72,12 +81,17 @@ int cmd_watch(int argc, char **argv) {
         } while (open && !s.terminated && !s.truncated && (!max_steps || steps < max_steps));
         if (!open) break;
         env_render_rgb(&pl->env, rgb);
-        if (window_show(win, rgb, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); goto out; }
+        if (window_show(win, rgb, err, sizeof(err))) {
+            fprintf(stderr, "pongrl: %s\n", err);
+            goto out;
+        }
         EnvState es;
         env_state(&pl->env, &es);
         printf("game %lld: agent %lld, cpu %lld, %lld steps%s\n", (long long)g + 1, (long long)es.score_agent,
-               (long long)es.score_cpu, (long long)steps,
-               s.terminated ? "" : s.truncated ? " (truncated by the episode cap)" : " (stopped at --max-steps)");
+            (long long)es.score_cpu, (long long)steps,
+            s.terminated      ? ""
+                : s.truncated ? " (truncated by the episode cap)"
+                              : " (stopped at --max-steps)");
         fflush(stdout);
         open = window_wait(win, clock_now_s() + FINAL_HOLD_S / speed);
     }
@@ -86,7 +100,8 @@ int cmd_watch(int argc, char **argv) {
 out:
     window_close(win);
     if (pl) player_free(pl);
-    free(pl); free(rgb);
+    free(pl);
+    free(rgb);
     train_state_free(&st);
     return rc;
 }

@@ -19,16 +19,16 @@
 
 // MODEL --out PATH, the form both commands take; returns the out path.
 static const char *parse_model_out(int argc, char **argv, const char *cmd, const char *usage, const char *help) {
-    static const struct option opts[] = {{"out", 1, 0, 'o'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = { { "out", 1, 0, 'o' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *out = NULL;
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (o) {
-        case 'o': out = optarg; break;
-        case 'h': fputs(help, stdout); exit(0);
-        case ':': die_usage("%s needs a value", argv[optind - 1]);
-        default:  die_usage("%s: unknown option '%s'", cmd, argv[optind - 1]);
+            case 'o': out = optarg; break;
+            case 'h': fputs(help, stdout); exit(0);
+            case ':': die_usage("%s needs a value", argv[optind - 1]);
+            default: die_usage("%s: unknown option '%s'", cmd, argv[optind - 1]);
         }
     }
     if (optind != argc - 1 || !out) die_usage("usage: pongrl %s %s", cmd, usage);
@@ -37,14 +37,13 @@ static const char *parse_model_out(int argc, char **argv, const char *cmd, const
 }
 
 int cmd_export(int argc, char **argv) {
-    const char *help =
-        "usage: pongrl export MODEL --out DIR\n"
-        "\n"
-        "Karpathy's network (--algo pg): writes DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64,\n"
-        "Karpathy's model['W1'] and model['W2']. A learner with its own network (--algo ppo):\n"
-        "writes its arrays as DIR/ppo_*.npy and its settings as DIR/model.txt (docs/runs.md gives\n"
-        "the forward pass; tools/play_npy.py plays them). MODEL: a checkpoint, a run directory\n"
-        "(its newest checkpoint) or a folder that export wrote. DIR is created if missing.\n";
+    const char *help = "usage: pongrl export MODEL --out DIR\n"
+                       "\n"
+                       "Karpathy's network (--algo pg): writes DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64,\n"
+                       "Karpathy's model['W1'] and model['W2']. A learner with its own network (--algo ppo):\n"
+                       "writes its arrays as DIR/ppo_*.npy and its settings as DIR/model.txt (docs/runs.md gives\n"
+                       "the forward pass; tools/play_npy.py plays them). MODEL: a checkpoint, a run directory\n"
+                       "(its newest checkpoint) or a folder that export wrote. DIR is created if missing.\n";
     const char *out = parse_model_out(argc, argv, "export", "MODEL --out DIR", help);
     TrainState st;
     char desc[2048], err[2048], wrote[2048];
@@ -55,23 +54,28 @@ int cmd_export(int argc, char **argv) {
     const Learner *l = algo_find(st.cfg.algo);
     int rc = 1;
     if (!l || !l->export_npy)
-        fprintf(stderr, "pongrl: %s: a model of --algo %s, which this build cannot export\n", argv[optind], st.cfg.algo);
-    else if (mkdir(out, 0777) && errno != EEXIST) fprintf(stderr, "pongrl: cannot create %s: %s\n", out, strerror(errno));
-    else if (train_state_attach(&st, l, err, sizeof(err)) || l->export_npy(&st, out, wrote, sizeof(wrote), err, sizeof(err)))
+        fprintf(
+            stderr, "pongrl: %s: a model of --algo %s, which this build cannot export\n", argv[optind], st.cfg.algo);
+    else if (mkdir(out, 0777) && errno != EEXIST)
+        fprintf(stderr, "pongrl: cannot create %s: %s\n", out, strerror(errno));
+    else if (train_state_attach(&st, l, err, sizeof(err)) ||
+        l->export_npy(&st, out, wrote, sizeof(wrote), err, sizeof(err)))
         fprintf(stderr, "pongrl: %s\n", err);
-    else { printf("exported %s\n  to %s\n", desc, wrote); rc = 0; }
+    else {
+        printf("exported %s\n  to %s\n", desc, wrote);
+        rc = 0;
+    }
     train_state_free(&st);
     return rc;
 }
 
 int cmd_import(int argc, char **argv) {
-    const char *help =
-        "usage: pongrl import DIR --out FILE.bin\n"
-        "\n"
-        "Reads DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64 (Karpathy's model, saved with\n"
-        "np.save), or a folder that `pongrl export` wrote with model.txt (a PPO network), and\n"
-        "writes it as a pongrl weights file that eval, record and export read. (eval, record and\n"
-        "export also read such a folder directly.)\n";
+    const char *help = "usage: pongrl import DIR --out FILE.bin\n"
+                       "\n"
+                       "Reads DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64 (Karpathy's model, saved with\n"
+                       "np.save), or a folder that `pongrl export` wrote with model.txt (a PPO network), and\n"
+                       "writes it as a pongrl weights file that eval, record and export read. (eval, record and\n"
+                       "export also read such a folder directly.)\n";
     const char *out = parse_model_out(argc, argv, "import", "DIR --out FILE.bin", help);
     TrainState st;
     char desc[2048], err[2048];
@@ -83,10 +87,17 @@ int cmd_import(int argc, char **argv) {
     // a checkpoint of the model's learner, its state as a fresh run's (for Karpathy's network an
     // RMSProp cache of zeros; a learner that read its own files has attached itself already)
     const Learner *l = algo_find(st.cfg.algo);
-    if (!l) fprintf(stderr, "pongrl: %s: a model of --algo %s, which this build does not have\n", argv[optind], st.cfg.algo);
-    else if (train_state_attach(&st, l, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
-    else if (checkpoint_write(out, &st, CKPT_FLAG_IMPORTED, err, sizeof(err))) fprintf(stderr, "pongrl: %s\n", err);
-    else { printf("imported %s to %s\n", desc, out); rc = 0; }
+    if (!l)
+        fprintf(
+            stderr, "pongrl: %s: a model of --algo %s, which this build does not have\n", argv[optind], st.cfg.algo);
+    else if (train_state_attach(&st, l, err, sizeof(err)))
+        fprintf(stderr, "pongrl: %s\n", err);
+    else if (checkpoint_write(out, &st, CKPT_FLAG_IMPORTED, err, sizeof(err)))
+        fprintf(stderr, "pongrl: %s\n", err);
+    else {
+        printf("imported %s to %s\n", desc, out);
+        rc = 0;
+    }
     train_state_free(&st);
     return rc;
 }

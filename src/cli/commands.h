@@ -12,8 +12,8 @@ int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 // `pongrl bench ...`: speed measurements, printed as "name: value" lines. argv holds the
 // words after "bench".
-int bench_env(int argc, char **argv);       // agent steps/s and emulated frames/s on one core
-int bench_train(int argc, char **argv);     // network and training speed, against Karpathy's NumPy code
-int bench_cluster(int argc, char **argv);   // the MPI transport's share of an iteration
+int bench_env(int argc, char **argv);     // agent steps/s and emulated frames/s on one core
+int bench_train(int argc, char **argv);   // network and training speed, against Karpathy's NumPy code
+int bench_cluster(int argc, char **argv); // the MPI transport's share of an iteration
 
 #endif

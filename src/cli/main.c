@@ -16,7 +16,8 @@ static const char *USAGE =
     "usage: pongrl <command> [options]   (pongrl <command> --help for its options)\n"
     "\n"
     "commands:\n"
-    "  train        learn Pong from pixels: Karpathy's policy gradient, or PPO with --algo ppo (threads; MPI under mpirun)\n"
+    "  train        learn Pong from pixels: Karpathy's policy gradient, or PPO with --algo ppo (threads; MPI under "
+    "mpirun)\n"
     "  eval         play games with a trained model: mean score with its 95% interval\n"
     "  record       a game as an animated GIF or an MP4 (optionally with what the network sees)\n"
     "  watch        a model playing in a window, in real time (SDL2)\n"
@@ -55,7 +56,7 @@ int main(int argc, char **argv) {
         if (strlen(argv[i]) >= RUN_DIR_MAX) {
             char cut[64];
             die_usage("an argument of %zu bytes, '%s': at most %d", strlen(argv[i]), file_path_short(argv[i], cut, 48),
-                      RUN_DIR_MAX - 1);
+                RUN_DIR_MAX - 1);
         }
     if (argc < 2 || arg_is_help(argv[1]) || !strcmp(argv[1], "help")) {
         fputs(USAGE, argc < 2 ? stderr : stdout);
@@ -67,20 +68,35 @@ int main(int argc, char **argv) {
     }
     const char *cmd = argv[1];
     int rc;
-    if (!strcmp(cmd, "train")) rc = cmd_train(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "eval")) rc = cmd_eval(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "record")) rc = cmd_record(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "watch")) rc = cmd_watch(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "plot")) rc = cmd_plot(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "export")) rc = cmd_export(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "import")) rc = cmd_import(argc - 1, argv + 1);
+    if (!strcmp(cmd, "train"))
+        rc = cmd_train(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "eval"))
+        rc = cmd_eval(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "record"))
+        rc = cmd_record(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "watch"))
+        rc = cmd_watch(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "plot"))
+        rc = cmd_plot(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "export"))
+        rc = cmd_export(argc - 1, argv + 1);
+    else if (!strcmp(cmd, "import"))
+        rc = cmd_import(argc - 1, argv + 1);
     else if (!strcmp(cmd, "bench")) {
         if (argc < 3) die_usage("bench needs a target: env, train or cluster");
-        if (arg_is_help(argv[2])) { fputs(USAGE, stdout); return 0; }
-        if (!strcmp(argv[2], "env")) rc = bench_env(argc - 2, argv + 2);
-        else if (!strcmp(argv[2], "train")) rc = bench_train(argc - 2, argv + 2);
-        else if (!strcmp(argv[2], "cluster")) rc = bench_cluster(argc - 2, argv + 2);
-        else die_usage("unknown bench target '%s' (env, train, cluster)", argv[2]);
-    } else die_usage("unknown command '%s'", cmd);
-    return rc;                                  // check_stdout: what reached stdout
+        if (arg_is_help(argv[2])) {
+            fputs(USAGE, stdout);
+            return 0;
+        }
+        if (!strcmp(argv[2], "env"))
+            rc = bench_env(argc - 2, argv + 2);
+        else if (!strcmp(argv[2], "train"))
+            rc = bench_train(argc - 2, argv + 2);
+        else if (!strcmp(argv[2], "cluster"))
+            rc = bench_cluster(argc - 2, argv + 2);
+        else
+            die_usage("unknown bench target '%s' (env, train, cluster)", argv[2]);
+    } else
+        die_usage("unknown command '%s'", cmd);
+    return rc; // check_stdout: what reached stdout
 }

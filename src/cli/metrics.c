@@ -26,15 +26,18 @@ int metrics_append(const char *run_dir, const TrainState *s, const TrainBatch *b
     snprintf(path, sizeof(path), "%s/metrics.csv", run_dir);
     char why[CKPT_PATH_MAX + 64];
     FILE *f = file_fopen_append(path, why, sizeof(why));
-    if (!f) { snprintf(err, errlen, "cannot append to %s", why); return -1; }
+    if (!f) {
+        snprintf(err, errlen, "cannot append to %s", why);
+        return -1;
+    }
     char header[1024];
     const int extra = header_of(s->learner, header, sizeof(header));
     if (ftell(f) == 0) fprintf(f, "%s\n", header);
     // An iteration that ended no episode has no batch mean and no length, and a run has no
     // running mean before its first episode: those fields are left empty (a 0 would read as a
     // tied game, and pandas, csv readers and gnuplot all take an empty field as missing).
-    fprintf(f, "%lld,%lld,%lld,%.3f,", (long long)s->iteration, (long long)s->episodes,
-            (long long)s->agent_steps, s->wall_s);
+    fprintf(f, "%lld,%lld,%lld,%.3f,", (long long)s->iteration, (long long)s->episodes, (long long)s->agent_steps,
+        s->wall_s);
     if (b->episodes > 0) fprintf(f, "%.4f", b->batch_mean);
     fprintf(f, ",");
     if (s->episodes > 0) fprintf(f, "%.6f", s->running_reward);
@@ -42,7 +45,10 @@ int metrics_append(const char *run_dir, const TrainState *s, const TrainBatch *b
     if (b->episodes > 0) fprintf(f, "%.1f", b->mean_len);
     for (int k = 0; k < extra; k++) fprintf(f, ",%.6g", b->metrics[k]);
     fprintf(f, "\n");
-    if (fclose(f) != 0) { snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno)); return -1; }
+    if (fclose(f) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
     return 0;
 }
 
@@ -51,7 +57,7 @@ int metrics_append(const char *run_dir, const TrainState *s, const TrainBatch *b
 
 typedef struct {
     long long iteration, episodes, agent_steps;
-    double wall_s, batch_mean, running_mean, mean_length;   // the last three NaN where empty
+    double wall_s, batch_mean, running_mean, mean_length; // the last three NaN where empty
 } MetricsRow;
 
 static bool field_ll(const char *s, long long *v) {
@@ -69,11 +75,14 @@ static bool field_d(const char *s, double *v) {
 
 // A field that may be empty (no value): NaN then. Files of earlier versions wrote 0 instead.
 static bool field_d_or_empty(const char *s, double *v) {
-    if (!*s) { *v = NAN; return true; }
+    if (!*s) {
+        *v = NAN;
+        return true;
+    }
     return field_d(s, v);
 }
 
-static bool field_any(const char *s) {          // a learner's diagnostic may be NaN
+static bool field_any(const char *s) { // a learner's diagnostic may be NaN
     char *end;
     (void)strtod(s, &end);
     return end != s && !*end;
@@ -95,12 +104,13 @@ static bool metrics_row(const char *line, int extra, MetricsRow *r) {
         *comma = 0;
         p = comma + 1;
     }
-    for (int k = 7; k < n; k++) if (!field_any(f[k])) return false;
+    for (int k = 7; k < n; k++)
+        if (!field_any(f[k])) return false;
     return n == want && field_ll(f[0], &r->iteration) && field_ll(f[1], &r->episodes) &&
-           field_ll(f[2], &r->agent_steps) && field_d(f[3], &r->wall_s) && field_d_or_empty(f[4], &r->batch_mean) &&
-           field_d_or_empty(f[5], &r->running_mean) && field_d_or_empty(f[6], &r->mean_length) && r->iteration >= 1 &&
-           r->wall_s >= 0 && !(fabs(r->batch_mean) > TRAIN_REWARD_MAX) && !(fabs(r->running_mean) > TRAIN_REWARD_MAX) &&
-           !(r->mean_length < 0) && (!isnan(r->running_mean) || r->episodes == 0);
+        field_ll(f[2], &r->agent_steps) && field_d(f[3], &r->wall_s) && field_d_or_empty(f[4], &r->batch_mean) &&
+        field_d_or_empty(f[5], &r->running_mean) && field_d_or_empty(f[6], &r->mean_length) && r->iteration >= 1 &&
+        r->wall_s >= 0 && !(fabs(r->batch_mean) > TRAIN_REWARD_MAX) && !(fabs(r->running_mean) > TRAIN_REWARD_MAX) &&
+        !(r->mean_length < 0) && (!isnan(r->running_mean) || r->episodes == 0);
 }
 
 // The header line of a run of this learner; returns its number of extra columns.
@@ -127,17 +137,29 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     char whyopen[CKPT_PATH_MAX + 64];
     FILE *in = file_fopen_read(path, whyopen, sizeof(whyopen));
     if (!in) {
-        if (errno != ENOENT) { snprintf(err, errlen, "cannot read %s", whyopen); return -1; }
+        if (errno != ENOENT) {
+            snprintf(err, errlen, "cannot read %s", whyopen);
+            return -1;
+        }
         if (N > 0)
-            fprintf(stderr, "pongrl: warning: %s is missing: the rows of iterations 1 to %lld are lost; it starts "
-                    "again at iteration %lld\n", path, N, N + 1);
+            fprintf(stderr,
+                "pongrl: warning: %s is missing: the rows of iterations 1 to %lld are lost; it starts "
+                "again at iteration %lld\n",
+                path, N, N + 1);
         return 0;
     }
     // the good rows go to a new file that replaces the old one whole (file.h)
     FileReplace fr;
-    if (file_replace_begin(&fr, path, err, errlen)) { fclose(in); return -1; }
+    if (file_replace_begin(&fr, path, err, errlen)) {
+        fclose(in);
+        return -1;
+    }
     FILE *out = file_replace_fopen(&fr, err, errlen);
-    if (!out) { file_replace_abort(&fr); fclose(in); return -1; }
+    if (!out) {
+        file_replace_abort(&fr);
+        fclose(in);
+        return -1;
+    }
     char header[1024];
     const int extra = header_of(s->learner, header, sizeof(header));
     fprintf(out, "%s\n", header);
@@ -153,21 +175,36 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
     while ((len = getline(&line, &cap, in)) > 0) {
         lineno++;
         // a killed run may leave a half-written last line: it has no newline
-        if (line[len - 1] != '\n') { dropped++; continue; }
+        if (line[len - 1] != '\n') {
+            dropped++;
+            continue;
+        }
         line[len - 1] = 0;
-        if (lineno == 1 && !strcmp(line, header)) { has_header = true; continue; }
+        if (lineno == 1 && !strcmp(line, header)) {
+            has_header = true;
+            continue;
+        }
         MetricsRow r;
         const char *wrong = NULL;
-        if (strlen(line) != (size_t)len - 1 || !metrics_row(line, extra, &r)) wrong = "not a metrics row";   // a NUL inside
-        else if (r.iteration > N) { dropped++; continue; }       // written after the checkpoint
-        else if (r.iteration <= prev) wrong = "out of order";
-        else if (per_it && r.episodes != r.iteration * per_it) wrong = "episodes do not match the batch size";
-        else if (r.episodes < prev_episodes || r.episodes > s->episodes) wrong = "episodes out of order";
-        else if (r.iteration == N && (r.episodes != s->episodes || r.agent_steps != s->agent_steps ||
-                                      (!isnan(r.running_mean) && fabs(r.running_mean - s->running_reward) > 1e-6)))
+        if (strlen(line) != (size_t)len - 1 || !metrics_row(line, extra, &r))
+            wrong = "not a metrics row"; // a NUL inside
+        else if (r.iteration > N) {
+            dropped++;
+            continue;
+        } // written after the checkpoint
+        else if (r.iteration <= prev)
+            wrong = "out of order";
+        else if (per_it && r.episodes != r.iteration * per_it)
+            wrong = "episodes do not match the batch size";
+        else if (r.episodes < prev_episodes || r.episodes > s->episodes)
+            wrong = "episodes out of order";
+        else if (r.iteration == N &&
+            (r.episodes != s->episodes || r.agent_steps != s->agent_steps ||
+                (!isnan(r.running_mean) && fabs(r.running_mean - s->running_reward) > 1e-6)))
             wrong = "does not match the checkpoint";
         if (wrong) {
-            if (bad++ == 0) snprintf(why, sizeof(why), "line %ld, '%s': %s", lineno, excerpt(line, ex, sizeof(ex)), wrong);
+            if (bad++ == 0)
+                snprintf(why, sizeof(why), "line %ld, '%s': %s", lineno, excerpt(line, ex, sizeof(ex)), wrong);
             continue;
         }
         if (r.iteration != prev + 1 && !first_missing) first_missing = prev + 1;
@@ -186,13 +223,16 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
         file_replace_abort(&fr);
         return -1;
     }
-    if (!bad && !dropped && has_header) { file_replace_abort(&fr); }      // nothing to change
+    if (!bad && !dropped && has_header) {
+        file_replace_abort(&fr);
+    } // nothing to change
     else {
         char damaged[CKPT_PATH_MAX + 32] = "";
-        if (bad) {      // nothing is lost: the old file stays beside the new one
+        if (bad) { // nothing is lost: the old file stays beside the new one
             struct stat st;
             snprintf(damaged, sizeof(damaged), "%s.damaged", path);
-            for (int k = 2; k < 1000 && stat(damaged, &st) == 0; k++) snprintf(damaged, sizeof(damaged), "%s.damaged.%d", path, k);
+            for (int k = 2; k < 1000 && stat(damaged, &st) == 0; k++)
+                snprintf(damaged, sizeof(damaged), "%s.damaged.%d", path, k);
             // a hard link: metrics.csv exists at every moment, whenever a kill comes
             if (link(path, damaged) && rename(path, damaged)) {
                 snprintf(err, errlen, "cannot keep %s as %s: %s", path, damaged, strerror(errno));
@@ -204,20 +244,23 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
         if (bad) {
             char missing[64] = "";
             if (kept < N) snprintf(missing, sizeof(missing), ", the first missing iteration %lld", first_missing);
-            fprintf(stderr, "pongrl: warning: %s did not agree with the checkpoint at iteration %lld (%ld bad line%s, "
-                    "the first %s): kept its %lld good rows of %lld%s; the old file is %s\n", path, N, bad,
-                    bad > 1 ? "s" : "", why, kept, N, missing, damaged);
+            fprintf(stderr,
+                "pongrl: warning: %s did not agree with the checkpoint at iteration %lld (%ld bad line%s, "
+                "the first %s): kept its %lld good rows of %lld%s; the old file is %s\n",
+                path, N, bad, bad > 1 ? "s" : "", why, kept, N, missing, damaged);
             return 0;
         }
     }
     if (kept < N)
-        fprintf(stderr, "pongrl: warning: %s lacks the rows of %lld of the %lld iterations up to the checkpoint "
-                "(from iteration %lld): they are lost\n", path, N - kept, N, first_missing);
+        fprintf(stderr,
+            "pongrl: warning: %s lacks the rows of %lld of the %lld iterations up to the checkpoint "
+            "(from iteration %lld): they are lost\n",
+            path, N - kept, N, first_missing);
     return 0;
 }
 
 int metrics_check(const char *csv, char *err, size_t errlen) {
-    FILE *f = file_fopen_read(csv, err, errlen);          // a FIFO or a device: refused, never waited on
+    FILE *f = file_fopen_read(csv, err, errlen); // a FIFO or a device: refused, never waited on
     if (!f) return errno == ENOENT ? 0 : -1;
     char *line = NULL, ex[48];
     size_t cap = 0;
@@ -227,27 +270,31 @@ int metrics_check(const char *csv, char *err, size_t errlen) {
     int rc = 0, extra = 0;
     while (rc == 0 && (len = getline(&line, &cap, f)) > 0) {
         lineno++;
-        if (line[len - 1] != '\n') break;                 // a row being written
+        if (line[len - 1] != '\n') break; // a row being written
         line[len - 1] = 0;
         MetricsRow r;
-        if (lineno == 1) {          // the common columns, then the learner's
+        if (lineno == 1) { // the common columns, then the learner's
             size_t hl = strlen(METRICS_HEADER);
             if (strncmp(line, METRICS_HEADER, hl) || (line[hl] && line[hl] != ',')) {
                 snprintf(err, errlen, "%s line 1: not the metrics.csv header", csv);
                 rc = -1;
             }
             for (const char *c = line + hl; *c; c++) extra += *c == ',';
-            if (extra > LEARNER_METRICS_MAX) { snprintf(err, errlen, "%s line 1: not the metrics.csv header", csv); rc = -1; }
+            if (extra > LEARNER_METRICS_MAX) {
+                snprintf(err, errlen, "%s line 1: not the metrics.csv header", csv);
+                rc = -1;
+            }
         } else if (strlen(line) != (size_t)len - 1 || !metrics_row(line, extra, &r)) {
             snprintf(err, errlen, "%s line %ld: not a metrics row ('%s')", csv, lineno, excerpt(line, ex, sizeof(ex)));
             rc = -1;
         } else if (r.iteration <= prev) {
-            snprintf(err, errlen, "%s line %ld: iteration %lld after %lld (rows out of order)", csv, lineno, r.iteration, prev);
+            snprintf(err, errlen, "%s line %ld: iteration %lld after %lld (rows out of order)", csv, lineno,
+                r.iteration, prev);
             rc = -1;
-        } else prev = r.iteration;
+        } else
+            prev = r.iteration;
     }
     free(line);
     fclose(f);
     return rc;
 }
-

@@ -20,8 +20,8 @@ int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int m
     return pl->h ? 0 : -1;
 }
 
-int player_init_model(Player *pl, TrainState *s, const char *env_id, int mode, int difficulty, bool greedy,
-                      char *err, size_t errlen) {
+int player_init_model(
+    Player *pl, TrainState *s, const char *env_id, int mode, int difficulty, bool greedy, char *err, size_t errlen) {
     const Learner *l = algo_find(s->cfg.algo);
     if (!l || !l->agent) {
         snprintf(err, errlen, "a model of --algo %s, which this build cannot play", s->cfg.algo);
@@ -60,8 +60,14 @@ uint64_t play_act_seed(uint64_t seed, int64_t e) { return stream_eval_act(seed, 
 // ----------------------------------------------------------------------------
 // flags
 
-typedef struct { unsigned opt; const char *name; bool value; const char *usage, *help; } PlayFlag;
+typedef struct {
+    unsigned opt;
+    const char *name;
+    bool value;
+    const char *usage, *help;
+} PlayFlag;
 
+// clang-format off
 static const PlayFlag FLAGS[] = {
     { PLAY_OPT_OUT,        "out",        true,  "--out FILE",    "the .gif or .mp4 to write (required)" },
     { PLAY_OPT_EPISODES,   "episodes",   true,  "--episodes N",  "games to play (default 20)" },
@@ -78,7 +84,8 @@ static const PlayFlag FLAGS[] = {
     { PLAY_OPT_SPEED,      "speed",      true,  "--speed X",     "X times real time (default 1)" },
     { PLAY_OPT_VERBOSE,    "verbose",    false, "--verbose",     "one line per game" },
 };
-#define N_FLAGS (int)(sizeof(FLAGS) / sizeof(FLAGS[0]))
+// clang-format on
+#define N_FLAGS  (int)(sizeof(FLAGS) / sizeof(FLAGS[0]))
 #define OPT_HELP 'h'
 
 static void print_help(const char *cmd, unsigned opts, const char *usage, const char *about) {
@@ -90,26 +97,29 @@ static void print_help(const char *cmd, unsigned opts, const char *usage, const 
 
 static void set_flag(PlayArgs *a, unsigned opt, const char *flag, const char *v) {
     switch (opt) {
-    case PLAY_OPT_OUT:        a->out = v; break;
-    case PLAY_OPT_EPISODES:   a->episodes = (int)arg_int(flag, v, 1, 1000000); break;
-    case PLAY_OPT_ENV:        a->env_id = arg_env(flag, v); break;
-    case PLAY_OPT_MODE:       a->mode = (int)arg_int(flag, v, 0, env_num_modes() - 1); break;
-    case PLAY_OPT_DIFFICULTY: a->difficulty = (int)arg_int(flag, v, 0, env_num_difficulties() - 1); break;
-    case PLAY_OPT_SEED:       a->seed = arg_u64(flag, v); break;
-    case PLAY_OPT_GREEDY:     a->greedy = true; break;
-    case PLAY_OPT_WORKERS:    a->workers = (int)arg_int(flag, v, 1, 1024); break;
-    case PLAY_OPT_GAMES:      a->games = arg_int(flag, v, 1, 1000000000); break;
-    case PLAY_OPT_MAX_STEPS:  a->max_steps = arg_int(flag, v, 1, 10000000); break;
-    case PLAY_OPT_WITH_INPUT: a->with_input = true; break;
-    case PLAY_OPT_SCALE:      a->scale = (int)arg_int(flag, v, 1, 16); break;
-    case PLAY_OPT_SPEED:      a->speed = arg_double(flag, v, 0.01, 1000); break;
-    case PLAY_OPT_VERBOSE:    a->verbose = true; break;
+        case PLAY_OPT_OUT: a->out = v; break;
+        case PLAY_OPT_EPISODES: a->episodes = (int)arg_int(flag, v, 1, 1000000); break;
+        case PLAY_OPT_ENV: a->env_id = arg_env(flag, v); break;
+        case PLAY_OPT_MODE: a->mode = (int)arg_int(flag, v, 0, env_num_modes() - 1); break;
+        case PLAY_OPT_DIFFICULTY: a->difficulty = (int)arg_int(flag, v, 0, env_num_difficulties() - 1); break;
+        case PLAY_OPT_SEED: a->seed = arg_u64(flag, v); break;
+        case PLAY_OPT_GREEDY: a->greedy = true; break;
+        case PLAY_OPT_WORKERS: a->workers = (int)arg_int(flag, v, 1, 1024); break;
+        case PLAY_OPT_GAMES: a->games = arg_int(flag, v, 1, 1000000000); break;
+        case PLAY_OPT_MAX_STEPS: a->max_steps = arg_int(flag, v, 1, 10000000); break;
+        case PLAY_OPT_WITH_INPUT: a->with_input = true; break;
+        case PLAY_OPT_SCALE: a->scale = (int)arg_int(flag, v, 1, 16); break;
+        case PLAY_OPT_SPEED: a->speed = arg_double(flag, v, 0.01, 1000); break;
+        case PLAY_OPT_VERBOSE: a->verbose = true; break;
     }
 }
 
 int play_load_model(PlayArgs *a, TrainState *st, char *desc, size_t desclen) {
     char err[2048];
-    if (model_load(a->model, ALGO_LEARNERS, st, desc, desclen, err, sizeof(err))) { fprintf(stderr, "pongrl: %s\n", err); return 1; }
+    if (model_load(a->model, ALGO_LEARNERS, st, desc, desclen, err, sizeof(err))) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        return 1;
+    }
     if (!a->env_id) a->env_id = st->cfg.env_id;
     if (a->mode < 0) a->mode = st->cfg.mode;
     if (a->difficulty < 0) a->difficulty = st->cfg.difficulty;
@@ -117,7 +127,13 @@ int play_load_model(PlayArgs *a, TrainState *st, char *desc, size_t desclen) {
 }
 
 void play_args_parse(int argc, char **argv, unsigned opts, const char *usage, const char *about, PlayArgs *a) {
-    *a = (PlayArgs){ .mode = -1, .difficulty = -1, .seed = 1, .episodes = 20, .workers = train_cores_available(), .scale = 3, .speed = 1.0 };
+    *a = (PlayArgs){ .mode = -1,
+        .difficulty = -1,
+        .seed = 1,
+        .episodes = 20,
+        .workers = train_cores_available(),
+        .scale = 3,
+        .speed = 1.0 };
     struct option lo[N_FLAGS + 2];
     int n = 0;
     for (int i = 0; i < N_FLAGS; i++)
@@ -128,7 +144,10 @@ void play_args_parse(int argc, char **argv, unsigned opts, const char *usage, co
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-        if (o == OPT_HELP) { print_help(cmd, opts, usage, about); exit(0); }
+        if (o == OPT_HELP) {
+            print_help(cmd, opts, usage, about);
+            exit(0);
+        }
         if (o == ':') die_usage("%s needs a value", argv[optind - 1]);
         if (o < 256 || o >= 256 + N_FLAGS) die_usage("%s: unknown option '%s'", cmd, argv[optind - 1]);
         char flag[32];

@@ -16,18 +16,18 @@ typedef struct {
     Env env;
     Agent agent;
     AgentPolicy policy;
-    int8_t x[POLICY_D];             // the input of the last step, dense (for pictures)
-    uint16_t idx[POLICY_D];         // the same, sparse
+    int8_t x[POLICY_D];     // the input of the last step, dense (for pictures)
+    uint16_t idx[POLICY_D]; // the same, sparse
     int8_t sign[POLICY_D];
-    double *h;                      // (policy.h_len,) act's scratch
-    double last_p;                  // probability of UP at the last step
+    double *h;     // (policy.h_len,) act's scratch
+    double last_p; // probability of UP at the last step
 } Player;
 
 // The model in s (model_load) playing env_id with ALE's mode and difficulty (env_init_flavour),
 // as its learner acts (Learner.agent; a learner with a network of its own is attached). 0, or
 // -1 with one line in err (unknown env id, bad mode or difficulty, out of memory).
-int player_init_model(Player *pl, TrainState *s, const char *env_id, int mode, int difficulty, bool greedy,
-                      char *err, size_t errlen);
+int player_init_model(
+    Player *pl, TrainState *s, const char *env_id, int mode, int difficulty, bool greedy, char *err, size_t errlen);
 // Any learner's policy playing env_id, mode, difficulty. 0, or -1 (unknown env id, bad mode
 // or difficulty, out of memory).
 int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty);
@@ -40,24 +40,34 @@ int player_step(Player *pl, EnvStep *out);
 // the flags of eval, record and watch, written once: each command names the ones it takes
 
 enum {
-    PLAY_OPT_OUT = 1 << 0, PLAY_OPT_EPISODES = 1 << 1, PLAY_OPT_ENV = 1 << 2, PLAY_OPT_SEED = 1 << 3,
-    PLAY_OPT_GREEDY = 1 << 4, PLAY_OPT_WORKERS = 1 << 5, PLAY_OPT_GAMES = 1 << 6, PLAY_OPT_MAX_STEPS = 1 << 7,
-    PLAY_OPT_WITH_INPUT = 1 << 8, PLAY_OPT_SCALE = 1 << 9, PLAY_OPT_SPEED = 1 << 10, PLAY_OPT_VERBOSE = 1 << 11,
-    PLAY_OPT_MODE = 1 << 12, PLAY_OPT_DIFFICULTY = 1 << 13,
+    PLAY_OPT_OUT = 1 << 0,
+    PLAY_OPT_EPISODES = 1 << 1,
+    PLAY_OPT_ENV = 1 << 2,
+    PLAY_OPT_SEED = 1 << 3,
+    PLAY_OPT_GREEDY = 1 << 4,
+    PLAY_OPT_WORKERS = 1 << 5,
+    PLAY_OPT_GAMES = 1 << 6,
+    PLAY_OPT_MAX_STEPS = 1 << 7,
+    PLAY_OPT_WITH_INPUT = 1 << 8,
+    PLAY_OPT_SCALE = 1 << 9,
+    PLAY_OPT_SPEED = 1 << 10,
+    PLAY_OPT_VERBOSE = 1 << 11,
+    PLAY_OPT_MODE = 1 << 12,
+    PLAY_OPT_DIFFICULTY = 1 << 13,
 };
 
 typedef struct {
-    const char *model;              // the one positional argument
-    const char *out;                // --out, NULL if not given
-    const char *env_id;             // --env, NULL: the model's
-    int mode, difficulty;           // ALE's game mode and difficulty; -1: the model's
-    uint64_t seed;                  // 1
+    const char *model;    // the one positional argument
+    const char *out;      // --out, NULL if not given
+    const char *env_id;   // --env, NULL: the model's
+    int mode, difficulty; // ALE's game mode and difficulty; -1: the model's
+    uint64_t seed;        // 1
     bool greedy, with_input, verbose;
-    int episodes;                   // 20
-    int workers;                    // one per core
-    int64_t games, max_steps;       // 0: no limit
-    int scale;                      // 3
-    double speed;                   // 1
+    int episodes;             // 20
+    int workers;              // one per core
+    int64_t games, max_steps; // 0: no limit
+    int scale;                // 3
+    double speed;             // 1
 } PlayArgs;
 
 // Parses argv (argv[0]: the command's name) for the flags in `opts` (PLAY_OPT_*) and one MODEL.

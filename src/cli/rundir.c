@@ -26,7 +26,10 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
     FileReplace fr;
     if (file_replace_begin(&fr, path, err, errlen)) return -1;
     FILE *f = file_replace_fopen(&fr, err, errlen);
-    if (!f) { file_replace_abort(&fr); return -1; }
+    if (!f) {
+        file_replace_abort(&fr);
+        return -1;
+    }
     fprintf(f, "# pongrl run configuration (written by pongrl train; the checkpoints hold the same)\n");
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
         const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
@@ -34,11 +37,11 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
         if (train_setting_applies(row, c)) fprintf(f, "%s = %s\n", row->name, train_setting_text(row, c, v, sizeof(v)));
     }
     fprintf(f,
-            "# where the run stood when this file was written\n"
-            "iteration = %lld\nepisodes = %lld\nagent_steps = %lld\nframes = %lld\nrunning_mean = %.6f\n"
-            "wall_s = %.3f\n",
-            (long long)s->iteration, (long long)s->episodes, (long long)s->agent_steps,
-            (long long)s->frames, s->running_reward, s->wall_s);
+        "# where the run stood when this file was written\n"
+        "iteration = %lld\nepisodes = %lld\nagent_steps = %lld\nframes = %lld\nrunning_mean = %.6f\n"
+        "wall_s = %.3f\n",
+        (long long)s->iteration, (long long)s->episodes, (long long)s->agent_steps, (long long)s->frames,
+        s->running_reward, s->wall_s);
     if (fclose(f) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", fr.tmp, strerror(errno));
         file_replace_abort(&fr);
@@ -50,21 +53,27 @@ int rundir_write_config(const TrainState *s, char *err, size_t errlen) {
 // ----------------------------------------------------------------------------
 // one owner at a time
 
-static bool is_dir(const char *p) { struct stat st; return stat(p, &st) == 0 && S_ISDIR(st.st_mode); }
+static bool is_dir(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
 
 const char *rundir_owner(const char *dir, char *out, size_t outlen) {
     char real[PATH_MAX], probe[PATH_MAX + 32];
     snprintf(probe, sizeof(probe), "%s/checkpoints", dir);
-    if (is_dir(probe) || !realpath(dir, real)) return dir;            // a run directory itself, or nothing
+    if (is_dir(probe) || !realpath(dir, real)) return dir; // a run directory itself, or nothing
     char *slash = strrchr(real, '/');
     if (!slash || strcmp(slash + 1, "checkpoints") || slash == real) return dir;
-    *slash = 0;                                                         // the folder above checkpoints/
+    *slash = 0; // the folder above checkpoints/
     if (strlen(real) >= outlen) return dir;
     static const char *const marks[] = { "config.txt", "metrics.csv", ".lock" };
     for (int i = 0; i < 3; i++) {
         struct stat st;
         snprintf(probe, sizeof(probe), "%s/%s", real, marks[i]);
-        if (stat(probe, &st) == 0) { snprintf(out, outlen, "%s", real); return out; }
+        if (stat(probe, &st) == 0) {
+            snprintf(out, outlen, "%s", real);
+            return out;
+        }
     }
     return dir;
 }
@@ -80,7 +89,8 @@ static void sweep_tmps(const char *run_dir) {
     char path[CKPT_PATH_MAX];
     while ((e = readdir(d)))
         for (int i = 0; i < 3; i++)
-            if (file_is_tmp_of(e->d_name, files[i]) && snprintf(path, sizeof(path), "%s/%s", run_dir, e->d_name) < (int)sizeof(path)) {
+            if (file_is_tmp_of(e->d_name, files[i]) &&
+                snprintf(path, sizeof(path), "%s/%s", run_dir, e->d_name) < (int)sizeof(path)) {
                 struct stat st;
                 if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
             }
@@ -92,14 +102,20 @@ int rundir_lock(const char *run_dir, char *err, size_t errlen) {
     snprintf(path, sizeof(path), "%s/.lock", run_dir);
     // never closed: a POSIX lock lasts while the process holds the file open
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) { snprintf(err, errlen, "cannot lock %s: %s", path, strerror(errno)); return -1; }
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+        return -1;
+    }
     struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
     // an owner killed a moment ago (say, the ranks of a killed mpirun) may still be exiting
     for (int tries = 0; tries < 50; tries++) {
-        if (fcntl(fd, F_SETLK, &fl) == 0) { sweep_tmps(run_dir); return 0; }
+        if (fcntl(fd, F_SETLK, &fl) == 0) {
+            sweep_tmps(run_dir);
+            return 0;
+        }
         if (errno != EACCES && errno != EAGAIN) {
             fprintf(stderr, "pongrl: warning: cannot lock %s (%s): nothing keeps a second pongrl out of this run\n",
-                    path, strerror(errno));
+                path, strerror(errno));
             return 0;
         }
         struct timespec nap = { 0, 20 * 1000 * 1000 };
@@ -109,9 +125,10 @@ int rundir_lock(const char *run_dir, char *err, size_t errlen) {
     char pid[32] = "";
     if (fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK && who.l_pid > 0)
         snprintf(pid, sizeof(pid), " (pid %d)", (int)who.l_pid);
-    snprintf(err, errlen, "%s is in use by another pongrl%s: one process at a time may write a run; wait for it "
-             "to end or stop it first", run_dir, pid);
+    snprintf(err, errlen,
+        "%s is in use by another pongrl%s: one process at a time may write a run; wait for it "
+        "to end or stop it first",
+        run_dir, pid);
     close(fd);
     return -1;
 }
-

@@ -23,35 +23,44 @@ void train_progress_init(TrainProgress *tp, const TrainState *s) {
 
 static void format_duration(double s, char *buf, size_t n) {
     long t = (long)(s + 0.5);
-    if (t >= 3600) snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
-    else if (t >= 60) snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
-    else snprintf(buf, n, "%lds", t);
+    if (t >= 3600)
+        snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60)
+        snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
+    else
+        snprintf(buf, n, "%lds", t);
 }
 
 const char *train_progress_running_mean(const TrainState *s, char *buf, size_t n) {
-    if (s->episodes > 0) snprintf(buf, n, "%.4f", s->running_reward);
-    else snprintf(buf, n, "-");
+    if (s->episodes > 0)
+        snprintf(buf, n, "%.4f", s->running_reward);
+    else
+        snprintf(buf, n, "-");
     return buf;
 }
 
 void train_progress_print_goal(const TrainState *s) {
     const TrainConfig *c = &s->cfg;
     char target[64] = "";
-    if (c->has_target_reward)
-        snprintf(target, sizeof(target), "the running mean reaches %+.2f", c->target_reward);
+    if (c->has_target_reward) snprintf(target, sizeof(target), "the running mean reaches %+.2f", c->target_reward);
     if (c->iterations >= 0 && c->has_target_reward)
         printf("pongrl train: stops after iteration %lld, or sooner when %s\n", (long long)c->iterations, target);
-    else if (c->iterations >= 0) printf("pongrl train: stops after iteration %lld\n", (long long)c->iterations);
+    else if (c->iterations >= 0)
+        printf("pongrl train: stops after iteration %lld\n", (long long)c->iterations);
     else if (c->has_target_reward)
         printf("pongrl train: stops when %s (points won minus lost per game, over about the last 100 games); "
-               "no --iterations limit\n", target);
-    else printf("pongrl train: runs until Ctrl-C (no --iterations or --target-reward); --resume continues it\n");
+               "no --iterations limit\n",
+            target);
+    else
+        printf("pongrl train: runs until Ctrl-C (no --iterations or --target-reward); --resume continues it\n");
 }
 
 // "12/150" where the run's end is an iteration, else "12".
 static const char *iteration_of(const TrainState *s, char *buf, size_t n) {
-    if (s->cfg.iterations >= 0) snprintf(buf, n, "%lld/%lld", (long long)s->iteration, (long long)s->cfg.iterations);
-    else snprintf(buf, n, "%lld", (long long)s->iteration);
+    if (s->cfg.iterations >= 0)
+        snprintf(buf, n, "%lld/%lld", (long long)s->iteration, (long long)s->cfg.iterations);
+    else
+        snprintf(buf, n, "%lld", (long long)s->iteration);
     return buf;
 }
 
@@ -73,14 +82,16 @@ static int print_batch_line(const TrainState *s, const TrainBatch *b, double ses
     train_progress_running_mean(s, mean, sizeof(mean));
     const double rate = b->secs > 0 ? b->steps / b->secs : 0.0;
     if (s->learner && s->learner->episodes_per_iteration)
-        printf("Batch %s computed %d rollouts in %.3f seconds, running mean is %s | %.0f steps/s%s%s\n",
-               it, b->episodes, b->secs, mean, rate, len, eta);
+        printf("Batch %s computed %d rollouts in %.3f seconds, running mean is %s | %.0f steps/s%s%s\n", it,
+            b->episodes, b->secs, mean, rate, len, eta);
     else {
         char ended[48];
-        if (b->episodes > 0) snprintf(ended, sizeof(ended), "%d episode%s ended", b->episodes, b->episodes == 1 ? "" : "s");
-        else snprintf(ended, sizeof(ended), "no episode ended");
-        printf("Iteration %s: %lld agent steps, %s in %.3f seconds, running mean is %s | %.0f steps/s%s%s\n",
-               it, (long long)b->steps, ended, b->secs, mean, rate, len, eta);
+        if (b->episodes > 0)
+            snprintf(ended, sizeof(ended), "%d episode%s ended", b->episodes, b->episodes == 1 ? "" : "s");
+        else
+            snprintf(ended, sizeof(ended), "no episode ended");
+        printf("Iteration %s: %lld agent steps, %s in %.3f seconds, running mean is %s | %.0f steps/s%s%s\n", it,
+            (long long)b->steps, ended, b->secs, mean, rate, len, eta);
     }
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout)) return 0;
@@ -92,12 +103,12 @@ static int print_batch_line(const TrainState *s, const TrainBatch *b, double ses
 
 static int checkpoint_if_due(TrainProgress *tp, TrainState *s, bool final, char *err, size_t errlen) {
     const TrainConfig *c = &s->cfg;
-    if (s->iteration == tp->last_iteration) return 0;        // nothing new since the last save
+    if (s->iteration == tp->last_iteration) return 0; // nothing new since the last save
     bool due = final || (c->checkpoint_every > 0 && s->iteration - tp->last_iteration >= c->checkpoint_every) ||
-               (c->checkpoint_secs > 0 && clock_now_s() - tp->last_time >= c->checkpoint_secs);
+        (c->checkpoint_secs > 0 && clock_now_s() - tp->last_time >= c->checkpoint_secs);
     if (!due) return 0;
     double t0 = clock_now_s();
-    train_state_settle(s);      // what the learner owes its state (pg: the deferred cache decays)
+    train_state_settle(s); // what the learner owes its state (pg: the deferred cache decays)
     if (checkpoint_save(c->run_dir, s, c->keep, NULL, 0, err, errlen)) return -1;
     double t1 = clock_now_s();
     tp->save_s_total += t1 - t0;
@@ -106,14 +117,14 @@ static int checkpoint_if_due(TrainProgress *tp, TrainState *s, bool final, char 
     tp->last_time = t1;
     char why[512];
     if (rundir_write_config(s, why, sizeof(why)))
-        fprintf(stderr, "pongrl: warning: %s\n", why);          // the checkpoint is what matters
+        fprintf(stderr, "pongrl: warning: %s\n", why); // the checkpoint is what matters
     if (!tp->plot_off) {
         char csv[CKPT_PATH_MAX], png[CKPT_PATH_MAX];
         snprintf(csv, sizeof(csv), "%s/metrics.csv", c->run_dir);
         snprintf(png, sizeof(png), "%s/curve.png", c->run_dir);
         if (plot_curve(csv, png, c->run_dir, why, sizeof(why)) < 0) {
             fprintf(stderr, "pongrl: warning: %s\n", why);
-            tp->plot_off = true;                                // say it once
+            tp->plot_off = true; // say it once
         }
     }
     return 0;
@@ -124,7 +135,7 @@ int train_progress_on_iteration(TrainState *s, const TrainBatch *b, bool final, 
     if (!final) {
         double rate = (s->iteration - tp->session_it0) / (clock_now_s() - tp->session_t0);
         if (!s->cfg.quiet && !tp->stdout_errno && (tp->stdout_errno = print_batch_line(s, b, rate)))
-            train_request_stop();           // nobody reads the log: stop after this batch
+            train_request_stop(); // nobody reads the log: stop after this batch
         if (metrics_append(s->cfg.run_dir, s, b, err, errlen)) return -1;
     }
     return checkpoint_if_due(tp, s, final, err, errlen);

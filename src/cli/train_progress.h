@@ -13,12 +13,12 @@
 #include "../train/train.h"
 
 typedef struct {
-    int64_t last_iteration;   // iteration of the newest checkpoint on disk
-    double last_time;         // monotonic seconds of that save
-    bool plot_off;            // gnuplot failed once: stop trying
-    double save_s_total;      // time spent saving, for the summary
+    int64_t last_iteration; // iteration of the newest checkpoint on disk
+    double last_time;       // monotonic seconds of that save
+    bool plot_off;          // gnuplot failed once: stop trying
+    double save_s_total;    // time spent saving, for the summary
     int saves;
-    double session_t0;        // when this session's loop started (for the eta)
+    double session_t0; // when this session's loop started (for the eta)
     int64_t session_it0;
     // Set when a batch's line could not be written (stdout closed: `train | head`); the run
     // then stops after the batch, as on Ctrl-C, and the caller says why.

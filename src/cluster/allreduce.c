@@ -17,7 +17,7 @@ static void lap(Allreduce *a, int p, double *t) {
     *t = now;
 }
 
-#define HEADER 8              // every message of step 1 starts with its sender's flags
+#define HEADER 8 // every message of step 1 starts with its sender's flags
 
 // A message of step 1 with n entries: the header, n low words, n high parts, padded to 8
 // bytes (so that every message's words are aligned).
@@ -27,19 +27,19 @@ enum { FLAG_WIRE = 1, FLAG_RANGE = 2 };
 
 // A row this rank sends: to whom, and where in that message (entry e).
 struct AllreduceOut {
-    uint16_t row;             // D: the tail
+    uint16_t row; // D: the tail
     int32_t q;
     size_t e;
 };
 
 // A thread's scratch in the passes.
 struct AllreducePart {
-    size_t *cur;              // (ranks,) entries read so far from each rank's message
-    const uint64_t **inL;     // (ranks,) per row: where each incoming rank's values are
+    size_t *cur;          // (ranks,) entries read so far from each rank's message
+    const uint64_t **inL; // (ranks,) per row: where each incoming rank's values are
     const void **inH;
-    uint64_t *accL;           // (max(H, L),) a row's sum, as 128-bit integers
+    uint64_t *accL; // (max(H, L),) a row's sum, as 128-bit integers
     int64_t *accH;
-    int bad, beyond;          // a value did not fit its high part; a total reached 2^31
+    int bad, beyond; // a value did not fit its high part; a total reached 2^31
 };
 
 static inline bool touched(const Allreduce *a, int q, size_t row) {
@@ -68,8 +68,8 @@ int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H, size_t L) {
     // a rank sends at most its every row once, in the widest form
     a->send_cap = (D * H + L) * 16 + R * (HEADER + 8);
     a->send = malloc(a->send_cap);
-    if (!a->order || !a->first || !a->owner || !a->load || !a->nin || !a->nout || !a->out || !a->scount ||
-        !a->sdispl || !a->rcount || !a->rdispl || !a->gcount || !a->gdispl || !a->send || ranks > INT16_MAX) {
+    if (!a->order || !a->first || !a->owner || !a->load || !a->nin || !a->nout || !a->out || !a->scount || !a->sdispl ||
+        !a->rcount || !a->rdispl || !a->gcount || !a->gdispl || !a->send || ranks > INT16_MAX) {
         allreduce_free(a);
         return -1;
     }
@@ -79,7 +79,11 @@ int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H, size_t L) {
 static void parts_free(Allreduce *a) {
     for (int p = 0; p < a->nparts; p++) {
         struct AllreducePart *t = &a->part[p];
-        free(t->cur); free(t->inL); free(t->inH); free(t->accL); free(t->accH);
+        free(t->cur);
+        free(t->inL);
+        free(t->inH);
+        free(t->accL);
+        free(t->accH);
     }
     free(a->part);
     a->part = NULL;
@@ -102,16 +106,31 @@ static int parts_alloc(Allreduce *a, int n) {
         const size_t w = a->H > a->L ? a->H : a->L;
         t->accL = calloc(w, sizeof(uint64_t));
         t->accH = calloc(w, sizeof(int64_t));
-        if (!t->cur || !t->inL || !t->inH || !t->accL || !t->accH) { parts_free(a); return -1; }
+        if (!t->cur || !t->inL || !t->inH || !t->accL || !t->accH) {
+            parts_free(a);
+            return -1;
+        }
     }
     return 0;
 }
 
 void allreduce_free(Allreduce *a) {
     parts_free(a);
-    free(a->order); free(a->first); free(a->owner); free(a->load); free(a->nin); free(a->nout); free(a->out);
-    free(a->scount); free(a->sdispl); free(a->rcount); free(a->rdispl); free(a->gcount); free(a->gdispl);
-    free(a->send); free(a->recv);
+    free(a->order);
+    free(a->first);
+    free(a->owner);
+    free(a->load);
+    free(a->nin);
+    free(a->nout);
+    free(a->out);
+    free(a->scount);
+    free(a->sdispl);
+    free(a->rcount);
+    free(a->rdispl);
+    free(a->gcount);
+    free(a->gdispl);
+    free(a->send);
+    free(a->recv);
     memset(a, 0, sizeof(*a));
 }
 
@@ -124,13 +143,16 @@ void allreduce_plan(Allreduce *a, const uint8_t *masks, size_t stride) {
     a->masks = masks;
     a->stride = stride;
     memset(a->load, 0, (size_t)R * sizeof(size_t));
-    a->load[R - 1] = 1;                                   // the tail
+    a->load[R - 1] = 1; // the tail
     // a row one rank touched is its; the others go to the least-loaded rank that touched
     // them, looking from a rank that moves with the row, so that ties spread
     for (size_t i = 0; i < D; i++) {
         int only = -1, n = 0;
         for (int q = 0; q < R && n < 2; q++)
-            if (touched(a, q, i)) { only = q; n++; }
+            if (touched(a, q, i)) {
+                only = q;
+                n++;
+            }
         a->owner[i] = (int16_t)(n == 1 ? only : n == 0 ? -1 : -2);
         if (n == 1) a->load[only]++;
     }
@@ -150,7 +172,7 @@ void allreduce_plan(Allreduce *a, const uint8_t *masks, size_t stride) {
         if (a->owner[i] >= 0) a->first[a->owner[i] + 1]++;
     for (int q = 0; q < R; q++) a->first[q + 1] += a->first[q];
     a->nrows = a->first[R];
-    size_t *next = a->load;                               // (reused: the load is done with)
+    size_t *next = a->load; // (reused: the load is done with)
     for (int q = 0; q < R; q++) next[q] = a->first[q];
     for (size_t i = 0; i < D; i++)
         if (a->owner[i] >= 0) a->order[next[a->owner[i]]++] = (uint16_t)i;
@@ -190,34 +212,37 @@ static int acc_final(const uint64_t *restrict L, const int64_t *restrict Hh, siz
     return beyond;
 }
 
-#define ROW_LOOPS(HT, PUT, ACC0, ACCN)                                                    \
-    static int PUT(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,             \
-                   uint64_t *restrict L, HT *restrict Hh) {                                        \
-        int bad = 0;                                                                               \
-        for (size_t t = 0; t < len; t++) {                                                         \
-            int64_t h; uint64_t l;                                                                 \
-            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
-            L[t] = l; Hh[t] = (HT)h; bad |= h != (HT)h;                                            \
-        }                                                                                          \
-        return bad;                                                                                \
-    }                                                                                              \
-    static void ACC0(const int64_t *restrict hi, const int64_t *restrict lo, size_t len,           \
-                     const uint64_t *restrict Lin, const HT *restrict Hin, uint64_t *restrict L,   \
-                     int64_t *restrict Hh) {                                                       \
-        for (size_t t = 0; t < len; t++) {                                                         \
-            int64_t h; uint64_t l;                                                                 \
-            gradsum_split(hi[t], lo[t], &h, &l);                                                   \
-            L[t] = l + Lin[t];                                                                     \
-            Hh[t] = h + Hin[t] + (L[t] < l);                                                       \
-        }                                                                                          \
-    }                                                                                              \
-    static void ACCN(uint64_t *restrict L, int64_t *restrict Hh, size_t len,                       \
-                     const uint64_t *restrict Lin, const HT *restrict Hin) {                       \
-        for (size_t t = 0; t < len; t++) {                                                         \
-            uint64_t l = L[t];                                                                     \
-            L[t] = l + Lin[t];                                                                     \
-            Hh[t] += Hin[t] + (L[t] < l);                                                          \
-        }                                                                                          \
+#define ROW_LOOPS(HT, PUT, ACC0, ACCN) \
+    static int PUT( \
+        const int64_t *restrict hi, const int64_t *restrict lo, size_t len, uint64_t *restrict L, HT *restrict Hh) { \
+        int bad = 0; \
+        for (size_t t = 0; t < len; t++) { \
+            int64_t h; \
+            uint64_t l; \
+            gradsum_split(hi[t], lo[t], &h, &l); \
+            L[t] = l; \
+            Hh[t] = (HT)h; \
+            bad |= h != (HT)h; \
+        } \
+        return bad; \
+    } \
+    static void ACC0(const int64_t *restrict hi, const int64_t *restrict lo, size_t len, const uint64_t *restrict Lin, \
+        const HT *restrict Hin, uint64_t *restrict L, int64_t *restrict Hh) { \
+        for (size_t t = 0; t < len; t++) { \
+            int64_t h; \
+            uint64_t l; \
+            gradsum_split(hi[t], lo[t], &h, &l); \
+            L[t] = l + Lin[t]; \
+            Hh[t] = h + Hin[t] + (L[t] < l); \
+        } \
+    } \
+    static void ACCN(uint64_t *restrict L, int64_t *restrict Hh, size_t len, const uint64_t *restrict Lin, \
+        const HT *restrict Hin) { \
+        for (size_t t = 0; t < len; t++) { \
+            uint64_t l = L[t]; \
+            L[t] = l + Lin[t]; \
+            Hh[t] += Hin[t] + (L[t] < l); \
+        } \
     }
 
 ROW_LOOPS(int8_t, put8, acc0_8, accn_8)
@@ -232,11 +257,11 @@ static int put_row(const int64_t *hi, const int64_t *lo, size_t len, int hs, uin
 
 // Row `row` finished into g: this rank's values plus the n incoming rows (t->inL/inH).
 // Returns 1 if a total is 2^31 or more.
-static int finish_row(const Allreduce *a, const struct AllreducePart *t, const GradSum *sum, size_t row,
-                      int n, int hs, double *g) {
+static int finish_row(
+    const Allreduce *a, const struct AllreducePart *t, const GradSum *sum, size_t row, int n, int hs, double *g) {
     const size_t H = row_len(a, row), off = row * a->H;
     const int64_t *hi = sum->hi + off, *lo = sum->lo + off;
-    if (n == 0) {                       // one rank's sum: below 2^31 (gradsum.h)
+    if (n == 0) { // one rank's sum: below 2^31 (gradsum.h)
         gradsum_to_double_range(sum, g, off, H);
         return 0;
     }
@@ -244,13 +269,19 @@ static int finish_row(const Allreduce *a, const struct AllreducePart *t, const G
     const void *H0 = t->inH[0];
     uint64_t *L = t->accL;
     int64_t *Hh = t->accH;
-    if (hs == 8) acc0_64(hi, lo, H, L0, H0, L, Hh);
-    else if (hs == 2) acc0_16(hi, lo, H, L0, H0, L, Hh);
-    else acc0_8(hi, lo, H, L0, H0, L, Hh);
+    if (hs == 8)
+        acc0_64(hi, lo, H, L0, H0, L, Hh);
+    else if (hs == 2)
+        acc0_16(hi, lo, H, L0, H0, L, Hh);
+    else
+        acc0_8(hi, lo, H, L0, H0, L, Hh);
     for (int s = 1; s < n; s++) {
-        if (hs == 8) accn_64(L, Hh, H, t->inL[s], t->inH[s]);
-        else if (hs == 2) accn_16(L, Hh, H, t->inL[s], t->inH[s]);
-        else accn_8(L, Hh, H, t->inL[s], t->inH[s]);
+        if (hs == 8)
+            accn_64(L, Hh, H, t->inL[s], t->inH[s]);
+        else if (hs == 2)
+            accn_16(L, Hh, H, t->inL[s], t->inH[s]);
+        else
+            accn_8(L, Hh, H, t->inL[s], t->inH[s]);
     }
     return acc_final(L, Hh, H, g);
 }
@@ -277,7 +308,7 @@ static void pack_part(void *ctx, int part, int parts) {
         uint64_t *L = (uint64_t *)(void *)(a->send + a->sdispl[o->q] + HEADER);
         uint8_t *Hb = (uint8_t *)(L + a->nout[o->q]);
         bad |= put_row(ps->sum->hi + (size_t)o->row * H, ps->sum->lo + (size_t)o->row * H, row_len(a, o->row), ps->hs,
-                       L + o->e, Hb + o->e * (size_t)ps->hs);
+            L + o->e, Hb + o->e * (size_t)ps->hs);
     }
     a->part[part].bad = bad;
 }
@@ -314,16 +345,21 @@ static void finish_part(void *ctx, int part, int parts) {
 }
 
 static void run_parts(Pool *pool, void (*fn)(void *, int, int), void *ctx) {
-    if (pool) pool_for(pool, fn, ctx);
-    else fn(ctx, 0, 1);
+    if (pool)
+        pool_for(pool, fn, ctx);
+    else
+        fn(ctx, 0, 1);
 }
 
-int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank, double *g,
-                  int64_t *sent, char *err, size_t errlen) {
+int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank, double *g, int64_t *sent, char *err,
+    size_t errlen) {
     const int R = a->ranks, parts = pool ? pool_threads(pool) : 1;
     const size_t H = a->H;
     const MPI_Comm W = MPI_COMM_WORLD;
-    if (parts_alloc(a, parts)) { snprintf(err, errlen, "out of memory (the all-reduce's scratch)"); return -1; }
+    if (parts_alloc(a, parts)) {
+        snprintf(err, errlen, "out of memory (the all-reduce's scratch)");
+        return -1;
+    }
     // step 1's messages: to each owner, this rank's values of the owner's rows it touched; from
     // each rank, its values of this rank's rows it touched; every message has its header
     size_t soff = 0, roff = 0;
@@ -342,27 +378,37 @@ int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank
                 const size_t row = owned_row(a, rank, k);
                 if (touched(a, q, row)) nr += row_len(a, row);
             }
-            a->nout[q] = ns;                // entries
+            a->nout[q] = ns; // entries
             a->nin[q] = nr;
-            ns = msg_bytes(ns, hs);         // bytes
+            ns = msg_bytes(ns, hs); // bytes
             nr = msg_bytes(nr, hs);
         }
         if (ns > INT32_MAX || nr > INT32_MAX || soff + ns > a->send_cap) {
             snprintf(err, errlen, "internal error: an all-reduce message of %zu bytes", ns > nr ? ns : nr);
             return -1;
         }
-        a->scount[q] = (int)ns; a->sdispl[q] = (int)soff; soff += ns;
-        a->rcount[q] = (int)nr; a->rdispl[q] = (int)roff; roff += nr;
+        a->scount[q] = (int)ns;
+        a->sdispl[q] = (int)soff;
+        soff += ns;
+        a->rcount[q] = (int)nr;
+        a->rdispl[q] = (int)roff;
+        roff += nr;
         size_t gbytes = ((a->first[q + 1] - a->first[q]) * H + (q == R - 1 ? a->L : 0)) * 8;
         a->gcount[q] = (int)gbytes;
         a->gdispl[q] = (int)(a->first[q] * H * 8);
     }
-    if (roff > INT32_MAX) { snprintf(err, errlen, "internal error: %zu bytes to receive in the all-reduce", roff); return -1; }
-    if (roff > a->recv_cap) {           // grows with this rank's share of rows several ranks touched
+    if (roff > INT32_MAX) {
+        snprintf(err, errlen, "internal error: %zu bytes to receive in the all-reduce", roff);
+        return -1;
+    }
+    if (roff > a->recv_cap) { // grows with this rank's share of rows several ranks touched
         free(a->recv);
         a->recv_cap = 0;
         a->recv = malloc(roff + roff / 4);
-        if (!a->recv) { snprintf(err, errlen, "out of memory (%zu bytes for the all-reduce)", roff); return -1; }
+        if (!a->recv) {
+            snprintf(err, errlen, "out of memory (%zu bytes for the all-reduce)", roff);
+            return -1;
+        }
         a->recv_cap = roff + roff / 4;
     }
     double t = clock_now_s();
@@ -385,9 +431,10 @@ int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank
         memcpy(&f, a->recv + a->rdispl[q], HEADER);
         flags |= f;
     }
-    if (flags & FLAG_WIRE) {            // every rank has every header: all of them stop here
+    if (flags & FLAG_WIRE) { // every rank has every header: all of them stop here
         if (hs < 8) return ALLREDUCE_WIDER;
-        snprintf(err, errlen, "internal error: a gradient sum exceeded the transport's range (%d-byte entries)", 8 + hs);
+        snprintf(
+            err, errlen, "internal error: a gradient sum exceeded the transport's range (%d-byte entries)", 8 + hs);
         return -1;
     }
     run_parts(pool, finish_part, &ps);
@@ -403,7 +450,8 @@ int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank
     lap(a, ALLREDUCE_STEP2, &t);
     *sent += (int64_t)(allreduce_entries(a) * 8 * (size_t)(R - 1) / (size_t)R);
     if (flag & FLAG_RANGE) {
-        snprintf(err, errlen, "the batch's sum of a gradient entry is beyond 2^31 (training diverged; try a smaller --lr)");
+        snprintf(
+            err, errlen, "the batch's sum of a gradient entry is beyond 2^31 (training diverged; try a smaller --lr)");
         return -1;
     }
     return 0;

@@ -38,30 +38,30 @@ enum { ALLREDUCE_PACK, ALLREDUCE_STEP1, ALLREDUCE_FINISH, ALLREDUCE_STEP2, ALLRE
 
 typedef struct {
     int ranks;
-    size_t D, H, L;           // D rows of H, then the tail's L entries
+    size_t D, H, L; // D rows of H, then the tail's L entries
     // the plan (allreduce_plan): the same on every rank
-    const uint8_t *masks;     // rank q touched W1 row i: bit i % 8 of masks[q * stride + i / 8]
+    const uint8_t *masks; // rank q touched W1 row i: bit i % 8 of masks[q * stride + i / 8]
     size_t stride;
-    size_t nrows;             // W1 rows some rank touched
-    uint16_t *order;          // (D,) those rows, owner by owner, each owner's in ascending order
-    size_t *first;            // (ranks + 1,) rank q owns order[first[q] .. first[q + 1]); the tail goes with the last rank
+    size_t nrows;    // W1 rows some rank touched
+    uint16_t *order; // (D,) those rows, owner by owner, each owner's in ascending order
+    size_t *first;   // (ranks + 1,) rank q owns order[first[q] .. first[q + 1]); the tail goes with the last rank
     // scratch and buffers
-    int16_t *owner;           // (D,)
-    size_t *load;             // (ranks,)
+    int16_t *owner; // (D,)
+    size_t *load;   // (ranks,)
     uint8_t *send, *recv;
     size_t send_cap, recv_cap;
-    int *scount, *sdispl, *rcount, *rdispl, *gcount, *gdispl;   // (ranks,) each, bytes
-    size_t *nin, *nout;       // (ranks,) entries coming from, going to, each rank
+    int *scount, *sdispl, *rcount, *rdispl, *gcount, *gdispl; // (ranks,) each, bytes
+    size_t *nin, *nout;                                       // (ranks,) entries coming from, going to, each rank
     struct AllreduceOut *out; // (D + 1,) the rows (and the tail) this rank sends, where each goes
     size_t nout_rows;
-    struct AllreducePart *part;   // (nparts,) a thread's scratch in the passes
+    struct AllreducePart *part; // (nparts,) a thread's scratch in the passes
     int nparts;
     // seconds spent in each phase, summed over calls: putting values in wire form, step 1's
     // exchange, finishing this rank's rows, step 2's exchange (benchmarks; the caller clears it)
     double phase_s[ALLREDUCE_PHASES];
 } Allreduce;
 
-int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H, size_t L);   // 0 or -1 (out of memory)
+int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H, size_t L); // 0 or -1 (out of memory)
 void allreduce_free(Allreduce *a);
 
 // Draw up the plan from every rank's touched rows (masks: `ranks` masks of D bits, `stride`
@@ -81,7 +81,7 @@ static inline size_t allreduce_entries(const Allreduce *a) { return a->nrows * a
 // (do it again with more); or -1 with a message if a total is 2^31 or more (as one process
 // refuses it: gradsum.h) or memory ran out.
 #define ALLREDUCE_WIDER 1
-int allreduce_run(Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank, double *g,
-                  int64_t *sent, char *err, size_t errlen);
+int allreduce_run(
+    Allreduce *a, Pool *pool, const GradSum *sum, int hs, int rank, double *g, int64_t *sent, char *err, size_t errlen);
 
 #endif

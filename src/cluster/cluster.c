@@ -20,13 +20,20 @@ Comm *cluster_comm_create(char *err, size_t errlen) {
         if (!c) snprintf(err, errlen, "out of memory");
         return c;
     }
-    snprintf(err, errlen, "started by an MPI launcher, but this pongrl was built without MPI "
-             "(install libopenmpi-dev, then make)");
+    snprintf(err, errlen,
+        "started by an MPI launcher, but this pongrl was built without MPI "
+        "(install libopenmpi-dev, then make)");
     return NULL;
 }
-void comm_mpi_times(const Comm *c, CommTimes *t) { (void)c; memset(t, 0, sizeof(*t)); }
+void comm_mpi_times(const Comm *c, CommTimes *t) {
+    (void)c;
+    memset(t, 0, sizeof(*t));
+}
 int comm_mpi_samples(const Comm *c, double *iter_s, double *comm_s, int max) {
-    (void)c; (void)iter_s; (void)comm_s; (void)max;
+    (void)c;
+    (void)iter_s;
+    (void)comm_s;
+    (void)max;
     return 0;
 }
 void comm_mpi_reset_times(Comm *c) { (void)c; }
@@ -52,11 +59,11 @@ static int mpi_begin(Comm *c, TrainState *st, bool *stop) {
     }
     m->last_begin = t0;
     m->last_comm = comm_s;
-    Header h = {0};
+    Header h = { 0 };
     if (c->rank == 0) h = (Header){ train_state_counters(st), st->iteration, *stop, !m->synced };
     MPI_Request req;
     MPI_Ibcast(&h, (int)sizeof(h), MPI_BYTE, 0, MPI_COMM_WORLD, &req);
-    dispatch_wait(NULL, &req);       // ranks > 0 wait here while rank 0 logs and checkpoints
+    dispatch_wait(NULL, &req); // ranks > 0 wait here while rank 0 logs and checkpoints
     double t1 = clock_now_s();
     m->t.wait_s += t1 - t0;
     *stop = h.stop != 0;
@@ -66,8 +73,10 @@ static int mpi_begin(Comm *c, TrainState *st, bool *stop) {
         // Once per run: rank 0's standing and learner state, its network among its arrays (a
         // fresh run's are the same everywhere, a resumed one's are rank 0's checkpoint). From
         // then on every rank applies the same update to the same sums, so only those travel.
-        if (c->rank == 0) train_state_settle(st);
-        else train_state_adopt(st, &h.at);
+        if (c->rank == 0)
+            train_state_settle(st);
+        else
+            train_state_adopt(st, &h.at);
         LearnerArray a[LEARNER_ARRAYS_MAX];
         int na = train_state_arrays(st, a);
         for (int i = 0; i < na; i++) MPI_Bcast(a[i].data, (int)a[i].n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -83,21 +92,27 @@ static EpisodeSource *mpi_source(Comm *c, int64_t first, int count) {
 }
 
 static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, size_t H, int64_t *x, int nx,
-                      uint64_t digest, const double **g, char *err, size_t errlen) {
+    uint64_t digest, const double **g, char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
     double t0 = clock_now_s();
-    if (m->t_source > 0) {                      // the first sum since the work was handed out
+    if (m->t_source > 0) { // the first sum since the work was handed out
         m->t.play_s += t0 - m->t_source;
         m->t.iterations++;
         m->t_source = 0;
     }
-    if (c->size == 1) {                         // the sums are all here already
+    if (c->size == 1) { // the sums are all here already
         *g = NULL;
         return 0;
     }
     const size_t D = (size_t)rows->D;
-    if (H < 1 || sum->n < D * H) { snprintf(err, errlen, "internal error: a sum of %zu entries is not %zu rows of %zu", sum->n, D, H); return -1; }
-    if (buffers_for(m, D, H, sum->n - D * H)) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (H < 1 || sum->n < D * H) {
+        snprintf(err, errlen, "internal error: a sum of %zu entries is not %zu rows of %zu", sum->n, D, H);
+        return -1;
+    }
+    if (buffers_for(m, D, H, sum->n - D * H)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     // Every rank's record to every rank: the rows it touched (a bit each) and its weights
     // digest; beside it, the sum of the integers (for pg, the episodes' stats: each episode's
     // are non-zero on the one rank that played it). These two collectives are also the
@@ -113,7 +128,10 @@ static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, siz
     rec[mw] = (int64_t)digest;
     if (nx + 1 > m->xcap) {
         int64_t *bigger = realloc(m->x, sizeof(int64_t) * (size_t)(nx + 1));
-        if (!bigger) { snprintf(err, errlen, "out of memory"); return -1; }
+        if (!bigger) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         m->x = bigger;
         m->xcap = nx + 1;
     }
@@ -129,12 +147,13 @@ static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, siz
     double t1 = clock_now_s();
     m->t.wait_s += t1 - t0;
     memcpy(x, m->x, sizeof(int64_t) * (size_t)nx);
-    if (m->x[nx] && !train_stop_requested()) train_request_stop();   // rank 0 acts on it in begin()
+    if (m->x[nx] && !train_stop_requested()) train_request_stop(); // rank 0 acts on it in begin()
     for (int r = 1; r < c->size; r++)
         if (m->recs[(size_t)r * nrec + mw] != m->recs[mw]) {
-            snprintf(err, errlen, "the weights of rank %d differ from rank 0's after iteration %lld: its update"
-                     " was not the same computation (a different build, CPU or math library?); stopping",
-                     r, (long long)m->iteration);
+            snprintf(err, errlen,
+                "the weights of rank %d differ from rank 0's after iteration %lld: its update"
+                " was not the same computation (a different build, CPU or math library?); stopping",
+                r, (long long)m->iteration);
             return -1;
         }
     // The gradient's rows, on every rank: those some rank touched, in the plan's order (which
@@ -151,12 +170,15 @@ static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, siz
         int rc = allreduce_run(ar, pool, sum, m->wire.hs, c->rank, m->g, &sent, err, errlen);
         m->t.wire_bytes += sent;
         if (rc < 0) return -1;
-        if (rc == 0 && !(attempt == 0 && m->iteration == m->hooks.retry_iteration)) break;   // (a test's retry)
-        if (!wire_size_failed(&m->wire)) { snprintf(err, errlen, "internal error: a sum does not fit 8-byte high parts"); return -1; }
+        if (rc == 0 && !(attempt == 0 && m->iteration == m->hooks.retry_iteration)) break; // (a test's retry)
+        if (!wire_size_failed(&m->wire)) {
+            snprintf(err, errlen, "internal error: a sum does not fit 8-byte high parts");
+            return -1;
+        }
         m->t.retries++;
     }
     wire_size_done(&m->wire);
-    if (c->rank == m->hooks.diverge_rank && m->iteration == 2) m->g[ar->nrows * H] += 1e-3;   // a test's fault
+    if (c->rank == m->hooks.diverge_rank && m->iteration == 2) m->g[ar->nrows * H] += 1e-3; // a test's fault
     *g = m->g;
     m->t.reduce_s += clock_now_s() - t1;
     return 0;
@@ -164,7 +186,9 @@ static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, siz
 
 // The buffers of the exchange at the end of play, for a gradient of D rows of H, then L.
 static void buffers_free(MpiComm *m) {
-    free(m->rec); free(m->recs); free(m->g);
+    free(m->rec);
+    free(m->recs);
+    free(m->g);
     m->rec = m->recs = NULL;
     m->g = NULL;
     if (m->D) allreduce_free(&m->ar);
@@ -179,7 +203,9 @@ static int buffers_for(MpiComm *m, size_t D, size_t H, size_t L) {
     m->recs = calloc(nrec * (size_t)m->comm.size, sizeof(int64_t));
     m->g = big_calloc(D * H + L, sizeof(double));
     if (!m->rec || !m->recs || !m->g || allreduce_init(&m->ar, m->comm.size, D, H, L)) {
-        free(m->rec); free(m->recs); free(m->g);
+        free(m->rec);
+        free(m->recs);
+        free(m->g);
         m->rec = m->recs = NULL;
         m->g = NULL;
         return -1;
@@ -194,8 +220,8 @@ static int buffers_for(MpiComm *m, size_t D, size_t H, size_t L) {
 // ranks that wait for slower ones sleep meanwhile (dispatch_wait); the bytes, once every rank
 // is there, in a blocking call: MPI moves a large message on only inside its calls, and a
 // wait that sleeps between polls would move it a fragment a nap.
-static int mpi_allgather(Comm *c, const void *mine, size_t n, const uint8_t **all, const size_t **sizes,
-                         char *err, size_t errlen) {
+static int mpi_allgather(
+    Comm *c, const void *mine, size_t n, const uint8_t **all, const size_t **sizes, char *err, size_t errlen) {
     MpiComm *m = (MpiComm *)c;
     const int R = c->size;
     double t0 = clock_now_s();
@@ -218,7 +244,10 @@ static int mpi_allgather(Comm *c, const void *mine, size_t n, const uint8_t **al
     }
     if (total > m->gcap) {
         uint8_t *bigger = realloc(m->gbuf, total);
-        if (!bigger) { snprintf(err, errlen, "out of memory (%zu bytes for the ranks' exchange)", total); return -1; }
+        if (!bigger) {
+            snprintf(err, errlen, "out of memory (%zu bytes for the ranks' exchange)", total);
+            return -1;
+        }
         m->gbuf = bigger;
         m->gcap = total;
     }
@@ -234,7 +263,10 @@ static int mpi_agree(Comm *c, TrainConfig *cfg, bool adopt, char *err, size_t er
     m->threads = cfg->workers;
     free(m->queue);
     m->qcap = m->threads + PREFETCH + 1;
-    if (!(m->queue = calloc((size_t)m->qcap, sizeof(int64_t)))) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!(m->queue = calloc((size_t)m->qcap, sizeof(int64_t)))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return identity_agree(m, cfg, adopt, err, errlen);
 }
 
@@ -244,7 +276,7 @@ static void mpi_describe(Comm *c, char *out, size_t n) {
 
 static int mpi_report(Comm *c, const TrainState *s, FILE *out) { return report_shares((MpiComm *)c, s, out); }
 
-static void mpi_fail(Comm *c, const char *msg) { mpi_die(c->rank, msg); }    // the others are waiting for it
+static void mpi_fail(Comm *c, const char *msg) { mpi_die(c->rank, msg); } // the others are waiting for it
 
 static void mpi_destroy(Comm *c) {
     if (!c) return;
@@ -254,8 +286,15 @@ static void mpi_destroy(Comm *c) {
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
     buffers_free(m);
-    free(m->queue); free(m->replies); free(m->reply_reqs); free(m->x);
-    free(m->gsize64); free(m->gsize); free(m->gcount); free(m->gdispl); free(m->gbuf);
+    free(m->queue);
+    free(m->replies);
+    free(m->reply_reqs);
+    free(m->x);
+    free(m->gsize64);
+    free(m->gsize);
+    free(m->gcount);
+    free(m->gdispl);
+    free(m->gbuf);
     free(m);
 }
 
@@ -264,7 +303,8 @@ static Comm *comm_mpi_create(char *err, size_t errlen) {
     cluster_die_with_launcher();
     int provided = 0, inited = 0;
     MPI_Initialized(&inited);
-    if (inited) MPI_Query_thread(&provided);     // a benchmark started MPI itself
+    if (inited)
+        MPI_Query_thread(&provided); // a benchmark started MPI itself
     else if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         snprintf(err, errlen, "MPI_Init_thread failed");
         return NULL;
@@ -275,13 +315,23 @@ static Comm *comm_mpi_create(char *err, size_t errlen) {
         return NULL;
     }
     MpiComm *m = calloc(1, sizeof(*m));
-    if (!m) { int rank = 0; MPI_Comm_rank(MPI_COMM_WORLD, &rank); mpi_die(rank, "out of memory"); }
+    if (!m) {
+        int rank = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        mpi_die(rank, "out of memory");
+    }
     Comm *c = &m->comm;
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
     c->local_size = cluster_launch_local_size();
-    c->begin = mpi_begin; c->source = mpi_source; c->reduce = mpi_reduce; c->allgather = mpi_allgather;
-    c->agree = mpi_agree; c->describe = mpi_describe; c->report = mpi_report; c->fail = mpi_fail;
+    c->begin = mpi_begin;
+    c->source = mpi_source;
+    c->reduce = mpi_reduce;
+    c->allgather = mpi_allgather;
+    c->agree = mpi_agree;
+    c->describe = mpi_describe;
+    c->report = mpi_report;
+    c->fail = mpi_fail;
     c->destroy = mpi_destroy;
     c->ctx = m;
     int len = 0;
@@ -296,7 +346,8 @@ static Comm *comm_mpi_create(char *err, size_t errlen) {
     m->gsize = calloc((size_t)c->size, sizeof(size_t));
     m->gcount = calloc((size_t)c->size, sizeof(int));
     m->gdispl = calloc((size_t)c->size, sizeof(int));
-    if (!m->replies || !m->reply_reqs || !m->gsize64 || !m->gsize || !m->gcount || !m->gdispl) mpi_fail(c, "out of memory");
+    if (!m->replies || !m->reply_reqs || !m->gsize64 || !m->gsize || !m->gcount || !m->gdispl)
+        mpi_fail(c, "out of memory");
     for (int r = 0; r < c->size; r++) m->reply_reqs[r] = MPI_REQUEST_NULL;
     m->reply_req = MPI_REQUEST_NULL;
     pthread_mutex_init(&m->mu, NULL);

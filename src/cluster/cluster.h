@@ -42,22 +42,22 @@ Comm *cluster_comm_create(char *err, size_t errlen);
 // Comm's only).
 typedef struct {
     int64_t iterations, episodes;
-    double bcast_s;      // begin(): the stop flag (once: the standing, weights, learner arrays) out of rank 0 (its wait
-                         // for rank 0 is in wait_s); allgather(): the bytes (the wait for the sizes in wait_s)
-    double play_s;       // from source() to reduce(): this rank's workers playing
-    double wait_s;       // waiting for the other ranks: to finish their episodes (reduce()), and
-                         // for rank 0 to log and checkpoint (begin(), ranks > 0)
-    double reduce_s;     // reduce(): the gradient sum to every rank (the all-reduce, the rounding of
-                         // the sums to float64 included); the records ride on the end-of-play
-                         // barrier, in wait_s
-    double reduce_phase_s[4];   // of reduce_s: putting values in wire form, the first exchange,
-                         // finishing this rank's rows, the second exchange (allreduce.h)
-    double busy_s;       // thread-seconds spent in episodes
-    int64_t rows;        // W1 rows (of 6400) in the gradient reductions, summed over iterations
-    int64_t entries;     // entries in them (rows and W2), summed over iterations
-    int64_t wire_bytes;  // bytes this rank sent in the all-reduce (its share of the gather's,
-                         // allreduce.h), summed over iterations
-    int64_t retries;     // all-reduces done again with wider entries (a sum did not fit)
+    double bcast_s;  // begin(): the stop flag (once: the standing, weights, learner arrays) out of rank 0 (its wait
+                     // for rank 0 is in wait_s); allgather(): the bytes (the wait for the sizes in wait_s)
+    double play_s;   // from source() to reduce(): this rank's workers playing
+    double wait_s;   // waiting for the other ranks: to finish their episodes (reduce()), and
+                     // for rank 0 to log and checkpoint (begin(), ranks > 0)
+    double reduce_s; // reduce(): the gradient sum to every rank (the all-reduce, the rounding of
+                     // the sums to float64 included); the records ride on the end-of-play
+                     // barrier, in wait_s
+    double reduce_phase_s[4]; // of reduce_s: putting values in wire form, the first exchange,
+                              // finishing this rank's rows, the second exchange (allreduce.h)
+    double busy_s;            // thread-seconds spent in episodes
+    int64_t rows;             // W1 rows (of 6400) in the gradient reductions, summed over iterations
+    int64_t entries;          // entries in them (rows and W2), summed over iterations
+    int64_t wire_bytes;       // bytes this rank sent in the all-reduce (its share of the gather's,
+                              // allreduce.h), summed over iterations
+    int64_t retries;          // all-reduces done again with wider entries (a sum did not fit)
 } CommTimes;
 void comm_mpi_times(const Comm *c, CommTimes *t);
 void comm_mpi_reset_times(Comm *c);

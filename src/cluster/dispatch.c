@@ -2,7 +2,7 @@
 // atomic counter; the other ranks' threads block in next() while their main thread asks rank
 // 0 for a few at a time (guided self-scheduling), and rank 0's main thread answers between its
 // polls. Also: each rank's busy thread-time, for the share table (report.c).
-#ifdef HAVE_MPI                 // a build without MPI has only cluster.c's stubs
+#ifdef HAVE_MPI // a build without MPI has only cluster.c's stubs
 
 #include "mpi_comm.h"
 
@@ -42,7 +42,10 @@ static void busy_stop(MpiComm *m) {
 }
 
 static int64_t busy_start(MpiComm *m, int64_t k) {
-    if (k >= 0) { tl_started = clock_now_s(); atomic_fetch_add(&m->played, 1); }
+    if (k >= 0) {
+        tl_started = clock_now_s();
+        atomic_fetch_add(&m->played, 1);
+    }
     return k;
 }
 
@@ -73,14 +76,18 @@ static void serve(MpiComm *m) {
         MPI_Recv(req, 2, MPI_INT64_T, r, TAG_REQUEST, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (req[0] != m->iteration) {
             char msg[160];
-            snprintf(msg, sizeof(msg), "rank %d asked for episodes of iteration %lld during iteration %lld "
-                     "(protocol error)", r, (long long)req[0], (long long)m->iteration);
+            snprintf(msg, sizeof(msg),
+                "rank %d asked for episodes of iteration %lld during iteration %lld "
+                "(protocol error)",
+                r, (long long)req[0], (long long)m->iteration);
             mpi_die(m->comm.rank, msg);
         }
-        MPI_Wait(&m->reply_reqs[r], MPI_STATUS_IGNORE);    // the buffer of its previous reply
+        MPI_Wait(&m->reply_reqs[r], MPI_STATUS_IGNORE); // the buffer of its previous reply
         int64_t k, n;
         claim(m, req[1], &k, &n);
-        m->replies[r][0] = m->iteration; m->replies[r][1] = k; m->replies[r][2] = n;
+        m->replies[r][0] = m->iteration;
+        m->replies[r][1] = k;
+        m->replies[r][2] = n;
         MPI_Isend(m->replies[r], 3, MPI_INT64_T, r, TAG_REPLY, MPI_COMM_WORLD, &m->reply_reqs[r]);
     }
 }
@@ -150,8 +157,10 @@ EpisodeSource *dispatch_source(MpiComm *m, int64_t first, int count) {
     atomic_store(&m->next, first);
     m->qhead = m->qlen = m->waiting = 0;
     m->done = m->outstanding = false;
-    if (c->rank == 0) m->src = (EpisodeSource){ next_root, poll_root, m };
-    else m->src = (EpisodeSource){ next_remote, poll_remote, m };
+    if (c->rank == 0)
+        m->src = (EpisodeSource){ next_root, poll_root, m };
+    else
+        m->src = (EpisodeSource){ next_remote, poll_remote, m };
     m->t_source = clock_now_s();
     return &m->src;
 }

@@ -1,7 +1,7 @@
 // identity.c: the start of an MPI run (Comm.agree): every rank runs the same binary with the
 // same run-defining settings (config.h, role RUN) as rank 0, or the launch is refused with the
 // offending ranks and hosts named; the other ranks of a resumed run adopt rank 0's.
-#ifdef HAVE_MPI                 // a build without MPI has only cluster.c's stubs
+#ifdef HAVE_MPI // a build without MPI has only cluster.c's stubs
 
 #include "mpi_comm.h"
 
@@ -19,7 +19,7 @@ typedef struct {
 static uint32_t exe_crc32(void) {
     FILE *f = fopen("/proc/self/exe", "rb");
     uLong crc = crc32(0L, Z_NULL, 0);
-    if (!f) {                                   // no procfs: the build time has to do
+    if (!f) { // no procfs: the build time has to do
         static const char stamp[] = __DATE__ " " __TIME__;
         return (uint32_t)crc32(crc, (const Bytef *)stamp, sizeof(stamp) - 1);
     }
@@ -61,16 +61,16 @@ int identity_agree(MpiComm *m, TrainConfig *cfg, bool adopt, char *err, size_t e
     const char *refused = NULL;
     char why[256];
     if (adopt && rank != 0) {
-        TrainConfig c = *cfg;                   // how this rank runs: its threads, quiet, no files
+        TrainConfig c = *cfg; // how this rank runs: its threads, quiet, no files
         refused = train_config_read(&c, root, strlen(root), SETTING_RUN, why, sizeof(why));
         if (!refused) *cfg = c;
     }
-    Identity me = {0};
+    Identity me = { 0 };
     me.exe_crc = exe_crc32();
     snprintf(me.host, sizeof(me.host), "%s", m->host);
     train_config_write(cfg, SETTING_RUN, me.cfg, sizeof(me.cfg));
     Identity *all = calloc((size_t)size, sizeof(Identity));
-    if (!all) mpi_die(rank, "out of memory");  // the others are already in the gather
+    if (!all) mpi_die(rank, "out of memory"); // the others are already in the gather
     MPI_Allgather(&me, (int)sizeof(me), MPI_BYTE, all, (int)sizeof(me), MPI_BYTE, MPI_COMM_WORLD);
     size_t used = 0;
     int bad = 0;
@@ -82,16 +82,16 @@ int identity_agree(MpiComm *m, TrainConfig *cfg, bool adopt, char *err, size_t e
         bad++;
         if (differ) config_diff(all[r].cfg, all[0].cfg, diff, sizeof(diff));
         if (used < errlen)
-            used += (size_t)snprintf(err + used, errlen - used, "%srank %d on %s %s%s%s", used ? "; " : "",
-                                     r, all[r].host,
-                                     exe ? "runs a different pongrl binary" : "",
-                                     exe && differ ? " and " : "",
-                                     differ ? "has a different configuration: " : "");
+            used += (size_t)snprintf(err + used, errlen - used, "%srank %d on %s %s%s%s", used ? "; " : "", r,
+                all[r].host, exe ? "runs a different pongrl binary" : "", exe && differ ? " and " : "",
+                differ ? "has a different configuration: " : "");
         if (differ && used < errlen) used += (size_t)snprintf(err + used, errlen - used, "%s", diff);
     }
     if (bad && used < errlen) {
-        used += (size_t)snprintf(err + used, errlen - used, " (rank 0 is on %s; every rank must run the same build"
-                                 " with the same", all[0].host);
+        used += (size_t)snprintf(err + used, errlen - used,
+            " (rank 0 is on %s; every rank must run the same build"
+            " with the same",
+            all[0].host);
         for (int i = 0; i < TRAIN_SETTING_COUNT && used < errlen; i++)
             if (TRAIN_SETTING_ROWS[i].role == SETTING_RUN)
                 used += (size_t)snprintf(err + used, errlen - used, " --%s", TRAIN_SETTING_ROWS[i].flag);

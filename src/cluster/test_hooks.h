@@ -11,9 +11,9 @@
 #include <stdlib.h>
 
 typedef struct {
-    int wire_high;            // 1 (the narrowest), 2 or 8
-    int64_t retry_iteration;  // -1: none
-    int diverge_rank;         // -1: none
+    int wire_high;           // 1 (the narrowest), 2 or 8
+    int64_t retry_iteration; // -1: none
+    int diverge_rank;        // -1: none
 } TestHooks;
 
 static inline TestHooks test_hooks_read(void) {

@@ -11,19 +11,17 @@
 
 #include <stdbool.h>
 
-#define WIRE_KEEP 64
+#define WIRE_KEEP     64
 #define WIRE_KEEP_MAX 4096
 
 typedef struct {
-    int hs, min;              // bytes a high part takes now; the narrowest allowed (1, 2 or 8)
-    int kept, keep;           // iterations done at hs since it last changed; how many before a probe
-    bool probing;             // hs was just narrowed: this iteration tries it
-    bool retried;             // this iteration needed a wider size
+    int hs, min;    // bytes a high part takes now; the narrowest allowed (1, 2 or 8)
+    int kept, keep; // iterations done at hs since it last changed; how many before a probe
+    bool probing;   // hs was just narrowed: this iteration tries it
+    bool retried;   // this iteration needed a wider size
 } WireSize;
 
-static inline void wire_size_init(WireSize *w, int min) {
-    *w = (WireSize){ min, min, 0, WIRE_KEEP, false, false };
-}
+static inline void wire_size_init(WireSize *w, int min) { *w = (WireSize){ min, min, 0, WIRE_KEEP, false, false }; }
 
 // The all-reduce at w->hs did not fit: widen (the caller runs it again at the new w->hs).
 // Returns false if it cannot widen (8 bytes hold any sum: a bug).

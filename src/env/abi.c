@@ -7,10 +7,14 @@
 #include "env.h"
 #include "vecenv.h"
 
-#define ABI_SIZE(T) {"sizeof " #T, (int64_t)sizeof(T)}
-#define ABI_FIELD(T, f) {#T "." #f, (int64_t)offsetof(T, f)}
-#define ABI_CONST(c) {#c, (int64_t)(c)}
+#define ABI_SIZE(T) \
+    { "sizeof " #T, (int64_t)sizeof(T) }
+#define ABI_FIELD(T, f) \
+    { #T "." #f, (int64_t)offsetof(T, f) }
+#define ABI_CONST(c) \
+    { #c, (int64_t)(c) }
 
+// clang-format off
 static const AbiEntry ABI[] = {
     ABI_SIZE(EnvStep),
     ABI_FIELD(EnvStep, reward), ABI_FIELD(EnvStep, terminated), ABI_FIELD(EnvStep, truncated),
@@ -53,5 +57,6 @@ static const AbiEntry ABI[] = {
     ABI_CONST(OBS_RGB), ABI_CONST(OBS_GRAYSCALE), ABI_CONST(OBS_RAM), ABI_CONST(OBS_OBS80),
     {NULL, 0},
 };
+// clang-format on
 
 const AbiEntry *env_abi(void) { return ABI; }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 typedef struct {
-    const char *name;   // "sizeof EnvStep", "EnvStep.reward" (an offset), "ENV_ERR_DONE"
+    const char *name; // "sizeof EnvStep", "EnvStep.reward" (an offset), "ENV_ERR_DONE"
     int64_t value;
 } AbiEntry;
 

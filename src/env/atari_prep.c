@@ -39,8 +39,7 @@ size_t atari_obs_size(const AtariConfig *c) { return (size_t)c->stack_num * fram
 
 void mt19937_seed(Mt19937 *m, uint32_t seed) {
     m->mt[0] = seed;
-    for (int i = 1; i < 624; i++)
-        m->mt[i] = 1812433253u * (m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) + (uint32_t)i;
+    for (int i = 1; i < 624; i++) m->mt[i] = 1812433253u * (m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) + (uint32_t)i;
     m->i = 624;
 }
 
@@ -89,14 +88,12 @@ static int area_tab(int ssize, int dsize, int cn, double scale, AreaTap *tab) {
         int sx1 = (int)ceil(fsx1), sx2 = (int)floor(fsx2);
         if (sx2 > ssize - 1) sx2 = ssize - 1;
         if (sx1 > sx2) sx1 = sx2;
-        if (sx1 - fsx1 > 1e-3)
-            tab[k++] = (AreaTap){dx * cn, (sx1 - 1) * cn, (float)((sx1 - fsx1) / cell)};
-        for (int sx = sx1; sx < sx2; sx++)
-            tab[k++] = (AreaTap){dx * cn, sx * cn, (float)(1.0 / cell)};
+        if (sx1 - fsx1 > 1e-3) tab[k++] = (AreaTap){ dx * cn, (sx1 - 1) * cn, (float)((sx1 - fsx1) / cell) };
+        for (int sx = sx1; sx < sx2; sx++) tab[k++] = (AreaTap){ dx * cn, sx * cn, (float)(1.0 / cell) };
         if (fsx2 - sx2 > 1e-3) {
             double w = fsx2 - sx2 < 1.0 ? fsx2 - sx2 : 1.0;
             if (w > cell) w = cell;
-            tab[k++] = (AreaTap){dx * cn, sx2 * cn, (float)(w / cell)};
+            tab[k++] = (AreaTap){ dx * cn, sx2 * cn, (float)(w / cell) };
         }
     }
     return k;
@@ -119,18 +116,25 @@ int area_resize_init(AreaResize *r, int src_h, int src_w, int dst_h, int dst_w, 
     if (fabs(sx - ix) < DBL_EPSILON && fabs(sy - iy) < DBL_EPSILON) r->iscale_x = ix, r->iscale_y = iy;
     r->xtab_n = area_tab(src_w, dst_w, cn, sx, r->xtab);
     r->ytab_n = area_tab(src_h, dst_h, 1, sy, r->ytab);
-    for (int dy = 0, j = 0; dy <= dst_h; dy++) {     // taps come in destination-row order
+    for (int dy = 0, j = 0; dy <= dst_h; dy++) { // taps come in destination-row order
         while (j < r->ytab_n && r->ytab[j].di < dy) j++;
         r->ytab_of[dy] = j;
     }
-    if (cn == 1) {                                    // the same taps by column
+    if (cn == 1) { // the same taps by column
         int *count = calloc((size_t)dst_w, sizeof(int));
-        if (count == NULL) { area_resize_free(r); return -1; }
+        if (count == NULL) {
+            area_resize_free(r);
+            return -1;
+        }
         for (int k = 0; k < r->xtab_n; k++)
             if (++count[r->xtab[k].di] > r->col_taps) r->col_taps = count[r->xtab[k].di];
         r->col_src = calloc((size_t)r->col_taps * dst_w, sizeof(int));
         r->col_w = calloc((size_t)r->col_taps * dst_w, sizeof(float));
-        if (r->col_src == NULL || r->col_w == NULL) { free(count); area_resize_free(r); return -1; }
+        if (r->col_src == NULL || r->col_w == NULL) {
+            free(count);
+            area_resize_free(r);
+            return -1;
+        }
         memset(count, 0, (size_t)dst_w * sizeof(int));
         for (int k = 0; k < r->xtab_n; k++) {
             int dx = r->xtab[k].di, t = count[dx]++;
@@ -150,7 +154,7 @@ void area_resize_free(AreaResize *r) {
     free(r->ytab_of);
     free(r->col_src);
     free(r->col_w);
-    *r = (AreaResize){0};    // a second free (after a failed init) frees nothing
+    *r = (AreaResize){ 0 }; // a second free (after a failed init) frees nothing
 }
 
 // saturate_cast<uchar>(float): cvRound (half to even), clamped. Adding and subtracting 1.5 *
@@ -186,7 +190,7 @@ static void area_fast_run(const AreaResize *r, const uint8_t *src, uint8_t *dst)
 // (saturate_cast: round half to even, clamp) when the next destination row starts. The sums
 // are float, in this order; compiled with -std=c11 no multiply-add is fused.
 void area_resize_run(const AreaResize *r, const uint8_t *src, uint8_t *dst, float *scratch) {
-    if (r->src_h == r->dst_h && r->src_w == r->dst_w) {   // cv::resize copies
+    if (r->src_h == r->dst_h && r->src_w == r->dst_w) { // cv::resize copies
         memcpy(dst, src, (size_t)r->src_h * r->src_w * r->cn);
         return;
     }
@@ -208,8 +212,7 @@ void area_resize_run(const AreaResize *r, const uint8_t *src, uint8_t *dst, floa
             for (int k = 0; k < r->xtab_n; k++) buf[r->xtab[k].di] += s[r->xtab[k].si] * r->xtab[k].alpha;
         } else {
             for (int k = 0; k < r->xtab_n; k++)
-                for (int c = 0; c < r->cn; c++)
-                    buf[r->xtab[k].di + c] += s[r->xtab[k].si + c] * r->xtab[k].alpha;
+                for (int c = 0; c < r->cn; c++) buf[r->xtab[k].di + c] += s[r->xtab[k].si + c] * r->xtab[k].alpha;
         }
         if (dy != prev_dy) {
             uint8_t *d = dst + (size_t)prev_dy * w;
@@ -257,15 +260,15 @@ static void area_hrow(const AreaResize *r, const uint8_t *s, float *buf) {
         for (int c = 0; c < r->cn; c++) buf[r->xtab[k].di + c] += s[r->xtab[k].si + c] * r->xtab[k].alpha;
 }
 
-void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *changed,
-                        float *hsum, const uint8_t *prev_dst, uint8_t *dst) {
+void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *changed, float *hsum,
+    const uint8_t *prev_dst, uint8_t *dst) {
     const int w = r->dst_w * r->cn;
     const size_t src_step = (size_t)r->src_w * r->cn;
     for (int sy = 0; sy < r->src_h; sy++) {
         if (!changed[sy]) continue;
         const uint8_t *s = src + (size_t)sy * src_step;
         float *h = hsum + (size_t)sy * w;
-        if (sy > 0 && rows_equal(s, s - src_step, src_step))   // as the row above (bats, walls)
+        if (sy > 0 && rows_equal(s, s - src_step, src_step)) // as the row above (bats, walls)
             memcpy(h, h - w, (size_t)w * sizeof(float));
         else
             area_hrow(r, s, h);
@@ -332,8 +335,8 @@ int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize
 }
 
 void atari_env_free(AtariEnv *a) {
-    free(a->raw0);           // the block of all its arrays
-    *a = (AtariEnv){0};
+    free(a->raw0); // the block of all its arrays
+    *a = (AtariEnv){ 0 };
 }
 
 int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
@@ -354,8 +357,10 @@ void atari_scratch_free(AtariScratch *s) {
 
 // getScreenGrayscale / getScreenRGB of the game's current frame into buf.
 static void capture(const AtariEnv *a, const Pong *game, uint8_t *buf) {
-    if (a->cfg->grayscale) pong_render_gray(game, buf);
-    else pong_render_rgb(game, buf);
+    if (a->cfg->grayscale)
+        pong_render_gray(game, buf);
+    else
+        pong_render_rgb(game, buf);
 }
 
 // PreprocessedEnv::process_screen: max-pool into raw_frames_[0] (raw0), resize into the ring.
@@ -367,7 +372,7 @@ static void process_screen(AtariEnv *a, const AtariScratch *sc) {
     const size_t row = (size_t)PONG_SCREEN_W * (c->grayscale ? 1 : 3);
     const size_t fb = frame_bytes(c);
     const uint8_t *src0 = a->fresh0 ? sc->frame : a->raw0;
-    const bool pool = c->maxpool && !a->raw1_blank;     // max(x, 0) is x
+    const bool pool = c->maxpool && !a->raw1_blank; // max(x, 0) is x
     if (pool) capture(a, &a->raw1_game, sc->frame1);
     uint8_t *dst = a->stack + (size_t)a->stack_idx * fb;
     const uint8_t *prev = a->stack + (size_t)((a->stack_idx + c->stack_num - 1) % c->stack_num) * fb;
@@ -403,7 +408,7 @@ static void process_screen(AtariEnv *a, const AtariScratch *sc) {
 // ALE act(): one frame; the frame counters count it.
 static int act(AtariEnv *a, int action) {
     EnvStep st;
-    if (env_step(&a->env, action, &st) != ENV_OK) return 0;   // game over: ALE returns 0
+    if (env_step(&a->env, action, &st) != ENV_OK) return 0; // game over: ALE returns 0
     a->frame_number++;
     a->episode_frame_number++;
     return st.reward;
@@ -421,7 +426,7 @@ void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
     env_reset(&a->env, stream_atari_episode(a->sticky_seed, (uint64_t)a->episodes));
     a->episodes++;
     a->episode_frame_number = 0;
-    bool fire = c->use_fire_reset;          // Pong's minimal set has FIRE
+    bool fire = c->use_fire_reset; // Pong's minimal set has FIRE
     if (fire) act(a, ACTION_FIRE);
     int noops = mt19937_uniform(&a->noop_rng, c->noop_max > 0 ? c->noop_max - 1 : 0) - (fire ? 1 : 0);
     for (; noops > 0; noops--) {
@@ -434,7 +439,7 @@ void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
     }
     memset(a->stack, 0, atari_obs_size(c));
     a->stack_idx = 0;
-    a->pooled_valid = false;             // the ring's last frame is gone: resize it all
+    a->pooled_valid = false; // the ring's last frame is gone: resize it all
     capture(a, &a->env.game, sc->frame);
     a->fresh0 = true;
     a->raw1_blank = true;

@@ -20,6 +20,7 @@
 // v5; the Deterministic ids, gym's, as ale-py 0.11.0 registered them last). gym 0.21's step
 // caps (10000 for v0, ...) are python/pongrl/env.py's caps="gym-0.21". Random frameskip is
 // ale_py's np_random.integers(2, 5), i.e. uniform on {2, 3, 4}, drawn every step.
+// clang-format off
 const EnvPreset ENV_PRESETS[] = {
     {"Pong-v0",              2, 4, 0.25,      0, 108000},
     {"Pong-v4",              2, 4, 0.00,      0, 108000},
@@ -30,6 +31,7 @@ const EnvPreset ENV_PRESETS[] = {
     {"ALE/Pong-v5",          4, 4, 0.25,      0, 108000},
     {NULL, 0, 0, 0.0, 0, 0},
 };
+// clang-format on
 
 const EnvPreset *env_preset_find(const char *id) {
     if (id == NULL) return NULL;
@@ -53,8 +55,7 @@ int env_init(Env *env, const char *id, uint64_t seed) { return env_init_flavour(
 int env_init_flavour(Env *env, const char *id, int mode, int difficulty, uint64_t seed) {
     const EnvPreset *p = env_preset_find(id);
     if (p == NULL) return ENV_ERR_PRESET;
-    if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES)
-        return ENV_ERR_FLAVOUR;
+    if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES) return ENV_ERR_FLAVOUR;
     memset(env, 0, sizeof *env);
     env->preset = *p;
     env->mode = mode;
@@ -76,7 +77,7 @@ void env_reset(Env *env, uint64_t seed) {
     rng_seed(&env->rng, seed);
     env->resistance = PADDLE_RESISTANCE_DEFAULT;
     env->last_action = ACTION_NOOP;
-    env->frames_before += env->frames;    // 0 when made (env_init cleared both)
+    env->frames_before += env->frames; // 0 when made (env_init cleared both)
     env->steps = 0;
     env->frames = presses;
     env->terminated = false;
@@ -85,9 +86,7 @@ void env_reset(Env *env, uint64_t seed) {
 
 static bool action_is_right(int a) { return a == ACTION_RIGHT || a == ACTION_RIGHTFIRE; }
 static bool action_is_left(int a) { return a == ACTION_LEFT || a == ACTION_LEFTFIRE; }
-static bool action_is_fire(int a) {
-    return a == ACTION_FIRE || a == ACTION_RIGHTFIRE || a == ACTION_LEFTFIRE;
-}
+static bool action_is_fire(int a) { return a == ACTION_FIRE || a == ACTION_RIGHTFIRE || a == ACTION_LEFTFIRE; }
 
 // ALE applyActionPaddles: RIGHT lowers the resistance (paddle up), LEFT raises it, every frame.
 static int resistance_apply(int r, int action) {
@@ -129,7 +128,10 @@ int env_step(Env *env, int action, EnvStep *out) {
         env->frames++;
         // ALE's oneStepAct emulates nothing once the game is over or the frame cap is hit,
         // so the rest of the frameskip is dropped.
-        if (pong_game_over(&env->game)) { env->terminated = true; break; }
+        if (pong_game_over(&env->game)) {
+            env->terminated = true;
+            break;
+        }
         if (env->preset.max_frames > 0 && env->frames >= env->preset.max_frames) {
             env->truncated = true;
             break;
@@ -149,15 +151,15 @@ int env_step(Env *env, int action, EnvStep *out) {
 
 const char *env_strerror(int code) {
     switch (code) {
-    case ENV_OK: return "ok";
-    case ENV_ERR_PRESET: return "unknown preset id";
-    case ENV_ERR_ACTION: return "action out of range (0..5)";
-    case ENV_ERR_DONE: return "the episode has ended: reset first";
-    case -4: return "bad argument (preset numbers, count or observation type)";   // VECENV_ERR_ARG
-    case ENV_ERR_STATE: return "not a pongrl env state of this version, or a corrupt one";
-    case ENV_ERR_STATE_OTHER: return "an env state of another preset, mode or difficulty";
-    case ENV_ERR_FLAVOUR: return "no such flavour: mode must be 0 or 1, difficulty 0 to 3";
-    default: return "unknown error";
+        case ENV_OK: return "ok";
+        case ENV_ERR_PRESET: return "unknown preset id";
+        case ENV_ERR_ACTION: return "action out of range (0..5)";
+        case ENV_ERR_DONE: return "the episode has ended: reset first";
+        case -4: return "bad argument (preset numbers, count or observation type)"; // VECENV_ERR_ARG
+        case ENV_ERR_STATE: return "not a pongrl env state of this version, or a corrupt one";
+        case ENV_ERR_STATE_OTHER: return "an env state of another preset, mode or difficulty";
+        case ENV_ERR_FLAVOUR: return "no such flavour: mode must be 0 or 1, difficulty 0 to 3";
+        default: return "unknown error";
     }
 }
 
@@ -172,9 +174,9 @@ const char *env_strerror(int code) {
 //   game     PONG_STATE_BYTES (pong_state_save)
 //   crc32    of every byte before it
 
-static const char STATE_MAGIC[8] = {'P', 'O', 'N', 'G', 'R', 'L', 'S', 'T'};
+static const char STATE_MAGIC[8] = { 'P', 'O', 'N', 'G', 'R', 'L', 'S', 'T' };
 #define STATE_HEADER_BYTES 20
-#define STATE_FLAG_RNG 1u
+#define STATE_FLAG_RNG     1u
 
 size_t env_state_size(void) { return ENV_STATE_BYTES; }
 
@@ -198,13 +200,14 @@ static void identity_put(ByteWriter *w, const Env *env) {
     bytes_put_u32(w, (uint32_t)env->difficulty);
 }
 #define STATE_IDENTITY_BYTES 44
-#define STATE_ALE_BYTES 34
-#define STATE_RNG_BYTES 32
-_Static_assert(STATE_HEADER_BYTES + STATE_IDENTITY_BYTES + STATE_ALE_BYTES + STATE_RNG_BYTES +
-               PONG_STATE_BYTES + 4 == ENV_STATE_BYTES, "env.h's ENV_STATE_BYTES is the layout's size");
+#define STATE_ALE_BYTES      34
+#define STATE_RNG_BYTES      32
+_Static_assert(STATE_HEADER_BYTES + STATE_IDENTITY_BYTES + STATE_ALE_BYTES + STATE_RNG_BYTES + PONG_STATE_BYTES + 4 ==
+        ENV_STATE_BYTES,
+    "env.h's ENV_STATE_BYTES is the layout's size");
 
 void env_clone(const Env *env, bool include_rng, uint8_t *buf) {
-    ByteWriter w = {buf, 0};
+    ByteWriter w = { buf, 0 };
     bytes_put(&w, STATE_MAGIC, sizeof STATE_MAGIC);
     bytes_put_u32(&w, ENV_STATE_VERSION);
     bytes_put_u32(&w, ENV_STATE_BYTES);
@@ -224,24 +227,23 @@ void env_clone(const Env *env, bool include_rng, uint8_t *buf) {
 }
 
 bool env_state_has_rng(const uint8_t *buf) {
-    return buf != NULL && memcmp(buf, STATE_MAGIC, sizeof STATE_MAGIC) == 0 &&
-           (buf[16] & STATE_FLAG_RNG);
+    return buf != NULL && memcmp(buf, STATE_MAGIC, sizeof STATE_MAGIC) == 0 && (buf[16] & STATE_FLAG_RNG);
 }
 
 int env_restore(Env *env, const uint8_t *buf) {
     if (buf == NULL) return ENV_ERR_STATE;
-    ByteReader r = {buf, ENV_STATE_BYTES, 0, false};
+    ByteReader r = { buf, ENV_STATE_BYTES, 0, false };
     char magic[8];
     bytes_get(&r, magic, sizeof magic);
     uint32_t version = bytes_get_u32(&r), size = bytes_get_u32(&r), flags = bytes_get_u32(&r);
     // the size first: a state of another version may be shorter than this one's crc offset
-    if (memcmp(magic, STATE_MAGIC, sizeof magic) != 0 || version != ENV_STATE_VERSION ||
-        size != ENV_STATE_BYTES || (flags & ~STATE_FLAG_RNG) != 0)
+    if (memcmp(magic, STATE_MAGIC, sizeof magic) != 0 || version != ENV_STATE_VERSION || size != ENV_STATE_BYTES ||
+        (flags & ~STATE_FLAG_RNG) != 0)
         return ENV_ERR_STATE;
-    ByteReader tail = {buf, ENV_STATE_BYTES, ENV_STATE_BYTES - 4, false};
+    ByteReader tail = { buf, ENV_STATE_BYTES, ENV_STATE_BYTES - 4, false };
     if (bytes_get_u32(&tail) != crc32_of(buf, ENV_STATE_BYTES - 4)) return ENV_ERR_STATE;
     uint8_t mine[STATE_IDENTITY_BYTES];
-    ByteWriter w = {mine, 0};
+    ByteWriter w = { mine, 0 };
     identity_put(&w, env);
     if (memcmp(buf + r.pos, mine, sizeof mine) != 0) return ENV_ERR_STATE_OTHER;
     r.pos += sizeof mine;
@@ -251,10 +253,9 @@ int env_restore(Env *env, const uint8_t *buf) {
     uint8_t terminated = bytes_get_u8(&r), truncated = bytes_get_u8(&r);
     Rng rng;
     for (int i = 0; i < 4; i++) rng.s[i] = bytes_get_u64(&r);
-    if (resistance < PADDLE_RESISTANCE_MIN || resistance > PADDLE_RESISTANCE_MAX ||
-        last_action < 0 || last_action >= ACTION_COUNT || steps < 0 || frames < 0 ||
-        frame_number < frames || terminated > 1 || truncated > 1 ||
-        ((flags & STATE_FLAG_RNG) && !(rng.s[0] | rng.s[1] | rng.s[2] | rng.s[3])))
+    if (resistance < PADDLE_RESISTANCE_MIN || resistance > PADDLE_RESISTANCE_MAX || last_action < 0 ||
+        last_action >= ACTION_COUNT || steps < 0 || frames < 0 || frame_number < frames || terminated > 1 ||
+        truncated > 1 || ((flags & STATE_FLAG_RNG) && !(rng.s[0] | rng.s[1] | rng.s[2] | rng.s[3])))
         return ENV_ERR_STATE;
     pong_state_load(&env->game, buf + r.pos);
     env->resistance = resistance;
@@ -348,8 +349,7 @@ void env_render_indices(const Env *env, uint8_t *screen) { pong_render_indices(&
 int env_set_flavour(Env *env, int mode, int difficulty) {
     // ALE's setMode/setDifficulty: stored, played from the next reset (ALE applies them in
     // reset_game); env_init_flavour's ranges.
-    if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES)
-        return ENV_ERR_FLAVOUR;
+    if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES) return ENV_ERR_FLAVOUR;
     env->mode = mode;
     env->difficulty = difficulty;
     return ENV_OK;

@@ -14,23 +14,35 @@
 #include "../util/rng.h"
 
 // Gym action indices of the minimal action set (ALE PongSettings::isMinimal order)
-enum { ACTION_NOOP = 0, ACTION_FIRE = 1, ACTION_RIGHT = 2, ACTION_LEFT = 3,
-       ACTION_RIGHTFIRE = 4, ACTION_LEFTFIRE = 5, ACTION_COUNT = 6 };
+enum {
+    ACTION_NOOP = 0,
+    ACTION_FIRE = 1,
+    ACTION_RIGHT = 2,
+    ACTION_LEFT = 3,
+    ACTION_RIGHTFIRE = 4,
+    ACTION_LEFTFIRE = 5,
+    ACTION_COUNT = 6
+};
 // RIGHT moves the agent's paddle up the screen, LEFT moves it down.
 
 // -4 is vecenv.h's VECENV_ERR_ARG. env_strerror(code) says each in one line.
-enum { ENV_OK = 0, ENV_ERR_PRESET = -1, ENV_ERR_ACTION = -2, ENV_ERR_DONE = -3,
-       ENV_ERR_STATE = -5,          // not a pongrl env state, another version, or corrupt
-       ENV_ERR_STATE_OTHER = -6,    // a state of another preset or flavour
-       ENV_ERR_FLAVOUR = -7 };      // a mode outside [0, 2) or a difficulty outside [0, 4)
+enum {
+    ENV_OK = 0,
+    ENV_ERR_PRESET = -1,
+    ENV_ERR_ACTION = -2,
+    ENV_ERR_DONE = -3,
+    ENV_ERR_STATE = -5,       // not a pongrl env state, another version, or corrupt
+    ENV_ERR_STATE_OTHER = -6, // a state of another preset or flavour
+    ENV_ERR_FLAVOUR = -7
+}; // a mode outside [0, 2) or a difficulty outside [0, 4)
 
 typedef struct {
-    const char *id;          // "ALE/Pong-v5", ...
-    int frameskip_min;       // frameskip drawn uniformly from [min, max] each step
-    int frameskip_max;       // (equal for a fixed frameskip)
-    double repeat_prob;      // sticky actions: probability of keeping the previous action, per frame
-    int64_t max_steps;       // truncation after this many agent steps (0: none)
-    int64_t max_frames;      // truncation after this many emulated frames (0: none)
+    const char *id;     // "ALE/Pong-v5", ...
+    int frameskip_min;  // frameskip drawn uniformly from [min, max] each step
+    int frameskip_max;  // (equal for a fixed frameskip)
+    double repeat_prob; // sticky actions: probability of keeping the previous action, per frame
+    int64_t max_steps;  // truncation after this many agent steps (0: none)
+    int64_t max_frames; // truncation after this many emulated frames (0: none)
 } EnvPreset;
 
 // The presets, NULL-terminated by id; env_preset_find returns NULL for an unknown id.
@@ -40,20 +52,20 @@ const EnvPreset *env_preset_find(const char *id);
 typedef struct {
     Pong game;
     EnvPreset preset;
-    int mode, difficulty;    // ALE's game mode (0, 1) and difficulty switches (0..3)
-    Rng rng;                 // sticky actions and random frameskip
-    int resistance;          // ALE paddle resistance of the agent's paddle
-    int last_action;         // for sticky actions (starts as NOOP)
-    int64_t steps, frames;   // since reset (frames: ALE's getEpisodeFrameNumber)
-    int64_t frames_before;   // frames of the env's earlier episodes (env_frame_number)
+    int mode, difficulty;  // ALE's game mode (0, 1) and difficulty switches (0..3)
+    Rng rng;               // sticky actions and random frameskip
+    int resistance;        // ALE paddle resistance of the agent's paddle
+    int last_action;       // for sticky actions (starts as NOOP)
+    int64_t steps, frames; // since reset (frames: ALE's getEpisodeFrameNumber)
+    int64_t frames_before; // frames of the env's earlier episodes (env_frame_number)
     bool terminated, truncated;
 } Env;
 
 typedef struct {
-    int reward;              // change of (agent - CPU) score over the skipped frames
-    bool terminated;         // a side reached 21
-    bool truncated;          // episode cap reached
-    int frames;              // frames emulated by this step
+    int reward;      // change of (agent - CPU) score over the skipped frames
+    bool terminated; // a side reached 21
+    bool truncated;  // episode cap reached
+    int frames;      // frames emulated by this step
 } EnvStep;
 
 // Initialise from a preset id; returns ENV_ERR_PRESET for an unknown id (env untouched).
@@ -96,10 +108,10 @@ const char *env_strerror(int code);
 // action for sticky actions outside its state (StellaEnvironment::m_player_a_action), so a
 // restore there leaves it as the last act() set it; here it is restored with the rest, so
 // that a restored state (with its stream) replays exactly what followed the clone.
-#define ENV_STATE_BYTES 297
-#define ENV_STATE_VERSION 2   // 2: the flavours (switches, bat masks)
-size_t env_state_size(void);                                 // ENV_STATE_BYTES, for bindings
-void env_clone(const Env *env, bool include_rng, uint8_t *buf);   // buf: ENV_STATE_BYTES
+#define ENV_STATE_BYTES   297
+#define ENV_STATE_VERSION 2                                     // 2: the flavours (switches, bat masks)
+size_t env_state_size(void);                                    // ENV_STATE_BYTES, for bindings
+void env_clone(const Env *env, bool include_rng, uint8_t *buf); // buf: ENV_STATE_BYTES
 // ENV_OK, or (env untouched): ENV_ERR_STATE for bytes that are not a state of this version
 // (bad magic, size, version, crc or a value out of range), ENV_ERR_STATE_OTHER for a state of
 // another preset (id or numbers) or another mode or difficulty.
@@ -108,10 +120,10 @@ int env_restore(Env *env, const uint8_t *buf);
 bool env_state_has_rng(const uint8_t *buf);
 
 // The observation of the last emulated frame.
-void env_render_rgb(const Env *env, uint8_t *rgb);     // (210, 160, 3)
-void env_render_grayscale(const Env *env, uint8_t *gray);   // (210, 160): ALE getScreenGrayscale
-void env_render_obs80(const Env *env, uint8_t *obs);   // (80, 80) in {0, 1}
-void env_ram(const Env *env, uint8_t *ram);            // (128,): ALE getRAM()
+void env_render_rgb(const Env *env, uint8_t *rgb);        // (210, 160, 3)
+void env_render_grayscale(const Env *env, uint8_t *gray); // (210, 160): ALE getScreenGrayscale
+void env_render_obs80(const Env *env, uint8_t *obs);      // (80, 80) in {0, 1}
+void env_ram(const Env *env, uint8_t *ram);               // (128,): ALE getRAM()
 
 // ----------------------------------------------------------------------------
 // Opaque-handle API for bindings (ctypes, other languages), in the spirit of ALE's old C
@@ -135,10 +147,10 @@ typedef struct {
     int64_t ball_x, ball_y, ball_vx, ball_vy, ball_visible;
     int64_t cpu_y, agent_y;
     int64_t score_cpu, score_agent;
-    int64_t game_frame;      // the game's own frame counter
-    int64_t resistance;      // agent paddle resistance (ALE units)
-    int64_t last_action;     // action applied on the last emulated frame (after stickiness)
-    int64_t steps, frames;   // agent steps and emulated frames since reset
+    int64_t game_frame;    // the game's own frame counter
+    int64_t resistance;    // agent paddle resistance (ALE units)
+    int64_t last_action;   // action applied on the last emulated frame (after stickiness)
+    int64_t steps, frames; // agent steps and emulated frames since reset
     int64_t terminated, truncated;
 } EnvState;
 void env_state(const Env *env, EnvState *s);

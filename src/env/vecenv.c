@@ -16,29 +16,29 @@
 #include "../util/streams.h"
 #include "../util/workpool.h"
 
-#define VECENV_MAX_THREADS 256
-#define VECENV_CHUNKS_PER_THREAD 8         // chunks a job is cut into, per thread
+#define VECENV_MAX_THREADS       256
+#define VECENV_CHUNKS_PER_THREAD 8 // chunks a job is cut into, per thread
 
 // ----------------------------------------------------------------------------
 // observations and presets
 
 size_t env_obs_size(int obs_type) {
     switch (obs_type) {
-    case OBS_RGB: return (size_t)PONG_SCREEN_H * PONG_SCREEN_W * 3;
-    case OBS_GRAYSCALE: return (size_t)PONG_SCREEN_H * PONG_SCREEN_W;
-    case OBS_RAM: return PONG_RAM_SIZE;
-    case OBS_OBS80: return (size_t)PONG_OBS80 * PONG_OBS80;
-    default: return 0;
+        case OBS_RGB: return (size_t)PONG_SCREEN_H * PONG_SCREEN_W * 3;
+        case OBS_GRAYSCALE: return (size_t)PONG_SCREEN_H * PONG_SCREEN_W;
+        case OBS_RAM: return PONG_RAM_SIZE;
+        case OBS_OBS80: return (size_t)PONG_OBS80 * PONG_OBS80;
+        default: return 0;
     }
 }
 
 void env_render_obs(const Env *env, int obs_type, uint8_t *out) {
     switch (obs_type) {
-    case OBS_RGB: env_render_rgb(env, out); break;
-    case OBS_GRAYSCALE: env_render_grayscale(env, out); break;
-    case OBS_RAM: env_ram(env, out); break;
-    case OBS_OBS80: env_render_obs80(env, out); break;
-    default: break;
+        case OBS_RGB: env_render_rgb(env, out); break;
+        case OBS_GRAYSCALE: env_render_grayscale(env, out); break;
+        case OBS_RAM: env_ram(env, out); break;
+        case OBS_OBS80: env_render_obs80(env, out); break;
+        default: break;
     }
 }
 
@@ -55,7 +55,7 @@ int env_preset_check(const EnvPreset *p) {
 static int env_init_preset(Env *env, const EnvPreset *p, int mode, int difficulty, uint64_t seed) {
     if (env_preset_check(p) != ENV_OK) return VECENV_ERR_ARG;
     if (env_init_flavour(env, p->id, mode, difficulty, seed) != ENV_OK) return VECENV_ERR_ARG;
-    const char *id = env->preset.id;      // the table's own string, which outlives the caller's
+    const char *id = env->preset.id; // the table's own string, which outlives the caller's
     env->preset = *p;
     env->preset.id = id;
     env_reset(env, seed);
@@ -81,13 +81,13 @@ typedef struct {
     // env i's episode j is seeded with rng_key(base_seed, base_index, j, "venv")
     uint64_t base_seed;
     int64_t base_index, episode;
-    double ep_return;          // running return of the current episode
+    double ep_return; // running return of the current episode
     int64_t ep_length, ep_frames;
-    int64_t frame_number;      // without atari: frames since the last seeded reset
-    bool over;                 // the env's last step ended its episode
-    uint8_t job_kind;          // JobKind
+    int64_t frame_number; // without atari: frames since the last seeded reset
+    bool over;            // the env's last step ended its episode
+    uint8_t job_kind;     // JobKind
     int32_t job_action;
-    bool job_seeded;           // the reset starts the env's stream again with job_seed
+    bool job_seeded; // the reset starts the env's stream again with job_seed
     uint64_t job_seed;
     int64_t job_index;
 } EnvSlot;
@@ -95,25 +95,25 @@ typedef struct {
 struct VecEnv {
     int n, n_threads, obs_type, autoreset, batch;
     size_t obs_size;
-    Env *envs;                 // (N,) without atari
+    Env *envs; // (N,) without atari
     bool is_atari;
     AtariConfig atari_cfg;
     AreaResize resize;
-    AtariEnv *aenvs;           // (N,) with atari
-    AtariScratch *scratch;     // (workers,) with atari
+    AtariEnv *aenvs;       // (N,) with atari
+    AtariScratch *scratch; // (workers,) with atari
     int n_scratch;
-    EnvSlot *slot;             // (N,)
-    bool started;              // a full reset has happened
+    EnvSlot *slot; // (N,)
+    bool started;  // a full reset has happened
     // the work queue: env ids in the order their work was queued; each env at most once
     int *queue, q_head, q_len;
-    int *rows;                 // (B,) env of each row of the running job
-    int *last_rows;            // (B,) env of each row of the last returned batch
+    int *rows;      // (B,) env of each row of the running job
+    int *last_rows; // (B,) env of each row of the last returned batch
     int job_rows;
     const VecOut *out;
-    WorkPool *pool;            // n_threads - 1 threads; the caller claims chunks too
-    int chunk;                 // rows per part of the running job
-    int pin_offset;            // thread_affinity_offset, -1: none
-    bool *pinned;              // (n_threads,) a pool thread has pinned itself
+    WorkPool *pool; // n_threads - 1 threads; the caller claims chunks too
+    int chunk;      // rows per part of the running job
+    int pin_offset; // thread_affinity_offset, -1: none
+    bool *pinned;   // (n_threads,) a pool thread has pinned itself
 };
 
 uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode) {
@@ -137,14 +137,16 @@ static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t inde
     if (v->is_atari) {
         atari_env_reset(&v->aenvs[i], seeded ? (int64_t)(seed & 0x7fffffff) : -1, &v->scratch[worker]);
     } else {
-        env_reset(&v->envs[i], stream_vecenv(v->slot[i].base_seed, (uint64_t)v->slot[i].base_index,
-                                              (uint64_t)v->slot[i].episode));
+        env_reset(&v->envs[i],
+            stream_vecenv(v->slot[i].base_seed, (uint64_t)v->slot[i].base_index, (uint64_t)v->slot[i].episode));
     }
 }
 
 static void write_obs(const VecEnv *v, int i, uint8_t *dst) {
-    if (v->is_atari) atari_env_obs(&v->aenvs[i], dst);
-    else env_render_obs(&v->envs[i], v->obs_type, dst);
+    if (v->is_atari)
+        atari_env_obs(&v->aenvs[i], dst);
+    else
+        env_render_obs(&v->envs[i], v->obs_type, dst);
 }
 
 // Row r reports env i as it is now: observation, counters, and the given reward and flags.
@@ -178,7 +180,7 @@ static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc,
         frames = (int)(a->elapsed - before);
     } else {
         EnvStep st;
-        env_step(&v->envs[i], action, &st);   // never done: the caller resets ended envs
+        env_step(&v->envs[i], action, &st); // never done: the caller resets ended envs
         reward = st.reward;
         *term = st.terminated;
         *trunc = st.truncated;
@@ -195,17 +197,14 @@ static void row_run(VecEnv *v, int r, int worker) {
     const VecOut *out = v->out;
     int i = v->rows[r];
     switch ((JobKind)v->slot[i].job_kind) {
-    case JOB_RESET:
-        env_start(v, i, v->slot[i].job_seeded, v->slot[i].job_seed, v->slot[i].job_index, worker);
-        write_row(v, r, i, 0.0, false, false);
-        return;
-    case JOB_REPORT:
-        write_row(v, r, i, 0.0, false, false);
-        return;
-    case JOB_STEP:
-        break;
+        case JOB_RESET:
+            env_start(v, i, v->slot[i].job_seeded, v->slot[i].job_seed, v->slot[i].job_index, worker);
+            write_row(v, r, i, 0.0, false, false);
+            return;
+        case JOB_REPORT: write_row(v, r, i, 0.0, false, false); return;
+        case JOB_STEP: break;
     }
-    if (v->autoreset == VECENV_NEXT_STEP && v->slot[i].over) {   // the step after the end resets
+    if (v->autoreset == VECENV_NEXT_STEP && v->slot[i].over) { // the step after the end resets
         env_start(v, i, false, 0, 0, worker);
         write_row(v, r, i, 0.0, false, false);
         return;
@@ -299,30 +298,35 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
         v->envs = calloc(n, sizeof(Env));
     }
     v->slot = calloc(n, sizeof(EnvSlot));
-    v->queue = calloc(3 * n, sizeof(int));       // the three lists of env ids, one allocation
+    v->queue = calloc(3 * n, sizeof(int)); // the three lists of env ids, one allocation
     v->rows = v->queue ? v->queue + n : NULL;
     v->last_rows = v->queue ? v->queue + 2 * n : NULL;
     v->pinned = calloc((size_t)num_threads, sizeof(bool));
     v->pin_offset = c->thread_affinity_offset;
     v->pool = workpool_create(num_threads - 1);
-    if ((v->is_atari ? (void *)v->aenvs : (void *)v->envs) == NULL || !v->slot || !v->queue ||
-        !v->pinned || !v->pool) {
+    if ((v->is_atari ? (void *)v->aenvs : (void *)v->envs) == NULL || !v->slot || !v->queue || !v->pinned || !v->pool) {
         vecenv_free(v);
         return NULL;
     }
     if (v->is_atari) {
         const AtariConfig *ac = &v->atari_cfg;
-        if (area_resize_init(&v->resize, PONG_SCREEN_H, PONG_SCREEN_W, ac->img_height, ac->img_width,
-                             ac->grayscale ? 1 : 3) != 0) {
+        if (area_resize_init(
+                &v->resize, PONG_SCREEN_H, PONG_SCREEN_W, ac->img_height, ac->img_width, ac->grayscale ? 1 : 3) != 0) {
             vecenv_free(v);
             return NULL;
         }
         int workers = workpool_workers(v->pool);
         v->scratch = calloc((size_t)workers, sizeof(AtariScratch));
-        if (v->scratch == NULL) { vecenv_free(v); return NULL; }
+        if (v->scratch == NULL) {
+            vecenv_free(v);
+            return NULL;
+        }
         v->n_scratch = workers;
         for (int w = 0; w < workers; w++) {
-            if (atari_scratch_init(&v->scratch[w], ac) != 0) { vecenv_free(v); return NULL; }
+            if (atari_scratch_init(&v->scratch[w], ac) != 0) {
+                vecenv_free(v);
+                return NULL;
+            }
         }
         for (int i = 0; i < num_envs; i++) {
             if (atari_env_init(&v->aenvs[i], ac, &v->resize, vecenv_episode_seed(0, i, 0)) != 0) {
@@ -338,9 +342,13 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
 }
 
 VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_type) {
-    VecConfig c = {.num_envs = num_envs, .num_threads = num_threads, .obs_type = obs_type,
-                   .autoreset = VECENV_SAME_STEP, .batch_size = 0, .thread_affinity_offset = -1,
-                   .atari = NULL};
+    VecConfig c = { .num_envs = num_envs,
+        .num_threads = num_threads,
+        .obs_type = obs_type,
+        .autoreset = VECENV_SAME_STEP,
+        .batch_size = 0,
+        .thread_affinity_offset = -1,
+        .atari = NULL };
     return vecenv_create(p, &c, NULL);
 }
 
@@ -355,7 +363,7 @@ void vecenv_free(VecEnv *v) {
     free(v->aenvs);
     free(v->envs);
     free(v->slot);
-    free(v->queue);                              // and rows, last_rows
+    free(v->queue); // and rows, last_rows
     free(v->pinned);
     free(v);
 }
@@ -387,9 +395,7 @@ int vecenv_restore(VecEnv *v, int i, const uint8_t *buf) {
     return ENV_OK;
 }
 
-static bool out_ok(const VecOut *out) {
-    return out && out->obs && out->rewards && out->terminated && out->truncated;
-}
+static bool out_ok(const VecOut *out) { return out && out->obs && out->rewards && out->terminated && out->truncated; }
 
 static void queue_push(VecEnv *v, int i) {
     v->queue[(v->q_head + v->q_len) % v->n] = i;

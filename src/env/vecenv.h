@@ -26,13 +26,15 @@
 #include "env.h"
 
 // Observation types: ale-py's obs_type, plus Karpathy's 80x80 grid.
-enum { OBS_RGB = 0,          // (210, 160, 3) uint8, ALE getScreenRGB
-       OBS_GRAYSCALE = 1,    // (210, 160) uint8, ALE getScreenGrayscale
-       OBS_RAM = 2,          // (128,) uint8, ALE getRAM
-       OBS_OBS80 = 3,        // (80, 80) uint8 in {0, 1}, Karpathy's preprocess
-       OBS_TYPE_COUNT = 4 };
+enum {
+    OBS_RGB = 0,       // (210, 160, 3) uint8, ALE getScreenRGB
+    OBS_GRAYSCALE = 1, // (210, 160) uint8, ALE getScreenGrayscale
+    OBS_RAM = 2,       // (128,) uint8, ALE getRAM
+    OBS_OBS80 = 3,     // (80, 80) uint8 in {0, 1}, Karpathy's preprocess
+    OBS_TYPE_COUNT = 4
+};
 
-enum { VECENV_ERR_ARG = -4 };   // a bad preset, count or obs type (env.h has -1..-3)
+enum { VECENV_ERR_ARG = -4 }; // a bad preset, count or obs type (env.h has -1..-3)
 
 // Gymnasium's AutoresetMode
 enum { VECENV_NEXT_STEP = 0, VECENV_SAME_STEP = 1, VECENV_DISABLED = 2 };
@@ -57,29 +59,29 @@ typedef struct VecEnv VecEnv;
 
 // Where a step writes; every array has num_envs rows and belongs to the caller.
 typedef struct {
-    uint8_t *obs;             // (N, obs_size)
-    double *rewards;          // (N,)
-    bool *terminated;         // (N,)
-    bool *truncated;          // (N,)
-    uint8_t *final_obs;       // (N, obs_size) or NULL: rows of the envs that ended this step
-    double *episode_return;   // (N,) or NULL: the ended episode's total reward
-    int64_t *episode_length;  // (N,) or NULL: the ended episode's length in agent steps
-    int64_t *episode_frames;  // (N,) or NULL: the ended episode's emulated frames
-    int32_t *env_ids;         // (N,) or NULL: which env each row is (batch mode: not 0..N-1)
-    int64_t *frame_number;    // (N,) or NULL: frames since the env's last seeded reset
-    int64_t *episode_frame_number;  // (N,) or NULL: frames since the episode's reset
+    uint8_t *obs;                  // (N, obs_size)
+    double *rewards;               // (N,)
+    bool *terminated;              // (N,)
+    bool *truncated;               // (N,)
+    uint8_t *final_obs;            // (N, obs_size) or NULL: rows of the envs that ended this step
+    double *episode_return;        // (N,) or NULL: the ended episode's total reward
+    int64_t *episode_length;       // (N,) or NULL: the ended episode's length in agent steps
+    int64_t *episode_frames;       // (N,) or NULL: the ended episode's emulated frames
+    int32_t *env_ids;              // (N,) or NULL: which env each row is (batch mode: not 0..N-1)
+    int64_t *frame_number;         // (N,) or NULL: frames since the env's last seeded reset
+    int64_t *episode_frame_number; // (N,) or NULL: frames since the episode's reset
 } VecOut;
 // With batch_size B < N, "N" rows above are B rows.
 
 typedef struct {
     int num_envs;
-    int num_threads;          // <= 0: one per online core; never more than envs
-    int obs_type;             // OBS_*; ignored with atari
-    int autoreset;            // VECENV_NEXT_STEP, _SAME_STEP, _DISABLED
-    int batch_size;           // 0: num_envs; else 1..num_envs (ale-py's async mode)
-    int thread_affinity_offset;   // >= 0: thread k pinned to core (offset + k) % cores
-    const AtariConfig *atari; // NULL, or ale-py's AtariVectorEnv preprocessing (copied)
-    int mode, difficulty;     // ALE's flavour of every env (env_init_flavour's); 0, 0 with atari
+    int num_threads;            // <= 0: one per online core; never more than envs
+    int obs_type;               // OBS_*; ignored with atari
+    int autoreset;              // VECENV_NEXT_STEP, _SAME_STEP, _DISABLED
+    int batch_size;             // 0: num_envs; else 1..num_envs (ale-py's async mode)
+    int thread_affinity_offset; // >= 0: thread k pinned to core (offset + k) % cores
+    const AtariConfig *atari;   // NULL, or ale-py's AtariVectorEnv preprocessing (copied)
+    int mode, difficulty;       // ALE's flavour of every env (env_init_flavour's); 0, 0 with atari
 } VecConfig;
 
 // NULL on a bad preset or configuration, or out of memory; *why (when not NULL) then says
@@ -90,7 +92,7 @@ VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_ty
 void vecenv_free(VecEnv *v);
 int vecenv_num_threads(const VecEnv *v);
 int vecenv_batch_size(const VecEnv *v);
-size_t vecenv_obs_size(const VecEnv *v);   // bytes of one row of obs
+size_t vecenv_obs_size(const VecEnv *v); // bytes of one row of obs
 
 // Every env starts episode 0 of (seed, env index); out->obs, and zeroes rewards and flags.
 // (With atari, env i's no-op stream is seeded with seed + i, as ale-py's reset(seed=int).)

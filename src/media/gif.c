@@ -16,15 +16,15 @@
 
 struct GifRec {
     GifFileType *gif;
-    char path[FILE_PATH_MAX + FILE_TMP_SUFFIX_LEN];   // a file_replace temporary's name
+    char path[FILE_PATH_MAX + FILE_TMP_SUFFIX_LEN]; // a file_replace temporary's name
     int w, h;
-    uint8_t *shown;          // (h, w, 3) what the viewer shows after the frames written
-    uint8_t *pending;        // (h, w, 3) the next frame to write
+    uint8_t *shown;   // (h, w, 3) what the viewer shows after the frames written
+    uint8_t *pending; // (h, w, 3) the next frame to write
     bool has_pending, has_shown;
-    int64_t pending_cs;      // its display time so far
-    int64_t frames60;        // emulated frames added in total
-    int64_t cs_given;        // centiseconds handed out to frames
-    GifByteType *line;       // (w,) palette indices of one row
+    int64_t pending_cs; // its display time so far
+    int64_t frames60;   // emulated frames added in total
+    int64_t cs_given;   // centiseconds handed out to frames
+    GifByteType *line;  // (w,) palette indices of one row
     int written;
 };
 
@@ -39,41 +39,66 @@ GifRec *gifrec_open(const char *path, int width, int height, char *err, size_t e
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    g->w = width; g->h = height;
-    if (strlen(path) >= sizeof(g->path)) { snprintf(err, errlen, "cannot create %.64s...: path too long", path); goto fail; }
+    g->w = width;
+    g->h = height;
+    if (strlen(path) >= sizeof(g->path)) {
+        snprintf(err, errlen, "cannot create %.64s...: path too long", path);
+        goto fail;
+    }
     snprintf(g->path, sizeof(g->path), "%s", path);
     int code = 0;
     // never through a symlink planted under the name (file_replace hands over its temporary)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) { snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno)); goto fail; }
-    if (!(g->gif = EGifOpenFileHandle(fd, &code))) { close(fd); gif_err(err, errlen, "cannot create", path, code); goto fail; }
-    EGifSetGifVersion(g->gif, true);                      // GIF89a: delays and looping
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (!(g->gif = EGifOpenFileHandle(fd, &code))) {
+        close(fd);
+        gif_err(err, errlen, "cannot create", path, code);
+        goto fail;
+    }
+    EGifSetGifVersion(g->gif, true); // GIF89a: delays and looping
     if (EGifPutScreenDesc(g->gif, width, height, 8, 0, NULL) == GIF_ERROR) goto fail_write;
     // NETSCAPE2.0 application block: loop count 0 = forever
     static const GifByteType loop[3] = { 1, 0, 0 };
     if (EGifPutExtensionLeader(g->gif, APPLICATION_EXT_FUNC_CODE) == GIF_ERROR ||
         EGifPutExtensionBlock(g->gif, 11, "NETSCAPE2.0") == GIF_ERROR ||
-        EGifPutExtensionBlock(g->gif, 3, loop) == GIF_ERROR ||
-        EGifPutExtensionTrailer(g->gif) == GIF_ERROR) goto fail_write;
+        EGifPutExtensionBlock(g->gif, 3, loop) == GIF_ERROR || EGifPutExtensionTrailer(g->gif) == GIF_ERROR)
+        goto fail_write;
     return g;
 fail_write:
     gif_err(err, errlen, "cannot write", path, g->gif->Error);
 fail:
-    if (g && g->gif) { int c; EGifCloseFile(g->gif, &c); }
-    if (g) { free(g->shown); free(g->pending); free(g->line); free(g); }
+    if (g && g->gif) {
+        int c;
+        EGifCloseFile(g->gif, &c);
+    }
+    if (g) {
+        free(g->shown);
+        free(g->pending);
+        free(g->line);
+        free(g);
+    }
     return NULL;
 }
 
 // The rectangle where a differs from b; false if they are equal.
 static bool diff_box(const GifRec *g, const uint8_t *a, const uint8_t *b, int *x0, int *y0, int *x1, int *y1) {
-    *x0 = g->w; *y0 = g->h; *x1 = -1; *y1 = -1;
+    *x0 = g->w;
+    *y0 = g->h;
+    *x1 = -1;
+    *y1 = -1;
     for (int y = 0; y < g->h; y++) {
         const uint8_t *ra = a + (size_t)y * g->w * 3, *rb = b + (size_t)y * g->w * 3;
         if (!memcmp(ra, rb, (size_t)g->w * 3)) continue;
         if (y < *y0) *y0 = y;
         *y1 = y;
         for (int x = 0; x < g->w; x++)
-            if (memcmp(ra + 3 * x, rb + 3 * x, 3)) { if (x < *x0) *x0 = x; if (x > *x1) *x1 = x; }
+            if (memcmp(ra + 3 * x, rb + 3 * x, 3)) {
+                if (x < *x0) *x0 = x;
+                if (x > *x1) *x1 = x;
+            }
     }
     return *y1 >= 0;
 }
@@ -81,7 +106,7 @@ static bool diff_box(const GifRec *g, const uint8_t *a, const uint8_t *b, int *x
 static int write_pending(GifRec *g, char *err, size_t errlen) {
     int x0 = 0, y0 = 0, x1 = g->w - 1, y1 = g->h - 1;
     if (g->has_shown && !diff_box(g, g->pending, g->shown, &x0, &y0, &x1, &y1)) {
-        x0 = x1 = y0 = y1 = 0;                            // same picture (its time was merged): 1 pixel
+        x0 = x1 = y0 = y1 = 0; // same picture (its time was merged): 1 pixel
     }
     int bw = x1 - x0 + 1, bh = y1 - y0 + 1;
     // the rectangle's colours, in order of appearance
@@ -93,15 +118,21 @@ static int write_pending(GifRec *g, char *err, size_t errlen) {
             int k = 0;
             while (k < ncolors && (colors[k].Red != p[0] || colors[k].Green != p[1] || colors[k].Blue != p[2])) k++;
             if (k == ncolors) {
-                if (ncolors == 256) { snprintf(err, errlen, "cannot write %s: a frame has more than 256 colours", g->path); return -1; }
+                if (ncolors == 256) {
+                    snprintf(err, errlen, "cannot write %s: a frame has more than 256 colours", g->path);
+                    return -1;
+                }
                 colors[ncolors++] = (GifColorType){ p[0], p[1], p[2] };
             }
         }
     int size = 2;
-    while (size < ncolors) size *= 2;                     // giflib wants a power of two
+    while (size < ncolors) size *= 2; // giflib wants a power of two
     for (int k = ncolors; k < size; k++) colors[k] = colors[0];
     ColorMapObject *cmap = GifMakeMapObject(size, colors);
-    if (!cmap) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (!cmap) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     int64_t left = g->pending_cs;
     GraphicsControlBlock gcb = { DISPOSE_DO_NOT, false, 0, NO_TRANSPARENT_COLOR };
     gcb.DelayTime = (int)(left > 65535 ? 65535 : left);
@@ -109,7 +140,8 @@ static int write_pending(GifRec *g, char *err, size_t errlen) {
     size_t n = EGifGCBToExtension(&gcb, ext);
     int rc = 0;
     if (EGifPutExtension(g->gif, GRAPHICS_EXT_FUNC_CODE, (int)n, ext) == GIF_ERROR ||
-        EGifPutImageDesc(g->gif, x0, y0, bw, bh, false, cmap) == GIF_ERROR) rc = -1;
+        EGifPutImageDesc(g->gif, x0, y0, bw, bh, false, cmap) == GIF_ERROR)
+        rc = -1;
     for (int y = y0; y <= y1 && !rc; y++) {
         for (int x = x0; x <= x1; x++) {
             const uint8_t *p = g->pending + ((size_t)y * g->w + x) * 3;
@@ -120,7 +152,10 @@ static int write_pending(GifRec *g, char *err, size_t errlen) {
         if (EGifPutLine(g->gif, g->line, bw) == GIF_ERROR) rc = -1;
     }
     GifFreeMapObject(cmap);
-    if (rc) { gif_err(err, errlen, "cannot write", g->path, g->gif->Error); return -1; }
+    if (rc) {
+        gif_err(err, errlen, "cannot write", g->path, g->gif->Error);
+        return -1;
+    }
     g->written++;
     memcpy(g->shown, g->pending, (size_t)g->w * g->h * 3);
     g->has_shown = true;
@@ -129,11 +164,14 @@ static int write_pending(GifRec *g, char *err, size_t errlen) {
 
 int gifrec_add(GifRec *g, const uint8_t *rgb, int frames, char *err, size_t errlen) {
     g->frames60 += frames;
-    int64_t cs_total = (g->frames60 * 100 + GIF_FRAME_HZ / 2) / GIF_FRAME_HZ;   // rounded running total
+    int64_t cs_total = (g->frames60 * 100 + GIF_FRAME_HZ / 2) / GIF_FRAME_HZ; // rounded running total
     int64_t cs = cs_total - g->cs_given;
     g->cs_given = cs_total;
     size_t px = (size_t)g->w * g->h * 3;
-    if (g->has_pending && !memcmp(rgb, g->pending, px)) { g->pending_cs += cs; return 0; }
+    if (g->has_pending && !memcmp(rgb, g->pending, px)) {
+        g->pending_cs += cs;
+        return 0;
+    }
     if (g->has_pending && write_pending(g, err, errlen)) return -1;
     memcpy(g->pending, rgb, px);
     g->pending_cs = cs;
@@ -145,9 +183,18 @@ int gifrec_close(GifRec *g, char *err, size_t errlen) {
     int rc = 0;
     if (g->has_pending) rc = write_pending(g, err, errlen);
     int code = 0;
-    if (EGifCloseFile(g->gif, &code) == GIF_ERROR && !rc) { gif_err(err, errlen, "cannot write", g->path, code); rc = -1; }
-    if (!rc && chmod(g->path, 0644)) { snprintf(err, errlen, "cannot chmod %s", g->path); rc = -1; }
-    free(g->shown); free(g->pending); free(g->line); free(g);
+    if (EGifCloseFile(g->gif, &code) == GIF_ERROR && !rc) {
+        gif_err(err, errlen, "cannot write", g->path, code);
+        rc = -1;
+    }
+    if (!rc && chmod(g->path, 0644)) {
+        snprintf(err, errlen, "cannot chmod %s", g->path);
+        rc = -1;
+    }
+    free(g->shown);
+    free(g->pending);
+    free(g->line);
+    free(g);
     return rc;
 }
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GIF_FRAME_HZ 60          // an emulated Atari frame is 1/60 s
+#define GIF_FRAME_HZ 60 // an emulated Atari frame is 1/60 s
 
 typedef struct GifRec GifRec;
 

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MP4_FRAME_HZ 60          // an emulated Atari frame is 1/60 s
-#define MP4_SCALE 4              // 160x210 -> 640x840, nearest neighbour
+#define MP4_FRAME_HZ 60 // an emulated Atari frame is 1/60 s
+#define MP4_SCALE    4  // 160x210 -> 640x840, nearest neighbour
 
 typedef struct Mp4Rec Mp4Rec;
 

@@ -16,17 +16,19 @@
 // the largest wall_s (4th column). Rows before the first episode have no value to draw, and
 // gnuplot refuses a file with none.
 static long scan_rows(const char *path, double *wall_max, char *err, size_t errlen) {
-    FILE *f = file_fopen_read(path, err, errlen);        // a FIFO or a device: refused, never waited on
+    FILE *f = file_fopen_read(path, err, errlen); // a FIFO or a device: refused, never waited on
     if (!f) return -1;
     long rows = -1;
     char line[512];
     *wall_max = 0;
     while (fgets(line, sizeof(line), f)) {
-        if (rows++ < 0) continue;                 // the header
+        if (rows++ < 0) continue; // the header
         long long episodes;
         double w;
-        if (sscanf(line, "%*[^,],%lld,%*[^,],%lf", &episodes, &w) != 2 || episodes <= 0) rows--;
-        else if (w > *wall_max) *wall_max = w;
+        if (sscanf(line, "%*[^,],%lld,%*[^,],%lf", &episodes, &w) != 2 || episodes <= 0)
+            rows--;
+        else if (w > *wall_max)
+            *wall_max = w;
     }
     fclose(f);
     return rows < 0 ? 0 : rows;
@@ -58,7 +60,10 @@ int plot_curve(const char *metrics_csv, const char *png, const char *title, char
     double wall_max;
     char why[FILE_PATH_MAX + 64];
     long rows = scan_rows(metrics_csv, &wall_max, why, sizeof(why));
-    if (rows < 0) { snprintf(err, errlen, "cannot read %s", why); return -1; }
+    if (rows < 0) {
+        snprintf(err, errlen, "cannot read %s", why);
+        return -1;
+    }
     if (rows == 0) return 1;
     if (!quotable(metrics_csv) || !quotable(png) || !quotable(title)) {
         snprintf(err, errlen, "cannot plot: a path contains a quote or newline");
@@ -67,7 +72,10 @@ int plot_curve(const char *metrics_csv, const char *png, const char *title, char
     // wall time in the unit that reads best for the run's length
     double div = wall_max < 120 ? 1 : wall_max < 7200 ? 60 : 3600;
     const char *unit = div == 1 ? "seconds" : div == 60 ? "minutes" : "hours";
-    if (!gnuplot_found()) { snprintf(err, errlen, "gnuplot not found: no curve drawn (install gnuplot-nox)"); return -1; }
+    if (!gnuplot_found()) {
+        snprintf(err, errlen, "gnuplot not found: no curve drawn (install gnuplot-nox)");
+        return -1;
+    }
     // gnuplot draws to stdout when it cannot open its output: begin makes sure it can, first
     FileReplace fr;
     if (file_replace_begin(&fr, png, err, errlen)) return -1;
@@ -75,7 +83,11 @@ int plot_curve(const char *metrics_csv, const char *png, const char *title, char
     // stderr of gnuplot goes to a pipe we ignore: its own messages are not one clear line; its
     // stdout too, so that no picture ever lands on ours
     FILE *g = popen("gnuplot >/dev/null 2>&1", "w");
-    if (!g) { snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno)); file_replace_abort(&fr); return -1; }
+    if (!g) {
+        snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
+        file_replace_abort(&fr);
+        return -1;
+    }
     fprintf(g,
         "set terminal pngcairo size 1200,500 noenhanced font 'sans,10'\n"
         "set output '%s'\n"
@@ -108,7 +120,8 @@ int plot_curve(const char *metrics_csv, const char *png, const char *title, char
         file_replace_abort(&fr);
         if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
             snprintf(err, errlen, "gnuplot not found: no curve drawn (install gnuplot-nox)");
-        else snprintf(err, errlen, "gnuplot failed drawing %s", png);
+        else
+            snprintf(err, errlen, "gnuplot failed drawing %s", png);
         return -1;
     }
     return file_replace_commit(&fr, err, errlen);

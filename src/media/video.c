@@ -22,19 +22,29 @@ int video_format(const char *name, char *err, size_t errlen) {
         if (!strcasecmp(dot, ".gif")) return VIDEO_GIF;
         if (!strcasecmp(dot, ".mp4")) return VIDEO_MP4;
     }
-    snprintf(err, errlen, "cannot write '%s': the name must end in .gif (animated GIF) or .mp4 (MP4, needs ffmpeg)", name);
+    snprintf(
+        err, errlen, "cannot write '%s': the name must end in .gif (animated GIF) or .mp4 (MP4, needs ffmpeg)", name);
     return -1;
 }
 
-VideoRec *video_open(const char *path, VideoFormat f, int width, int height, int step_frames,
-                     char *err, size_t errlen) {
+VideoRec *video_open(
+    const char *path, VideoFormat f, int width, int height, int step_frames, char *err, size_t errlen) {
     VideoRec *v = calloc(1, sizeof(VideoRec));
-    if (!v) { snprintf(err, errlen, "out of memory"); return NULL; }
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     v->format = f;
-    v->w = width; v->h = height;
-    if (f == VIDEO_GIF) v->gif = gifrec_open(path, width, height, err, errlen);
-    else v->mp4 = mp4rec_open(path, width, height, step_frames, err, errlen);
-    if (!v->gif && !v->mp4) { free(v); return NULL; }
+    v->w = width;
+    v->h = height;
+    if (f == VIDEO_GIF)
+        v->gif = gifrec_open(path, width, height, err, errlen);
+    else
+        v->mp4 = mp4rec_open(path, width, height, step_frames, err, errlen);
+    if (!v->gif && !v->mp4) {
+        free(v);
+        return NULL;
+    }
     return v;
 }
 
@@ -46,7 +56,7 @@ int video_close(VideoRec *v, VideoSummary *sum, char *err, size_t errlen) {
     VideoSummary s = { v->w, v->h, 0, 0.0 };
     int rc;
     if (v->gif) {
-        s.pictures = gifrec_frames(v->gif) + 1;            // + the one held back, which close writes
+        s.pictures = gifrec_frames(v->gif) + 1; // + the one held back, which close writes
         s.seconds = gifrec_duration_cs(v->gif) / 100.0;
         rc = gifrec_close(v->gif, err, errlen);
     } else {

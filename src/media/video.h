@@ -11,9 +11,9 @@ typedef enum { VIDEO_GIF, VIDEO_MP4 } VideoFormat;
 typedef struct VideoRec VideoRec;
 
 typedef struct {
-    int width, height;       // of the file's pictures (an MP4 is scaled up)
-    int64_t pictures;        // pictures the file holds (a GIF merges identical neighbours)
-    double seconds;          // play time
+    int width, height; // of the file's pictures (an MP4 is scaled up)
+    int64_t pictures;  // pictures the file holds (a GIF merges identical neighbours)
+    double seconds;    // play time
 } VideoSummary;
 
 // The format a file name asks for by its extension, .gif or .mp4 (any case); -1 with one
@@ -23,8 +23,7 @@ int video_format(const char *name, char *err, size_t errlen);
 // A new recording of (width, height) RGB pictures at path in format f; step_frames is how many
 // emulated frames a picture usually lasts (the env's smallest frameskip: an MP4's rate is 60
 // divided by it). NULL with one line in err.
-VideoRec *video_open(const char *path, VideoFormat f, int width, int height, int step_frames,
-                     char *err, size_t errlen);
+VideoRec *video_open(const char *path, VideoFormat f, int width, int height, int step_frames, char *err, size_t errlen);
 // Adds a picture, rgb (height, width, 3) row-major, shown for `frames` emulated frames (1/60 s).
 int video_add(VideoRec *v, const uint8_t *rgb, int frames, char *err, size_t errlen);
 // Finishes the file and frees v whatever happens; 0 with *sum filled (sum may be NULL), or

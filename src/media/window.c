@@ -22,24 +22,30 @@ struct Window {
 Window *window_open(const char *title, int width, int height, int scale, char *err, size_t errlen) {
     // Before SDL_Init, for a plain message: SDL's own is "No available video device"
     if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER")) {
-        snprintf(err, errlen, "cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are unset); "
-                              "`pongrl record MODEL --out game.mp4` writes the game to a file instead");
+        snprintf(err, errlen,
+            "cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are unset); "
+            "`pongrl record MODEL --out game.mp4` writes the game to a file instead");
         return NULL;
     }
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {   // SDL_INIT_EVENTS with it: Ctrl-C becomes SDL_QUIT
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) { // SDL_INIT_EVENTS with it: Ctrl-C becomes SDL_QUIT
         snprintf(err, errlen, "cannot open a window: %s", SDL_GetError());
         return NULL;
     }
     Window *w = calloc(1, sizeof(Window));
-    if (!w) { SDL_Quit(); snprintf(err, errlen, "out of memory"); return NULL; }
-    w->w = width; w->h = height;
-    SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "nearest");     // pixels stay square blocks
-    w->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, width * scale,
-                              height * scale, SDL_WINDOW_RESIZABLE);
+    if (!w) {
+        SDL_Quit();
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    w->w = width;
+    w->h = height;
+    SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "nearest"); // pixels stay square blocks
+    w->win = SDL_CreateWindow(
+        title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, width * scale, height * scale, SDL_WINDOW_RESIZABLE);
     if (w->win) w->ren = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_PRESENTVSYNC);
     if (w->win && !w->ren) w->ren = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);
     if (w->ren) {
-        SDL_RenderSetLogicalSize(w->ren, width, height);         // letterboxed when resized
+        SDL_RenderSetLogicalSize(w->ren, width, height); // letterboxed when resized
         w->tex = SDL_CreateTexture(w->ren, SDL_PIXELFORMAT_RGB24, SDL_TEXTUREACCESS_STREAMING, width, height);
     }
     if (!w->tex) {
@@ -72,7 +78,7 @@ bool window_wait(Window *w, double until) {
                 (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE))
                 w->quit = true;
             if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_EXPOSED) {
-                SDL_RenderClear(w->ren);                            // redraw after a resize or an uncover
+                SDL_RenderClear(w->ren); // redraw after a resize or an uncover
                 SDL_RenderCopy(w->ren, w->tex, NULL, NULL);
                 SDL_RenderPresent(w->ren);
             }
@@ -91,13 +97,16 @@ void window_close(Window *w) {
     SDL_Quit();
 }
 
-#else  // built without SDL2
+#else // built without SDL2
 
-struct Window { int unused; };
+struct Window {
+    int unused;
+};
 
 Window *window_open(const char *title, int width, int height, int scale, char *err, size_t errlen) {
-    snprintf(err, errlen, "this pongrl was built without SDL2: no window (Debian: apt-get install "
-                          "libsdl2-dev, then make); `pongrl record MODEL --out game.mp4` writes the game to a file");
+    snprintf(err, errlen,
+        "this pongrl was built without SDL2: no window (Debian: apt-get install "
+        "libsdl2-dev, then make); `pongrl record MODEL --out game.mp4` writes the game to a file");
     return NULL;
 }
 

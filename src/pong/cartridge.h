@@ -20,7 +20,7 @@
 // ----------------------------------------------------------------------------
 // RAM map ($80..$FF). Names are ours; the addresses and uses are the cartridge's.
 
-#define RAM(g, addr) ((g)->ram[(addr) - 0x80])
+#define RAM(g, addr) ((g)->ram[(addr)-0x80])
 
 enum {
     TMP0 = 0x80,          // scratch; the kernel reads it as the paddle pair (frame & 1)
@@ -72,13 +72,15 @@ enum {
 
 // Digit glyphs ($F7CA): five rows a digit, both nibbles drawn (the tens digit uses the high
 // nibble, so a leading 0 is blank).
+// clang-format off
 static const uint8_t DIGIT_FONT[50] = {
     0x07, 0x05, 0x05, 0x05, 0x07, 0x22, 0x22, 0x22, 0x22, 0x22, 0x77, 0x11, 0x77, 0x44, 0x77,
     0x77, 0x11, 0x33, 0x11, 0x77, 0x55, 0x55, 0x77, 0x11, 0x11, 0x77, 0x44, 0x77, 0x11, 0x77,
     0x44, 0x44, 0x77, 0x55, 0x77, 0x77, 0x11, 0x11, 0x11, 0x11, 0x77, 0x55, 0x77, 0x55, 0x77,
     0x77, 0x55, 0x77, 0x11, 0x11,
 };
-#define DIGIT_FONT_LO 0xCA      // $F7CA: pointer low byte of the glyph of 0
+// clang-format on
+#define DIGIT_FONT_LO 0xCA // $F7CA: pointer low byte of the glyph of 0
 
 // Row `row` of the glyph a digit pointer points at. The cartridge only ever points at the ten
 // glyphs; a pointer or score poked by setRAM can point past them, where the console reads
@@ -92,18 +94,18 @@ static inline uint8_t digit_glyph_row(uint8_t ptr, int row) {
 // Where the picture puts things
 
 // Wall rows of the playfield ($F756 indexed by (counter + 1) / 8: $FF at 4, 5 and 26, 27).
-#define WALL_TOP_ROW0 24
-#define WALL_TOP_ROW1 33
+#define WALL_TOP_ROW0    24
+#define WALL_TOP_ROW1    33
 #define WALL_BOTTOM_ROW0 194
 
 // Objects' columns. The cartridge positions a counter h with $F445; the object's left
 // column is h - 48 for the players and h - 49 for the ball (measured on every frame of
 // the real traces; the difference is the TIA's one-clock later start of player graphics).
-#define CPU_BAT_X 16              // $AD = $40
-#define AGENT_BAT_X 140           // $AE = $BC
-#define BAT_W 4                   // GRP = $F0, single width
-#define BALL_W 2                  // CTRLPF $15: ball size 2
-#define BALL_X_OFFSET 49          // the ball's column is its counter h - 49
+#define CPU_BAT_X     16  // $AD = $40
+#define AGENT_BAT_X   140 // $AE = $BC
+#define BAT_W         4   // GRP = $F0, single width
+#define BALL_W        2   // CTRLPF $15: ball size 2
+#define BALL_X_OFFSET 49  // the ball's column is its counter h - 49
 
 // The field between the walls: rows 34..193.
 #define FIELD_ROW0 (WALL_TOP_ROW1 + 1)

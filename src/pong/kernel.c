@@ -17,7 +17,7 @@ static uint32_t pot_cycles(int resistance) {
 // was released on the line 32 lines above counter 40's, at cycle 6. It stores the counter
 // of every read that finds the capacitor uncharged.
 #define POT_FIRST_READ_CYCLES (32 * 76 + 23 - 6)
-#define POT_CYCLES_PER_READ (2 * 76)
+#define POT_CYCLES_PER_READ   (2 * 76)
 
 uint8_t kernel_paddle_line(int resistance) {
     uint32_t needed = pot_cycles(resistance);
@@ -54,9 +54,7 @@ void kernel_take_picture(Pong *g) {
     memcpy(p->colors, g->colors, sizeof p->colors);
 }
 
-static bool row_is_wall(int r) {
-    return (r >= WALL_TOP_ROW0 && r <= WALL_TOP_ROW1) || r >= WALL_BOTTOM_ROW0;
-}
+static bool row_is_wall(int r) { return (r >= WALL_TOP_ROW0 && r <= WALL_TOP_ROW1) || r >= WALL_BOTTOM_ROW0; }
 
 // The collisions the ball makes while this picture is drawn (CXP0FB, CXP1FB, CXBLPF).
 // Rows past 209 repeat row 209 until VBLANK, so they add nothing.
@@ -65,9 +63,8 @@ static uint8_t picture_collisions(const PongPicture *p) {
     int bx = p->ball_x;
     // Most frames the ball is in mid-field, far from the walls' rows and the bats' columns.
     bool near_wall = p->ball_v <= WALL_TOP_ROW1 + 16 || p->ball_v >= WALL_BOTTOM_ROW0 + 11;
-    bool near_bat = bx + BALL_W > PONG_SCREEN_W ||
-                    (bx + BALL_W > CPU_BAT_X && bx < CPU_BAT_X + BAT_W) ||
-                    (bx + BALL_W > AGENT_BAT_X && bx < AGENT_BAT_X + BAT_W);
+    bool near_bat = bx + BALL_W > PONG_SCREEN_W || (bx + BALL_W > CPU_BAT_X && bx < CPU_BAT_X + BAT_W) ||
+        (bx + BALL_W > AGENT_BAT_X && bx < AGENT_BAT_X + BAT_W);
     if (!near_wall && !near_bat) return 0;
     // the rows the ball can occupy: its counter +-16 lines
     int r0 = (int)p->ball_v - 18, r1 = (int)p->ball_v - 9;
@@ -106,4 +103,3 @@ void kernel_frame(Pong *g, int resistance) {
     // $F585 leaves in $87 the low nibble of the agent's last units glyph row
     RAM(g, SCORE_ROW) = digit_glyph_row(p->digits[1], 4) & 0x0F;
 }
-

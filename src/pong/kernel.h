@@ -17,7 +17,7 @@
 
 // The kernel counts lines in pairs from $26 to $DC; row = counter - 15.
 #define KERNEL_FIRST 0x26
-#define KERNEL_LAST 0xDC
+#define KERNEL_LAST  0xDC
 
 // The TIA's collision latches the kernel leaves in Pong.collisions (CXP0FB, CXP1FB, CXBLPF),
 // read by the next frame's logic.
@@ -40,22 +40,24 @@ uint8_t kernel_paddle_line(int resistance);
 // i.e. on the next line. A write at cycle T shows from colour clock 3T on, column
 // 3T - 68 + a delay (measured on the real traces: the first column of a ball
 // straddling the write that shows the new value).
-#define ENABL_WRITE_DELAY 3         // colour clocks, ENABL (php)
-#define GRP1_WRITE_DELAY 4          // colour clocks, GRP1 (the VDELBL copy)
+#define ENABL_WRITE_DELAY 3 // colour clocks, ENABL (php)
+#define GRP1_WRITE_DELAY  4 // colour clocks, GRP1 (the VDELBL copy)
 
 // Which counter value each object shows on row r (rows 24..209). The kernel's loop spans
 // two lines: GRP1 (agent bat) and the VDELBL copy change at the end of line c-15, GRP0
 // (CPU bat) at the start of line c-15, the playfield before line c-14, ENABL at cycle 68
 // of line c-16. Past the kernel's end the last values stay.
-static inline int row_counter_p0(int r) { int c = (r + 15) & ~1; return c > KERNEL_LAST ? KERNEL_LAST : c; }
-static inline int row_counter_p1(int r) { int c = (r + 14) & ~1; return c > KERNEL_LAST - 2 ? KERNEL_LAST - 2 : c; }
+static inline int row_counter_p0(int r) {
+    int c = (r + 15) & ~1;
+    return c > KERNEL_LAST ? KERNEL_LAST : c;
+}
+static inline int row_counter_p1(int r) {
+    int c = (r + 14) & ~1;
+    return c > KERNEL_LAST - 2 ? KERNEL_LAST - 2 : c;
+}
 
-static inline bool bat_on(uint8_t v, uint8_t mask, int c, int first) {
-    return c >= first && ((c - v) & mask) == 0;
-}
-static inline bool ball_counter_on(uint8_t v, int c, int first) {
-    return c >= first && ((c - v) & 0xFC) == 0;
-}
+static inline bool bat_on(uint8_t v, uint8_t mask, int c, int first) { return c >= first && ((c - v) & mask) == 0; }
+static inline bool ball_counter_on(uint8_t v, int c, int first) { return c >= first && ((c - v) & 0xFC) == 0; }
 
 // Cycles of the loop's bottom half on the line of the read at counter c.
 static inline int bottom_cycles(const PongPicture *p, int c) {
@@ -71,7 +73,7 @@ static inline int vdel_split_x(const PongPicture *p, int c) {
 // The first column showing ENABL(c+2), written during line c-14.
 static inline int enabl_split_x(const PongPicture *p, int c) {
     int t = bottom_cycles(p, c) + 96 + bat_test_cycles(p->agent_v, p->agent_mask, c) +
-            bat_test_cycles(p->cpu_v, p->cpu_mask, c + 2) - 76;
+        bat_test_cycles(p->cpu_v, p->cpu_mask, c + 2) - 76;
     return 3 * t - 68 + ENABL_WRITE_DELAY;
 }
 
@@ -84,7 +86,8 @@ static inline bool ball_on(const PongPicture *p, int r, int x) {
         if (c > KERNEL_LAST - 2) c = KERNEL_LAST - 2;
         return ball_counter_on(p->ball_v, c, KERNEL_FIRST + 2);
     }
-    if (r & 1) c = r + 15;
+    if (r & 1)
+        c = r + 15;
     else {
         c = r + 14;
         if (c <= KERNEL_LAST - 2 && x >= enabl_split_x(p, c)) c += 2;
@@ -112,7 +115,9 @@ static inline bool agent_bat_on(const PongPicture *p, int r) {
 // rows of its first and last counters, widened by where its register is written in the pair
 // (the outputs then test every row of the range, not every row of the screen).
 
-typedef struct { int row0, row1; } RowRange;
+typedef struct {
+    int row0, row1;
+} RowRange;
 
 static inline int clamp_row(int r, int lo, int hi) { return r < lo ? lo : r > hi ? hi : r; }
 static inline int row_of_counter(int c) { return c - 15; }
@@ -120,8 +125,8 @@ static inline int row_of_counter(int c) { return c - 15; }
 static inline int bat_counters(uint8_t mask) { return (uint8_t)~mask + 1; }
 
 static inline RowRange counter_rows(int first, int last, int before, int after) {
-    return (RowRange){clamp_row(row_of_counter(first) - before, FIELD_ROW0, FIELD_ROW1 + 1),
-                      clamp_row(row_of_counter(last) + after, FIELD_ROW0 - 1, FIELD_ROW1)};
+    return (RowRange){ clamp_row(row_of_counter(first) - before, FIELD_ROW0, FIELD_ROW1 + 1),
+        clamp_row(row_of_counter(last) + after, FIELD_ROW0 - 1, FIELD_ROW1) };
 }
 // GRP0 at the start of the pair: counter c on rows c - 15 and c - 14 (one row either side:
 // the pair of an odd counter starts a row earlier)
@@ -134,8 +139,6 @@ static inline RowRange agent_rows(const PongPicture *p) {
 }
 // ENABL and its VDELBL copy, written mid-line: a counter can show a row earlier right of the
 // split, and the delayed copy a row later
-static inline RowRange ball_rows(const PongPicture *p) {
-    return counter_rows(p->ball_v, p->ball_v + 3, 2, 2);
-}
+static inline RowRange ball_rows(const PongPicture *p) { return counter_rows(p->ball_v, p->ball_v + 3, 2, 2); }
 
 #endif

@@ -21,26 +21,26 @@
 #include "kernel.h"
 
 // What the cartridge stores in SOUND ($8C): the effect (bits 6-7) and its timer (bits 0-5).
-enum { SOUND_SERVE = 0x48, SOUND_POINT = 0x0F, SOUND_WALL = 0x84, SOUND_BAT = 0xC4,
-       SOUND_TIMER_BITS = 0x3F };
-#define SERVE_DELAY_AFTER_POINT 0x3F   // $F3AB: frames from a point to the next serve
-#define HOLD_BALL 0x40                 // HOLD bit 6: the ball is held (other games' catching)
-#define HOLD_WALL 0x80                 // HOLD bit 7: the last move was a wall contact
-#define HIT_WALL 0x40                  // HIT_FLAGS after a wall contact
-#define RUNNING_BIT 0x80               // RUNNING bit 7: a game runs
+enum { SOUND_SERVE = 0x48, SOUND_POINT = 0x0F, SOUND_WALL = 0x84, SOUND_BAT = 0xC4, SOUND_TIMER_BITS = 0x3F };
+#define SERVE_DELAY_AFTER_POINT 0x3F // $F3AB: frames from a point to the next serve
+#define HOLD_BALL               0x40 // HOLD bit 6: the ball is held (other games' catching)
+#define HOLD_WALL               0x80 // HOLD bit 7: the last move was a wall contact
+#define HIT_WALL                0x40 // HIT_FLAGS after a wall contact
+#define RUNNING_BIT             0x80 // RUNNING bit 7: a game runs
 
 // The bats' height masks ($A5, $A6).
-#define BAT_MASK_LONG 0xF0        // $A5/$A6 with the difficulty switch at B: 16 counter values
-#define BAT_MASK_SHORT 0xF8       // at A: 8 ($F6A4 + 1)
-#define BAT_SHORT_BIT 0x08        // the bit of the mask that says which ($F4D0)
+#define BAT_MASK_LONG  0xF0 // $A5/$A6 with the difficulty switch at B: 16 counter values
+#define BAT_MASK_SHORT 0xF8 // at A: 8 ($F6A4 + 1)
+#define BAT_SHORT_BIT  0x08 // the bit of the mask that says which ($F4D0)
 
 // Colours of game 1 ($F659 row 0: $9C, $9E, $A0, $A2), before the attract shift.
-static const uint8_t GAME_COLORS[4] = {0x38, 0xC8, 0x0F, 0x22};   // CPU, agent, walls, field
+static const uint8_t GAME_COLORS[4] = { 0x38, 0xC8, 0x0F, 0x22 }; // CPU, agent, walls, field
 
 // ----------------------------------------------------------------------------
 // The state ALE's reset leaves, recorded from the real game (tests/data/ale-real: frame 0
 // of every trace is this RAM and this picture).
 
+// clang-format off
 static const uint8_t RESET_RAM[PONG_RAM_SIZE] = {
     0xc0, 0x00, 0x00, 0x00, 0x6e, 0x26, 0x00, 0x07, 0x47, 0x01, 0x3c, 0x3b, 0x00, 0x00, 0x00, 0x3e,
     0xff, 0x00, 0xff, 0xfd, 0x00, 0x16, 0x00, 0x18, 0x80, 0x20, 0x01, 0x56, 0xf7, 0x56, 0xf7, 0x56,
@@ -51,6 +51,7 @@ static const uint8_t RESET_RAM[PONG_RAM_SIZE] = {
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x36, 0xec, 0xf2, 0x79, 0xf0,
 };
+// clang-format on
 // The first observation: the ball where the reset sequence left it (rows 45..48, columns
 // 2..3), the CPU bat above the field, the reset sequence's colours.
 #define RESET_BALL_X 2
@@ -60,9 +61,9 @@ static const uint8_t RESET_RAM[PONG_RAM_SIZE] = {
 // switch (A when set), bit 7 the right one. ALE's difficulty d sets the left one to A when
 // d & 1, the right one when d & 2 (ALEState::setDifficultySwitches).
 #define SWITCHES_DEFAULT 0x3F
-#define SWITCH_RESET 0x01
-#define SWITCH_LEFT_A 0x40
-#define SWITCH_RIGHT_A 0x80
+#define SWITCH_RESET     0x01
+#define SWITCH_LEFT_A    0x40
+#define SWITCH_RIGHT_A   0x80
 
 // Game 2's bytes of the reset state, frame 0 of every mode-1 trace (ALE presses SELECT once
 // after the first soft reset: the press and its release restart the frame count, and the
@@ -85,9 +86,9 @@ static uint8_t adc(uint8_t a, uint8_t m, int *carry) {
     return (uint8_t)r;
 }
 
-static uint8_t negate(uint8_t a) { return (uint8_t)(0u - a); }   // $F432
+static uint8_t negate(uint8_t a) { return (uint8_t)(0u - a); } // $F432
 
-static uint8_t swap_nibbles(uint8_t a) { return (uint8_t)((a << 4) | (a >> 4)); }   // BRK: $F438
+static uint8_t swap_nibbles(uint8_t a) { return (uint8_t)((a << 4) | (a >> 4)); } // BRK: $F438
 
 // ----------------------------------------------------------------------------
 // Reset
@@ -99,7 +100,7 @@ static void colors_for_next_frame(Pong *g);
 // top bits and clears $98's), the bats' and missiles' masks ($F6A4/$F6AC, one row further
 // for a switch at A), and $81, the CPU bat's row index, left in RAM.
 static void configure(Pong *g) {
-    static const uint8_t F712[2] = {0x98, 0x80};   // $F712, $F713: row ($96 & $3E) = 0
+    static const uint8_t F712[2] = { 0x98, 0x80 }; // $F712, $F713: row ($96 & $3E) = 0
     uint8_t game = RAM(g, GAME);
     RAM(g, FLAGS) = F712[0];
     RAM(g, FLAGS2) = F712[1];
@@ -112,18 +113,17 @@ static void configure(Pong *g) {
     RAM(g, TMP1) = left_a;
 }
 
-int pong_select_presses(int mode) { return mode; }   // from $96 = 0, one press a game
+int pong_select_presses(int mode) { return mode; } // from $96 = 0, one press a game
 
 void pong_reset(Pong *g) { pong_reset_flavour(g, 0, 0); }
 
 bool pong_reset_flavour(Pong *g, int mode, int difficulty) {
-    if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES)
-        return false;
+    if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES) return false;
     memset(g, 0, sizeof *g);
     memcpy(g->ram, RESET_RAM, sizeof g->ram);
-    g->switches = (uint8_t)(SWITCHES_DEFAULT | ((difficulty & 1) ? SWITCH_LEFT_A : 0) |
-                            ((difficulty & 2) ? SWITCH_RIGHT_A : 0));
-    RAM(g, SWITCHES) = g->switches & ~SWITCH_RESET;   // RESET still held on the last frame
+    g->switches =
+        (uint8_t)(SWITCHES_DEFAULT | ((difficulty & 1) ? SWITCH_LEFT_A : 0) | ((difficulty & 2) ? SWITCH_RIGHT_A : 0));
+    RAM(g, SWITCHES) = g->switches & ~SWITCH_RESET; // RESET still held on the last frame
     RAM(g, GAME) = (uint8_t)mode;
     if (mode == 1) {
         RAM(g, FRAME) = RESET_MODE1_FRAME;
@@ -132,7 +132,7 @@ bool pong_reset_flavour(Pong *g, int mode, int difficulty) {
     configure(g);
     g->colors_of = (uint8_t)~RAM(g, ATTRACT);
     colors_for_next_frame(g);
-    g->digits_of[0] = RAM(g, SCORE_CPU);          // the reset RAM's pointers show 0 : 0
+    g->digits_of[0] = RAM(g, SCORE_CPU); // the reset RAM's pointers show 0 : 0
     g->digits_of[1] = RAM(g, SCORE_AGENT);
     g->default_line = kernel_paddle_line(PADDLE_RESISTANCE_DEFAULT);
     g->pot_resistance = PADDLE_RESISTANCE_DEFAULT;
@@ -157,8 +157,8 @@ bool pong_reset_flavour(Pong *g, int mode, int difficulty) {
 // 15) with sbc #$06: in closed form, with m that remainder, N = m > 7, Z = m == 7,
 // C = m <= 7 and V = 0 (the operands are both below $80).
 static void position_ball(Pong *g, uint8_t h) {
-    unsigned a = h >= 0x2F ? h - 0x2Fu : h + 0x100u - 0x2Fu - 0x10u;   // the first borrow
-    unsigned m = a - 15 * ((a * 0x8889u) >> 19);                       // a % 15, a < 512
+    unsigned a = h >= 0x2F ? h - 0x2Fu : h + 0x100u - 0x2Fu - 0x10u; // the first borrow
+    unsigned m = a - 15 * ((a * 0x8889u) >> 19);                     // a % 15, a < 512
     RAM(g, STACK_FA) = 0x55;
     RAM(g, STACK_F9) = (uint8_t)(((m > 7) << 7) | 0x34 | ((m == 7) << 1) | (m <= 7));
     g->ball_x = (uint8_t)(h - BALL_X_OFFSET);
@@ -202,16 +202,19 @@ static uint8_t speed_up(uint8_t v) {
 
 // $F6BC: game 2 speeds the ball up when the contact count has these bits clear ($9A & 3 = 1:
 // every 4th contact)
-static const uint8_t SPEEDUP_EVERY[4] = {0xFF, 0x03, 0x07, 0x0F};
+static const uint8_t SPEEDUP_EVERY[4] = { 0xFF, 0x03, 0x07, 0x0F };
 
 // $F45F: the ball met a bat (collision latch of the last frame). Bat x: 0 CPU, 1 agent.
 // The contact itself: a few frames a rally, kept out of the frame's hot path.
 __attribute__((noinline, cold)) static void bat_hit(Pong *g, int x);
 
 static void bat_contact(Pong *g) {
-    if (g->collisions & CX_P1_BALL) bat_hit(g, 1);
-    else if (g->collisions & CX_P0_BALL) bat_hit(g, 0);
-    else RAM(g, HOLD) = 0;
+    if (g->collisions & CX_P1_BALL)
+        bat_hit(g, 1);
+    else if (g->collisions & CX_P0_BALL)
+        bat_hit(g, 0);
+    else
+        RAM(g, HOLD) = 0;
 }
 
 static void bat_hit(Pong *g, int x) {
@@ -222,8 +225,10 @@ static void bat_hit(Pong *g, int x) {
     // $F4AC: game 1 ($98 bit 7): a bat whose button is held speeds the ball up ($F4BE);
     // game 2: every 4th contact does
     bool faster;
-    if (RAM(g, FLAGS2) & 0x80) faster = RAM(g, BUTTONS + x) == 0;
-    else faster = RAM(g, HITS) != 0 && (RAM(g, HITS) & SPEEDUP_EVERY[RAM(g, RULES) & 3]) == 0;
+    if (RAM(g, FLAGS2) & 0x80)
+        faster = RAM(g, BUTTONS + x) == 0;
+    else
+        faster = RAM(g, HITS) != 0 && (RAM(g, HITS) & SPEEDUP_EVERY[RAM(g, RULES) & 3]) == 0;
     if (faster) {
         RAM(g, BALL_DX) = speed_up(RAM(g, BALL_DX));
         RAM(g, BALL_DV) = speed_up(RAM(g, BALL_DV));
@@ -237,7 +242,7 @@ static void bat_hit(Pong *g, int x) {
     a = (uint8_t)((a & 0x3F) >> 1);
     if (a >= 0x10) a |= 0xE0;
     a = negate(a);
-    if (!short_bat) a = (uint8_t)((a >> 1) | (a & 0x80));   // cmp #$80; ror: halve, keep the sign
+    if (!short_bat) a = (uint8_t)((a >> 1) | (a & 0x80)); // cmp #$80; ror: halve, keep the sign
     RAM(g, BALL_DV) = a;
     // $F4F6: send the ball back if it moves towards the bat
     uint8_t dx = RAM(g, BALL_DX);
@@ -260,7 +265,10 @@ static void game_logic(Pong *g) {
 
     if (!(RAM(g, RUNNING) & RUNNING_BIT) || RAM(g, FRAME_HI) == 0) {
         // $F0F8 / $F109: no game running (after 65536 frames the game stops itself)
-        if (!(RAM(g, RUNNING) & RUNNING_BIT)) { RAM(g, SOUND) = 0; RAM(g, BALL_V) = 0; }
+        if (!(RAM(g, RUNNING) & RUNNING_BIT)) {
+            RAM(g, SOUND) = 0;
+            RAM(g, BALL_V) = 0;
+        }
         RAM(g, RUNNING) = 0;
         RAM(g, SCORE_CPU) = (uint8_t)(RAM(g, GAME) + 1);
     } else if (score_at_most_20(RAM(g, SCORE_CPU)) && score_at_most_20(RAM(g, SCORE_AGENT))) {
@@ -305,7 +313,10 @@ static void game_logic(Pong *g) {
                 RAM(g, SOUND) = SOUND_WALL;
                 ball_move(g);
             } else {
-                if (g->collisions & CX_BALL_PF) { RAM(g, HIT_FLAGS) = 0; RAM(g, HOLD) = 0; }
+                if (g->collisions & CX_BALL_PF) {
+                    RAM(g, HIT_FLAGS) = 0;
+                    RAM(g, HOLD) = 0;
+                }
                 bat_contact(g);
                 ball_move(g);
             }
@@ -314,8 +325,8 @@ static void game_logic(Pong *g) {
 
     // $F1AD: the bats follow their paddles; the CPU bat ($F1E3) steps 2 towards the ball
     // on 7 frames of 8.
-    RAM(g, PADDLE_RAW) = 0;                       // $98 << 1: a scratch use of $84
-    memcpy(&RAM(g, BAT_V), &RAM(g, PADDLES), 4);    // $B2..$B5 = $BB..$BE
+    RAM(g, PADDLE_RAW) = 0;                      // $98 << 1: a scratch use of $84
+    memcpy(&RAM(g, BAT_V), &RAM(g, PADDLES), 4); // $B2..$B5 = $BB..$BE
     uint8_t frame = RAM(g, FRAME);
     RAM(g, TMP0) = frame & 1;
     uint8_t cpu = RAM(g, CPU_TARGET);
@@ -334,7 +345,7 @@ static void game_logic(Pong *g) {
 
 // $F23A: the colours of the next frame, shifted by the attract counter.
 static void colors_for_next_frame(Pong *g) {
-    if (RAM(g, ATTRACT) == g->colors_of) return;           // unchanged since the last frame
+    if (RAM(g, ATTRACT) == g->colors_of) return; // unchanged since the last frame
     g->colors_of = RAM(g, ATTRACT);
     uint8_t shift = swap_nibbles(RAM(g, ATTRACT));
     for (int i = 0; i < 4; i++) g->colors[i] = (uint8_t)((GAME_COLORS[i] + shift) & 0xFE);
@@ -343,7 +354,10 @@ static void colors_for_next_frame(Pong *g) {
 // Units and tens of a score as the cartridge computes them (signed compare with 10).
 static void digit_pointers(Pong *g, int x) {
     uint8_t s = RAM(g, SCORE_CPU + x), tens = 0;
-    while ((int8_t)(s - 10) >= 0) { s = (uint8_t)(s - 10); tens++; }
+    while ((int8_t)(s - 10) >= 0) {
+        s = (uint8_t)(s - 10);
+        tens++;
+    }
     RAM(g, DIGIT_PTRS + 2 * x) = (uint8_t)(5 * s + DIGIT_FONT_LO);
     RAM(g, DIGIT_PTRS + 4 + 2 * x) = (uint8_t)(5 * tens + DIGIT_FONT_LO);
 }
@@ -366,7 +380,10 @@ static void end_of_frame(Pong *g, bool fire) {
     RAM(g, TMP0) = 0xC0;
     RAM(g, TMP1) = (g->switches & SWITCH_LEFT_A) ? 1 : 0;
     // $F07A: frame counters
-    if (++RAM(g, FRAME) == 0) { RAM(g, FRAME_HI)++; RAM(g, ATTRACT)++; }
+    if (++RAM(g, FRAME) == 0) {
+        RAM(g, FRAME_HI)++;
+        RAM(g, ATTRACT)++;
+    }
     // $F0A1: paddle buttons (SWCHA bits 7, 6, 3, 2): only the agent's (1) can be pressed
     uint8_t b1 = fire ? 0x00 : 0xC0;
     RAM(g, BUTTONS) = RAM(g, BUTTONS + 2) = RAM(g, BUTTONS + 3) = 0xC0;
@@ -383,4 +400,3 @@ int pong_frame(Pong *g, int resistance, bool fire) {
     end_of_frame(g, fire);
     return (RAM(g, SCORE_AGENT) - RAM(g, SCORE_CPU)) - before;
 }
-

@@ -23,48 +23,48 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PONG_SCREEN_H 210
-#define PONG_SCREEN_W 160
-#define PONG_OBS80 80              // Karpathy's preprocessed grid is 80x80
-#define PONG_WIN_SCORE 21
-#define PONG_RAM_SIZE 128          // the console RAM, $80..$FF, as ALEInterface::getRAM() returns it
-#define PONG_MODES 2               // ALE PongSettings: getNumModes() = 2 (modes 0, 1)
-#define PONG_DIFFICULTIES 4        // ALE PongSettings::getAvailableDifficulties(): 0..3
+#define PONG_SCREEN_H     210
+#define PONG_SCREEN_W     160
+#define PONG_OBS80        80 // Karpathy's preprocessed grid is 80x80
+#define PONG_WIN_SCORE    21
+#define PONG_RAM_SIZE     128 // the console RAM, $80..$FF, as ALEInterface::getRAM() returns it
+#define PONG_MODES        2   // ALE PongSettings: getNumModes() = 2 (modes 0, 1)
+#define PONG_DIFFICULTIES 4   // ALE PongSettings::getAvailableDifficulties(): 0..3
 
 // ALE's paddle controller (ale_state.hpp): resistance range and per-frame step.
-#define PADDLE_RESISTANCE_MIN 27450
-#define PADDLE_RESISTANCE_MAX 790196
-#define PADDLE_RESISTANCE_DEFAULT 408823   // (MAX-MIN)/2 + MIN, ALE's reset value
-#define PADDLE_RESISTANCE_STEP 23000
+#define PADDLE_RESISTANCE_MIN     27450
+#define PADDLE_RESISTANCE_MAX     790196
+#define PADDLE_RESISTANCE_DEFAULT 408823 // (MAX-MIN)/2 + MIN, ALE's reset value
+#define PADDLE_RESISTANCE_STEP    23000
 
 // What the kernel drew in the last frame: enough to redraw the picture exactly.
 typedef struct {
-    uint8_t cpu_v, agent_v;    // the bats' vertical counters (RAM $B2, $B3)
+    uint8_t cpu_v, agent_v;       // the bats' vertical counters (RAM $B2, $B3)
     uint8_t cpu_mask, agent_mask; // their height masks (RAM $A5, $A6): $F0 16 lines, $F8 8
-    uint8_t ball_v;            // the ball's vertical counter (RAM $B6)
-    uint8_t ball_x;            // the ball's column (TIA position of the ball)
-    uint8_t vdel;              // TIA VDELBL: the ball drawn through the delay register
-    uint8_t paddle_line;       // the paddle reading of this frame (it sets the loop's timing)
-    uint8_t digits[4];         // glyph offsets: CPU units, agent units, CPU tens, agent tens
-    uint8_t agent_digits_mask; // RAM $90: $FF while a game runs, 0 blanks the agent's score
-    uint8_t colors[4];         // NTSC colours: CPU (COLUP0), agent (COLUP1), walls and ball
-                               // (COLUPF), background (COLUBK)
+    uint8_t ball_v;               // the ball's vertical counter (RAM $B6)
+    uint8_t ball_x;               // the ball's column (TIA position of the ball)
+    uint8_t vdel;                 // TIA VDELBL: the ball drawn through the delay register
+    uint8_t paddle_line;          // the paddle reading of this frame (it sets the loop's timing)
+    uint8_t digits[4];            // glyph offsets: CPU units, agent units, CPU tens, agent tens
+    uint8_t agent_digits_mask;    // RAM $90: $FF while a game runs, 0 blanks the agent's score
+    uint8_t colors[4];            // NTSC colours: CPU (COLUP0), agent (COLUP1), walls and ball
+                                  // (COLUPF), background (COLUBK)
 } PongPicture;
 
 typedef struct {
-    uint8_t ram[PONG_RAM_SIZE];   // RAM $80..$FF
+    uint8_t ram[PONG_RAM_SIZE]; // RAM $80..$FF
     // TIA registers that outlive a frame
-    uint8_t colors[4];            // set at the end of a frame for the next frame's kernel
-    uint8_t collisions;           // latched while drawing, read by the next frame's logic
-    uint8_t ball_x;               // the ball keeps its position when not repositioned
-    uint8_t vdel;                 // VDELBL, written only when the ball moves
-    PongPicture pic;              // the picture of the last frame
+    uint8_t colors[4];  // set at the end of a frame for the next frame's kernel
+    uint8_t collisions; // latched while drawing, read by the next frame's logic
+    uint8_t ball_x;     // the ball keeps its position when not repositioned
+    uint8_t vdel;       // VDELBL, written only when the ball moves
+    PongPicture pic;    // the picture of the last frame
     // caches: the scores the digit pointers were made for, the attract shift of the
     // colours, the paddle reading (a function of the resistance alone)
     uint8_t digits_of[2], colors_of;
     int pot_resistance;
     uint8_t pot_line, default_line;
-    uint8_t switches;             // the console switches (SWCHB) as ALE holds them
+    uint8_t switches; // the console switches (SWCHB) as ALE holds them
 } Pong;
 
 // The state ALE's reset() leaves (power-on, 60 NOOP frames, the soft resets, SELECT pressed
@@ -103,11 +103,11 @@ void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]);
 int pong_score_cpu(const Pong *g);
 int pong_score_agent(const Pong *g);
 typedef struct {
-    int ball_x, ball_y;        // the ball's top-left pixel (when visible)
-    int ball_vx, ball_vy;      // its speed in counter units a frame (+x right, +y down)
-    bool ball_visible;         // drawn in the field
-    int cpu_y, agent_y;        // the bats' top rows (may lie under the walls)
-    int frame;                 // the game's frame counter (16 bits)
+    int ball_x, ball_y;   // the ball's top-left pixel (when visible)
+    int ball_vx, ball_vy; // its speed in counter units a frame (+x right, +y down)
+    bool ball_visible;    // drawn in the field
+    int cpu_y, agent_y;   // the bats' top rows (may lie under the walls)
+    int frame;            // the game's frame counter (16 bits)
 } PongObjects;
 void pong_objects(const Pong *g, PongObjects *o);
 

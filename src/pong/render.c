@@ -10,6 +10,7 @@
 // The NTSC palette ALE uses (ALE common/Palettes.hpp, Stella's NTSC palette): the RGB of
 // TIA colour 2k. Game 1 shows 9 of them while it runs; the attract mode after a game
 // stops cycles through the others.
+// clang-format off
 static const uint32_t NTSC_PALETTE[128] = {
     // index 2k (TIA colour with bit 0 clear): 0xRRGGBB
     0x000000, 0x4a4a4a, 0x6f6f6f, 0x8e8e8e, 0xaaaaaa, 0xc0c0c0, 0xd6d6d6, 0xececec,
@@ -29,11 +30,14 @@ static const uint32_t NTSC_PALETTE[128] = {
     0x303800, 0x505916, 0x6d762b, 0x88923e, 0xa0ab4f, 0xb7c25f, 0xccd86e, 0xe0ec7c,
     0x482c00, 0x694d14, 0x866a26, 0xa28638, 0xbb9f47, 0xd2b656, 0xe8cc63, 0xfce070,
 };
+// clang-format on
 
 
 void pong_palette_rgb(uint8_t index, uint8_t rgb[3]) {
     uint32_t c = NTSC_PALETTE[index >> 1];
-    rgb[0] = (uint8_t)(c >> 16); rgb[1] = (uint8_t)(c >> 8); rgb[2] = (uint8_t)c;
+    rgb[0] = (uint8_t)(c >> 16);
+    rgb[1] = (uint8_t)(c >> 8);
+    rgb[2] = (uint8_t)c;
 }
 
 // ALE's grayscale of a palette colour (ColourPalette.cpp: convertGrayscale fills the odd
@@ -58,13 +62,13 @@ static uint8_t score_pf1(const PongPicture *p, int side, int glyph_row) {
     uint8_t units = digit_glyph_row(p->digits[side], glyph_row);
     uint8_t tens = digit_glyph_row(p->digits[2 + side], glyph_row);
     uint8_t pf1 = (uint8_t)((units & 0x0F) | (tens & 0xF0));
-    return side ? pf1 & p->agent_digits_mask : pf1;     // and $90: blank once the game stops
+    return side ? pf1 & p->agent_digits_mask : pf1; // and $90: blank once the game stops
 }
 
 // Glyph row gr (0..4) of the score: its first `lines` lines of four, from row 1 + 4 gr (an
 // output that copies rows draws one and copies it down).
-static inline __attribute__((always_inline)) void draw_score_row(const PongPicture *p, PutRun put,
-                                                                 void *target, int gr, int lines) {
+static inline __attribute__((always_inline)) void draw_score_row(
+    const PongPicture *p, PutRun put, void *target, int gr, int lines) {
     for (int side = 0; side < 2; side++) {
         uint8_t pf1 = score_pf1(p, side, gr);
         for (int bit = 0; bit < 8; bit++)
@@ -77,9 +81,8 @@ static inline __attribute__((always_inline)) void draw_score_row(const PongPictu
 // ball over them (the playfield priority of CTRLPF $15), each row of an object's range that
 // the kernel's counters turn on. grid: only the pixels the 80x80 grid keeps (odd rows, even
 // columns); show[slot] false leaves an object out.
-static inline __attribute__((always_inline)) void draw_objects(const PongPicture *p, PutRun put,
-                                                               void *target, bool grid,
-                                                               const bool show[3]) {
+static inline __attribute__((always_inline)) void draw_objects(
+    const PongPicture *p, PutRun put, void *target, bool grid, const bool show[3]) {
     const int row_step = grid ? 2 : 1;
     RowRange k;
     if (show[0]) {
@@ -102,12 +105,15 @@ static inline __attribute__((always_inline)) void draw_objects(const PongPicture
     }
 }
 
-static const bool SHOW_ALL[3] = {true, true, true};
+static const bool SHOW_ALL[3] = { true, true, true };
 
 // ----------------------------------------------------------------------------
 // One byte a pixel: palette indices and grayscale, the same picture in two sets of colours
 
-typedef struct { uint8_t *screen; const uint8_t *colors; } ByteTarget;     // (210, 160)
+typedef struct {
+    uint8_t *screen;
+    const uint8_t *colors;
+} ByteTarget; // (210, 160)
 
 static inline void put_byte(void *target, int row, int x0, int n, int slot) {
     const ByteTarget *t = target;
@@ -117,9 +123,9 @@ static inline void put_byte(void *target, int row, int x0, int n, int slot) {
 // colors: the picture's four (CPU, agent, walls and ball, background) as this output shows
 // them. Black (row 0's HMOVE blank) is 0 in both.
 static void render_bytes(const PongPicture *p, const uint8_t colors[4], uint8_t *screen) {
-    ByteTarget t = {screen, colors};
+    ByteTarget t = { screen, colors };
     memset(screen, colors[3], PONG_SCREEN_H * PONG_SCREEN_W);
-    memset(screen, 0x00, 8);                       // row 0: the HMOVE blank
+    memset(screen, 0x00, 8); // row 0: the HMOVE blank
     for (int gr = 0; gr < 5; gr++) draw_score_row(p, put_byte, &t, gr, 4);
     memset(screen + WALL_TOP_ROW0 * PONG_SCREEN_W, colors[2], (WALL_TOP_ROW1 - WALL_TOP_ROW0 + 1) * PONG_SCREEN_W);
     memset(screen + WALL_BOTTOM_ROW0 * PONG_SCREEN_W, colors[2], (PONG_SCREEN_H - WALL_BOTTOM_ROW0) * PONG_SCREEN_W);
@@ -137,7 +143,10 @@ void pong_render_gray(const Pong *g, uint8_t *gray) {
 // ----------------------------------------------------------------------------
 // RGB
 
-typedef struct { uint8_t *buf; const uint8_t (*rgb)[3]; } RgbTarget;        // (210, 160, 3)
+typedef struct {
+    uint8_t *buf;
+    const uint8_t (*rgb)[3];
+} RgbTarget; // (210, 160, 3)
 
 static inline void put_rgb(void *target, int row, int x0, int n, int slot) {
     const RgbTarget *t = target;
@@ -153,14 +162,14 @@ void pong_render_rgb(const Pong *g, uint8_t *rgb) {
     const PongPicture *p = &g->pic;
     uint8_t col[4][3];
     for (int i = 0; i < 4; i++) pong_palette_rgb(p->colors[i], col[i]);
-    RgbTarget t = {rgb, (const uint8_t (*)[3])col};
+    RgbTarget t = { rgb, (const uint8_t(*)[3])col };
     const size_t ROW = 3 * PONG_SCREEN_W;
     // one background row and one wall row, copied down the screen
     uint8_t *bg = rgb + ROW * FIELD_ROW0, *wall = rgb + ROW * WALL_TOP_ROW0;
     fill_row_rgb(bg, col[3]);
     fill_row_rgb(wall, col[2]);
     for (int r = 0; r <= 23; r++) memcpy(rgb + ROW * r, bg, ROW);
-    memset(rgb, 0, 3 * 8);                        // row 0: the HMOVE blank
+    memset(rgb, 0, 3 * 8); // row 0: the HMOVE blank
     for (int r = WALL_TOP_ROW0 + 1; r <= WALL_TOP_ROW1; r++) memcpy(rgb + ROW * r, wall, ROW);
     for (int r = FIELD_ROW0 + 1; r <= FIELD_ROW1; r++) memcpy(rgb + ROW * r, bg, ROW);
     for (int r = WALL_BOTTOM_ROW0; r < PONG_SCREEN_H; r++) memcpy(rgb + ROW * r, wall, ROW);
@@ -191,7 +200,7 @@ static bool red_shows(uint8_t color) {
 typedef uint8_t Bytes64 __attribute__((vector_size(64), aligned(1)));
 
 static void obs_clear(uint8_t *obs) {
-    const Bytes64 zero = {0};
+    const Bytes64 zero = { 0 };
     for (int i = 0; i < PONG_OBS80 * PONG_OBS80; i += 64) memcpy(obs + i, &zero, sizeof zero);
 }
 
@@ -199,13 +208,15 @@ static void obs_clear(uint8_t *obs) {
 static inline void put_obs80(void *target, int row, int x0, int n, int slot) {
     (void)slot;
     uint8_t *line = (uint8_t *)target + (row - OBS_ROW0) / 2 * PONG_OBS80;
-    if (n == 1) line[x0 / 2] = 1;                        // the ball's pixel (an even column)
-    else memset(line + (x0 + 1) / 2, 1, (size_t)(n + 1 - (x0 & 1)) / 2);
+    if (n == 1)
+        line[x0 / 2] = 1; // the ball's pixel (an even column)
+    else
+        memset(line + (x0 + 1) / 2, 1, (size_t)(n + 1 - (x0 & 1)) / 2);
 }
 
 void pong_render_obs80(const Pong *g, uint8_t *obs) {
     const PongPicture *p = &g->pic;
     obs_clear(obs);
-    const bool show[3] = {red_shows(p->colors[0]), red_shows(p->colors[1]), red_shows(p->colors[2])};
+    const bool show[3] = { red_shows(p->colors[0]), red_shows(p->colors[1]), red_shows(p->colors[2]) };
     draw_objects(p, put_obs80, obs, true, show);
 }

@@ -12,42 +12,64 @@ void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]) { memcpy(ram, g->ram, P
 // little-endian. A field added to Pong must be added here (and PONG_STATE_BYTES grown).
 
 static void picture_put(ByteWriter *w, const PongPicture *p) {
-    bytes_put_u8(w, p->cpu_v); bytes_put_u8(w, p->agent_v);
-    bytes_put_u8(w, p->cpu_mask); bytes_put_u8(w, p->agent_mask); bytes_put_u8(w, p->ball_v);
-    bytes_put_u8(w, p->ball_x); bytes_put_u8(w, p->vdel); bytes_put_u8(w, p->paddle_line);
-    bytes_put(w, p->digits, 4); bytes_put_u8(w, p->agent_digits_mask); bytes_put(w, p->colors, 4);
+    bytes_put_u8(w, p->cpu_v);
+    bytes_put_u8(w, p->agent_v);
+    bytes_put_u8(w, p->cpu_mask);
+    bytes_put_u8(w, p->agent_mask);
+    bytes_put_u8(w, p->ball_v);
+    bytes_put_u8(w, p->ball_x);
+    bytes_put_u8(w, p->vdel);
+    bytes_put_u8(w, p->paddle_line);
+    bytes_put(w, p->digits, 4);
+    bytes_put_u8(w, p->agent_digits_mask);
+    bytes_put(w, p->colors, 4);
 }
 static void picture_get(ByteReader *r, PongPicture *p) {
-    p->cpu_v = bytes_get_u8(r); p->agent_v = bytes_get_u8(r);
-    p->cpu_mask = bytes_get_u8(r); p->agent_mask = bytes_get_u8(r); p->ball_v = bytes_get_u8(r);
-    p->ball_x = bytes_get_u8(r); p->vdel = bytes_get_u8(r); p->paddle_line = bytes_get_u8(r);
-    bytes_get(r, p->digits, 4); p->agent_digits_mask = bytes_get_u8(r); bytes_get(r, p->colors, 4);
+    p->cpu_v = bytes_get_u8(r);
+    p->agent_v = bytes_get_u8(r);
+    p->cpu_mask = bytes_get_u8(r);
+    p->agent_mask = bytes_get_u8(r);
+    p->ball_v = bytes_get_u8(r);
+    p->ball_x = bytes_get_u8(r);
+    p->vdel = bytes_get_u8(r);
+    p->paddle_line = bytes_get_u8(r);
+    bytes_get(r, p->digits, 4);
+    p->agent_digits_mask = bytes_get_u8(r);
+    bytes_get(r, p->colors, 4);
 }
 
 void pong_state_save(const Pong *g, uint8_t buf[PONG_STATE_BYTES]) {
-    ByteWriter w = {buf, 0};
+    ByteWriter w = { buf, 0 };
     bytes_put(&w, g->ram, PONG_RAM_SIZE);
     bytes_put_u8(&w, g->switches);
     bytes_put(&w, g->colors, 4);
-    bytes_put_u8(&w, g->collisions); bytes_put_u8(&w, g->ball_x); bytes_put_u8(&w, g->vdel);
+    bytes_put_u8(&w, g->collisions);
+    bytes_put_u8(&w, g->ball_x);
+    bytes_put_u8(&w, g->vdel);
     picture_put(&w, &g->pic);
-    bytes_put(&w, g->digits_of, 2); bytes_put_u8(&w, g->colors_of);
+    bytes_put(&w, g->digits_of, 2);
+    bytes_put_u8(&w, g->colors_of);
     bytes_put_u32(&w, (uint32_t)g->pot_resistance);
-    bytes_put_u8(&w, g->pot_line); bytes_put_u8(&w, g->default_line);
+    bytes_put_u8(&w, g->pot_line);
+    bytes_put_u8(&w, g->default_line);
     memset(buf + w.pos, 0, PONG_STATE_BYTES - w.pos);
 }
 
 void pong_state_load(Pong *g, const uint8_t buf[PONG_STATE_BYTES]) {
-    ByteReader r = {buf, PONG_STATE_BYTES, 0, false};
+    ByteReader r = { buf, PONG_STATE_BYTES, 0, false };
     memset(g, 0, sizeof *g);
     bytes_get(&r, g->ram, PONG_RAM_SIZE);
     g->switches = bytes_get_u8(&r);
     bytes_get(&r, g->colors, 4);
-    g->collisions = bytes_get_u8(&r); g->ball_x = bytes_get_u8(&r); g->vdel = bytes_get_u8(&r);
+    g->collisions = bytes_get_u8(&r);
+    g->ball_x = bytes_get_u8(&r);
+    g->vdel = bytes_get_u8(&r);
     picture_get(&r, &g->pic);
-    bytes_get(&r, g->digits_of, 2); g->colors_of = bytes_get_u8(&r);
+    bytes_get(&r, g->digits_of, 2);
+    g->colors_of = bytes_get_u8(&r);
     g->pot_resistance = (int)bytes_get_u32(&r);
-    g->pot_line = bytes_get_u8(&r); g->default_line = bytes_get_u8(&r);
+    g->pot_line = bytes_get_u8(&r);
+    g->default_line = bytes_get_u8(&r);
 }
 
 int pong_score_cpu(const Pong *g) { return RAM(g, SCORE_CPU); }

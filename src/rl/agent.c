@@ -14,9 +14,9 @@ static inline uint64_t diff_mask64(const uint8_t *cur, const uint8_t *prev, int 
     return _mm512_cmpneq_epi8_mask(_mm512_loadu_si512(cur + b0), _mm512_loadu_si512(prev + b0));
 #elif defined(__AVX2__)
     uint32_t lo = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-                      _mm256_loadu_si256((const __m256i *)(cur + b0)), _mm256_loadu_si256((const __m256i *)(prev + b0))));
+        _mm256_loadu_si256((const __m256i *)(cur + b0)), _mm256_loadu_si256((const __m256i *)(prev + b0))));
     uint32_t hi = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(
-                      _mm256_loadu_si256((const __m256i *)(cur + b0 + 32)), _mm256_loadu_si256((const __m256i *)(prev + b0 + 32))));
+        _mm256_loadu_si256((const __m256i *)(cur + b0 + 32)), _mm256_loadu_si256((const __m256i *)(prev + b0 + 32))));
     return ~((uint64_t)hi << 32 | lo);
 #elif defined(__SSE2__)
     uint64_t m = 0;
@@ -68,6 +68,6 @@ int agent_step(Agent *a, const AgentPolicy *ap, AgentInput *in, double *h, doubl
     a->cur ^= 1;
     double u = rng_uniform(&a->rng);
     int action = ap->act(ap, (SparseX){ in->nnz, in->idx, in->sign }, cur, had_prev ? prev : NULL, u, h, p_up);
-    env_step(a->env, action, out);        // cannot fail: a valid action, the episode not over
+    env_step(a->env, action, out); // cannot fail: a valid action, the episode not over
     return action;
 }

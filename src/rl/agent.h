@@ -17,7 +17,7 @@
 #include "../env/env.h"
 #include "../util/rng.h"
 
-#define POLICY_D 6400                 // the 80x80 frame, one entry a pixel: every learner's input is made of it
+#define POLICY_D 6400 // the 80x80 frame, one entry a pixel: every learner's input is made of it
 
 // A sparse difference frame: x[idx[k]] = sign[k] for k < nnz, zero elsewhere; idx ascending.
 typedef struct {
@@ -26,7 +26,7 @@ typedef struct {
     const int8_t *sign;
 } SparseX;
 
-#define AGENT_ACTIONS_MAX 6           // a policy chooses among at most Pong's six minimal actions
+#define AGENT_ACTIONS_MAX 6 // a policy chooses among at most Pong's six minimal actions
 
 typedef struct AgentPolicy {
     // The action for input x (the sparse difference frame), or for the frames themselves: cur
@@ -34,16 +34,16 @@ typedef struct AgentPolicy {
     // one per step, drawn whether used or not, so a greedy and a sampling agent walk the stream
     // alike. *p_up: the probability the policy gave UP (pictures, Karpathy's gradient). h: act's
     // per-step scratch, h_len doubles, which a learner may keep (Karpathy's hidden activations).
-    int (*act)(const struct AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u,
-               double *h, double *p_up);
-    const void *net;          // the learner's network (pg's: a Policy)
+    int (*act)(const struct AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
+        double *p_up);
+    const void *net; // the learner's network (pg's: a Policy)
     int h_len;
-    bool greedy;              // the most likely action instead of a sample
+    bool greedy; // the most likely action instead of a sample
     // act, with probs[k] = the probability of actions[k] for k < n_actions (the action it returns
     // is act's for the same arguments, bit for bit: act is written as a call of it).
     int (*act_probs)(const struct AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u,
-                     double *h, double *probs);
-    const int *actions;       // the env's actions it chooses among (ACTION_*, env.h), in the order of probs
+        double *h, double *probs);
+    const int *actions; // the env's actions it chooses among (ACTION_*, env.h), in the order of probs
     int n_actions;
 } AgentPolicy;
 

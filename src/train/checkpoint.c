@@ -24,19 +24,40 @@
 // ----------------------------------------------------------------------------
 // little-endian fields, whatever the host
 
-typedef struct { uint8_t *p; size_t pos; } Writer;
+typedef struct {
+    uint8_t *p;
+    size_t pos;
+} Writer;
 
-static void put_u32(Writer *w, uint32_t v) { for (int i = 0; i < 4; i++) w->p[w->pos++] = (uint8_t)(v >> (8 * i)); }
-static void put_u64(Writer *w, uint64_t v) { for (int i = 0; i < 8; i++) w->p[w->pos++] = (uint8_t)(v >> (8 * i)); }
+static void put_u32(Writer *w, uint32_t v) {
+    for (int i = 0; i < 4; i++) w->p[w->pos++] = (uint8_t)(v >> (8 * i));
+}
+static void put_u64(Writer *w, uint64_t v) {
+    for (int i = 0; i < 8; i++) w->p[w->pos++] = (uint8_t)(v >> (8 * i));
+}
 static void put_i64(Writer *w, int64_t v) { put_u64(w, (uint64_t)v); }
-static void put_f64(Writer *w, double v) { uint64_t u; memcpy(&u, &v, 8); put_u64(w, u); }
-static void put_bytes(Writer *w, const void *b, size_t n) { memcpy(w->p + w->pos, b, n); w->pos += n; }
+static void put_f64(Writer *w, double v) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    put_u64(w, u);
+}
+static void put_bytes(Writer *w, const void *b, size_t n) {
+    memcpy(w->p + w->pos, b, n);
+    w->pos += n;
+}
 
 // The reader never goes past len: a short read sets `short_read` and yields zeros.
-typedef struct { const uint8_t *p; size_t len, pos; bool short_read; } Reader;
+typedef struct {
+    const uint8_t *p;
+    size_t len, pos;
+    bool short_read;
+} Reader;
 
 static bool need(Reader *r, size_t n) {
-    if (r->len - r->pos < n) { r->short_read = true; return false; }
+    if (r->len - r->pos < n) {
+        r->short_read = true;
+        return false;
+    }
     return true;
 }
 static uint32_t get_u32(Reader *r) {
@@ -53,9 +74,17 @@ static uint64_t get_u64(Reader *r) {
 }
 static int32_t get_i32(Reader *r) { return (int32_t)get_u32(r); }
 static int64_t get_i64(Reader *r) { return (int64_t)get_u64(r); }
-static double get_f64(Reader *r) { uint64_t u = get_u64(r); double v; memcpy(&v, &u, 8); return v; }
+static double get_f64(Reader *r) {
+    uint64_t u = get_u64(r);
+    double v;
+    memcpy(&v, &u, 8);
+    return v;
+}
 static void get_bytes(Reader *r, void *out, size_t n) {
-    if (!need(r, n)) { memset(out, 0, n); return; }
+    if (!need(r, n)) {
+        memset(out, 0, n);
+        return;
+    }
     memcpy(out, r->p + r->pos, n);
     r->pos += n;
 }
@@ -63,23 +92,31 @@ static void get_bytes(Reader *r, void *out, size_t n) {
 // ----------------------------------------------------------------------------
 // serialise
 
-#define CKPT_ROLES (SETTING_RUN | SETTING_GOAL)            // the settings a checkpoint holds
-#define CKPT_ARRAY_BYTES (LEARNER_ARRAY_NAME_MAX + 4 + 8 + 8 + 4)   // an array's entry in the header
+#define CKPT_ROLES       (SETTING_RUN | SETTING_GOAL)             // the settings a checkpoint holds
+#define CKPT_ARRAY_BYTES (LEARNER_ARRAY_NAME_MAX + 4 + 8 + 8 + 4) // an array's entry in the header
 
 static size_t header_bytes(size_t settings, int arrays) {
     return 8 + 4 + 4 + 4 + settings + 4 * 8 + 2 * 8 + 4 + 4 + (size_t)arrays * CKPT_ARRAY_BYTES;
 }
 
 // Each array packed (packed.h) against ref (the same arrays of a fresh run; NULL: zeros).
-typedef struct { uint8_t *z[LEARNER_ARRAYS_MAX]; size_t zn[LEARNER_ARRAYS_MAX]; } Packed;
+typedef struct {
+    uint8_t *z[LEARNER_ARRAYS_MAX];
+    size_t zn[LEARNER_ARRAYS_MAX];
+} Packed;
 
-static void packed_free_all(Packed *pk) { for (int i = 0; i < LEARNER_ARRAYS_MAX; i++) free(pk->z[i]); }
+static void packed_free_all(Packed *pk) {
+    for (int i = 0; i < LEARNER_ARRAYS_MAX; i++) free(pk->z[i]);
+}
 
-static uint8_t *serialize(const TrainState *s, const LearnerArray *a, const LearnerArray *ref, int na, uint32_t flags,
-                          size_t *len) {
-    Packed pk = {0};
+static uint8_t *serialize(
+    const TrainState *s, const LearnerArray *a, const LearnerArray *ref, int na, uint32_t flags, size_t *len) {
+    Packed pk = { 0 };
     for (int i = 0; i < na; i++)
-        if (packed_encode(a[i].data, ref ? ref[i].data : NULL, a[i].n, &pk.z[i], &pk.zn[i])) { packed_free_all(&pk); return NULL; }
+        if (packed_encode(a[i].data, ref ? ref[i].data : NULL, a[i].n, &pk.z[i], &pk.zn[i])) {
+            packed_free_all(&pk);
+            return NULL;
+        }
     const size_t st = train_config_write(&s->cfg, CKPT_ROLES, NULL, 0);
     const size_t hb = header_bytes(st, na);
     size_t total = hb + 4;
@@ -87,7 +124,12 @@ static uint8_t *serialize(const TrainState *s, const LearnerArray *a, const Lear
     *len = total;
     Writer w = { malloc(total), 0 };
     char *text = malloc(st + 1);
-    if (!w.p || !text) { free(w.p); free(text); packed_free_all(&pk); return NULL; }
+    if (!w.p || !text) {
+        free(w.p);
+        free(text);
+        packed_free_all(&pk);
+        return NULL;
+    }
     put_bytes(&w, CKPT_MAGIC, 8);
     put_u32(&w, CKPT_VERSION);
     put_u32(&w, (uint32_t)hb);
@@ -95,12 +137,16 @@ static uint8_t *serialize(const TrainState *s, const LearnerArray *a, const Lear
     put_u32(&w, (uint32_t)st);
     put_bytes(&w, text, st);
     free(text);
-    put_i64(&w, s->iteration); put_i64(&w, s->episodes); put_i64(&w, s->agent_steps); put_i64(&w, s->frames);
-    put_f64(&w, s->running_reward); put_f64(&w, s->wall_s);
+    put_i64(&w, s->iteration);
+    put_i64(&w, s->episodes);
+    put_i64(&w, s->agent_steps);
+    put_i64(&w, s->frames);
+    put_f64(&w, s->running_reward);
+    put_f64(&w, s->wall_s);
     put_u32(&w, flags | (ref ? CKPT_FLAG_FROM_FRESH : 0));
     put_u32(&w, (uint32_t)na);
     for (int i = 0; i < na; i++) {
-        char name[LEARNER_ARRAY_NAME_MAX] = {0};               // zero padding: no stray bytes in the file
+        char name[LEARNER_ARRAY_NAME_MAX] = { 0 }; // zero padding: no stray bytes in the file
         snprintf(name, sizeof(name), "%s", a[i].name);
         put_bytes(&w, name, sizeof(name));
         put_u32(&w, a[i].nonneg ? 1 : 0);
@@ -108,7 +154,11 @@ static uint8_t *serialize(const TrainState *s, const LearnerArray *a, const Lear
         put_u64(&w, pk.zn[i]);
         put_u32(&w, packed_crc(a[i].data, a[i].n));
     }
-    if (w.pos != hb) { free(w.p); packed_free_all(&pk); return NULL; }   // a bug: the header's size is its layout's
+    if (w.pos != hb) {
+        free(w.p);
+        packed_free_all(&pk);
+        return NULL;
+    } // a bug: the header's size is its layout's
     for (int i = 0; i < na; i++) put_bytes(&w, pk.z[i], pk.zn[i]);
     packed_free_all(&pk);
     put_u32(&w, crc32_of(w.p, w.pos));
@@ -128,7 +178,7 @@ static bool fresh_fits(const SavedArrays *f, const LearnerArray *a, int na) {
 }
 
 static const SavedArrays *fresh_reference(const TrainState *s, const LearnerArray *a, int na) {
-    SavedArrays *f = (SavedArrays *)&s->fresh;      // a cache, not the state's value: const for the caller
+    SavedArrays *f = (SavedArrays *)&s->fresh; // a cache, not the state's value: const for the caller
     if (fresh_fits(f, a, na)) return f;
     for (int i = 0; i < f->count; i++) free(f->data[i]);
     memset(f, 0, sizeof(*f));
@@ -139,7 +189,8 @@ static const SavedArrays *fresh_reference(const TrainState *s, const LearnerArra
     const int n = train_state_arrays(&ref, ra);
     bool ok = n == na && n <= LEARNER_ARRAYS_MAX;
     for (int i = 0; ok && i < n; i++) {
-        ok = !strcmp(a[i].name, ra[i].name) && a[i].n == ra[i].n && (f->data[i] = malloc(sizeof(double) * (ra[i].n ? ra[i].n : 1)));
+        ok = !strcmp(a[i].name, ra[i].name) && a[i].n == ra[i].n &&
+            (f->data[i] = malloc(sizeof(double) * (ra[i].n ? ra[i].n : 1)));
         if (!ok) break;
         memcpy(f->data[i], ra[i].data, sizeof(double) * ra[i].n);
         snprintf(f->name[i], sizeof(f->name[i]), "%s", ra[i].name);
@@ -155,29 +206,37 @@ static const SavedArrays *fresh_reference(const TrainState *s, const LearnerArra
 }
 
 int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char *err, size_t errlen) {
-    if (strlen(path) + 8 > CKPT_PATH_MAX) { snprintf(err, errlen, "cannot write checkpoint: path too long"); return -1; }
-    if (!s->learner) {      // a caller's bug: a loaded state is attached (train_state_attach) before it is written
+    if (strlen(path) + 8 > CKPT_PATH_MAX) {
+        snprintf(err, errlen, "cannot write checkpoint: path too long");
+        return -1;
+    }
+    if (!s->learner) { // a caller's bug: a loaded state is attached (train_state_attach) before it is written
         snprintf(err, errlen, "cannot write checkpoint %s: no learner attached", path);
         return -1;
     }
-    if (!train_state_settled(s)) {      // a caller's bug: the deferred cache decays would be lost
-        snprintf(err, errlen, "cannot write checkpoint %s: the learner's state is not settled (train_state_settle)", path);
+    if (!train_state_settled(s)) { // a caller's bug: the deferred cache decays would be lost
+        snprintf(
+            err, errlen, "cannot write checkpoint %s: the learner's state is not settled (train_state_settle)", path);
         return -1;
     }
     LearnerArray a[LEARNER_ARRAYS_MAX], ra[LEARNER_ARRAYS_MAX];
     int na = train_state_arrays((TrainState *)s, a);
     const char *bad = NULL;
     for (int i = 0; i < na && !bad; i++) bad = array_unusable(&a[i]);
-    if (bad) {          // it could not be read back: a run that diverged stops here
+    if (bad) { // it could not be read back: a run that diverged stops here
         snprintf(err, errlen, "cannot write checkpoint %s: %s", path, bad);
         return -1;
     }
     const SavedArrays *fresh = fresh_reference(s, a, na);
-    for (int i = 0; fresh && i < na; i++) ra[i] = (LearnerArray){ fresh->name[i], fresh->data[i], fresh->n[i], fresh->nonneg[i] };
+    for (int i = 0; fresh && i < na; i++)
+        ra[i] = (LearnerArray){ fresh->name[i], fresh->data[i], fresh->n[i], fresh->nonneg[i] };
     size_t len;
     uint8_t *buf = serialize(s, a, fresh ? ra : NULL, na, flags, &len);
-    if (!buf) { snprintf(err, errlen, "cannot write checkpoint %s: out of memory", path); return -1; }
-    int rc = file_replace(path, buf, len, err, errlen);   // on failure the previous checkpoint is untouched
+    if (!buf) {
+        snprintf(err, errlen, "cannot write checkpoint %s: out of memory", path);
+        return -1;
+    }
+    int rc = file_replace(path, buf, len, err, errlen); // on failure the previous checkpoint is untouched
     free(buf);
     return rc;
 }
@@ -190,7 +249,7 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
 // 2's text form and read as version 2 reads them; it names no learner, so it gets the table's
 // default one, which is what every checkpoint without the setting had.
 #define CKPT_V1_HEADER_BYTES 228u
-#define CKPT_V1_ARRAY "RMSProp cache"
+#define CKPT_V1_ARRAY        "RMSProp cache"
 
 static const char *read_v1_settings(Reader *r, char *text, size_t n, int32_t *has_target) {
     char env_id[64], b[4][32];
@@ -206,11 +265,13 @@ static const char *read_v1_settings(Reader *r, char *text, size_t n, int32_t *ha
     int32_t keep = get_i32(r);
     if (!memchr(env_id, 0, sizeof(env_id))) return "unknown environment id";
     if (*has_target > 1 || *has_target < 0) return "has_target";
-    snprintf(text, n, "env_id=%s\nbatch_size=%d\nhidden=%d\nlr=%s\ngamma=%s\ndecay=%s\nseed=%llu\n"
-             "iterations=%lld\ntarget_reward=%s\ncheckpoint_every=%lld\ncheckpoint_secs=%s\nkeep=%d\n", env_id, batch, hidden,
-             fmt_shortest(lr, b[0], sizeof(b[0])), fmt_shortest(gamma, b[1], sizeof(b[1])), fmt_shortest(decay, b[2], sizeof(b[2])),
-             (unsigned long long)seed, (long long)iterations, *has_target ? fmt_shortest(target, b[3], sizeof(b[3])) : "none",
-             (long long)every, fmt_shortest(secs, b[0], sizeof(b[0])), keep);
+    snprintf(text, n,
+        "env_id=%s\nbatch_size=%d\nhidden=%d\nlr=%s\ngamma=%s\ndecay=%s\nseed=%llu\n"
+        "iterations=%lld\ntarget_reward=%s\ncheckpoint_every=%lld\ncheckpoint_secs=%s\nkeep=%d\n",
+        env_id, batch, hidden, fmt_shortest(lr, b[0], sizeof(b[0])), fmt_shortest(gamma, b[1], sizeof(b[1])),
+        fmt_shortest(decay, b[2], sizeof(b[2])), (unsigned long long)seed, (long long)iterations,
+        *has_target ? fmt_shortest(target, b[3], sizeof(b[3])) : "none", (long long)every,
+        fmt_shortest(secs, b[0], sizeof(b[0])), keep);
     return NULL;
 }
 
@@ -218,7 +279,7 @@ static const char *read_v1_settings(Reader *r, char *text, size_t n, int32_t *ha
 // float64s (its weights block first, n of them, as the array "weights"), a version 4 file's
 // packed streams (stored[i] bytes each). NULL, or what is wrong.
 static const char *read_arrays(Reader *r, uint32_t version, uint64_t n, const uint64_t *stored, SavedArrays *sv) {
-    if (version <= 3 && n) {            // Karpathy's network first: the legacy array "weights"
+    if (version <= 3 && n) { // Karpathy's network first: the legacy array "weights"
         memmove(&sv->name[1], &sv->name[0], sizeof(sv->name[0]) * (size_t)sv->count);
         memmove(&sv->n[1], &sv->n[0], sizeof(sv->n[0]) * (size_t)sv->count);
         memmove(&sv->nonneg[1], &sv->nonneg[0], sizeof(sv->nonneg[0]) * (size_t)sv->count);
@@ -244,7 +305,7 @@ static const char *read_arrays(Reader *r, uint32_t version, uint64_t n, const ui
             for (size_t i = 0; i < sv->n[k]; i++) sv->data[k][i] = get_f64(r);
         }
         sv->count = k + 1;
-        if (sv->from_fresh) continue;       // checked as the learner takes it back
+        if (sv->from_fresh) continue; // checked as the learner takes it back
         const LearnerArray la = { sv->name[k], sv->data[k], sv->n[k], sv->nonneg[k] };
         const char *bad = array_unusable(&la);
         if (bad) return bad;
@@ -252,37 +313,53 @@ static const char *read_arrays(Reader *r, uint32_t version, uint64_t n, const ui
     return NULL;
 }
 
-int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState *s, uint32_t *flags_out,
-                     char *err, size_t errlen) {
+int checkpoint_parse(
+    const uint8_t *buf, size_t len, bool check_crc, TrainState *s, uint32_t *flags_out, char *err, size_t errlen) {
     memset(s, 0, sizeof(*s));
-    if (len == 0) { snprintf(err, errlen, "empty file"); return -1; }
+    if (len == 0) {
+        snprintf(err, errlen, "empty file");
+        return -1;
+    }
     if (len < 16) {
         bool prefix = memcmp(buf, CKPT_MAGIC, len < 8 ? len : 8) == 0;
-        snprintf(err, errlen, prefix ? "truncated (%zu bytes, less than a header)" : "not a pongrl checkpoint (bad magic)", len);
+        snprintf(err, errlen,
+            prefix ? "truncated (%zu bytes, less than a header)" : "not a pongrl checkpoint (bad magic)", len);
         return -1;
     }
     Reader r = { buf, len, 0, false };
     char magic[8];
     get_bytes(&r, magic, 8);
-    if (memcmp(magic, CKPT_MAGIC, 8)) { snprintf(err, errlen, "not a pongrl checkpoint (bad magic)"); return -1; }
+    if (memcmp(magic, CKPT_MAGIC, 8)) {
+        snprintf(err, errlen, "not a pongrl checkpoint (bad magic)");
+        return -1;
+    }
     uint32_t version = get_u32(&r);
     if (version < 1 || version > CKPT_VERSION) {
         snprintf(err, errlen, "checkpoint format version %u, this build reads versions 1 to %u", version, CKPT_VERSION);
         return -1;
     }
     uint32_t hbytes = get_u32(&r);
-    if (hbytes > len || hbytes < 16) { snprintf(err, errlen, "truncated (%zu bytes, the header says %u)", len, hbytes); return -1; }
+    if (hbytes > len || hbytes < 16) {
+        snprintf(err, errlen, "truncated (%zu bytes, the header says %u)", len, hbytes);
+        return -1;
+    }
     char text[CKPT_SETTINGS_MAX + 1], why[160];
     const char *bad = NULL;
     size_t tlen;
     int32_t has_target = 0;
     if (version == 1) {
-        if (hbytes != CKPT_V1_HEADER_BYTES) { snprintf(err, errlen, "inconsistent header size %u", hbytes); return -1; }
+        if (hbytes != CKPT_V1_HEADER_BYTES) {
+            snprintf(err, errlen, "inconsistent header size %u", hbytes);
+            return -1;
+        }
         bad = read_v1_settings(&r, text, sizeof(text), &has_target);
         tlen = strlen(text);
     } else {
         uint32_t st = get_u32(&r);
-        if (st > CKPT_SETTINGS_MAX || st > len - r.pos) { snprintf(err, errlen, "truncated or corrupted settings (%u bytes)", st); return -1; }
+        if (st > CKPT_SETTINGS_MAX || st > len - r.pos) {
+            snprintf(err, errlen, "truncated or corrupted settings (%u bytes)", st);
+            return -1;
+        }
         get_bytes(&r, text, st);
         tlen = st;
     }
@@ -291,24 +368,37 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     // versions 1 to 3: Karpathy's network's shape (all 0 in version 3 where the run had none)
     int32_t D = 0, H = 0;
     uint64_t n = 0;
-    if (version <= 3) { D = get_i32(&r); H = get_i32(&r); n = get_u64(&r); }
+    if (version <= 3) {
+        D = get_i32(&r);
+        H = get_i32(&r);
+        n = get_u64(&r);
+    }
     uint32_t flags = get_u32(&r);
     // the learner's arrays: version 1 has one, the RMSProp cache of n entries
     SavedArrays *sv = &s->saved;
     uint32_t na = version == 1 ? 1 : get_u32(&r);
     // versions 1 to 3: the weights block becomes one more array
-    if (na > LEARNER_ARRAYS_MAX - (n ? 1 : 0)) { snprintf(err, errlen, "corrupted (%u learner arrays)", na); return -1; }
-    uint64_t stored[LEARNER_ARRAYS_MAX] = {0};
-    uint64_t data = 0, entries = n;     // bytes after the header (less the CRC); float64s in all
+    if (na > LEARNER_ARRAYS_MAX - (n ? 1 : 0)) {
+        snprintf(err, errlen, "corrupted (%u learner arrays)", na);
+        return -1;
+    }
+    uint64_t stored[LEARNER_ARRAYS_MAX] = { 0 };
+    uint64_t data = 0, entries = n; // bytes after the header (less the CRC); float64s in all
     for (uint32_t i = 0; i < na; i++) {
         uint64_t an = n;
-        if (version == 1) { snprintf(sv->name[i], sizeof(sv->name[i]), "%s", CKPT_V1_ARRAY); sv->nonneg[i] = true; }
-        else {
+        if (version == 1) {
+            snprintf(sv->name[i], sizeof(sv->name[i]), "%s", CKPT_V1_ARRAY);
+            sv->nonneg[i] = true;
+        } else {
             get_bytes(&r, sv->name[i], sizeof(sv->name[i]));
             uint32_t nonneg = get_u32(&r);
             an = get_u64(&r);
-            if (version >= 4) { stored[i] = get_u64(&r); sv->crc[i] = get_u32(&r); }
-            if (!memchr(sv->name[i], 0, sizeof(sv->name[i])) || nonneg > 1 || an > ((uint64_t)1 << 40) || stored[i] > CKPT_SIZE_MAX) {
+            if (version >= 4) {
+                stored[i] = get_u64(&r);
+                sv->crc[i] = get_u32(&r);
+            }
+            if (!memchr(sv->name[i], 0, sizeof(sv->name[i])) || nonneg > 1 || an > ((uint64_t)1 << 40) ||
+                stored[i] > CKPT_SIZE_MAX) {
                 snprintf(err, errlen, "corrupted (learner array %u)", i);
                 return -1;
             }
@@ -321,59 +411,99 @@ int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState 
     sv->count = (int)na;
     sv->has_crc = version >= 4;
     sv->from_fresh = version >= 4 && (flags & CKPT_FLAG_FROM_FRESH);
-    if (r.short_read || r.pos != hbytes) { snprintf(err, errlen, "truncated or inconsistent header"); return -1; }
+    if (r.short_read || r.pos != hbytes) {
+        snprintf(err, errlen, "truncated or inconsistent header");
+        return -1;
+    }
 
     // sizes first (nothing is allocated before the file is known to hold the data)
     // version 3: D = H = n = 0 says the run has no pg network (its learner has its own)
     const bool no_policy = version >= 4 || (version == 3 && D == 0 && H == 0 && n == 0);
-    bool shape_ok = no_policy || (D == POLICY_D && H >= 1 && H <= CKPT_H_MAX && n == (uint64_t)D * (uint64_t)H + (uint64_t)H);
+    bool shape_ok =
+        no_policy || (D == POLICY_D && H >= 1 && H <= CKPT_H_MAX && n == (uint64_t)D * (uint64_t)H + (uint64_t)H);
     const uint64_t want = hbytes + data + (version <= 3 ? 8 * n : 0) + 4;
-    if (shape_ok && len < want) { snprintf(err, errlen, "truncated (%zu of %llu bytes)", len, (unsigned long long)want); return -1; }
-    if (check_crc) {        // before what the header says is believed
+    if (shape_ok && len < want) {
+        snprintf(err, errlen, "truncated (%zu of %llu bytes)", len, (unsigned long long)want);
+        return -1;
+    }
+    if (check_crc) { // before what the header says is believed
         uint32_t stored_crc = (uint32_t)buf[len - 4] | (uint32_t)buf[len - 3] << 8 | (uint32_t)buf[len - 2] << 16 |
-                              (uint32_t)buf[len - 1] << 24;
-        if (crc32_of(buf, len - 4) != stored_crc) { snprintf(err, errlen, "corrupted (checksum mismatch)"); return -1; }
+            (uint32_t)buf[len - 1] << 24;
+        if (crc32_of(buf, len - 4) != stored_crc) {
+            snprintf(err, errlen, "corrupted (checksum mismatch)");
+            return -1;
+        }
     }
     if (!shape_ok) {
         snprintf(err, errlen, "wrong shape: D=%d H=%d n=%llu (need D=%d, 1<=H<=%d, n=D*H+H%s)", D, H,
-                 (unsigned long long)n, POLICY_D, CKPT_H_MAX, version >= 3 ? ", or all 0" : "");
+            (unsigned long long)n, POLICY_D, CKPT_H_MAX, version >= 3 ? ", or all 0" : "");
         return -1;
     }
-    if (len != want) { snprintf(err, errlen, "corrupted (%zu bytes, the header says %llu)", len, (unsigned long long)want); return -1; }
-    if (entries > CKPT_ENTRIES_MAX) { snprintf(err, errlen, "corrupted (%llu float64s, more than any run has)", (unsigned long long)entries); return -1; }
+    if (len != want) {
+        snprintf(err, errlen, "corrupted (%zu bytes, the header says %llu)", len, (unsigned long long)want);
+        return -1;
+    }
+    if (entries > CKPT_ENTRIES_MAX) {
+        snprintf(err, errlen, "corrupted (%llu float64s, more than any run has)", (unsigned long long)entries);
+        return -1;
+    }
     // a setting added after the file was written gets its default
     train_config_default(&s->cfg);
     if (!bad) bad = train_config_read(&s->cfg, text, tlen, CKPT_ROLES, why, sizeof(why));
-    if (bad) { snprintf(err, errlen, "invalid configuration (%s)", bad); return -1; }
+    if (bad) {
+        snprintf(err, errlen, "invalid configuration (%s)", bad);
+        return -1;
+    }
     s->cfg.run_dir[0] = 0;
-    if (!no_policy && s->cfg.hidden != H) { snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", s->cfg.hidden, H); return -1; }
+    if (!no_policy && s->cfg.hidden != H) {
+        snprintf(err, errlen, "wrong shape: configuration says H=%d, weights have H=%d", s->cfg.hidden, H);
+        return -1;
+    }
     if (iteration < 0 || episodes < 0 || agent_steps < 0 || frames < 0 || !(wall >= 0 && wall <= CKPT_WALL_MAX_S) ||
         !(running >= -TRAIN_REWARD_MAX && running <= TRAIN_REWARD_MAX) || (flags & ~CKPT_FLAGS_KNOWN) ||
         (version <= 3 && (flags & CKPT_FLAG_FROM_FRESH))) {
         snprintf(err, errlen, "invalid counters or flags");
         return -1;
     }
-    if (iteration > CKPT_COUNTER_MAX || episodes > CKPT_COUNTER_MAX || agent_steps > CKPT_COUNTER_MAX || frames > CKPT_COUNTER_MAX) {
-        snprintf(err, errlen, "counters beyond what a run can reach (iteration %lld, episodes %lld, agent steps %lld, frames "
-                 "%lld; each at most 2^%d)", (long long)iteration, (long long)episodes, (long long)agent_steps,
-                 (long long)frames, CKPT_COUNTER_BITS);
+    if (iteration > CKPT_COUNTER_MAX || episodes > CKPT_COUNTER_MAX || agent_steps > CKPT_COUNTER_MAX ||
+        frames > CKPT_COUNTER_MAX) {
+        snprintf(err, errlen,
+            "counters beyond what a run can reach (iteration %lld, episodes %lld, agent steps %lld, frames "
+            "%lld; each at most 2^%d)",
+            (long long)iteration, (long long)episodes, (long long)agent_steps, (long long)frames, CKPT_COUNTER_BITS);
         return -1;
     }
     bad = read_arrays(&r, version, n, stored, sv);
-    if (bad) { snprintf(err, errlen, "%s", bad); train_state_free(s); return -1; }
-    s->iteration = iteration; s->episodes = episodes; s->agent_steps = agent_steps; s->frames = frames;
-    s->running_reward = running; s->wall_s = wall;
+    if (bad) {
+        snprintf(err, errlen, "%s", bad);
+        train_state_free(s);
+        return -1;
+    }
+    s->iteration = iteration;
+    s->episodes = episodes;
+    s->agent_steps = agent_steps;
+    s->frames = frames;
+    s->running_reward = running;
+    s->wall_s = wall;
     if (flags_out) *flags_out = flags & ~CKPT_FLAG_FROM_FRESH;
     return 0;
 }
 
 int checkpoint_load(const char *path, TrainState *s, uint32_t *flags_out, char *err, size_t errlen) {
     memset(s, 0, sizeof(*s));
-    int fd = file_open_read(path, err, errlen);          // a FIFO or a device: refused, never waited on
+    int fd = file_open_read(path, err, errlen); // a FIFO or a device: refused, never waited on
     if (fd < 0) return -1;
     struct stat st;
-    if (fstat(fd, &st)) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); close(fd); return -1; }
-    if (!S_ISREG(st.st_mode)) { snprintf(err, errlen, "%s: not a regular file", path); close(fd); return -1; }
+    if (fstat(fd, &st)) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
     // no larger file can be valid: refuse before allocating
     if ((uint64_t)st.st_size > CKPT_SIZE_MAX) {
         snprintf(err, errlen, "%s: not a pongrl checkpoint (%lld bytes, larger than any)", path, (long long)st.st_size);
@@ -382,13 +512,22 @@ int checkpoint_load(const char *path, TrainState *s, uint32_t *flags_out, char *
     }
     size_t len = (size_t)st.st_size;
     uint8_t *buf = malloc(len ? len : 1);
-    if (!buf) { snprintf(err, errlen, "%s: out of memory", path); close(fd); return -1; }
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        close(fd);
+        return -1;
+    }
     size_t got = 0;
     while (got < len) {
         ssize_t k = read(fd, buf + got, len - got > (1u << 30) ? (1u << 30) : len - got);
         if (k < 0 && errno == EINTR) continue;
-        if (k < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); free(buf); close(fd); return -1; }
-        if (k == 0) break;                             // shrank while reading: judged as truncated
+        if (k < 0) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            free(buf);
+            close(fd);
+            return -1;
+        }
+        if (k == 0) break; // shrank while reading: judged as truncated
         got += (size_t)k;
     }
     close(fd);
@@ -435,7 +574,8 @@ static int cmp_desc(const void *a, const void *b) {
 
 // The checkpoint file names of dir, newest first.
 static int list_ckpts(const char *dir, char ***names, int *count) {
-    *names = NULL; *count = 0;
+    *names = NULL;
+    *count = 0;
     DIR *d = opendir(dir);
     if (!d) return -1;
     int cap = 0;
@@ -462,7 +602,7 @@ static void free_names(char **names, int count) {
     free(names);
 }
 
-static int prune(const char *cdir, int keep) {   // cdir: shorter than RUN_DIR_MAX + 16
+static int prune(const char *cdir, int keep) { // cdir: shorter than RUN_DIR_MAX + 16
     char **names;
     int count;
     if (list_ckpts(cdir, &names, &count)) return -1;
@@ -477,18 +617,25 @@ static int prune(const char *cdir, int keep) {   // cdir: shorter than RUN_DIR_M
     if (!d) return -1;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (is_tmp_name(e->d_name)) { snprintf(path, sizeof(path), "%s/%s", cdir, e->d_name); unlink(path); }
+        if (is_tmp_name(e->d_name)) {
+            snprintf(path, sizeof(path), "%s/%s", cdir, e->d_name);
+            unlink(path);
+        }
     closedir(d);
     return 0;
 }
 
 void checkpoint_path(const char *run_dir, int64_t iteration, char *out, size_t outlen) {
-    snprintf(out, outlen, "%s/checkpoints/" CKPT_PREFIX "%0*lld" CKPT_SUFFIX, run_dir, CKPT_DIGITS, (long long)iteration);
+    snprintf(
+        out, outlen, "%s/checkpoints/" CKPT_PREFIX "%0*lld" CKPT_SUFFIX, run_dir, CKPT_DIGITS, (long long)iteration);
 }
 
-int checkpoint_save(const char *run_dir, const TrainState *s, int keep, char *path_out, size_t pathlen,
-                    char *err, size_t errlen) {
-    if (strlen(run_dir) >= RUN_DIR_MAX) { snprintf(err, errlen, "run directory path too long"); return -1; }
+int checkpoint_save(
+    const char *run_dir, const TrainState *s, int keep, char *path_out, size_t pathlen, char *err, size_t errlen) {
+    if (strlen(run_dir) >= RUN_DIR_MAX) {
+        snprintf(err, errlen, "run directory path too long");
+        return -1;
+    }
     char cdir[RUN_DIR_MAX + 16], path[CKPT_PATH_MAX];
     snprintf(cdir, sizeof(cdir), "%s/checkpoints", run_dir);
     if (mkdir(cdir, 0777) && errno != EEXIST) {
@@ -498,7 +645,7 @@ int checkpoint_save(const char *run_dir, const TrainState *s, int keep, char *pa
     checkpoint_path(run_dir, s->iteration, path, sizeof(path));
     if (checkpoint_write(path, s, 0, err, errlen)) return -1;
     if (path_out) snprintf(path_out, pathlen, "%s", path);
-    prune(cdir, keep < 1 ? 1 : keep);                  // best effort: a stale file costs only disk
+    prune(cdir, keep < 1 ? 1 : keep); // best effort: a stale file costs only disk
     return 0;
 }
 
@@ -513,37 +660,52 @@ void checkpoint_scan(const char *run_dir, int *checkpoints, int *temporaries) {
     while ((e = readdir(d))) {
         size_t n = strlen(e->d_name);
         if (strncmp(e->d_name, CKPT_PREFIX, pl) || n < pl + 4) continue;
-        if (is_tmp_name(e->d_name)) (*temporaries)++;
-        else if (!strcmp(e->d_name + n - sl, CKPT_SUFFIX)) (*checkpoints)++;
+        if (is_tmp_name(e->d_name))
+            (*temporaries)++;
+        else if (!strcmp(e->d_name + n - sl, CKPT_SUFFIX))
+            (*checkpoints)++;
     }
     closedir(d);
 }
 
-int checkpoint_load_latest(const char *dir, TrainState *s, char *path_out, size_t pathlen, FILE *warn,
-                           char *err, size_t errlen) {
+int checkpoint_load_latest(
+    const char *dir, TrainState *s, char *path_out, size_t pathlen, FILE *warn, char *err, size_t errlen) {
     memset(s, 0, sizeof(*s));
-    if (strlen(dir) >= RUN_DIR_MAX) { snprintf(err, errlen, "%s: path too long", dir); return -1; }
+    if (strlen(dir) >= RUN_DIR_MAX) {
+        snprintf(err, errlen, "%s: path too long", dir);
+        return -1;
+    }
     char cdir[RUN_DIR_MAX + 16];
     snprintf(cdir, sizeof(cdir), "%s/checkpoints", dir);
     struct stat st;
     if (stat(cdir, &st) || !S_ISDIR(st.st_mode)) snprintf(cdir, sizeof(cdir), "%s", dir);
     char **names;
     int count;
-    if (list_ckpts(cdir, &names, &count)) { snprintf(err, errlen, "%s: %s", cdir, strerror(errno)); return -1; }
-    if (count == 0) { snprintf(err, errlen, "no checkpoint in %s", cdir); free_names(names, count); return -1; }
+    if (list_ckpts(cdir, &names, &count)) {
+        snprintf(err, errlen, "%s: %s", cdir, strerror(errno));
+        return -1;
+    }
+    if (count == 0) {
+        snprintf(err, errlen, "no checkpoint in %s", cdir);
+        free_names(names, count);
+        return -1;
+    }
     char path[CKPT_PATH_MAX], why[512] = "", first_why[512] = "";
     int rc = -1, skipped = 0;
     for (int i = 0; i < count && rc; i++) {
         snprintf(path, sizeof(path), "%s/%s", cdir, names[i]);
-        if (checkpoint_load(path, s, NULL, why, sizeof(why)) == 0) rc = 0;
-        else if (skipped++ == 0) snprintf(first_why, sizeof(first_why), "%s", why);
+        if (checkpoint_load(path, s, NULL, why, sizeof(why)) == 0)
+            rc = 0;
+        else if (skipped++ == 0)
+            snprintf(first_why, sizeof(first_why), "%s", why);
     }
     // one line either way: the error if none loads, else a warning naming what was passed over
-    if (rc) snprintf(err, errlen, "no usable checkpoint in %s (the newest, %s)", cdir, first_why);
+    if (rc)
+        snprintf(err, errlen, "no usable checkpoint in %s (the newest, %s)", cdir, first_why);
     else {
         if (skipped && warn)
             fprintf(warn, "pongrl: warning: using %s; %d newer checkpoint%s did not load (the newest, %s)\n", path,
-                    skipped, skipped > 1 ? "s" : "", first_why);
+                skipped, skipped > 1 ? "s" : "", first_why);
         if (path_out) snprintf(path_out, pathlen, "%s", path);
     }
     free_names(names, count);

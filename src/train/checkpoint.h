@@ -39,24 +39,24 @@
 
 #include "state.h"
 
-#define CKPT_MAGIC "PONGRLCK"
-#define CKPT_VERSION 4u
-#define CKPT_SETTINGS_MAX 4096u       // bytes of the settings text at most
-#define CKPT_H_MAX TRAIN_H_MAX        // the largest H a run may have
-#define CKPT_FLAG_IMPORTED 1u         // weights imported from .npy: no training history
-#define CKPT_FLAG_FROM_FRESH 2u       // the arrays are stored as their difference from a fresh run's
-#define CKPT_FLAGS_KNOWN (CKPT_FLAG_IMPORTED | CKPT_FLAG_FROM_FRESH)
-#define CKPT_LEGACY_WEIGHTS "weights" // versions 1 to 3: Karpathy's network's block, as an array
+#define CKPT_MAGIC           "PONGRLCK"
+#define CKPT_VERSION         4u
+#define CKPT_SETTINGS_MAX    4096u       // bytes of the settings text at most
+#define CKPT_H_MAX           TRAIN_H_MAX // the largest H a run may have
+#define CKPT_FLAG_IMPORTED   1u          // weights imported from .npy: no training history
+#define CKPT_FLAG_FROM_FRESH 2u          // the arrays are stored as their difference from a fresh run's
+#define CKPT_FLAGS_KNOWN     (CKPT_FLAG_IMPORTED | CKPT_FLAG_FROM_FRESH)
+#define CKPT_LEGACY_WEIGHTS  "weights" // versions 1 to 3: Karpathy's network's block, as an array
 // No counter of a run gets past 2^50 (a million agent steps a second for 35 years): a file that
 // says more is refused, so the loop's sums cannot overflow on the way (a learner that
 // multiplies a counter checks its own product: PPO's Adam step count).
 #define CKPT_COUNTER_BITS 50
-#define CKPT_COUNTER_MAX ((int64_t)1 << CKPT_COUNTER_BITS)
-#define CKPT_WALL_MAX_S 1e12          // training seconds (31,000 years)
-#define CKPT_PATH_MAX (RUN_DIR_MAX + 512)   // a run dir, a file name, room for ".tmp"
+#define CKPT_COUNTER_MAX  ((int64_t)1 << CKPT_COUNTER_BITS)
+#define CKPT_WALL_MAX_S   1e12                // training seconds (31,000 years)
+#define CKPT_PATH_MAX     (RUN_DIR_MAX + 512) // a run dir, a file name, room for ".tmp"
 // No valid file is larger: the largest network's weights and arrays of up to 4 times their size
-#define CKPT_SIZE_MAX (((uint64_t)POLICY_D * CKPT_H_MAX + CKPT_H_MAX) * 8 * (1 + 4) + (1u << 20))
-#define CKPT_ENTRIES_MAX (CKPT_SIZE_MAX / 8)   // float64s in all, packed or not
+#define CKPT_SIZE_MAX    (((uint64_t)POLICY_D * CKPT_H_MAX + CKPT_H_MAX) * 8 * (1 + 4) + (1u << 20))
+#define CKPT_ENTRIES_MAX (CKPT_SIZE_MAX / 8) // float64s in all, packed or not
 
 // Writes s to path atomically (path.tmp, fsync, rename, fsync dir). flags: CKPT_FLAG_*.
 // Returns 0, or -1 with one line in err; on failure an existing file at path is untouched.
@@ -71,8 +71,8 @@ int checkpoint_load(const char *path, TrainState *s, uint32_t *flags_out, char *
 
 // The same from memory. check_crc = false skips the checksum (the fuzzer uses it to reach
 // the checks behind it); every length is still validated before it is used.
-int checkpoint_parse(const uint8_t *buf, size_t len, bool check_crc, TrainState *s, uint32_t *flags_out,
-                     char *err, size_t errlen);
+int checkpoint_parse(
+    const uint8_t *buf, size_t len, bool check_crc, TrainState *s, uint32_t *flags_out, char *err, size_t errlen);
 
 // ----------------------------------------------------------------------------
 // A run directory's checkpoints: RUN_DIR/checkpoints/ckpt-<iteration>.bin, the iteration in
@@ -83,8 +83,8 @@ void checkpoint_path(const char *run_dir, int64_t iteration, char *out, size_t o
 
 // Saves s as the checkpoint of its iteration, then deletes all but the newest `keep`
 // (and any temporary file a killed run left). path_out (may be NULL) gets the file name.
-int checkpoint_save(const char *run_dir, const TrainState *s, int keep, char *path_out, size_t pathlen,
-                    char *err, size_t errlen);
+int checkpoint_save(
+    const char *run_dir, const TrainState *s, int keep, char *path_out, size_t pathlen, char *err, size_t errlen);
 
 // What RUN_DIR/checkpoints holds: checkpoint files (ckpt-*.bin, loadable or not) and the
 // temporary files of writes that a kill interrupted (ckpt-*.tmp).
@@ -93,7 +93,7 @@ void checkpoint_scan(const char *run_dir, int *checkpoints, int *temporaries);
 // Loads the newest checkpoint of a run directory (or of its checkpoints/ folder itself) that
 // loads; each newer one that does not is named on `warn` (if not NULL) and skipped.
 // path_out (may be NULL) gets the file used. 0, or -1 with one line in err.
-int checkpoint_load_latest(const char *dir, TrainState *s, char *path_out, size_t pathlen, FILE *warn,
-                           char *err, size_t errlen);
+int checkpoint_load_latest(
+    const char *dir, TrainState *s, char *path_out, size_t pathlen, FILE *warn, char *err, size_t errlen);
 
 #endif

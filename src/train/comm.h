@@ -38,13 +38,13 @@ typedef struct Comm {
     // The pool's threads are idle meanwhile: the transport may share its passes out to them.
     // 0, or -1 with one line in err.
     int (*reduce)(struct Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, size_t H, int64_t *x, int nx,
-                  uint64_t digest, const double **g, char *err, size_t errlen);
+        uint64_t digest, const double **g, char *err, size_t errlen);
     // Every rank's bytes to every rank, in rank order (for ppo, the part of the rollout each
     // rank played): this rank's n bytes at `mine`; out: at *all the ranks' bytes one after
     // another, rank r's sizes[r] of them (the Comm's memory, valid until its next call; one
     // process: mine itself). 0, or -1 with one line in err.
-    int (*allgather)(struct Comm *c, const void *mine, size_t n, const uint8_t **all, const size_t **sizes,
-                     char *err, size_t errlen);
+    int (*allgather)(struct Comm *c, const void *mine, size_t n, const uint8_t **all, const size_t **sizes, char *err,
+        size_t errlen);
 
     // The start and the end of a run. local_size: the processes of this job on this machine
     // (they share its cores).

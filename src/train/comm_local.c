@@ -9,7 +9,7 @@ typedef struct {
     EpisodeSource src;
     atomic_llong next;
     int64_t end;
-    size_t gathered;          // allgather's one size
+    size_t gathered; // allgather's one size
 } LocalSource;
 
 static int64_t local_next(EpisodeSource *src) {
@@ -19,7 +19,9 @@ static int64_t local_next(EpisodeSource *src) {
 }
 
 static int local_begin(Comm *c, TrainState *s, bool *stop) {
-    (void)c; (void)s; (void)stop;
+    (void)c;
+    (void)s;
+    (void)stop;
     return 0;
 }
 
@@ -32,15 +34,25 @@ static EpisodeSource *local_source(Comm *c, int64_t first, int count) {
 }
 
 static int local_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, size_t H, int64_t *x, int nx,
-                        uint64_t digest, const double **g, char *err, size_t errlen) {
-    (void)c; (void)pool; (void)sum; (void)rows; (void)H; (void)x; (void)nx; (void)digest; (void)err; (void)errlen;
-    *g = NULL;                      // the sum is the batch's: the update converts it as it goes
+    uint64_t digest, const double **g, char *err, size_t errlen) {
+    (void)c;
+    (void)pool;
+    (void)sum;
+    (void)rows;
+    (void)H;
+    (void)x;
+    (void)nx;
+    (void)digest;
+    (void)err;
+    (void)errlen;
+    *g = NULL; // the sum is the batch's: the update converts it as it goes
     return 0;
 }
 
-static int local_allgather(Comm *c, const void *mine, size_t n, const uint8_t **all, const size_t **sizes,
-                           char *err, size_t errlen) {
-    (void)err; (void)errlen;
+static int local_allgather(
+    Comm *c, const void *mine, size_t n, const uint8_t **all, const size_t **sizes, char *err, size_t errlen) {
+    (void)err;
+    (void)errlen;
     LocalSource *ls = c->ctx;
     ls->gathered = n;
     *all = mine;
@@ -49,15 +61,30 @@ static int local_allgather(Comm *c, const void *mine, size_t n, const uint8_t **
 }
 
 static int local_agree(Comm *c, TrainConfig *cfg, bool adopt, char *err, size_t errlen) {
-    (void)c; (void)cfg; (void)adopt; (void)err; (void)errlen;
+    (void)c;
+    (void)cfg;
+    (void)adopt;
+    (void)err;
+    (void)errlen;
     return 0;
 }
 
-static void local_describe(Comm *c, char *out, size_t n) { (void)c; if (n) out[0] = 0; }
+static void local_describe(Comm *c, char *out, size_t n) {
+    (void)c;
+    if (n) out[0] = 0;
+}
 
-static int local_report(Comm *c, const TrainState *s, FILE *out) { (void)c; (void)s; (void)out; return 0; }
+static int local_report(Comm *c, const TrainState *s, FILE *out) {
+    (void)c;
+    (void)s;
+    (void)out;
+    return 0;
+}
 
-static void local_fail(Comm *c, const char *msg) { (void)c; fprintf(stderr, "pongrl: %s\n", msg); }
+static void local_fail(Comm *c, const char *msg) {
+    (void)c;
+    fprintf(stderr, "pongrl: %s\n", msg);
+}
 
 static void local_destroy(Comm *c) {
     if (c) free(c->ctx);
@@ -67,10 +94,23 @@ static void local_destroy(Comm *c) {
 Comm *comm_local_create(void) {
     Comm *c = calloc(1, sizeof(Comm));
     LocalSource *ls = calloc(1, sizeof(LocalSource));
-    if (!c || !ls) { free(c); free(ls); return NULL; }
-    *c = (Comm){ .rank = 0, .size = 1, .begin = local_begin, .source = local_source, .reduce = local_reduce,
-                 .allgather = local_allgather,
-                 .local_size = 1, .agree = local_agree, .describe = local_describe, .report = local_report,
-                 .fail = local_fail, .destroy = local_destroy, .ctx = ls };
+    if (!c || !ls) {
+        free(c);
+        free(ls);
+        return NULL;
+    }
+    *c = (Comm){ .rank = 0,
+        .size = 1,
+        .begin = local_begin,
+        .source = local_source,
+        .reduce = local_reduce,
+        .allgather = local_allgather,
+        .local_size = 1,
+        .agree = local_agree,
+        .describe = local_describe,
+        .report = local_report,
+        .fail = local_fail,
+        .destroy = local_destroy,
+        .ctx = ls };
     return c;
 }

@@ -25,6 +25,7 @@
 #define SETTING_HAS_F64(name)
 #define SETTING_HAS_BOOL(name)
 
+// clang-format off
 const TrainSetting TRAIN_SETTING_ROWS[] = {
 #define X(kind_, name_, flag_, def_, learner_defs_, before_, min_, max_, role_, learner_, help_) \
     { .kind = SETTING_##kind_, .name = #name_, .flag = flag_, .offset = offsetof(TrainConfig, name_), \
@@ -33,6 +34,7 @@ const TrainSetting TRAIN_SETTING_ROWS[] = {
     TRAIN_SETTINGS(X)
 #undef X
 };
+// clang-format on
 const int TRAIN_SETTING_COUNT = (int)(sizeof(TRAIN_SETTING_ROWS) / sizeof(TRAIN_SETTING_ROWS[0]));
 
 // ----------------------------------------------------------------------------
@@ -112,7 +114,7 @@ const char *train_setting_set(const TrainSetting *row, TrainConfig *c, const cha
 // The range's message, as the flags and the checks of a configuration say it.
 static const char *out_of_range_int(const TrainSetting *row, long long v, char *why, size_t n) {
     snprintf(why, n, "must be in [%.0f, %lld], got %lld", row->min,
-             row->kind == SETTING_INT || row->max < 9e18 ? (long long)row->max : (long long)INT64_MAX, v);
+        row->kind == SETTING_INT || row->max < 9e18 ? (long long)row->max : (long long)INT64_MAX, v);
     return why;
 }
 static const char *out_of_range(const TrainSetting *row, double v, char *why, size_t n) {
@@ -125,68 +127,92 @@ static const char *parse(const TrainSetting *row, TrainConfig *c, const char *te
     char *end;
     errno = 0;
     switch (row->kind) {
-    case SETTING_STR:
-        if (strlen(text) >= TRAIN_STR_MAX) { snprintf(why, n, "too long (%zu bytes)", strlen(text)); return why; }
-        if (ranged && f == (void *)c->env_id && !env_preset_find(text)) { snprintf(why, n, "unknown environment '%s'", text); return why; }
-        snprintf(f, TRAIN_STR_MAX, "%s", text);
-        return NULL;
-    case SETTING_BOOL:
-        if (strcmp(text, "true") && strcmp(text, "false")) { snprintf(why, n, "expects true or false, got '%s'", text); return why; }
-        *(bool *)f = !strcmp(text, "true");
-        return NULL;
-    case SETTING_U64: {
-        unsigned long long v = strtoull(text, &end, 10);
-        if (!num_plain(text, false, false) || errno || end == text || *end) { snprintf(why, n, "expects a non-negative integer, got '%s'", text); return why; }
-        *(uint64_t *)f = v;
-        return NULL;
-    }
-    case SETTING_INT:
-    case SETTING_I64: {
-        long long v = strtoll(text, &end, 10);
-        if (!num_plain(text, true, false) || errno || end == text || *end) { snprintf(why, n, "expects an integer, got '%s'", text); return why; }
-        if (ranged && ((double)v < row->min || (double)v > row->max)) return out_of_range_int(row, v, why, n);
-        if (row->kind == SETTING_INT) *(int *)f = (int)v;
-        else *(int64_t *)f = v;
-        return NULL;
-    }
-    case SETTING_F64:
-    case SETTING_OPT: {
-        if (row->kind == SETTING_OPT && !strcmp(text, "none")) {
-            *(bool *)((char *)c + row->has_offset) = false;
-            *(double *)f = 0;
+        case SETTING_STR:
+            if (strlen(text) >= TRAIN_STR_MAX) {
+                snprintf(why, n, "too long (%zu bytes)", strlen(text));
+                return why;
+            }
+            if (ranged && f == (void *)c->env_id && !env_preset_find(text)) {
+                snprintf(why, n, "unknown environment '%s'", text);
+                return why;
+            }
+            snprintf(f, TRAIN_STR_MAX, "%s", text);
+            return NULL;
+        case SETTING_BOOL:
+            if (strcmp(text, "true") && strcmp(text, "false")) {
+                snprintf(why, n, "expects true or false, got '%s'", text);
+                return why;
+            }
+            *(bool *)f = !strcmp(text, "true");
+            return NULL;
+        case SETTING_U64: {
+            unsigned long long v = strtoull(text, &end, 10);
+            if (!num_plain(text, false, false) || errno || end == text || *end) {
+                snprintf(why, n, "expects a non-negative integer, got '%s'", text);
+                return why;
+            }
+            *(uint64_t *)f = v;
             return NULL;
         }
-        double v = strtod(text, &end);
-        if (!num_plain(text, true, true) || errno || end == text || *end || !isfinite(v)) { snprintf(why, n, "expects a number, got '%s'", text); return why; }
-        if (ranged && (v < row->min || v > row->max)) return out_of_range(row, v, why, n);
-        *(double *)f = v;
-        if (row->kind == SETTING_OPT) *(bool *)((char *)c + row->has_offset) = true;
-        return NULL;
-    }
+        case SETTING_INT:
+        case SETTING_I64: {
+            long long v = strtoll(text, &end, 10);
+            if (!num_plain(text, true, false) || errno || end == text || *end) {
+                snprintf(why, n, "expects an integer, got '%s'", text);
+                return why;
+            }
+            if (ranged && ((double)v < row->min || (double)v > row->max)) return out_of_range_int(row, v, why, n);
+            if (row->kind == SETTING_INT)
+                *(int *)f = (int)v;
+            else
+                *(int64_t *)f = v;
+            return NULL;
+        }
+        case SETTING_F64:
+        case SETTING_OPT: {
+            if (row->kind == SETTING_OPT && !strcmp(text, "none")) {
+                *(bool *)((char *)c + row->has_offset) = false;
+                *(double *)f = 0;
+                return NULL;
+            }
+            double v = strtod(text, &end);
+            if (!num_plain(text, true, true) || errno || end == text || *end || !isfinite(v)) {
+                snprintf(why, n, "expects a number, got '%s'", text);
+                return why;
+            }
+            if (ranged && (v < row->min || v > row->max)) return out_of_range(row, v, why, n);
+            *(double *)f = v;
+            if (row->kind == SETTING_OPT) *(bool *)((char *)c + row->has_offset) = true;
+            return NULL;
+        }
     }
     return "unknown kind";
 }
 
 // A number as short as reads back the same bits, whole numbers as such (300, not 3e+02).
 static const char *number_text(double v, char *out, size_t n) {
-    if (v == (double)(long long)v && fabs(v) < 1e15) snprintf(out, n, "%lld", (long long)v);
-    else fmt_shortest(v, out, n);
+    if (v == (double)(long long)v && fabs(v) < 1e15)
+        snprintf(out, n, "%lld", (long long)v);
+    else
+        fmt_shortest(v, out, n);
     return out;
 }
 
 const char *train_setting_text(const TrainSetting *row, const TrainConfig *c, char *out, size_t n) {
     const void *f = cfield(c, row);
     switch (row->kind) {
-    case SETTING_STR:  snprintf(out, n, "%s", (const char *)f); break;
-    case SETTING_INT:  snprintf(out, n, "%d", *(const int *)f); break;
-    case SETTING_I64:  snprintf(out, n, "%lld", (long long)*(const int64_t *)f); break;
-    case SETTING_U64:  snprintf(out, n, "%llu", (unsigned long long)*(const uint64_t *)f); break;
-    case SETTING_F64:  number_text(*(const double *)f, out, n); break;
-    case SETTING_OPT:
-        if (*(const bool *)((const char *)c + row->has_offset)) number_text(*(const double *)f, out, n);
-        else snprintf(out, n, "none");
-        break;
-    case SETTING_BOOL: snprintf(out, n, "%s", *(const bool *)f ? "true" : "false"); break;
+        case SETTING_STR: snprintf(out, n, "%s", (const char *)f); break;
+        case SETTING_INT: snprintf(out, n, "%d", *(const int *)f); break;
+        case SETTING_I64: snprintf(out, n, "%lld", (long long)*(const int64_t *)f); break;
+        case SETTING_U64: snprintf(out, n, "%llu", (unsigned long long)*(const uint64_t *)f); break;
+        case SETTING_F64: number_text(*(const double *)f, out, n); break;
+        case SETTING_OPT:
+            if (*(const bool *)((const char *)c + row->has_offset))
+                number_text(*(const double *)f, out, n);
+            else
+                snprintf(out, n, "none");
+            break;
+        case SETTING_BOOL: snprintf(out, n, "%s", *(const bool *)f ? "true" : "false"); break;
     }
     return out;
 }
@@ -200,26 +226,26 @@ const char *train_config_check(const TrainConfig *c, char *why, size_t n) {
         long long k;
         double v;
         switch (row->kind) {
-        case SETTING_INT:
-        case SETTING_I64:
-            k = row->kind == SETTING_INT ? *(const int *)f : (long long)*(const int64_t *)f;
-            if ((double)k < row->min || (double)k > row->max) {
-                snprintf(why, n, "--%s %s", row->flag, out_of_range_int(row, k, r, sizeof(r)));
-                return why;
-            }
-            continue;
-        case SETTING_F64: v = *(const double *)f; break;
-        case SETTING_OPT:
-            if (!*(const bool *)((const char *)c + row->has_offset)) continue;
-            v = *(const double *)f;
-            break;
-        case SETTING_STR:
-            if (f == (const void *)c->env_id && !env_preset_find(c->env_id)) {
-                snprintf(why, n, "unknown environment '%s'", c->env_id);
-                return why;
-            }
-            continue;
-        default: continue;
+            case SETTING_INT:
+            case SETTING_I64:
+                k = row->kind == SETTING_INT ? *(const int *)f : (long long)*(const int64_t *)f;
+                if ((double)k < row->min || (double)k > row->max) {
+                    snprintf(why, n, "--%s %s", row->flag, out_of_range_int(row, k, r, sizeof(r)));
+                    return why;
+                }
+                continue;
+            case SETTING_F64: v = *(const double *)f; break;
+            case SETTING_OPT:
+                if (!*(const bool *)((const char *)c + row->has_offset)) continue;
+                v = *(const double *)f;
+                break;
+            case SETTING_STR:
+                if (f == (const void *)c->env_id && !env_preset_find(c->env_id)) {
+                    snprintf(why, n, "unknown environment '%s'", c->env_id);
+                    return why;
+                }
+                continue;
+            default: continue;
         }
         if (!(v >= row->min && v <= row->max)) {
             snprintf(why, n, "--%s %s", row->flag, out_of_range(row, v, r, sizeof(r)));
@@ -231,12 +257,13 @@ const char *train_config_check(const TrainConfig *c, char *why, size_t n) {
 
 static size_t field_size(const TrainSetting *row) {
     switch (row->kind) {
-    case SETTING_STR: return TRAIN_STR_MAX;
-    case SETTING_INT: return sizeof(int);
-    case SETTING_I64: return sizeof(int64_t);
-    case SETTING_U64: return sizeof(uint64_t);
-    case SETTING_F64: case SETTING_OPT: return sizeof(double);
-    case SETTING_BOOL: return sizeof(bool);
+        case SETTING_STR: return TRAIN_STR_MAX;
+        case SETTING_INT: return sizeof(int);
+        case SETTING_I64: return sizeof(int64_t);
+        case SETTING_U64: return sizeof(uint64_t);
+        case SETTING_F64:
+        case SETTING_OPT: return sizeof(double);
+        case SETTING_BOOL: return sizeof(bool);
     }
     return 0;
 }
@@ -259,7 +286,7 @@ size_t train_config_write(const TrainConfig *c, int roles, char *out, size_t n) 
         if (!(row->role & roles) || !train_setting_applies(row, c)) continue;
         char v[TRAIN_STR_MAX + 32];
         int k = snprintf(out && used < n ? out + used : NULL, out && used < n ? n - used : 0, "%s=%s\n", row->name,
-                         train_setting_text(row, c, v, sizeof(v)));
+            train_setting_text(row, c, v, sizeof(v)));
         used += (size_t)k;
     }
     return used;
@@ -271,22 +298,40 @@ const char *train_config_read(TrainConfig *c, const char *text, size_t len, int 
     size_t pos = 0;
     while (pos < len) {
         const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-        if (!nl) { snprintf(why, n, "settings: a line without its end"); return why; }
+        if (!nl) {
+            snprintf(why, n, "settings: a line without its end");
+            return why;
+        }
         char buf[TRAIN_STR_MAX + 64];
-        if ((size_t)(nl - line) >= sizeof(buf) || memchr(line, 0, (size_t)(nl - line))) { snprintf(why, n, "settings: a bad line"); return why; }
+        if ((size_t)(nl - line) >= sizeof(buf) || memchr(line, 0, (size_t)(nl - line))) {
+            snprintf(why, n, "settings: a bad line");
+            return why;
+        }
         memcpy(buf, line, (size_t)(nl - line));
         buf[nl - line] = 0;
         pos += (size_t)(nl - line) + 1;
         char *eq = strchr(buf, '=');
-        if (!eq) { snprintf(why, n, "settings: a line without '='"); return why; }
+        if (!eq) {
+            snprintf(why, n, "settings: a line without '='");
+            return why;
+        }
         *eq = 0;
         const TrainSetting *row = train_setting_find(buf);
-        if (!row || !(row->role & roles)) { snprintf(why, n, "unknown setting '%.32s'", buf); return why; }
-        if (seen[row - TRAIN_SETTING_ROWS]) { snprintf(why, n, "setting %s given twice", row->name); return why; }
+        if (!row || !(row->role & roles)) {
+            snprintf(why, n, "unknown setting '%.32s'", buf);
+            return why;
+        }
+        if (seen[row - TRAIN_SETTING_ROWS]) {
+            snprintf(why, n, "setting %s given twice", row->name);
+            return why;
+        }
         seen[row - TRAIN_SETTING_ROWS] = true;
         char v[96];
         const char *bad = train_setting_set(row, c, eq + 1, v, sizeof(v));
-        if (bad) { snprintf(why, n, "setting %s %s", row->name, bad); return why; }
+        if (bad) {
+            snprintf(why, n, "setting %s %s", row->name, bad);
+            return why;
+        }
     }
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
         if (seen[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c)) {

@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RUN_DIR_MAX 1024
-#define TRAIN_H_MAX 100000            // the largest H a run may have (checkpoints refuse more)
-#define TRAIN_BATCH_MAX 1000000       // the largest batch a run may have
-#define TRAIN_REWARD_MAX 21           // an episode's reward lies in [-21, 21] (21 points end a game)
-#define TRAIN_STR_MAX 64              // a text setting's bytes, its NUL included
+#define RUN_DIR_MAX      1024
+#define TRAIN_H_MAX      100000  // the largest H a run may have (checkpoints refuse more)
+#define TRAIN_BATCH_MAX  1000000 // the largest batch a run may have
+#define TRAIN_REWARD_MAX 21      // an episode's reward lies in [-21, 21] (21 points end a game)
+#define TRAIN_STR_MAX    64      // a text setting's bytes, its NUL included
 
 // What a setting is for:
 //   RUN   defines the run (same seed, same bits): every rank must have rank 0's, the other ranks
@@ -36,6 +36,7 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
 //   learner: "" for every learner's setting, else the --algo whose setting it is (its flag is
 //   refused with another learner, and it is saved and compared only in that learner's runs).
 //   workers: 0 here, one per core at run time.
+// clang-format off
 #define TRAIN_SETTINGS(X) \
     X(STR,  algo,             "algo",             "pg",          "", "",           0, 0,                RUN,  "", \
       "the learner") \
@@ -98,34 +99,37 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "worker threads in this process (default: one per core)") \
     X(BOOL, quiet,            "quiet",            "false",       "", "",           0, 0,                HOST, "", \
       "no per-batch line")
+// clang-format on
 
 #define SETTING_FIELD_STR(name) char name[TRAIN_STR_MAX];
 #define SETTING_FIELD_INT(name) int name;
 #define SETTING_FIELD_I64(name) int64_t name;
 #define SETTING_FIELD_U64(name) uint64_t name;
 #define SETTING_FIELD_F64(name) double name;
-#define SETTING_FIELD_OPT(name) double name; bool has_##name;
+#define SETTING_FIELD_OPT(name) \
+    double name; \
+    bool has_##name;
 #define SETTING_FIELD_BOOL(name) bool name;
 
 typedef struct TrainConfig {
 #define X(kind, name, ...) SETTING_FIELD_##kind(name)
     TRAIN_SETTINGS(X)
 #undef X
-    char run_dir[RUN_DIR_MAX];    // where the run is kept (the CLI's: --run-dir, --resume)
+    char run_dir[RUN_DIR_MAX]; // where the run is kept (the CLI's: --run-dir, --resume)
 } TrainConfig;
 
 // A row of the table, for the code that walks it.
 typedef struct {
     SettingKind kind;
-    const char *name, *flag;      // the field's name (config.txt, checkpoints, messages); the flag
-    size_t offset;                // of the field in TrainConfig
-    size_t has_offset;            // OPT: of its has_ flag
-    const char *def;              // a new run's value, as text (train_setting_set reads it)
-    const char *learner_defs;     // "" or "NAME=VALUE ...": the learners whose new runs start otherwise
-    const char *before;           // what a file without the row holds, "" for def
-    double min, max;              // the range of numbers (U64: min = max = 0, any)
-    int role;                     // SETTING_*
-    const char *learner;          // "" or an --algo name
+    const char *name, *flag;  // the field's name (config.txt, checkpoints, messages); the flag
+    size_t offset;            // of the field in TrainConfig
+    size_t has_offset;        // OPT: of its has_ flag
+    const char *def;          // a new run's value, as text (train_setting_set reads it)
+    const char *learner_defs; // "" or "NAME=VALUE ...": the learners whose new runs start otherwise
+    const char *before;       // what a file without the row holds, "" for def
+    double min, max;          // the range of numbers (U64: min = max = 0, any)
+    int role;                 // SETTING_*
+    const char *learner;      // "" or an --algo name
     const char *help;
 } TrainSetting;
 

@@ -11,12 +11,16 @@ int gradsum_alloc(GradSum *s, size_t n) {
     s->n = n;
     s->hi = big_calloc(n, sizeof(int64_t));
     s->lo = big_calloc(n, sizeof(int64_t));
-    if (!s->hi || !s->lo) { gradsum_free(s); return -1; }
+    if (!s->hi || !s->lo) {
+        gradsum_free(s);
+        return -1;
+    }
     return 0;
 }
 
 void gradsum_free(GradSum *s) {
-    free(s->hi); free(s->lo);
+    free(s->hi);
+    free(s->lo);
     s->hi = s->lo = NULL;
     s->n = 0;
 }
@@ -39,19 +43,19 @@ static inline int convert(GradSum *s, const double *g, size_t off, size_t len, b
     const double *x = g + off;
     int bad = 0, big = 0;
     for (size_t k = 0; k < len; k++) {
-        bad |= !(fabs(x[k]) < GRADSUM_MAX_ABS);   // NaN fails too
+        bad |= !(fabs(x[k]) < GRADSUM_MAX_ABS); // NaN fails too
         big |= !(fabs(x[k]) < GRADSUM_SMALL * 0x1p-32);
     }
     if (bad) return -1;
     const bool small = !big;
     uint64_t over = 0;
     for (size_t k = 0; k < len; k++) {
-        double y = x[k] * 0x1p32;                 // exact: a power-of-two scaling
+        double y = x[k] * 0x1p32; // exact: a power-of-two scaling
         double f = floor(y);
-        int64_t h = to_i64(f, small), l = to_i64(floor((y - f) * 0x1p32), small);   // the fraction, in [0, 2^32]
+        int64_t h = to_i64(f, small), l = to_i64(floor((y - f) * 0x1p32), small); // the fraction, in [0, 2^32]
         if (add) {
-            uint64_t a = (uint64_t)hi[k], b = (uint64_t)h, c = a + b;  // wraps: defined
-            over |= (a ^ c) & (b ^ c);            // sign bit set: the signed sum overflowed
+            uint64_t a = (uint64_t)hi[k], b = (uint64_t)h, c = a + b; // wraps: defined
+            over |= (a ^ c) & (b ^ c);                                // sign bit set: the signed sum overflowed
             hi[k] = (int64_t)c;
             lo[k] += l;
         } else {
@@ -92,12 +96,14 @@ void gradsum_to_double_range(const GradSum *s, double *restrict out, size_t off,
     // in vector operations below 2^7 in magnitude (gradsum_round), else the exact conversion
     uint64_t far = 0;
     for (size_t k = 0; k < len; k++) {
-        int64_t h; uint64_t l;
+        int64_t h;
+        uint64_t l;
         gradsum_split(hi[k], lo[k], &h, &l);
         out[k] = gradsum_round(h, l, &far);
     }
     for (size_t k = 0; far && k < len; k++) {
-        int64_t h; uint64_t l;
+        int64_t h;
+        uint64_t l;
         gradsum_split(hi[k], lo[k], &h, &l);
         if (gradsum_far(h)) out[k] = gradsum_value(hi[k], lo[k]);
     }

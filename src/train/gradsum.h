@@ -16,14 +16,14 @@
 #include <stdint.h>
 #include <string.h>
 
-#define GRADSUM_MAX_ABS 2147483648.0   // 2^31: one episode's gradient entries must stay below
+#define GRADSUM_MAX_ABS 2147483648.0 // 2^31: one episode's gradient entries must stay below
 
 typedef struct {
     size_t n;
-    int64_t *hi, *lo;   // (n,) each: value = hi * 2^-32 + lo * 2^-64
+    int64_t *hi, *lo; // (n,) each: value = hi * 2^-32 + lo * 2^-64
 } GradSum;
 
-int gradsum_alloc(GradSum *s, size_t n);              // 0 or -1; zeroed
+int gradsum_alloc(GradSum *s, size_t n); // 0 or -1; zeroed
 void gradsum_free(GradSum *s);
 void gradsum_zero(GradSum *s);
 void gradsum_zero_range(GradSum *s, size_t off, size_t len);
@@ -104,10 +104,10 @@ static inline double gradsum_value128(int64_t h, uint64_t l) {
 // The value hi * 2^-32 + lo * 2^-64 rounded to the nearest double (one rounding).
 static inline double gradsum_value(int64_t hi, int64_t lo) {
     __int128 v = (__int128)hi * ((__int128)1 << 32) + lo;
-    int64_t v64 = (int64_t)v;                              // most values fit: a hardware conversion
+    int64_t v64 = (int64_t)v; // most values fit: a hardware conversion
     return (v64 == v ? (double)v64 : (double)v) * 0x1p-64;
 }
 void gradsum_to_double(const GradSum *s, double *out);
-void gradsum_to_double_range(const GradSum *s, double *restrict out, size_t off, size_t len);   // out[0..len)
+void gradsum_to_double_range(const GradSum *s, double *restrict out, size_t off, size_t len); // out[0..len)
 
 #endif

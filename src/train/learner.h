@@ -31,16 +31,16 @@ typedef struct Pool Pool;
 typedef struct Comm Comm;
 typedef struct ModelNotes ModelNotes;
 
-#define LEARNER_METRICS_MAX 8         // diagnostics a learner may log per iteration
-#define LEARNER_ARRAYS_MAX 8          // float64 arrays of state a learner may have
+#define LEARNER_METRICS_MAX    8 // diagnostics a learner may log per iteration
+#define LEARNER_ARRAYS_MAX     8 // float64 arrays of state a learner may have
 #define LEARNER_ARRAY_NAME_MAX 24
 
 // One finished episode, as the run's counters and its log take it.
 typedef struct {
-    int reward_sum;       // agent points - CPU points
-    int steps;            // agent steps
-    int64_t frames;       // emulated frames
-    bool truncated;       // ended by the episode cap, not by 21 points
+    int reward_sum; // agent points - CPU points
+    int steps;      // agent steps
+    int64_t frames; // emulated frames
+    bool truncated; // ended by the episode cap, not by 21 points
 } EpisodeStats;
 
 // One float64 array of a learner's state (its memory): what a checkpoint holds and the
@@ -60,13 +60,13 @@ typedef struct {
     // same bits whoever played them. The learner's memory, valid until its next iteration.
     const EpisodeStats *episodes;
     int count;
-    int64_t steps, frames;    // agent steps and emulated frames played, all ranks together
-    double metrics[LEARNER_METRICS_MAX];   // its diagnostics, in the order of Learner.metrics
+    int64_t steps, frames;               // agent steps and emulated frames played, all ranks together
+    double metrics[LEARNER_METRICS_MAX]; // its diagnostics, in the order of Learner.metrics
 } LearnerBatch;
 
 typedef struct Learner {
-    const char *name;         // the --algo value
-    const char *summary;      // one line for --help
+    const char *name;    // the --algo value
+    const char *summary; // one line for --help
     // Its diagnostics, NULL-terminated (at most LEARNER_METRICS_MAX): extra metrics.csv
     // columns after the common ones, in this order.
     const char *const *metrics;

@@ -13,23 +13,34 @@
 #include "config.h"
 #include "weights_npy.h"
 
-static bool is_dir(const char *p) { struct stat st; return stat(p, &st) == 0 && S_ISDIR(st.st_mode); }
-static bool exists(const char *p) { struct stat st; return stat(p, &st) == 0; }
+static bool is_dir(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+static bool exists(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0;
+}
 
 // A folder that `pongrl export` wrote for a learner with a network of its own: that learner
 // reads it.
 static int load_exported(const char *src, const Learner *const *learners, TrainState *s, char *desc, size_t desclen,
-                         char *err, size_t errlen) {
+    char *err, size_t errlen) {
     ModelNotes notes;
     if (model_txt_read(src, &s->cfg, &notes, err, errlen)) return -1;
     const Learner *l = learner_find(learners, s->cfg.algo);
     if (!l || !l->import_npy) {
-        snprintf(err, errlen, learners ? "%s: an exported model of --algo %s, which this build cannot read"
-                                       : "%s: an exported model of --algo %s: pongrl's commands read it, and pongrl.load "
-                                         "reads it with NumPy, not model_open", src, s->cfg.algo);
+        snprintf(err, errlen,
+            learners ? "%s: an exported model of --algo %s, which this build cannot read"
+                     : "%s: an exported model of --algo %s: pongrl's commands read it, and pongrl.load "
+                       "reads it with NumPy, not model_open",
+            src, s->cfg.algo);
         return -1;
     }
-    if (l->import_npy(s, src, &notes, err, errlen)) { train_state_free(s); return -1; }
+    if (l->import_npy(s, src, &notes, err, errlen)) {
+        train_state_free(s);
+        return -1;
+    }
     snprintf(desc, desclen, "%s (%s .npy files, H=%d)", src, s->cfg.algo, s->cfg.hidden);
     return 0;
 }
@@ -38,24 +49,30 @@ static int load_exported(const char *src, const Learner *const *learners, TrainS
 static int attach_own(TrainState *s, const char *src, const Learner *const *learners, char *err, size_t errlen) {
     const Learner *l = learner_find(learners, s->cfg.algo);
     char why[512];
-    if (!l) snprintf(err, errlen, "%s: a checkpoint of --algo %s, which this build cannot read", src, s->cfg.algo);
-    else if (train_state_attach(s, l, why, sizeof(why))) snprintf(err, errlen, "%s: %s", src, why);
-    else return 0;
+    if (!l)
+        snprintf(err, errlen, "%s: a checkpoint of --algo %s, which this build cannot read", src, s->cfg.algo);
+    else if (train_state_attach(s, l, why, sizeof(why)))
+        snprintf(err, errlen, "%s: %s", src, why);
+    else
+        return 0;
     train_state_free(s);
     return -1;
 }
 
 int model_load(const char *src, const Learner *const *learners, TrainState *s, char *desc, size_t desclen, char *err,
-               size_t errlen) {
+    size_t errlen) {
     memset(s, 0, sizeof(*s));
-    if (!exists(src)) { snprintf(err, errlen, "%s: %s", src, strerror(errno)); return -1; }
+    if (!exists(src)) {
+        snprintf(err, errlen, "%s: %s", src, strerror(errno));
+        return -1;
+    }
     char path[CKPT_PATH_MAX];
     if (!is_dir(src)) {
         uint32_t flags;
         if (checkpoint_load(src, s, &flags, err, errlen) || attach_own(s, src, learners, err, errlen)) return -1;
         snprintf(desc, desclen, "%s (%s, H=%d, iteration %lld, %lld episodes)", src,
-                 flags & CKPT_FLAG_IMPORTED ? "imported weights" : "checkpoint", s->cfg.hidden,
-                 (long long)s->iteration, (long long)s->episodes);
+            flags & CKPT_FLAG_IMPORTED ? "imported weights" : "checkpoint", s->cfg.hidden, (long long)s->iteration,
+            (long long)s->episodes);
         return 0;
     }
     snprintf(path, sizeof(path), "%s/%s", src, MODEL_TXT);
@@ -66,27 +83,37 @@ int model_load(const char *src, const Learner *const *learners, TrainState *s, c
         if (!files) continue;
         train_config_default(&s->cfg);
         snprintf(s->cfg.algo, sizeof(s->cfg.algo), "%s", (*l)->name);
-        if ((*l)->import_npy(s, src, NULL, err, errlen)) { train_state_free(s); return -1; }
+        if ((*l)->import_npy(s, src, NULL, err, errlen)) {
+            train_state_free(s);
+            return -1;
+        }
         snprintf(desc, desclen, "%s (%s, H=%d)", src, files, s->cfg.hidden);
         return 0;
     }
     if (checkpoint_load_latest(src, s, path, sizeof(path), stderr, err, errlen)) {
         snprintf(path, sizeof(path), "%s/checkpoints", src);
         if (!is_dir(path) && !strstr(err, "no usable"))
-            snprintf(err, errlen, "%s: not a checkpoint, a run directory, nor a folder with W1.npy and W2.npy or model.txt", src);
+            snprintf(err, errlen,
+                "%s: not a checkpoint, a run directory, nor a folder with W1.npy and W2.npy or model.txt", src);
         return -1;
     }
     if (attach_own(s, path, learners, err, errlen)) return -1;
     snprintf(desc, desclen, "%s (checkpoint, H=%d, iteration %lld, %lld episodes)", path, s->cfg.hidden,
-             (long long)s->iteration, (long long)s->episodes);
+        (long long)s->iteration, (long long)s->episodes);
     return 0;
 }
 
 TrainState *model_open_with(const char *src, const Learner *const *learners, char *err, size_t errlen) {
     TrainState *s = malloc(sizeof *s);
     char desc[CKPT_PATH_MAX + 128];
-    if (s == NULL) { snprintf(err, errlen, "out of memory"); return NULL; }
-    if (model_load(src, learners, s, desc, sizeof desc, err, errlen)) { free(s); return NULL; }
+    if (s == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (model_load(src, learners, s, desc, sizeof desc, err, errlen)) {
+        free(s);
+        return NULL;
+    }
     return s;
 }
 

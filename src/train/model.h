@@ -14,7 +14,7 @@
 // arrays; Karpathy's .npy are pg's weights, its cache zero) and a short description of what
 // was loaded. 0, or -1 with one line in err.
 int model_load(const char *src, const Learner *const *learners, TrainState *s, char *desc, size_t desclen, char *err,
-               size_t errlen);
+    size_t errlen);
 
 // A checkpoint, a run directory or Karpathy's W1.npy/W2.npy as an opaque handle, for bindings
 // (python/pongrl/policy.py, which reads an exported folder with model.txt itself): NULL with

@@ -6,19 +6,25 @@
 #include <string.h>
 #include <zlib.h>
 
-#define PACKED_LEVEL 1                // zlib's fastest: the planes of moved entries are near random, a
-                                      // higher level gains about 1% and costs a second a checkpoint
-#define PACKED_RATIO_MAX 1032u        // deflate never expands more than this (258-byte matches)
-#define PACKED_CHUNK (1u << 30)       // zlib counts in uInt: fed in pieces
+// zlib's fastest: the planes of moved entries are near random, a higher level gains about 1% and
+// costs a second a checkpoint
+#define PACKED_LEVEL     1
+#define PACKED_RATIO_MAX 1032u      // deflate never expands more than this (258-byte matches)
+#define PACKED_CHUNK     (1u << 30) // zlib counts in uInt: fed in pieces
 
-static uint64_t bits_of(double v) { uint64_t u; memcpy(&u, &v, 8); return u; }
+static uint64_t bits_of(double v) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    return u;
+}
 
 // Where plane b (byte b of every moved entry, k of them) sits after the bitmap's nb bytes: the
 // top PACKED_ZPLANES planes (sign, exponent, the first bits of the fraction: they repeat) first,
 // deflated with the bitmap, then the others as they are.
 #define PACKED_ZPLANES 3
 static size_t plane_at(size_t nb, size_t k, int b) {
-    return b >= 8 - PACKED_ZPLANES ? nb + (size_t)(b - (8 - PACKED_ZPLANES)) * k : nb + PACKED_ZPLANES * k + (size_t)b * k;
+    return b >= 8 - PACKED_ZPLANES ? nb + (size_t)(b - (8 - PACKED_ZPLANES)) * k
+                                   : nb + PACKED_ZPLANES * k + (size_t)b * k;
 }
 
 static uint64_t diff_at(const double *x, const double *ref, size_t i) {
@@ -46,7 +52,11 @@ int packed_encode(const double *x, const double *ref, size_t n, uint8_t **out, s
     }
     uLong cap = compressBound((uLong)zlen);
     uint8_t *z = malloc(cap + (rawlen - zlen));
-    if (!z || compress2(z, &cap, raw, (uLong)zlen, PACKED_LEVEL) != Z_OK) { free(z); free(raw); return -1; }
+    if (!z || compress2(z, &cap, raw, (uLong)zlen, PACKED_LEVEL) != Z_OK) {
+        free(z);
+        free(raw);
+        return -1;
+    }
     memcpy(z + cap, raw + zlen, rawlen - zlen);
     free(raw);
     *out = z;
@@ -89,7 +99,7 @@ static int inflate_ends(z_stream *z, const uint8_t *in, size_t len, size_t *pos,
         z->next_out = &extra;
         z->avail_out = 1;
         int rc = inflate(z, Z_NO_FLUSH);
-        if (z->avail_out == 0) return -1;                   // more data than the array holds
+        if (z->avail_out == 0) return -1; // more data than the array holds
         if (rc == Z_STREAM_END) return (size_t)z->avail_in + (len - *pos) == rest ? 0 : -1;
         if (rc != Z_OK) return -1;
     }
@@ -98,7 +108,7 @@ static int inflate_ends(z_stream *z, const uint8_t *in, size_t len, size_t *pos,
 const char *packed_decode(const uint8_t *in, size_t len, size_t n, double **out) {
     *out = NULL;
     const size_t nb = (n + 7) / 8;
-    const double room = ((double)len + 64) * PACKED_RATIO_MAX;      // what len bytes can inflate to, at most
+    const double room = ((double)len + 64) * PACKED_RATIO_MAX; // what len bytes can inflate to, at most
     if ((double)nb > room) return "more entries than its data can hold";
     z_stream z;
     memset(&z, 0, sizeof(z));
@@ -106,20 +116,38 @@ const char *packed_decode(const uint8_t *in, size_t len, size_t n, double **out)
     const char *why = NULL;
     uint8_t *bitmap = malloc(nb ? nb : 1), *planes = NULL;
     size_t pos = 0, k = 0;
-    if (!bitmap) { why = "out of memory"; goto out; }
-    if (inflate_exact(&z, in, len, &pos, bitmap, nb)) { why = "its data is not a whole zlib stream of its size"; goto out; }
+    if (!bitmap) {
+        why = "out of memory";
+        goto out;
+    }
+    if (inflate_exact(&z, in, len, &pos, bitmap, nb)) {
+        why = "its data is not a whole zlib stream of its size";
+        goto out;
+    }
     for (size_t i = 0; i < nb; i++) k += (size_t)__builtin_popcount(bitmap[i]);
-    if ((n & 7) && (bitmap[nb - 1] >> (n & 7))) { why = "its bitmap marks entries past its length"; goto out; }
-    const size_t stored = (8 - PACKED_ZPLANES) * k;          // the planes after the stream
-    if ((double)nb + PACKED_ZPLANES * (double)k > room || stored > len) { why = "more entries than its data can hold"; goto out; }
-    if (!(planes = malloc(k ? 8 * k : 1))) { why = "out of memory"; goto out; }
+    if ((n & 7) && (bitmap[nb - 1] >> (n & 7))) {
+        why = "its bitmap marks entries past its length";
+        goto out;
+    }
+    const size_t stored = (8 - PACKED_ZPLANES) * k; // the planes after the stream
+    if ((double)nb + PACKED_ZPLANES * (double)k > room || stored > len) {
+        why = "more entries than its data can hold";
+        goto out;
+    }
+    if (!(planes = malloc(k ? 8 * k : 1))) {
+        why = "out of memory";
+        goto out;
+    }
     if (inflate_exact(&z, in, len, &pos, planes, PACKED_ZPLANES * k) || inflate_ends(&z, in, len, &pos, stored)) {
         why = "its data is not a whole zlib stream of its size";
         goto out;
     }
     memcpy(planes + PACKED_ZPLANES * k, in + len - stored, stored);
     double *x = calloc(n ? n : 1, sizeof(double));
-    if (!x) { why = "out of memory"; goto out; }
+    if (!x) {
+        why = "out of memory";
+        goto out;
+    }
     for (size_t i = 0, j = 0; i < n; i++) {
         if (!(bitmap[i >> 3] >> (i & 7) & 1)) continue;
         uint64_t d = 0;

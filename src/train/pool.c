@@ -7,13 +7,16 @@
 
 struct Pool {
     int n;
-    WorkPool *wp;            // n threads: while they play, the caller polls the transport
+    WorkPool *wp; // n threads: while they play, the caller polls the transport
 };
 
 Pool *pool_create(int threads) {
     Pool *pool = calloc(1, sizeof(*pool));
     if (!pool) return NULL;
-    if (!(pool->wp = workpool_create(threads))) { free(pool); return NULL; }
+    if (!(pool->wp = workpool_create(threads))) {
+        free(pool);
+        return NULL;
+    }
     pool->n = threads;
     return pool;
 }
@@ -26,7 +29,11 @@ void pool_destroy(Pool *pool) {
 
 int pool_threads(const Pool *pool) { return pool->n; }
 
-typedef struct { void (*fn)(void *ctx, int part, int parts); void *ctx; int parts; } ForJob;
+typedef struct {
+    void (*fn)(void *ctx, int part, int parts);
+    void *ctx;
+    int parts;
+} ForJob;
 static void for_part(void *ctx, int part, int worker) {
     (void)worker;
     ForJob *j = ctx;
@@ -42,6 +49,8 @@ void pool_for(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx)
 
 void pool_run(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx, EpisodeSource *src) {
     ForJob j = { fn, ctx, pool->n };
-    if (src && src->poll) workpool_run_polling(pool->wp, pool->n, for_part, &j, poll_source, src);
-    else workpool_run(pool->wp, pool->n, for_part, &j);
+    if (src && src->poll)
+        workpool_run_polling(pool->wp, pool->n, for_part, &j, poll_source, src);
+    else
+        workpool_run(pool->wp, pool->n, for_part, &j);
 }

@@ -21,7 +21,7 @@ typedef struct EpisodeSource {
 } EpisodeSource;
 
 typedef struct Pool Pool;
-Pool *pool_create(int threads);   // NULL on failure
+Pool *pool_create(int threads); // NULL on failure
 void pool_destroy(Pool *pool);
 // Run fn(ctx, part, parts) for every part in [0, parts) at once, one on each of the pool's
 // threads (parts = pool_threads()), and wait for all. With one thread it runs inline.

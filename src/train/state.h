@@ -11,7 +11,7 @@
 #include "config.h"
 #include "learner.h"
 
-#define TRAIN_RUNNING_DECAY 0.99      // the seed: running = 0.99 * running + 0.01 * episode reward
+#define TRAIN_RUNNING_DECAY 0.99 // the seed: running = 0.99 * running + 0.01 * episode reward
 
 // A learner's arrays as a checkpoint held them, until a learner takes them (train_state_attach).
 typedef struct {
@@ -33,9 +33,9 @@ typedef struct {
 
 typedef struct TrainState {
     TrainConfig cfg;
-    const Learner *learner;   // NULL: loaded only to act (eval, record, export)
-    void *algo;               // the learner's own state (Learner.create)
-    SavedArrays saved;        // the learner's arrays as loaded, before a learner takes them
+    const Learner *learner; // NULL: loaded only to act (eval, record, export)
+    void *algo;             // the learner's own state (Learner.create)
+    SavedArrays saved;      // the learner's arrays as loaded, before a learner takes them
     // A fresh run's arrays for these settings, which every checkpoint is stored against
     // (checkpoint.c): made at the first checkpoint and kept, a cache and not part of the state
     // (making it again took 3 to 6 times the rest of a checkpoint's time).
@@ -43,11 +43,11 @@ typedef struct TrainState {
     // Order-free digest of every weight the learner's updates wrote since this state was made
     // or loaded: ranks that update their own copies compare it every iteration.
     uint64_t digest;
-    int64_t iteration;        // updates done
-    int64_t episodes;         // episodes finished
+    int64_t iteration; // updates done
+    int64_t episodes;  // episodes finished
     int64_t agent_steps, frames;
-    double running_reward;    // meaningful once episodes > 0
-    double wall_s;            // training wall time, all sessions of the run together
+    double running_reward; // meaningful once episodes > 0
+    double wall_s;         // training wall time, all sessions of the run together
 } TrainState;
 
 // A fresh run of `learner`: its initial weights and state, counters zero. 0 or -1 (out of memory).

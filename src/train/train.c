@@ -31,7 +31,8 @@ static void account(TrainState *s, const LearnerBatch *lb, TrainBatch *b) {
     double rsum = 0, lsum = 0;
     for (int i = 0; i < lb->count; i++) {
         double r = lb->episodes[i].reward_sum;
-        s->running_reward = s->episodes == 0 ? r : s->running_reward * TRAIN_RUNNING_DECAY + r * (1.0 - TRAIN_RUNNING_DECAY);
+        s->running_reward =
+            s->episodes == 0 ? r : s->running_reward * TRAIN_RUNNING_DECAY + r * (1.0 - TRAIN_RUNNING_DECAY);
         s->episodes++;
         rsum += r;
         lsum += lb->episodes[i].steps;
@@ -50,10 +51,13 @@ int train_run(TrainState *s, Pool *pool, Comm *comm, const TrainHooks *hooks, ch
     const bool call = learner && hooks && hooks->on_iteration;
     for (;;) {
         bool stop = learner && should_stop(s);
-        if (comm->begin(comm, s, &stop)) { snprintf(err, errlen, "lost contact with the other ranks"); return -1; }
+        if (comm->begin(comm, s, &stop)) {
+            snprintf(err, errlen, "lost contact with the other ranks");
+            return -1;
+        }
         if (stop) break;
         double t0 = clock_now_s();
-        LearnerBatch lb = {0};
+        LearnerBatch lb = { 0 };
         if (s->learner->iterate(s, pool, comm, &lb, err, errlen)) return -1;
         TrainBatch b;
         account(s, &lb, &b);

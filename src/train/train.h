@@ -23,12 +23,12 @@
 
 // One iteration, as the log sees it.
 typedef struct {
-    double secs;              // its wall time: counters out to update done
-    int episodes;             // episodes it finished
-    double batch_mean;        // their mean reward (0 if none)
-    double mean_len;          // their mean agent steps
-    int64_t steps;            // agent steps in all
-    double metrics[LEARNER_METRICS_MAX];   // the learner's diagnostics (Learner.metrics)
+    double secs;                         // its wall time: counters out to update done
+    int episodes;                        // episodes it finished
+    double batch_mean;                   // their mean reward (0 if none)
+    double mean_len;                     // their mean agent steps
+    int64_t steps;                       // agent steps in all
+    double metrics[LEARNER_METRICS_MAX]; // the learner's diagnostics (Learner.metrics)
 } TrainBatch;
 
 typedef struct {

@@ -17,7 +17,7 @@
 // failure before the renames leaves the previous files as they were.
 static int write_arrays(const char *dir, const NpyArray *a, int n, char *err, size_t errlen) {
     FileReplace f[NPY_ARRAYS_MAX];
-    bool pending[NPY_ARRAYS_MAX] = { false };                         // a temporary file to remove on failure
+    bool pending[NPY_ARRAYS_MAX] = { false }; // a temporary file to remove on failure
     char path[NPY_PATH_MAX];
     int rc = -1;
     for (int k = 0; k < n; k++) {
@@ -31,28 +31,33 @@ static int write_arrays(const char *dir, const NpyArray *a, int n, char *err, si
             goto out;
         }
     for (int k = 0; k < n; k++) {
-        pending[k] = false;                                           // commit removes it itself on failure
+        pending[k] = false; // commit removes it itself on failure
         if (file_replace_commit(&f[k], err, errlen)) goto out;
     }
     rc = 0;
 out:
-    for (int k = 0; k < n; k++) if (pending[k]) file_replace_abort(&f[k]);
+    for (int k = 0; k < n; k++)
+        if (pending[k]) file_replace_abort(&f[k]);
     return rc;
 }
 
 static size_t count_of(const NpyArray *a) { return a->shape[0] * (a->ndim == 2 ? a->shape[1] : 1); }
 
-int npy_array_read(const char *dir, const char *name, int *ndim, size_t *shape, double **out, char *err, size_t errlen) {
+int npy_array_read(
+    const char *dir, const char *name, int *ndim, size_t *shape, double **out, char *err, size_t errlen) {
     char path[NPY_PATH_MAX], why[256];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     *out = NULL;
-    if (npy_read(path, "<f8", ndim, shape, (void **)out, why, sizeof(why))) { snprintf(err, errlen, "%s: %s", path, why); return -1; }
+    if (npy_read(path, "<f8", ndim, shape, (void **)out, why, sizeof(why))) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
     return 0;
 }
 
 // DIR/name, float64, of exactly this shape, into *out (free() it). 0, or -1 with one line in err.
-static int read_array(const char *dir, const char *name, int ndim, const size_t *shape, double **out, char *err,
-                      size_t errlen) {
+static int read_array(
+    const char *dir, const char *name, int ndim, const size_t *shape, double **out, char *err, size_t errlen) {
     char why[64];
     int nd;
     size_t s[4];
@@ -60,8 +65,10 @@ static int read_array(const char *dir, const char *name, int ndim, const size_t 
     bool same = nd == ndim;
     for (int i = 0; same && i < nd; i++) same = s[i] == shape[i];
     if (!same) {
-        if (ndim == 1) snprintf(why, sizeof(why), "(%zu,)", shape[0]);
-        else snprintf(why, sizeof(why), "(%zu, %zu)", shape[0], shape[1]);
+        if (ndim == 1)
+            snprintf(why, sizeof(why), "(%zu,)", shape[0]);
+        else
+            snprintf(why, sizeof(why), "(%zu, %zu)", shape[0], shape[1]);
         snprintf(err, errlen, "%s/%s: shape must be %s for the model's settings (model.txt)", dir, name, why);
         free(*out);
         *out = NULL;
@@ -73,7 +80,10 @@ static int read_array(const char *dir, const char *name, int ndim, const size_t 
 int npy_arrays_export(const char *dir, const NpyArray *a, int n, char *err, size_t errlen) {
     for (int k = 0; k < n; k++) {
         const char *bad = weights_unusable(a[k].data, count_of(&a[k]));
-        if (bad) { snprintf(err, errlen, "cannot export: %s", bad); return -1; }
+        if (bad) {
+            snprintf(err, errlen, "cannot export: %s", bad);
+            return -1;
+        }
     }
     return write_arrays(dir, a, n, err, errlen);
 }
@@ -86,7 +96,10 @@ int npy_arrays_import(const char *dir, const NpyArray *a, int n, char *err, size
         const bool bad = weights_unusable(v, count) != NULL;
         if (!bad) memcpy(a[k].data, v, sizeof(double) * count);
         free(v);
-        if (bad) { snprintf(err, errlen, "%s/%s: weights contain NaN or infinity", dir, a[k].name); return -1; }
+        if (bad) {
+            snprintf(err, errlen, "%s/%s: weights contain NaN or infinity", dir, a[k].name);
+            return -1;
+        }
     }
     return 0;
 }
@@ -113,9 +126,14 @@ int model_txt_write(const char *dir, const TrainConfig *cfg, const ModelNotes *n
     const size_t st = train_config_write(cfg, SETTING_RUN, NULL, 0);
     const size_t cap = 256 + (size_t)MODEL_NOTES_MAX * 168 + st + 1;
     char *text = malloc(cap), path[NPY_PATH_MAX];
-    if (!text) { snprintf(err, errlen, "out of memory"); return -1; }
-    size_t used = (size_t)snprintf(text, cap, "# a pongrl model (pongrl export): the settings of the network beside it "
-                                              "(docs/runs.md)\nformat=%d\n", MODEL_TXT_FORMAT);
+    if (!text) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    size_t used = (size_t)snprintf(text, cap,
+        "# a pongrl model (pongrl export): the settings of the network beside it "
+        "(docs/runs.md)\nformat=%d\n",
+        MODEL_TXT_FORMAT);
     for (int i = 0; i < notes->n; i++)
         used += (size_t)snprintf(text + used, cap - used, "%s=%s\n", notes->key[i], notes->value[i]);
     used += train_config_write(cfg, SETTING_RUN, text + used, cap - used);
@@ -125,20 +143,23 @@ int model_txt_write(const char *dir, const TrainConfig *cfg, const ModelNotes *n
     return rc;
 }
 
-#define MODEL_TXT_MAX 65536           // far more than any model.txt
+#define MODEL_TXT_MAX 65536 // far more than any model.txt
 
 int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *err, size_t errlen) {
     char path[NPY_PATH_MAX], why[256];
     snprintf(path, sizeof(path), "%s/%s", dir, MODEL_TXT);
     memset(notes, 0, sizeof(*notes));
     train_config_default(cfg);
-    FILE *f = file_fopen_read(path, err, errlen);        // a FIFO or a device: refused, never waited on
+    FILE *f = file_fopen_read(path, err, errlen); // a FIFO or a device: refused, never waited on
     if (!f) return -1;
     char *text = malloc(MODEL_TXT_MAX + 1), *settings = malloc(MODEL_TXT_MAX + 1);
     size_t len = text ? fread(text, 1, MODEL_TXT_MAX + 1, f) : 0, slen = 0;
     fclose(f);
     int rc = -1, format = -1;
-    if (!text || !settings) { snprintf(err, errlen, "out of memory"); goto out; }
+    if (!text || !settings) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
     if (len > MODEL_TXT_MAX || memchr(text, 0, len) || (len && text[len - 1] != '\n')) {
         snprintf(err, errlen, "%s: not a pongrl model.txt (too long, binary, or its last line unfinished)", path);
         goto out;
@@ -148,10 +169,13 @@ int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *e
         char *line = text + pos, *nl = memchr(line, '\n', len - pos);
         const size_t whole = (size_t)(nl - line), n = whole && line[whole - 1] == '\r' ? whole - 1 : whole;
         pos += whole + 1;
-        line[n] = 0;                                          // a CRLF line end (an editor on Windows) too
+        line[n] = 0; // a CRLF line end (an editor on Windows) too
         char *eq = strchr(line, '=');
         if (line[0] == '#') continue;
-        if (!eq) { snprintf(err, errlen, "%s: a line without '=' ('%.40s')", path, line); goto out; }
+        if (!eq) {
+            snprintf(err, errlen, "%s: a line without '=' ('%.40s')", path, line);
+            goto out;
+        }
         *eq = 0;
         if (!strcmp(line, "format")) {
             format = atoi(eq + 1);
@@ -169,9 +193,15 @@ int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *e
             goto out;
         }
     }
-    if (format < 0) { snprintf(err, errlen, "%s: no format line: not a pongrl model.txt", path); goto out; }
+    if (format < 0) {
+        snprintf(err, errlen, "%s: no format line: not a pongrl model.txt", path);
+        goto out;
+    }
     const char *bad = train_config_read(cfg, settings, slen, SETTING_RUN, why, sizeof(why));
-    if (bad) { snprintf(err, errlen, "%s: %s", path, bad); goto out; }
+    if (bad) {
+        snprintf(err, errlen, "%s: %s", path, bad);
+        goto out;
+    }
     rc = 0;
 out:
     free(text);

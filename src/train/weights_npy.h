@@ -34,9 +34,9 @@ int npy_array_read(const char *dir, const char *name, int *ndim, size_t *shape, 
 //   format=1, then the learner's notes for readers outside pongrl (what the settings alone do
 //   not say: the input's size, the actions each output means), then the run's settings as a
 //   checkpoint holds them (train_config_write, SETTING_RUN: algo first).
-#define MODEL_TXT "model.txt"
+#define MODEL_TXT        "model.txt"
 #define MODEL_TXT_FORMAT 1
-#define MODEL_NOTES_MAX 8
+#define MODEL_NOTES_MAX  8
 typedef struct ModelNotes {
     int n;
     char key[MODEL_NOTES_MAX][32];

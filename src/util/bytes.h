@@ -10,8 +10,15 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef struct { uint8_t *p; size_t pos; } ByteWriter;
-typedef struct { const uint8_t *p; size_t len, pos; bool short_read; } ByteReader;
+typedef struct {
+    uint8_t *p;
+    size_t pos;
+} ByteWriter;
+typedef struct {
+    const uint8_t *p;
+    size_t len, pos;
+    bool short_read;
+} ByteReader;
 
 static inline void bytes_put(ByteWriter *w, const void *b, size_t n) {
     memcpy(w->p + w->pos, b, n);
@@ -26,11 +33,17 @@ static inline void bytes_put_u64(ByteWriter *w, uint64_t v) {
 }
 
 static inline bool bytes_take(ByteReader *r, size_t n) {
-    if (r->short_read || r->len - r->pos < n) { r->short_read = true; return false; }
+    if (r->short_read || r->len - r->pos < n) {
+        r->short_read = true;
+        return false;
+    }
     return true;
 }
 static inline void bytes_get(ByteReader *r, void *out, size_t n) {
-    if (!bytes_take(r, n)) { memset(out, 0, n); return; }
+    if (!bytes_take(r, n)) {
+        memset(out, 0, n);
+        return;
+    }
     memcpy(out, r->p + r->pos, n);
     r->pos += n;
 }

@@ -15,15 +15,23 @@
 int file_write_all(int fd, const uint8_t *b, size_t n) {
     while (n > 0) {
         ssize_t k = write(fd, b, n > (1u << 30) ? (1u << 30) : n);
-        if (k < 0) { if (errno == EINTR) continue; return -1; }
-        b += k; n -= (size_t)k;
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        b += k;
+        n -= (size_t)k;
     }
     return 0;
 }
 
 static const char *kind_of(mode_t m) {
-    return S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO"
-         : S_ISCHR(m) || S_ISBLK(m) ? "a device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
+    return S_ISLNK(m)              ? "a symbolic link"
+        : S_ISDIR(m)               ? "a directory"
+        : S_ISFIFO(m)              ? "a FIFO"
+        : S_ISCHR(m) || S_ISBLK(m) ? "a device"
+        : S_ISSOCK(m)              ? "a socket"
+                                   : "not a plain file";
 }
 
 // ----------------------------------------------------------------------------
@@ -70,7 +78,10 @@ static unsigned tmp_tag(void) {
 // Creates path.XXXXXXXX.tmp, ours alone: O_EXCL never opens what exists, O_NOFOLLOW never
 // writes through a symlink planted under the name.
 static int create_tmp(FileReplace *r, const char *path, char *err, size_t errlen) {
-    if (strlen(path) >= sizeof(r->path)) { snprintf(err, errlen, "cannot write %.64s...: path too long", path); return -1; }
+    if (strlen(path) >= sizeof(r->path)) {
+        snprintf(err, errlen, "cannot write %.64s...: path too long", path);
+        return -1;
+    }
     snprintf(r->path, sizeof(r->path), "%s", path);
     if (check_target(path, err, errlen)) return -1;
     for (int tries = 0; tries < 64; tries++) {
@@ -86,7 +97,11 @@ static int create_tmp(FileReplace *r, const char *path, char *err, size_t errlen
 int file_replace_begin(FileReplace *r, const char *path, char *err, size_t errlen) {
     int fd = create_tmp(r, path, err, errlen);
     if (fd < 0) return -1;
-    if (close(fd)) { snprintf(err, errlen, "cannot write %s: %s", r->tmp, strerror(errno)); unlink(r->tmp); return -1; }
+    if (close(fd)) {
+        snprintf(err, errlen, "cannot write %s: %s", r->tmp, strerror(errno));
+        unlink(r->tmp);
+        return -1;
+    }
     return 0;
 }
 
@@ -95,25 +110,39 @@ static int finish(FileReplace *r, int fd, char *err, size_t errlen) {
     const char *step = "sync";
     if (fsync(fd)) goto fail;
     step = "close";
-    { int rc = close(fd); fd = -1; if (rc) goto fail; }
+    {
+        int rc = close(fd);
+        fd = -1;
+        if (rc) goto fail;
+    }
     // what path is may have changed while the contents were made (a recording takes minutes)
-    if (check_target(r->path, err, errlen)) { unlink(r->tmp); return -1; }
+    if (check_target(r->path, err, errlen)) {
+        unlink(r->tmp);
+        return -1;
+    }
     step = "rename";
     if (rename(r->tmp, r->path)) goto fail;
     // the rename is durable once the directory is; a failure here loses nothing already on disk
-    if (sync_dir(r->path)) { snprintf(err, errlen, "cannot sync the directory of %s: %s", r->path, strerror(errno)); return -1; }
+    if (sync_dir(r->path)) {
+        snprintf(err, errlen, "cannot sync the directory of %s: %s", r->path, strerror(errno));
+        return -1;
+    }
     return 0;
 fail:
     snprintf(err, errlen, "cannot %s %s: %s", step, r->tmp, strerror(errno));
     if (fd >= 0) close(fd);
-    unlink(r->tmp);                                 // the previous file was never touched
+    unlink(r->tmp); // the previous file was never touched
     return -1;
 }
 
 int file_replace_commit(FileReplace *r, char *err, size_t errlen) {
     // fsync through a new descriptor syncs the file's data whoever wrote it (a FILE *, a child)
     int fd = open(r->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) { snprintf(err, errlen, "cannot sync %s: %s", r->tmp, strerror(errno)); unlink(r->tmp); return -1; }
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot sync %s: %s", r->tmp, strerror(errno));
+        unlink(r->tmp);
+        return -1;
+    }
     return finish(r, fd, err, errlen);
 }
 
@@ -181,9 +210,12 @@ static int open_guarded(const char *path, int flags, char *err, size_t errlen) {
     int fd = open(path, flags | O_NONBLOCK | O_CLOEXEC, 0644);
     if (fd < 0) {
         int e = errno;
-        if (e == ELOOP && (flags & O_NOFOLLOW)) snprintf(err, errlen, "%s: not a regular file (a symbolic link)", path);
-        else if (e == ENXIO) snprintf(err, errlen, "%s: not a regular file (a FIFO or a device)", path);
-        else snprintf(err, errlen, "%s: %s", path, strerror(e));
+        if (e == ELOOP && (flags & O_NOFOLLOW))
+            snprintf(err, errlen, "%s: not a regular file (a symbolic link)", path);
+        else if (e == ENXIO)
+            snprintf(err, errlen, "%s: not a regular file (a FIFO or a device)", path);
+        else
+            snprintf(err, errlen, "%s: %s", path, strerror(e));
         errno = e == ELOOP || e == ENXIO ? EINVAL : e;
         return -1;
     }
@@ -196,16 +228,29 @@ static FILE *fopen_guarded(const char *path, int flags, const char *mode, char *
     int fd = open_guarded(path, flags, err, errlen);
     if (fd < 0) return NULL;
     FILE *f = fdopen(fd, mode);
-    if (!f) { int e = errno; snprintf(err, errlen, "%s: %s", path, strerror(e)); close(fd); errno = e; }
+    if (!f) {
+        int e = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        close(fd);
+        errno = e;
+    }
     return f;
 }
 
-FILE *file_fopen_read(const char *path, char *err, size_t errlen) { return fopen_guarded(path, O_RDONLY, "rb", err, errlen); }
+FILE *file_fopen_read(const char *path, char *err, size_t errlen) {
+    return fopen_guarded(path, O_RDONLY, "rb", err, errlen);
+}
 
 FILE *file_fopen_append(const char *path, char *err, size_t errlen) {
     FILE *f = fopen_guarded(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, "ab", err, errlen);
     // at the end, as fopen(path, "a") is: ftell then says whether the file was empty
-    if (f && fseeko(f, 0, SEEK_END)) { int e = errno; snprintf(err, errlen, "%s: %s", path, strerror(e)); fclose(f); errno = e; return NULL; }
+    if (f && fseeko(f, 0, SEEK_END)) {
+        int e = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        fclose(f);
+        errno = e;
+        return NULL;
+    }
     return f;
 }
 

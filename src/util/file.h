@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define FILE_PATH_MAX 4096
-#define FILE_TMP_SUFFIX_LEN 14         // ".XXXXXXXX.tmp" and its NUL
+#define FILE_PATH_MAX       4096
+#define FILE_TMP_SUFFIX_LEN 14 // ".XXXXXXXX.tmp" and its NUL
 
 // A write under way: whoever writes the contents writes them to `tmp` (by name: a FILE *,
 // gnuplot, ffmpeg), then commits or aborts. tmp exists from begin on, created by us alone.

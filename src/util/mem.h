@@ -21,7 +21,7 @@ static inline void *big_calloc(size_t n, size_t size) {
     if (bytes >= HUGE_PAGE_BYTES) {
         if (posix_memalign(&p, HUGE_PAGE_BYTES, bytes)) return NULL;
 #ifdef MADV_HUGEPAGE
-        madvise(p, bytes, MADV_HUGEPAGE);    // advice only: harmless where unsupported
+        madvise(p, bytes, MADV_HUGEPAGE); // advice only: harmless where unsupported
 #endif
         memset(p, 0, bytes);
         return p;
@@ -33,8 +33,8 @@ static inline void *big_calloc(size_t n, size_t size) {
 // The training loops walk rows of H float64s at scattered places in arrays of 15 MB and more;
 // on a machine whose caches do not hold them each row waits for memory, unless it was asked
 // for a few rows before. A hint: it changes no value.
-#define MEM_LINE 64
-#define MEM_AHEAD_ROWS 4     // how many rows ahead the row loops ask (acnet.c, PPO's gradient, merge and Adam)
+#define MEM_LINE       64
+#define MEM_AHEAD_ROWS 4 // how many rows ahead the row loops ask (acnet.c, PPO's gradient, merge and Adam)
 static inline void mem_prefetch(const void *p, size_t bytes) {
     for (size_t o = 0; o < bytes; o += MEM_LINE) __builtin_prefetch((const char *)p + o, 0);
 }

@@ -22,7 +22,10 @@ static size_t descr_size(const char *descr) {
 
 int npy_write(const char *path, const char *descr, int ndim, const size_t *shape, const void *data) {
     size_t esz = descr_size(descr);
-    if (!esz || ndim < 0 || ndim > 4) { errno = EINVAL; return -1; }
+    if (!esz || ndim < 0 || ndim > 4) {
+        errno = EINVAL;
+        return -1;
+    }
     char dims[128] = "";
     size_t count = 1;
     for (int i = 0; i < ndim; i++) {
@@ -34,7 +37,7 @@ int npy_write(const char *path, const char *descr, int ndim, const size_t *shape
     }
     char hdr[256];
     int n = snprintf(hdr, sizeof(hdr), "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, dims);
-    size_t total = 10 + (size_t)n + 1;                 // magic(6) version(2) len(2) dict '\n'
+    size_t total = 10 + (size_t)n + 1; // magic(6) version(2) len(2) dict '\n'
     size_t pad = (64 - total % 64) % 64;
     memset(hdr + n, ' ', pad);
     hdr[n + pad] = '\n';
@@ -42,10 +45,14 @@ int npy_write(const char *path, const char *descr, int ndim, const size_t *shape
     // never through a symlink planted under the name (file_replace hands over its temporary)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
-    if (!f) { if (fd >= 0) close(fd); return -1; }
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
+        (unsigned char)(hlen >> 8) };
     int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == hlen &&
-             (count == 0 || fwrite(data, esz, count, f) == count);
+        (count == 0 || fwrite(data, esz, count, f) == count);
     if (fclose(f) != 0) ok = 0;
     return ok ? 0 : -1;
 }
@@ -54,13 +61,20 @@ int npy_write(const char *path, const char *descr, int ndim, const size_t *shape
 // reader: a strict parser of the header dict numpy.save writes, e.g.
 //   {'descr': '<f8', 'fortran_order': False, 'shape': (200, 6400), }
 
-typedef struct { const char *p, *end; } Cursor;
+typedef struct {
+    const char *p, *end;
+} Cursor;
 
-static void skip_ws(Cursor *c) { while (c->p < c->end && (*c->p == ' ' || *c->p == '\t')) c->p++; }
+static void skip_ws(Cursor *c) {
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t')) c->p++;
+}
 
 static bool eat(Cursor *c, char ch) {
     skip_ws(c);
-    if (c->p < c->end && *c->p == ch) { c->p++; return true; }
+    if (c->p < c->end && *c->p == ch) {
+        c->p++;
+        return true;
+    }
     return false;
 }
 
@@ -109,8 +123,7 @@ static bool parse_shape(Cursor *c, int *ndim, size_t shape[4]) {
     }
 }
 
-static int parse_header(const char *h, size_t n, char *descr, size_t dcap, bool *fortran, int *ndim,
-                        size_t shape[4]) {
+static int parse_header(const char *h, size_t n, char *descr, size_t dcap, bool *fortran, int *ndim, size_t shape[4]) {
     Cursor c = { h, h + n };
     bool seen_descr = false, seen_fortran = false, seen_shape = false;
     if (!eat(&c, '{')) return -1;
@@ -122,14 +135,18 @@ static int parse_header(const char *h, size_t n, char *descr, size_t dcap, bool 
             if (!parse_str(&c, descr, dcap)) return -1;
             seen_descr = true;
         } else if (!strcmp(key, "fortran_order") && !seen_fortran) {
-            if (parse_word(&c, "False")) *fortran = false;
-            else if (parse_word(&c, "True")) *fortran = true;
-            else return -1;
+            if (parse_word(&c, "False"))
+                *fortran = false;
+            else if (parse_word(&c, "True"))
+                *fortran = true;
+            else
+                return -1;
             seen_fortran = true;
         } else if (!strcmp(key, "shape") && !seen_shape) {
             if (!parse_shape(&c, ndim, shape)) return -1;
             seen_shape = true;
-        } else return -1;                              // unknown or repeated key
+        } else
+            return -1; // unknown or repeated key
         if (eat(&c, ',')) continue;
         if (eat(&c, '}')) break;
         return -1;
@@ -140,22 +157,27 @@ static int parse_header(const char *h, size_t n, char *descr, size_t dcap, bool 
     return 0;
 }
 
-int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], void **data,
-             char *err, size_t errlen) {
+int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], void **data, char *err, size_t errlen) {
     *data = NULL;
     size_t esz = descr_size(descr);
-    if (!esz) { snprintf(err, errlen, "unsupported dtype %s", descr); return -1; }
+    if (!esz) {
+        snprintf(err, errlen, "unsupported dtype %s", descr);
+        return -1;
+    }
     char why[FILE_PATH_MAX + 128];
-    FILE *f = file_fopen_read(path, why, sizeof(why));      // a FIFO or a device is refused, never waited on
+    FILE *f = file_fopen_read(path, why, sizeof(why)); // a FIFO or a device is refused, never waited on
     if (!f) {
-        size_t pl = strlen(path);                          // the caller names the path: the reason alone
+        size_t pl = strlen(path); // the caller names the path: the reason alone
         snprintf(err, errlen, "cannot open: %s", !strncmp(why, path, pl) && why[pl] == ':' ? why + pl + 2 : why);
         return -1;
     }
     int rc = -1;
     char *hdr = NULL;
     unsigned char pre[12];
-    if (fseeko(f, 0, SEEK_END) != 0) { snprintf(err, errlen, "cannot read: %s", strerror(errno)); goto out; }
+    if (fseeko(f, 0, SEEK_END) != 0) {
+        snprintf(err, errlen, "cannot read: %s", strerror(errno));
+        goto out;
+    }
     off_t fsize = ftello(f);
     rewind(f);
     if (fsize < 10 || fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6)) {
@@ -164,16 +186,33 @@ int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], vo
     }
     // 1.0: u16 header length; 2.0 and 3.0 (utf-8 header): u32
     size_t hlen, pre_len;
-    if (pre[6] == 1 && pre[7] == 0) { hlen = pre[8] | (size_t)pre[9] << 8; pre_len = 10; }
-    else if ((pre[6] == 2 || pre[6] == 3) && pre[7] == 0) {
-        if (fread(pre + 10, 1, 2, f) != 2) { snprintf(err, errlen, "truncated header"); goto out; }
+    if (pre[6] == 1 && pre[7] == 0) {
+        hlen = pre[8] | (size_t)pre[9] << 8;
+        pre_len = 10;
+    } else if ((pre[6] == 2 || pre[6] == 3) && pre[7] == 0) {
+        if (fread(pre + 10, 1, 2, f) != 2) {
+            snprintf(err, errlen, "truncated header");
+            goto out;
+        }
         hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
         pre_len = 12;
-    } else { snprintf(err, errlen, "unsupported .npy format version %d.%d", pre[6], pre[7]); goto out; }
-    if (hlen > 65536 || (off_t)(pre_len + hlen) > fsize) { snprintf(err, errlen, "truncated or oversized header"); goto out; }
+    } else {
+        snprintf(err, errlen, "unsupported .npy format version %d.%d", pre[6], pre[7]);
+        goto out;
+    }
+    if (hlen > 65536 || (off_t)(pre_len + hlen) > fsize) {
+        snprintf(err, errlen, "truncated or oversized header");
+        goto out;
+    }
     hdr = malloc(hlen + 1);
-    if (!hdr) { snprintf(err, errlen, "out of memory"); goto out; }
-    if (fread(hdr, 1, hlen, f) != hlen) { snprintf(err, errlen, "truncated header"); goto out; }
+    if (!hdr) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (fread(hdr, 1, hlen, f) != hlen) {
+        snprintf(err, errlen, "truncated header");
+        goto out;
+    }
     hdr[hlen] = 0;
     char got[16];
     bool fortran = false;
@@ -182,28 +221,39 @@ int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], vo
         goto out;
     }
     if (strcmp(got, descr)) {
-        for (char *c = got; *c; c++) if (*c < 0x20 || *c > 0x7e) *c = '?';     // the file's bytes: one line, printable
+        for (char *c = got; *c; c++)
+            if (*c < 0x20 || *c > 0x7e) *c = '?'; // the file's bytes: one line, printable
         snprintf(err, errlen, "dtype %s, expected %s", got, descr);
         goto out;
     }
-    if (fortran && *ndim > 1) { snprintf(err, errlen, "Fortran order, expected C order"); goto out; }
+    if (fortran && *ndim > 1) {
+        snprintf(err, errlen, "Fortran order, expected C order");
+        goto out;
+    }
     size_t count = 1;
     for (int i = 0; i < *ndim; i++) {
-        if (shape[i] && count > SIZE_MAX / esz / shape[i]) { snprintf(err, errlen, "shape too large"); goto out; }
+        if (shape[i] && count > SIZE_MAX / esz / shape[i]) {
+            snprintf(err, errlen, "shape too large");
+            goto out;
+        }
         count *= shape[i];
     }
     uint64_t expect = (uint64_t)(pre_len + hlen) + (uint64_t)count * esz;
     if ((uint64_t)fsize != expect) {
         snprintf(err, errlen, "%s: data is %lld bytes, the shape needs %llu",
-                 (uint64_t)fsize < expect ? "truncated" : "trailing bytes",
-                 (long long)(fsize - (off_t)(pre_len + hlen)), (unsigned long long)(count * esz));
+            (uint64_t)fsize < expect ? "truncated" : "trailing bytes", (long long)(fsize - (off_t)(pre_len + hlen)),
+            (unsigned long long)(count * esz));
         goto out;
     }
     *data = malloc(count ? count * esz : 1);
-    if (!*data) { snprintf(err, errlen, "out of memory"); goto out; }
+    if (!*data) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
     if (count && fread(*data, esz, count, f) != count) {
         snprintf(err, errlen, "cannot read data: %s", ferror(f) ? strerror(errno) : "short file");
-        free(*data); *data = NULL;
+        free(*data);
+        *data = NULL;
         goto out;
     }
     rc = 0;

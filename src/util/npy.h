@@ -14,7 +14,6 @@ int npy_write(const char *path, const char *descr, int ndim, const size_t *shape
 // 'fortran_order' and 'shape'; ndim <= 4) and the data must fill the rest of the file
 // exactly. On success *data (free() it), *ndim and shape[0..ndim) are set and 0 is
 // returned; otherwise -1 with one line in err (the path is not repeated there).
-int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], void **data,
-             char *err, size_t errlen);
+int npy_read(const char *path, const char *descr, int *ndim, size_t shape[4], void **data, char *err, size_t errlen);
 
 #endif

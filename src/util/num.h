@@ -12,8 +12,17 @@ static inline bool num_is_digit(char c) { return c >= '0' && c <= '9'; }
 static inline bool num_plain(const char *s, bool sign_ok, bool real_ok) {
     if (*s == '-' && sign_ok) s++;
     int digits = 0;
-    while (num_is_digit(*s)) { s++; digits++; }
-    if (real_ok && *s == '.') { s++; while (num_is_digit(*s)) { s++; digits++; } }
+    while (num_is_digit(*s)) {
+        s++;
+        digits++;
+    }
+    if (real_ok && *s == '.') {
+        s++;
+        while (num_is_digit(*s)) {
+            s++;
+            digits++;
+        }
+    }
     if (!digits) return false;
     if (real_ok && (*s == 'e' || *s == 'E')) {
         s++;

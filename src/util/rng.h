@@ -9,7 +9,9 @@
 #include <math.h>
 #include <stdint.h>
 
-typedef struct { uint64_t s[4]; } Rng;
+typedef struct {
+    uint64_t s[4];
+} Rng;
 
 static inline uint64_t splitmix64(uint64_t *x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
@@ -22,9 +24,12 @@ static inline uint64_t splitmix64(uint64_t *x) {
 static inline uint64_t rng_key(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
     uint64_t x = a;
     uint64_t h = splitmix64(&x);
-    x = h ^ b; h = splitmix64(&x);
-    x = h ^ c; h = splitmix64(&x);
-    x = h ^ d; h = splitmix64(&x);
+    x = h ^ b;
+    h = splitmix64(&x);
+    x = h ^ c;
+    h = splitmix64(&x);
+    x = h ^ d;
+    h = splitmix64(&x);
     return h;
 }
 
@@ -39,7 +44,10 @@ static inline uint64_t rng_next(Rng *r) {
     uint64_t *s = r->s;
     uint64_t result = rotl64(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
-    s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
     s[2] ^= t;
     s[3] = rotl64(s[3], 45);
     return result;

@@ -8,13 +8,18 @@ int rowset_alloc(RowSet *r, int D) {
     r->D = D;
     r->list = calloc((size_t)D, sizeof(uint16_t));
     r->in = calloc((size_t)D, 1);
-    if (D > 65536 || !r->list || !r->in) { rowset_free(r); return -1; }
+    if (D > 65536 || !r->list || !r->in) {
+        rowset_free(r);
+        return -1;
+    }
     return 0;
 }
 
 void rowset_free(RowSet *r) {
-    free(r->list); free(r->in);
-    r->list = NULL; r->in = NULL;
+    free(r->list);
+    free(r->in);
+    r->list = NULL;
+    r->in = NULL;
     r->n = 0;
 }
 

@@ -11,14 +11,14 @@
 
 typedef struct {
     int n, D;
-    uint16_t *list;           // (D,) the members, in the order they were added
-    uint8_t *in;              // (D,) 0: not a member; else the member's mark (1 unless set
-                              // with rowset_add_marked: a caller's note about the row)
+    uint16_t *list; // (D,) the members, in the order they were added
+    uint8_t *in;    // (D,) 0: not a member; else the member's mark (1 unless set
+                    // with rowset_add_marked: a caller's note about the row)
 } RowSet;
 
-int rowset_alloc(RowSet *r, int D);     // empty; 0, or -1 (out of memory, or D > 65536)
+int rowset_alloc(RowSet *r, int D); // empty; 0, or -1 (out of memory, or D > 65536)
 void rowset_free(RowSet *r);
-void rowset_clear(RowSet *r);           // empty again, in time proportional to r->n
+void rowset_clear(RowSet *r); // empty again, in time proportional to r->n
 
 // Adds row with a non-zero mark; true when it was not yet a member (its mark is then set).
 static inline bool rowset_add_marked(RowSet *r, int row, uint8_t mark) {

@@ -13,20 +13,24 @@
 // run: on a busy machine a worker and the caller can land on one core), then sleep.
 #define SPIN_PAUSE 256
 #define SPIN_YIELD 64
-#define POLL_NS 200000                    // 0.2 ms between the polls of workpool_run_polling
-#define CLOSED 0xffffffffu                // a claim index no job reaches: nothing to claim
+#define POLL_NS    200000      // 0.2 ms between the polls of workpool_run_polling
+#define CLOSED     0xffffffffu // a claim index no job reaches: nothing to claim
 
-typedef struct { WorkPool *wp; int worker; pthread_t tid; } Thread;
+typedef struct {
+    WorkPool *wp;
+    int worker;
+    pthread_t tid;
+} Thread;
 
 struct WorkPool {
-    int n;                                // threads started
+    int n; // threads started
     Thread *th;
     pthread_mutex_t mu;
     pthread_cond_t start_cv, done_cv;
-    atomic_uint_fast64_t generation;      // bumped for every job (under mu)
+    atomic_uint_fast64_t generation; // bumped for every job (under mu)
     // (generation << 32) | next part to claim: a thread claims only its own job's parts
     atomic_uint_fast64_t claim;
-    atomic_int done;                      // parts of the current job finished
+    atomic_int done; // parts of the current job finished
     atomic_bool quit;
     // the current job: written before its claim opens, read-only while it runs
     atomic_int parts;
@@ -44,8 +48,14 @@ static inline void cpu_relax(void) {
 
 // Waits until done(arg) or the spin budget is spent; returns done(arg).
 static bool spin_until(bool (*done)(const void *), const void *arg) {
-    for (int i = 0; i < SPIN_PAUSE; i++) { if (done(arg)) return true; cpu_relax(); }
-    for (int i = 0; i < SPIN_YIELD; i++) { if (done(arg)) return true; sched_yield(); }
+    for (int i = 0; i < SPIN_PAUSE; i++) {
+        if (done(arg)) return true;
+        cpu_relax();
+    }
+    for (int i = 0; i < SPIN_YIELD; i++) {
+        if (done(arg)) return true;
+        sched_yield();
+    }
     return done(arg);
 }
 
@@ -57,9 +67,9 @@ static bool claim_and_run(WorkPool *wp, uint64_t gen, int worker) {
     // parts is read after the claim: a value newer than c's job implies a claim word that has
     // moved on (the caller closes it before it writes parts), so the exchange below fails
     while ((c >> 32) == (gen & 0xffffffffu) &&
-           (c & 0xffffffffu) < (uint_fast64_t)atomic_load_explicit(&wp->parts, memory_order_acquire)) {
+        (c & 0xffffffffu) < (uint_fast64_t)atomic_load_explicit(&wp->parts, memory_order_acquire)) {
         if (!atomic_compare_exchange_weak_explicit(&wp->claim, &c, c + 1, memory_order_acq_rel, memory_order_acquire))
-            continue;                     // c now holds the current value: try again
+            continue; // c now holds the current value: try again
         wp->fn(wp->ctx, (int)(c & 0xffffffffu), worker);
         if (atomic_fetch_add_explicit(&wp->done, 1, memory_order_acq_rel) + 1 ==
             atomic_load_explicit(&wp->parts, memory_order_relaxed))
@@ -69,15 +79,19 @@ static bool claim_and_run(WorkPool *wp, uint64_t gen, int worker) {
     return last;
 }
 
-typedef struct { const WorkPool *wp; uint64_t seen; } GenWait;
+typedef struct {
+    const WorkPool *wp;
+    uint64_t seen;
+} GenWait;
 static bool generation_moved(const void *arg) {
     const GenWait *w = arg;
     return atomic_load_explicit(&w->wp->generation, memory_order_acquire) != w->seen ||
-           atomic_load_explicit(&w->wp->quit, memory_order_relaxed);
+        atomic_load_explicit(&w->wp->quit, memory_order_relaxed);
 }
 static bool all_done(const void *arg) {
     const WorkPool *wp = arg;
-    return atomic_load_explicit(&wp->done, memory_order_acquire) == atomic_load_explicit(&wp->parts, memory_order_relaxed);
+    return atomic_load_explicit(&wp->done, memory_order_acquire) ==
+        atomic_load_explicit(&wp->parts, memory_order_relaxed);
 }
 
 static void *thread_main(void *arg) {
@@ -91,7 +105,8 @@ static void *thread_main(void *arg) {
         uint64_t g;
         if (!spin_until(generation_moved, &gw)) {
             pthread_mutex_lock(&wp->mu);
-            while (atomic_load(&wp->generation) == seen && !atomic_load(&wp->quit)) pthread_cond_wait(&wp->start_cv, &wp->mu);
+            while (atomic_load(&wp->generation) == seen && !atomic_load(&wp->quit))
+                pthread_cond_wait(&wp->start_cv, &wp->mu);
             pthread_mutex_unlock(&wp->mu);
         }
         if (atomic_load(&wp->quit)) return NULL;
@@ -109,7 +124,10 @@ WorkPool *workpool_create(int threads) {
     WorkPool *wp = calloc(1, sizeof(*wp));
     if (!wp) return NULL;
     wp->th = calloc((size_t)(threads > 0 ? threads : 1), sizeof(Thread));
-    if (!wp->th) { free(wp); return NULL; }
+    if (!wp->th) {
+        free(wp);
+        return NULL;
+    }
     pthread_mutex_init(&wp->mu, NULL);
     pthread_cond_init(&wp->start_cv, NULL);
     pthread_cond_init(&wp->done_cv, NULL);
@@ -120,7 +138,10 @@ WorkPool *workpool_create(int threads) {
     atomic_init(&wp->parts, 0);
     for (int i = 0; i < threads; i++) {
         wp->th[i] = (Thread){ wp, i, 0 };
-        if (pthread_create(&wp->th[i].tid, NULL, thread_main, &wp->th[i])) { workpool_destroy(wp); return NULL; }
+        if (pthread_create(&wp->th[i].tid, NULL, thread_main, &wp->th[i])) {
+            workpool_destroy(wp);
+            return NULL;
+        }
         wp->n = i + 1;
     }
     return wp;
@@ -161,13 +182,13 @@ static uint64_t start(WorkPool *wp, int parts, WorkFn fn, void *ctx) {
 
 void workpool_run(WorkPool *wp, int parts, WorkFn fn, void *ctx) {
     if (parts <= 0) return;
-    if (wp->n == 0 || parts == 1) {               // no hand-off for work the caller does alone
+    if (wp->n == 0 || parts == 1) { // no hand-off for work the caller does alone
         for (int k = 0; k < parts; k++) fn(ctx, k, wp->n);
         return;
     }
     uint64_t gen = start(wp, parts, fn, ctx);
     claim_and_run(wp, gen, wp->n);
-    if (spin_until(all_done, wp)) return;         // a thread is finishing its last part
+    if (spin_until(all_done, wp)) return; // a thread is finishing its last part
     pthread_mutex_lock(&wp->mu);
     while (!all_done(wp)) pthread_cond_wait(&wp->done_cv, &wp->mu);
     pthread_mutex_unlock(&wp->mu);
@@ -175,7 +196,11 @@ void workpool_run(WorkPool *wp, int parts, WorkFn fn, void *ctx) {
 
 void workpool_run_polling(WorkPool *wp, int parts, WorkFn fn, void *ctx, void (*poll)(void *), void *poll_ctx) {
     if (parts <= 0) return;
-    if (wp->n == 0) { workpool_run(wp, parts, fn, ctx); poll(poll_ctx); return; }
+    if (wp->n == 0) {
+        workpool_run(wp, parts, fn, ctx);
+        poll(poll_ctx);
+        return;
+    }
     start(wp, parts, fn, ctx);
     pthread_mutex_lock(&wp->mu);
     while (!all_done(wp)) {
@@ -187,7 +212,10 @@ void workpool_run_polling(WorkPool *wp, int parts, WorkFn fn, void *ctx, void (*
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += POLL_NS;
-        if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
         pthread_cond_timedwait(&wp->done_cv, &wp->mu, &ts);
     }
     pthread_mutex_unlock(&wp->mu);

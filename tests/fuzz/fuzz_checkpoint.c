@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (l && l->memory_bytes(&s.cfg) < 64e6 && train_state_attach(&s, l, err, sizeof(err)) && !err[0]) abort();
             train_state_free(&s);
         } else if (!err[0]) {
-            abort();                  // a refusal always says why
+            abort(); // a refusal always says why
         }
     }
     return 0;

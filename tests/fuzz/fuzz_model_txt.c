@@ -33,14 +33,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ModelNotes notes, notes2;
     char err[1024] = "";
     if (model_txt_read(dir, &cfg, &notes, err, sizeof(err))) {
-        if (!err[0] || strchr(err, '\n')) abort();      // a refusal says why, in one line
+        if (!err[0] || strchr(err, '\n')) abort(); // a refusal says why, in one line
         return 0;
     }
     const Learner *l = algo_find(cfg.algo);
     if (l && l->check) (void)l->check(&cfg);
     // accepted: written back (the notes as read), it reads to the same settings
     unlink(file);
-    if (model_txt_write(dir, &cfg, &notes, err, sizeof(err))) return 0;   // a note too long to write back
+    if (model_txt_write(dir, &cfg, &notes, err, sizeof(err))) return 0; // a note too long to write back
     if (model_txt_read(dir, &again, &notes2, err, sizeof(err))) abort();
     char a[TRAIN_STR_MAX + 32], b[TRAIN_STR_MAX + 32];
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {

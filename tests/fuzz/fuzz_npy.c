@@ -34,12 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (nd < 0 || nd > 4) abort();
             size_t count = 1;
             for (int i = 0; i < nd; i++) count *= shape[i];
-            if (count * esz[k] > size) abort();                       // more than the file holds
-            volatile uint8_t sink = count ? ((uint8_t *)out)[count * esz[k] - 1] : 0;   // all of it is there
+            if (count * esz[k] > size) abort();                                       // more than the file holds
+            volatile uint8_t sink = count ? ((uint8_t *)out)[count * esz[k] - 1] : 0; // all of it is there
             (void)sink;
             free(out);
         } else if (!err[0] || strchr(err, '\n') || out) {
-            abort();                  // a refusal says why, in one line, and hands back nothing
+            abort(); // a refusal says why, in one line, and hands back nothing
         }
     }
     return 0;

@@ -31,14 +31,14 @@ enum { D = 300, MAXH = 200 };
 
 typedef struct {
     size_t H;
-    size_t L;                // the tail's entries (0: H, as pg's W2)
-    int rows_pct;            // chance a rank touches a row
-    int idle_rank;           // this rank touches no row (-1: none)
-    int max_exp;             // entries up to 2^max_exp in magnitude
-    int big;                 // every entry 1.5 x 2^30: any two sum past 2^31
-    int hs;                  // high part size to use; 0: the narrowest that holds every rank's values
-    int wider;               // hs is too narrow: ALLREDUCE_WIDER, then 8 bytes
-    const char *expect_err;  // NULL: must succeed; else a piece of the message every rank must give
+    size_t L;               // the tail's entries (0: H, as pg's W2)
+    int rows_pct;           // chance a rank touches a row
+    int idle_rank;          // this rank touches no row (-1: none)
+    int max_exp;            // entries up to 2^max_exp in magnitude
+    int big;                // every entry 1.5 x 2^30: any two sum past 2^31
+    int hs;                 // high part size to use; 0: the narrowest that holds every rank's values
+    int wider;              // hs is too narrow: ALLREDUCE_WIDER, then 8 bytes
+    const char *expect_err; // NULL: must succeed; else a piece of the message every rank must give
 } Case;
 
 // Rank q's sum for case c (seeded by both), into s; own[row] says which rows it touched.
@@ -60,7 +60,7 @@ static void make_sum(const Case *c, int cidx, int q, GradSum *s, uint8_t *own) {
         own[r] = (int)(rng_next(&rng) % 100) < c->rows_pct && q != c->idle_rank;
         if (own[r]) gradsum_set(s, g, r * H, H);
     }
-    gradsum_set(s, g, D * H, tail_len(c));                  // the tail: every rank has one
+    gradsum_set(s, g, D * H, tail_len(c)); // the tail: every rank has one
     free(g);
 }
 
@@ -69,7 +69,7 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
     GradSum mine, other;
     gradsum_alloc(&mine, n);
     gradsum_alloc(&other, n);
-    uint8_t own[D], any[D] = {0}, oth[D];
+    uint8_t own[D], any[D] = { 0 }, oth[D];
     uint8_t *masks = calloc((size_t)N, mb);
     i128 *ref = calloc(n, sizeof(i128)), most = 0;
     for (int q = 0; q < N; q++) {
@@ -78,24 +78,33 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
         make_sum(c, cidx, q, s, o);
         for (size_t r = 0; r <= D; r++) {
             if (r < D && !o[r]) continue;
-            if (r < D) { any[r] = 1; masks[(size_t)q * mb + r / 8] |= (uint8_t)(1u << (r % 8)); }
+            if (r < D) {
+                any[r] = 1;
+                masks[(size_t)q * mb + r / 8] |= (uint8_t)(1u << (r % 8));
+            }
             for (size_t j = 0; j < (r < D ? H : L); j++) {
                 i128 v = (i128)s->hi[r * H + j] * ((i128)1 << 32) + s->lo[r * H + j];
                 ref[r * H + j] += v;
-                if ((v < 0 ? -v : v) > most) most = v < 0 ? -v : v;      // what the wire must hold
+                if ((v < 0 ? -v : v) > most) most = v < 0 ? -v : v; // what the wire must hold
             }
         }
     }
     int hs = c->hs ? c->hs : most < ((i128)1 << 71) ? 1 : most < ((i128)1 << 79) ? 2 : 8;
     Allreduce a;
-    if (allreduce_init(&a, N, D, H, L)) { fprintf(stderr, "out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+    if (allreduce_init(&a, N, D, H, L)) {
+        fprintf(stderr, "out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     allreduce_plan(&a, masks, mb);
     int bad = 0;
     // the plan: every row of the union once
-    uint8_t seen[D] = {0};
+    uint8_t seen[D] = { 0 };
     size_t nrows = 0;
     for (size_t r = 0; r < D; r++) nrows += any[r];
-    if (a.nrows != nrows) { fprintf(stderr, "rank %d case %d: %zu rows planned, %zu touched\n", rank, cidx, a.nrows, nrows); bad = 1; }
+    if (a.nrows != nrows) {
+        fprintf(stderr, "rank %d case %d: %zu rows planned, %zu touched\n", rank, cidx, a.nrows, nrows);
+        bad = 1;
+    }
     for (size_t k = 0; k < a.nrows && !bad; k++)
         if (a.order[k] >= D || !any[a.order[k]] || seen[a.order[k]]++) {
             fprintf(stderr, "rank %d case %d: plan row %zu is %u\n", rank, cidx, k, a.order[k]);
@@ -107,7 +116,8 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
     int rc = bad ? -1 : allreduce_run(&a, pool, &mine, hs, rank, g, &sent, err, sizeof(err));
     if (c->wider && !bad) {
         if (rc != ALLREDUCE_WIDER) {
-            fprintf(stderr, "rank %d case %d: %d-byte high parts cannot hold the values, yet rc %d '%s'\n", rank, cidx, hs, rc, err);
+            fprintf(stderr, "rank %d case %d: %d-byte high parts cannot hold the values, yet rc %d '%s'\n", rank, cidx,
+                hs, rc, err);
             bad = 1;
         }
         hs = 8;
@@ -116,7 +126,8 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
     if (bad) {
     } else if (c->expect_err) {
         if (rc == 0 || !strstr(err, c->expect_err)) {
-            fprintf(stderr, "rank %d case %d: wanted an error with '%s', got rc %d '%s'\n", rank, cidx, c->expect_err, rc, err);
+            fprintf(stderr, "rank %d case %d: wanted an error with '%s', got rc %d '%s'\n", rank, cidx, c->expect_err,
+                rc, err);
             bad = 1;
         }
     } else if (rc) {
@@ -128,7 +139,8 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
             for (size_t j = 0; j < (r < D ? H : L); j++) {
                 double want = (double)ref[r * H + j] * 0x1p-64, got = g[k * H + j];
                 if (memcmp(&want, &got, sizeof(double))) {
-                    fprintf(stderr, "rank %d case %d: row %zu entry %zu: %.17g, want %.17g\n", rank, cidx, r, j, got, want);
+                    fprintf(
+                        stderr, "rank %d case %d: row %zu entry %zu: %.17g, want %.17g\n", rank, cidx, r, j, got, want);
                     bad = 1;
                     break;
                 }
@@ -138,10 +150,9 @@ static int run_case(const Case *c, int cidx, int rank, int N, Pool *pool) {
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
         printf("%s: %d ranks, %s, H %zu, tail %zu, %zu rows, %s%s%d-byte high parts, %s\n", bad ? "FAIL" : "ok", N,
-               pool ? "passes on 3 threads" : "passes on 1 thread", H, L, a.nrows,
-               c->idle_rank >= 0 ? "rank 1 touched none, " : "",
-               c->wider ? "1-byte high parts too narrow, then " : "", hs,
-               c->expect_err ? c->expect_err : "the exact sum, rounded once, everywhere");
+            pool ? "passes on 3 threads" : "passes on 1 thread", H, L, a.nrows,
+            c->idle_rank >= 0 ? "rank 1 touched none, " : "", c->wider ? "1-byte high parts too narrow, then " : "", hs,
+            c->expect_err ? c->expect_err : "the exact sum, rounded once, everywhere");
     free(g);
     free(ref);
     free(masks);
@@ -161,6 +172,7 @@ int main(int argc, char **argv) {
         MPI_Finalize();
         return 2;
     }
+    // clang-format off
     const Case cases[] = {
         { 13, 0, 50, -1, 4, 0, 0, 0, NULL },      // gradient-like magnitudes
         { 7, 0, 90, -1, 10, 0, 0, 0, NULL },      // past 2^7: 2-byte high parts, the exact conversion
@@ -178,9 +190,13 @@ int main(int argc, char **argv) {
         { 13, 3, 60, 1, 10, 0, 0, 0, NULL },   // a tail shorter than a row, 2-byte high parts
         { 13, 40, 50, -1, 29, 0, 1, 1, NULL }, // a long tail too wide for 1 byte: ALLREDUCE_WIDER
     };
+    // clang-format on
     // each case with the passes on this thread alone, then shared out to a pool of 3 threads
     Pool *pool = pool_create(3);
-    if (!pool) { fprintf(stderr, "cannot start a pool of 3 threads\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+    if (!pool) {
+        fprintf(stderr, "cannot start a pool of 3 threads\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     int bad = 0;
     for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
         bad |= run_case(&cases[i], i, rank, N, NULL);

@@ -40,9 +40,9 @@ def test_standalone_replays_a_real_episode():
     actions, rewards, crc, ram = real("random-1")
     screen_crc = np.fromfile(os.path.join(DATA, "random-1.screen-crc.u32"), "<u4")
     ale = pongrl.ALEInterface()
-    raises(RuntimeError, ale.act, 0)                 # no ROM yet
+    raises(RuntimeError, ale.act, 0)  # no ROM yet
     ale.setLoggerMode(pongrl.LoggerMode.Error)
-    ale.setFloat("repeat_action_probability", 0.0)   # as the recorder
+    ale.setFloat("repeat_action_probability", 0.0)  # as the recorder
     ale.setInt("frame_skip", 1)
     ale.setInt("random_seed", 0)
     ale.loadROM("pong")
@@ -57,8 +57,12 @@ def test_standalone_replays_a_real_episode():
     def same(t):
         assert ale.getScreenRGB(rgb) is None and ale.getScreen(screen) is None
         assert ale.getRAM(ram_buf) is None
-        return (zlib.crc32(rgb.tobytes()) == crc[t] and zlib.crc32(screen.tobytes()) == screen_crc[t]
-                and np.array_equal(ram_buf, ram[t]) and np.array_equal(ale.getRAM(), ram[t]))
+        return (
+            zlib.crc32(rgb.tobytes()) == crc[t]
+            and zlib.crc32(screen.tobytes()) == screen_crc[t]
+            and np.array_equal(ram_buf, ram[t])
+            and np.array_equal(ale.getRAM(), ram[t])
+        )
 
     assert same(0)
     ok = got_rewards = 0
@@ -91,7 +95,7 @@ def test_flavours_replay_real_episodes():
     one act() a frame) replayed through ALEInterface the same way, and through
     pongrl.make(mode=M, difficulty=D): every RAM, screen and reward the real one's."""
     d = os.path.join(DATA, "flavours")
-    names = sorted(f[:-len(".actions.u8")] for f in os.listdir(d) if f.endswith(".actions.u8"))
+    names = sorted(f[: -len(".actions.u8")] for f in os.listdir(d) if f.endswith(".actions.u8"))
     assert len(names) == 16, names
     for name in names:
         m, dd = int(name[-3]), int(name[-1])
@@ -102,7 +106,7 @@ def test_flavours_replay_real_episodes():
         ale.setMode(m)
         ale.setDifficulty(dd)
         ale.reset_game()
-        assert ale.getEpisodeFrameNumber() == m      # ALE counts mode 1's SELECT press
+        assert ale.getEpisodeFrameNumber() == m  # ALE counts mode 1's SELECT press
         minimal = ale.getMinimalActionSet()
         ok = np.array_equal(ale.getRAM(), ram[0]) and zlib.crc32(ale.getScreenRGB().tobytes()) == crc[0]
         for t, a in enumerate(actions):
@@ -114,16 +118,15 @@ def test_flavours_replay_real_episodes():
         assert ale.game_over(), name
         st = ale.cloneState()
         assert (st.getCurrentMode(), st.getDifficulty()) == (m, dd)
-        if name.startswith("track"):      # the Gymnasium env with the keywords, as ale-py's
+        if name.startswith("track"):  # the Gymnasium env with the keywords, as ale-py's
             env = pongrl.make("PongNoFrameskip-v4", mode=m, difficulty=dd, obs_type="ram")
             obs, info = env.reset(seed=0)
             assert np.array_equal(obs, ram[0]) and env.unwrapped._game_mode == m
             for t, a in enumerate(actions[:600]):
                 obs, r, *_ = env.step(int(a))
                 assert np.array_equal(obs, ram[t + 1]) and r == rewards[t], (name, t)
-            c = copy.deepcopy(env)                       # the flavour travels with a copy
-            assert c.unwrapped._game_mode == m and same_steps(steps(c, actions[600:700]),
-                                                              steps(env, actions[600:700]))
+            c = copy.deepcopy(env)  # the flavour travels with a copy
+            assert c.unwrapped._game_mode == m and same_steps(steps(c, actions[600:700]), steps(env, actions[600:700]))
             other = pongrl.make("PongNoFrameskip-v4", mode=1 - m, difficulty=dd)
             raises(RuntimeError, other.restore_state, env.clone_state())
     raises(ValueError, pongrl.make, "ALE/Pong-v5", mode=2)
@@ -138,8 +141,7 @@ def test_full_action_set_and_frame_skip():
     ale.loadROM("pong")
     ale.reset_game()
     assert len(ale.getLegalActionSet()) == 18 and ale.getLegalActionSet()[17] == Action.DOWNLEFTFIRE
-    alias = [Action.UP, Action.UPFIRE, Action.UPRIGHT, Action.DOWNLEFT, Action.UPRIGHTFIRE,
-             Action.DOWNLEFTFIRE]
+    alias = [Action.UP, Action.UPFIRE, Action.UPRIGHT, Action.DOWNLEFT, Action.UPRIGHTFIRE, Action.DOWNLEFTFIRE]
     for t, a in enumerate(actions[:500]):
         ale.act(alias[a] if t % 2 else int(ale.getMinimalActionSet()[a]))
     assert np.array_equal(ale.getRAM(), ram[500])
@@ -150,13 +152,13 @@ def test_full_action_set_and_frame_skip():
     ale.reset_game()
     total = 0
     for k in range(100):
-        total += ale.act(ale.getMinimalActionSet()[actions[4 * k]])   # hold-2 holds actions
+        total += ale.act(ale.getMinimalActionSet()[actions[4 * k]])  # hold-2 holds actions
     assert ale.getEpisodeFrameNumber() == 400
 
 
 def test_settings_and_roms():
     ale = pongrl.ALEInterface()
-    assert ale.getFloat("repeat_action_probability") == 0.25     # ALE's defaults
+    assert ale.getFloat("repeat_action_probability") == 0.25  # ALE's defaults
     assert ale.getInt("frame_skip") == 1 and ale.getInt("max_num_frames_per_episode") == 0
     ale.setInt("max_num_frames_per_episode", 50)
     ale.loadROM("pong")
@@ -206,8 +208,14 @@ def test_env_handle():
     raises(RuntimeError, ale.setRAM, 128, 0)
     raises(TypeError, ale.setRAM, 0, 256)
     # ale-py's private attributes, with ale-py's meanings (registration.py's frameskip values)
-    want = {"Pong-v0": (2, 5), "Pong-v4": (2, 5), "PongNoFrameskip-v0": 1, "PongNoFrameskip-v4": 1,
-            "ALE/Pong-v5": 4, "PongDeterministic-v4": 4}
+    want = {
+        "Pong-v0": (2, 5),
+        "Pong-v4": (2, 5),
+        "PongNoFrameskip-v0": 1,
+        "PongNoFrameskip-v4": 1,
+        "ALE/Pong-v5": 4,
+        "PongDeterministic-v4": 4,
+    }
     for id, fs in want.items():
         u = pongrl.make(id).unwrapped
         assert u._frameskip == fs, (id, u._frameskip)
@@ -239,7 +247,7 @@ def test_presets_as_ale_py():
 def test_seeds_info_and_actions():
     e = pongrl.make("ALE/Pong-v5")
     _, info = e.reset(seed=7)
-    assert "seeds" in info and len(info["seeds"]) == 2      # ale-py: after a seeded reset only
+    assert "seeds" in info and len(info["seeds"]) == 2  # ale-py: after a seeded reset only
     assert "seeds" not in e.reset()[1]
     try:
         import torch
@@ -262,8 +270,9 @@ def steps(env, actions):
 
 
 def same_steps(a, b):
-    return len(a) == len(b) and all(np.array_equal(x[0], y[0]) and x[1:4] == y[1:4] and
-                                    x[4] == y[4] for x, y in zip(a, b))
+    return len(a) == len(b) and all(
+        np.array_equal(x[0], y[0]) and x[1:4] == y[1:4] and x[4] == y[4] for x, y in zip(a, b)
+    )
 
 
 def test_clone_and_restore():
@@ -277,7 +286,7 @@ def test_clone_and_restore():
         without = env.unwrapped.ale.cloneState()
         assert with_rng != without and with_rng == env.clone_state(include_rng=True)
         after = steps(env, acts[150:])
-        env.restore_state(with_rng)                  # the whole future again
+        env.restore_state(with_rng)  # the whole future again
         assert same_steps(steps(env, acts[150:]), after), id
         assert env.ale.getFrameNumber() == after[-1][4]["frame_number"]
         # ALEState: serialize round trip, pickle, the getters
@@ -287,9 +296,9 @@ def test_clone_and_restore():
         env.ale.restoreState(st)
         assert env.ale.getEpisodeFrameNumber() == st.getEpisodeFrameNumber()
         assert env.ale.getFrameNumber() == st.getFrameNumber()
-        if id != "PongNoFrameskip-v4":   # stickiness or random frameskip: the stream matters
-            steps(env, acts[:37])        # the env's stream moves on from the clone's
-            env.restore_state(without)   # and stays where it is: another future
+        if id != "PongNoFrameskip-v4":  # stickiness or random frameskip: the stream matters
+            steps(env, acts[:37])  # the env's stream moves on from the clone's
+            env.restore_state(without)  # and stays where it is: another future
             assert not same_steps(steps(env, acts[150:]), after), id
         # the game without its stream is the same game: the same RAM right after the restore
         env.restore_state(without)
@@ -312,7 +321,7 @@ def test_pickle_and_deepcopy():
     steps(env, acts[:300])
     copies = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
     ref = steps(env, acts[300:700])
-    r1 = env.reset()                             # the next episode's seed, from the stream
+    r1 = env.reset()  # the next episode's seed, from the stream
     s1 = [env.action_space.sample() for _ in range(5)]
     for c in copies:
         assert c is not env and c.ale is not env.ale
@@ -327,8 +336,9 @@ def test_pickle_and_deepcopy():
     b = copy.deepcopy(a)
     steps(b, acts[:50])
     assert a.state()["steps"] == 0 and b.state()["steps"] == 50
-    if pongrl.gymnasium is not None:             # through Gymnasium's wrappers too
+    if pongrl.gymnasium is not None:  # through Gymnasium's wrappers too
         import gymnasium
+
         w = gymnasium.make("pongrl/Pong-v5")
         w.reset(seed=2)
         w2 = pickle.loads(pickle.dumps(w))
@@ -347,17 +357,17 @@ def test_wrapper_calls():
         assert u.get_action_meanings()[1] == "FIRE" and len(u.get_action_meanings()) >= 3
         buffers = [np.empty(env.observation_space.shape[:2], np.uint8) for _ in range(2)]
         env.reset(seed=0)
-        noops = u.np_random.integers(1, 31)           # NoopResetEnv / AtariPreprocessing
+        noops = u.np_random.integers(1, 31)  # NoopResetEnv / AtariPreprocessing
         for _ in range(noops):
             obs, *_ = env.step(0)
-        lives = u.ale.lives()                          # EpisodicLifeEnv
+        lives = u.ale.lives()  # EpisodicLifeEnv
         u.ale.getScreenGrayscale(buffers[0])
         twin = pongrl.make(id, frameskip=1, obs_type="grayscale")
         twin.reset(seed=0)
         for _ in range(noops):
             gobs, *_ = twin.step(0)
         assert np.array_equal(buffers[0], gobs) and lives == 0
-        for t in range(4):                             # AtariPreprocessing.step: 4 frames
+        for t in range(4):  # AtariPreprocessing.step: 4 frames
             obs, r, term, trunc, info = env.step(2)
             if t == 2:
                 u.ale.getScreenGrayscale(buffers[1])
@@ -370,6 +380,7 @@ def test_wrapper_calls():
         return
     import gymnasium
     from gymnasium.wrappers import AtariPreprocessing
+
     stack = getattr(gymnasium.wrappers, "FrameStackObservation", None) or gymnasium.wrappers.FrameStack
     for gid in pongrl.gymnasium_ids():
         if "-ram" in gid:
@@ -388,11 +399,13 @@ def test_register_ale_ids():
         print("gymnasium not importable: register_ale_ids not tested")
         return
     import gymnasium
+
     reg = gymnasium.envs.registration.registry
     saved = {k: reg.pop(k) for k in list(reg) if k in pongrl.ENV_IDS}
     try:
         reg["PongNoFrameskip-v4"] = gymnasium.envs.registration.EnvSpec(
-            id="PongNoFrameskip-v4", entry_point="ale_py.env:AtariEnv")
+            id="PongNoFrameskip-v4", entry_point="ale_py.env:AtariEnv"
+        )
         msg = raises(ValueError, pongrl.register_ale_ids)
         assert "PongNoFrameskip-v4" in msg and "override=True" in msg, msg
         assert "ALE/Pong-v5" not in reg
@@ -400,7 +413,7 @@ def test_register_ale_ids():
         env = gymnasium.make("ALE/Pong-v5")
         assert isinstance(env.unwrapped, pongrl.Env) and env.unwrapped.spec_id == "ALE/Pong-v5"
         assert gymnasium.make("PongNoFrameskip-v4").unwrapped._frameskip == 1
-        pongrl.register_ale_ids()       # again: its own ids are no conflict
+        pongrl.register_ale_ids()  # again: its own ids are no conflict
     finally:
         for k in pongrl.ENV_IDS:
             reg.pop(k, None)
@@ -408,8 +421,20 @@ def test_register_ale_ids():
 
 
 if __name__ == "__main__":
-    sys.exit(run([test_standalone_replays_a_real_episode, test_flavours_replay_real_episodes,
-                  test_full_action_set_and_frame_skip,
-                  test_settings_and_roms, test_env_handle, test_presets_as_ale_py,
-                  test_seeds_info_and_actions, test_clone_and_restore, test_pickle_and_deepcopy,
-                  test_wrapper_calls, test_register_ale_ids]))
+    sys.exit(
+        run(
+            [
+                test_standalone_replays_a_real_episode,
+                test_flavours_replay_real_episodes,
+                test_full_action_set_and_frame_skip,
+                test_settings_and_roms,
+                test_env_handle,
+                test_presets_as_ale_py,
+                test_seeds_info_and_actions,
+                test_clone_and_restore,
+                test_pickle_and_deepcopy,
+                test_wrapper_calls,
+                test_register_ale_ids,
+            ]
+        )
+    )

@@ -43,10 +43,20 @@ def rows_of(cmd, obs, rew, term, trunc, info):
         final = "-"
         if done and "final_obs" in info:
             final = "%08x" % zlib.crc32(info["final_obs"][k].tobytes())
-        rows.append([cmd, str(info["env_id"][k]), str(int(rew[k])), str(int(term[k])),
-                     str(int(trunc[k])), str(info["lives"][k]), str(info["frame_number"][k]),
-                     str(info["episode_frame_number"][k]), "%08x" % zlib.crc32(obs[k].tobytes()),
-                     final])
+        rows.append(
+            [
+                cmd,
+                str(info["env_id"][k]),
+                str(int(rew[k])),
+                str(int(term[k])),
+                str(int(trunc[k])),
+                str(info["lives"][k]),
+                str(info["frame_number"][k]),
+                str(info["episode_frame_number"][k]),
+                "%08x" % zlib.crc32(obs[k].tobytes()),
+                final,
+            ]
+        )
     return rows
 
 
@@ -54,26 +64,34 @@ def replay(path, threads=2):
     h, commands = load(path)
     n = h["num_envs"]
     env = pongrl.AtariVectorEnv(
-        "pong", n, batch_size=h["batch_size"], num_threads=threads,
-        autoreset_mode=h["autoreset_mode"], frameskip=h["frameskip"], stack_num=h["stack_num"],
-        grayscale=bool(h["grayscale"]), maxpool=bool(h["maxpool"]), noop_max=h["noop_max"],
+        "pong",
+        n,
+        batch_size=h["batch_size"],
+        num_threads=threads,
+        autoreset_mode=h["autoreset_mode"],
+        frameskip=h["frameskip"],
+        stack_num=h["stack_num"],
+        grayscale=bool(h["grayscale"]),
+        maxpool=bool(h["maxpool"]),
+        noop_max=h["noop_max"],
         use_fire_reset=bool(h["use_fire_reset"]),
         max_num_frames_per_episode=h["max_num_frames_per_episode"],
-        reward_clipping=bool(h["reward_clipping"]), img_height=h["img_height"],
-        img_width=h["img_width"], repeat_action_probability=0.0)
+        reward_clipping=bool(h["reward_clipping"]),
+        img_height=h["img_height"],
+        img_width=h["img_width"],
+        repeat_action_probability=0.0,
+    )
     compared = mismatched = 0
     first = None
     for words, expected in commands:
         if words[0] == "R":
             s = int(words[1])
             obs, info = env.reset(seed=None if s < 0 else s)
-            got = rows_of("R", obs, np.zeros(len(obs)), np.zeros(len(obs), bool),
-                          np.zeros(len(obs), bool), info)
+            got = rows_of("R", obs, np.zeros(len(obs)), np.zeros(len(obs), bool), np.zeros(len(obs), bool), info)
         elif words[0] == "M":
             s, mask = int(words[1]), np.array([w == "1" for w in words[2:]])
             obs, info = env.reset(seed=None if s < 0 else s, options={"reset_mask": mask})
-            got = rows_of("R", obs, np.zeros(len(obs)), np.zeros(len(obs), bool),
-                          np.zeros(len(obs), bool), info)
+            got = rows_of("R", obs, np.zeros(len(obs)), np.zeros(len(obs), bool), np.zeros(len(obs), bool), info)
         else:
             got = rows_of("S", *env.step(np.array([int(w) for w in words[1:]])))
         for g, e in zip(got, expected):

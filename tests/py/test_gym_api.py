@@ -92,7 +92,7 @@ def test_obs_types_and_render():
             assert np.array_equal(obs, frame)
         if obs_type == "obs80":
             assert np.array_equal(obs, env.obs80())
-        if obs_type == "grayscale":   # ALE ColourPalette.cpp convertGrayscale
+        if obs_type == "grayscale":  # ALE ColourPalette.cpp convertGrayscale
             f = frame.astype(np.float64)
             want = np.round(f[..., 0] * 0.2989 + f[..., 1] * 0.5870 + f[..., 2] * 0.1140)
             assert np.array_equal(obs, want.astype(np.uint8))
@@ -102,9 +102,9 @@ def test_obs_types_and_render():
     assert env.render_mode is None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert env.render() is None      # Gymnasium: nothing to render without a mode
+        assert env.render() is None  # Gymnasium: nothing to render without a mode
     msg = raises(ValueError, pongrl.make, "ALE/Pong-v5", render_mode="video")
-    assert "rgb_array" in msg and "human" in msg, msg     # "human": tests/sh/test_watch_python.sh
+    assert "rgb_array" in msg and "human" in msg, msg  # "human": tests/sh/test_watch_python.sh
     raises(ValueError, pongrl.make, "ALE/Pong-v5", obs_type="pixels")
     msg = raises(TypeError, pongrl.make, "ALE/Pong-v5", sticky=0.1)
     assert "repeat_action_probability" in msg, msg
@@ -128,7 +128,7 @@ def test_keyword_arguments():
     e = pongrl.make("ALE/Pong-v5", repeat_action_probability=0.0)
     a, b = play(e, 1, acts), play(e, 2, acts)
     assert same([x[0] for x in a], [x[0] for x in b])
-    e = pongrl.make("ALE/Pong-v5")                  # with them, it does
+    e = pongrl.make("ALE/Pong-v5")  # with them, it does
     a, b = play(e, 1, acts), play(e, 2, acts)
     assert not same([x[0] for x in a], [x[0] for x in b])
     # caps
@@ -138,10 +138,17 @@ def test_keyword_arguments():
     e = pongrl.make("Pong-v4", max_episode_steps=10)
     out = play(e, 0, [0] * 100)
     assert len(out) == 11 and out[-1][3]
-    for bad in (dict(frameskip=0), dict(frameskip=(3, 3)), dict(repeat_action_probability=1.5),
-                dict(max_num_frames_per_episode=-1), dict(full_action_space="yes"), dict(mode=2),
-                dict(difficulty=4), dict(mode=1.0),
-                dict(max_episode_steps=2.5)):
+    for bad in (
+        dict(frameskip=0),
+        dict(frameskip=(3, 3)),
+        dict(repeat_action_probability=1.5),
+        dict(max_num_frames_per_episode=-1),
+        dict(full_action_space="yes"),
+        dict(mode=2),
+        dict(difficulty=4),
+        dict(mode=1.0),
+        dict(max_episode_steps=2.5),
+    ):
         raises(ValueError, pongrl.make, "ALE/Pong-v5", **bad)
     raises(TypeError, pongrl.make, "ALE/Pong-v5", frameskip=2.0)
 
@@ -153,11 +160,26 @@ def test_full_action_space():
     assert full.get_action_meanings()[11] == "RIGHTFIRE"
     minimal = pongrl.make("ALE/Pong-v5", obs_type="obs80")
     names = minimal.get_action_meanings()
-    want = {"NOOP": "NOOP", "UP": "NOOP", "DOWN": "NOOP", "FIRE": "FIRE", "UPFIRE": "FIRE",
-            "DOWNFIRE": "FIRE", "RIGHT": "RIGHT", "UPRIGHT": "RIGHT", "DOWNRIGHT": "RIGHT",
-            "LEFT": "LEFT", "UPLEFT": "LEFT", "DOWNLEFT": "LEFT", "RIGHTFIRE": "RIGHTFIRE",
-            "UPRIGHTFIRE": "RIGHTFIRE", "DOWNRIGHTFIRE": "RIGHTFIRE", "LEFTFIRE": "LEFTFIRE",
-            "UPLEFTFIRE": "LEFTFIRE", "DOWNLEFTFIRE": "LEFTFIRE"}
+    want = {
+        "NOOP": "NOOP",
+        "UP": "NOOP",
+        "DOWN": "NOOP",
+        "FIRE": "FIRE",
+        "UPFIRE": "FIRE",
+        "DOWNFIRE": "FIRE",
+        "RIGHT": "RIGHT",
+        "UPRIGHT": "RIGHT",
+        "DOWNRIGHT": "RIGHT",
+        "LEFT": "LEFT",
+        "UPLEFT": "LEFT",
+        "DOWNLEFT": "LEFT",
+        "RIGHTFIRE": "RIGHTFIRE",
+        "UPRIGHTFIRE": "RIGHTFIRE",
+        "DOWNRIGHTFIRE": "RIGHTFIRE",
+        "LEFTFIRE": "LEFTFIRE",
+        "UPLEFTFIRE": "LEFTFIRE",
+        "DOWNLEFTFIRE": "LEFTFIRE",
+    }
     rng = np.random.default_rng(1)
     acts = [int(a) for a in rng.integers(0, 18, 300)]
     a = play(full, 3, acts)
@@ -170,7 +192,7 @@ def test_full_action_space():
     v.step([17, 2])
     raises(ValueError, v.step, [18, 0])
     v.close()
-    raises(RuntimeError, v.step, [0, 0])      # closed: the C envs are freed
+    raises(RuntimeError, v.step, [0, 0])  # closed: the C envs are freed
 
 
 def test_ids_and_spec():
@@ -205,7 +227,7 @@ def test_seeding_like_check_env():
     assert env.np_random.bit_generator.state != state
     state456 = env.np_random.bit_generator.state
     env.reset()
-    assert env.np_random.bit_generator.state == state456   # reset() keeps the generator
+    assert env.np_random.bit_generator.state == state456  # reset() keeps the generator
     # step determinism: same seed, same actions -> same everything, infos included
     env.action_space.seed(123)
     acts = [env.action_space.sample() for _ in range(200)]
@@ -237,11 +259,14 @@ def test_actions():
 
 def test_with_gymnasium():
     if not GYM:
-        print("gymnasium not importable: stand-in spaces tested (put a Gymnasium checkout on "
-              "PYTHONPATH to run its check_env too)")
+        print(
+            "gymnasium not importable: stand-in spaces tested (put a Gymnasium checkout on "
+            "PYTHONPATH to run its check_env too)"
+        )
         return
     import gymnasium
     from gymnasium.utils.env_checker import check_env
+
     assert isinstance(pongrl.make("ALE/Pong-v5"), gymnasium.Env)
     assert isinstance(pongrl.make("ALE/Pong-v5").action_space, gymnasium.spaces.Discrete)
     for obs_type in pongrl.OBS_SHAPES:
@@ -254,8 +279,12 @@ def test_with_gymnasium():
             env.close()
     print("gymnasium %s: check_env passed for every obs_type and render mode" % gymnasium.__version__)
     # and the stand-ins, in a process that ignores gymnasium
-    r = subprocess.run([sys.executable, os.path.abspath(__file__)], capture_output=True, text=True,
-                       env=dict(os.environ, PONGRL_NO_GYMNASIUM="1"))
+    r = subprocess.run(
+        [sys.executable, os.path.abspath(__file__)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PONGRL_NO_GYMNASIUM="1"),
+    )
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -270,6 +299,7 @@ def test_make_vec_by_version():
     if not GYM:
         return
     import gymnasium
+
     old = int(gymnasium.__version__.split(".")[0]) < 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -279,8 +309,13 @@ def test_make_vec_by_version():
             assert type(v.unwrapped) is cls, (gymnasium.__version__, id, type(v))
             v.close()
         if old:
-            raises(gymnasium.error.Error, gymnasium.make_vec, "pongrl/Pong-v5", num_envs=2,
-                   vectorization_mode="vector_entry_point")
+            raises(
+                gymnasium.error.Error,
+                gymnasium.make_vec,
+                "pongrl/Pong-v5",
+                num_envs=2,
+                vectorization_mode="vector_entry_point",
+            )
     print("gymnasium %s: make_vec as docs/python.md says" % gymnasium.__version__)
 
 
@@ -294,9 +329,12 @@ def test_gymnasium_versions():
         path = os.pathsep.join([d] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
         here = os.path.dirname(os.path.abspath(__file__))
         for test in ("test_gym_api.py", "test_ale_interface.py"):
-            r = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning",
-                                os.path.join(here, test)], capture_output=True, text=True,
-                               env=dict(os.environ, PYTHONPATH=path, PONGRL_GYMNASIUM_CHILD="1"))
+            r = subprocess.run(
+                [sys.executable, "-W", "ignore::DeprecationWarning", os.path.join(here, test)],
+                capture_output=True,
+                text=True,
+                env=dict(os.environ, PYTHONPATH=path, PONGRL_GYMNASIUM_CHILD="1"),
+            )
             assert r.returncode == 0, "%s with %s:\n%s%s" % (test, d, r.stdout, r.stderr)
             for x in r.stdout.splitlines():
                 if x.startswith("gymnasium "):
@@ -304,6 +342,19 @@ def test_gymnasium_versions():
 
 
 if __name__ == "__main__":
-    sys.exit(run([test_gymnasium_versions, test_spaces, test_obs_types_and_render, test_keyword_arguments, test_full_action_space,
-             test_ids_and_spec,
-             test_seeding_like_check_env, test_actions, test_with_gymnasium, test_make_vec_by_version]))
+    sys.exit(
+        run(
+            [
+                test_gymnasium_versions,
+                test_spaces,
+                test_obs_types_and_render,
+                test_keyword_arguments,
+                test_full_action_space,
+                test_ids_and_spec,
+                test_seeding_like_check_env,
+                test_actions,
+                test_with_gymnasium,
+                test_make_vec_by_version,
+            ]
+        )
+    )

@@ -54,8 +54,10 @@ def circles(edges):
     index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
 
     def visit(v):
-        index[v] = low[v] = n[0]; n[0] += 1
-        stack.append(v); on.add(v)
+        index[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
         for w in edges.get(v, ()):
             if w not in index:
                 visit(w)
@@ -65,7 +67,9 @@ def circles(edges):
         if low[v] == index[v]:
             part = []
             while True:
-                w = stack.pop(); on.discard(w); part.append(w)
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
                 if w == v:
                     break
             if len(part) > 1:
@@ -94,7 +98,9 @@ def includes():
                 if layer(target) not in RANK:
                     continue
                 if not below(layer(target), layer(folder)):
-                    bad.append(f"src/{folder}/{name} includes {inc} (layer {layer(target)} is not below {layer(folder)})")
+                    bad.append(
+                        f"src/{folder}/{name} includes {inc} (layer {layer(target)} is not below {layer(folder)})"
+                    )
                 if other_learner(target, folder):
                     bad.append(f"src/{folder}/{name} includes {inc} (another learner's folder)")
                 if target == folder and name.endswith(".c") and parts[-1][:-2] != name[:-2]:
@@ -123,17 +129,17 @@ def calls():
             f = line.split()
             if len(f) == 2 and f[0] == "U":
                 needed.setdefault(node, set()).add(f[1])
-            elif len(f) == 3 and f[1] in "TDBRVWGS":    # a global this object defines
+            elif len(f) == 3 and f[1] in "TDBRVWGS":  # a global this object defines
                 defined[f[2]] = node
     bad, edges, n = [], {}, 0
     for node, syms in sorted(needed.items()):
-        folder = node[len("src/"):node.rindex("/")]
+        folder = node[len("src/") : node.rindex("/")]
         for sym in sorted(syms):
             where = defined.get(sym)
             if not where or where == node:
-                continue                                 # the C library, MPI, zlib, ...
+                continue  # the C library, MPI, zlib, ...
             n += 1
-            target = where[len("src/"):where.rindex("/")]
+            target = where[len("src/") : where.rindex("/")]
             if not below(layer(target), layer(folder)):
                 bad.append(f"{node}.c calls {sym} of {where}.c (layer {layer(target)} is not below {layer(folder)})")
             if other_learner(target, folder):
@@ -151,9 +157,9 @@ def py_imports(path, package="pongrl"):
     mods = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module:                  # from .env import Env
+            if node.level == 1 and node.module:  # from .env import Env
                 mods.add(node.module.split(".")[0])
-            elif node.level == 1:                                # from . import env, _lib
+            elif node.level == 1:  # from . import env, _lib
                 mods.update(a.name for a in node.names)
             elif node.level == 0 and node.module and node.module.split(".")[0] == package:
                 parts = node.module.split(".")
@@ -172,13 +178,14 @@ def python_layers():
     for name in names:
         got = py_imports(os.path.join(PY, name + ".py")) & set(names)
         got.discard(name)
-        if name != "__init__":       # the package's door imports everything; nothing imports it
+        if name != "__init__":  # the package's door imports everything; nothing imports it
             uses[f"python/pongrl/{name}.py"] = {f"python/pongrl/{m}.py" for m in got if m != "__init__"}
-    bad = ["python modules that import each other in a circle: " + ", ".join(part)
-           for part in circles(uses)]
+    bad = ["python modules that import each other in a circle: " + ", ".join(part) for part in circles(uses)]
     if uses.get("python/pongrl/nets.py"):
-        bad.append("python/pongrl/nets.py imports %s (it must stand alone: tools/play_npy.py loads it by path)"
-                   % ", ".join(sorted(uses["python/pongrl/nets.py"])))
+        bad.append(
+            "python/pongrl/nets.py imports %s (it must stand alone: tools/play_npy.py loads it by path)"
+            % ", ".join(sorted(uses["python/pongrl/nets.py"]))
+        )
     return bad, len(uses)
 
 
@@ -193,8 +200,10 @@ def main():
         print("BAD", line)
     if bad:
         sys.exit(f"FAIL: {len(bad)} use(s) against the layers")
-    print("OK: every include of src/ points to its own folder or one below, and no files of a folder include "
-          "each other in a circle")
+    print(
+        "OK: every include of src/ points to its own folder or one below, and no files of a folder include "
+        "each other in a circle"
+    )
     if got is None:
         print("note: no objects in build/obj (make first): the calls were not read")
     else:

@@ -26,12 +26,29 @@ def main():
     with tempfile.TemporaryDirectory() as t:
         j = lambda *p: os.path.join(t, *p)
         # a fresh run's first checkpoint is Karpathy's initialisation: compare with dump's W1/W2
-        run("train", "--hidden", str(H), "--batch-size", "2", "--seed", "3", "--iterations", "2", "--quiet",
-            "--workers", "1", "--run-dir", j("run"))
+        run(
+            "train",
+            "--hidden",
+            str(H),
+            "--batch-size",
+            "2",
+            "--seed",
+            "3",
+            "--iterations",
+            "2",
+            "--quiet",
+            "--workers",
+            "1",
+            "--run-dir",
+            j("run"),
+        )
         run("export", j("run", "checkpoints", "ckpt-00000000.bin"), "--out", j("exp0"))
         os.mkdir(j("dump"))
-        subprocess.run([DUMP, "--seed", "3", "--hidden", str(H), "--episodes", "1", "--out", j("dump")], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [DUMP, "--seed", "3", "--hidden", str(H), "--episodes", "1", "--out", j("dump")],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         W1, W2 = load(j("exp0"))
         D1, D2 = load(j("dump"))
         assert W1.shape == (H, 6400) and W2.shape == (H,), (W1.shape, W2.shape)
@@ -55,7 +72,7 @@ def main():
         run("import", j("np"), "--out", j("model.bin"))
         e1 = run("eval", j("model.bin"), "--episodes", "3", "--workers", "2").stdout
         e2 = run("eval", j("np"), "--episodes", "3", "--workers", "2").stdout
-        strip = lambda s: "\n".join(s.splitlines()[2:])     # the first two lines name the source
+        strip = lambda s: "\n".join(s.splitlines()[2:])  # the first two lines name the source
         assert strip(e1) == strip(e2) and "mean score:" in e1, (e1, e2)
         run("export", j("model.bin"), "--out", j("back"))
         B1, B2 = load(j("back"))
@@ -78,7 +95,11 @@ def main():
             for cmd in (["import", d, "--out", j("x.bin")], ["eval", d, "--episodes", "1"]):
                 p = run(*cmd, ok=False)
                 lines = p.stderr.strip().splitlines()
-                assert p.returncode == 1 and len(lines) == 1 and lines[0].startswith("pongrl: "), (name, p.returncode, p.stderr)
+                assert p.returncode == 1 and len(lines) == 1 and lines[0].startswith("pongrl: "), (
+                    name,
+                    p.returncode,
+                    p.stderr,
+                )
             print(f"OK refused {name}: {lines[0]}")
         # a truncated .npy
         os.mkdir(j("trunc"))

@@ -15,19 +15,30 @@ from pongrl_under_test import ROOT, run  # noqa: E402
 
 TOOL = os.path.join(ROOT, "tools", "play_npy.py")
 # runs the tool with some modules made unimportable: python3 -c BLOCK "gymnasium,ale_py" args...
-BLOCK = ("import runpy, sys\n"
-         "for m in sys.argv[1].split(','):\n"
-         "    if m: sys.modules[m] = None\n"
-         "sys.argv = [sys.argv[2]] + sys.argv[3:]\n"
-         "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+BLOCK = (
+    "import runpy, sys\n"
+    "for m in sys.argv[1].split(','):\n"
+    "    if m: sys.modules[m] = None\n"
+    "sys.argv = [sys.argv[2]] + sys.argv[3:]\n"
+    "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+)
 
 
 def play(model, *args, block=""):
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in env.get("PYTHONPATH", "").split(os.pathsep)
-                                        if p and os.path.abspath(p) != os.path.join(ROOT, "python"))
-    return subprocess.run([sys.executable, "-c", BLOCK, block, TOOL, model] + list(args),
-                          capture_output=True, text=True, timeout=300, cwd="/", env=env)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p
+        for p in env.get("PYTHONPATH", "").split(os.pathsep)
+        if p and os.path.abspath(p) != os.path.join(ROOT, "python")
+    )
+    return subprocess.run(
+        [sys.executable, "-c", BLOCK, block, TOOL, model] + list(args),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd="/",
+        env=env,
+    )
 
 
 def seeds_export(d):
@@ -54,8 +65,7 @@ def test_what_is_missing():
         except ImportError:
             print("gymnasium not importable: the envs themselves not played")
             return
-        one_line_error(play(d, "--max-steps", "5", block="pongrl,ale_py"), "pongrl", "ale_py",
-                       "no Pong env")
+        one_line_error(play(d, "--max-steps", "5", block="pongrl,ale_py"), "pongrl", "ale_py", "no Pong env")
         one_line_error(play(d, "--env", "pongrl/Pong-v5", block="pongrl"), "needs the module pongrl")
     finally:
         shutil.rmtree(d)

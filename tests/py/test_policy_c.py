@@ -98,7 +98,7 @@ def test_batch_equals_single():
         greedy_ref = greedy.reference()
         obs = [e.reset(seed=20 + i)[0] for i, e in enumerate(envs)]
         for t in range(120):
-            if t == 60:                              # one row's episode starts anew
+            if t == 60:  # one row's episode starts anew
                 obs[1], _ = envs[1].reset(seed=99)
                 singles[1].reset()
                 batch.reset([1])
@@ -126,11 +126,18 @@ def test_closed():
         obs = np.zeros((80, 80), np.uint8)
         p.act(obs)
         p.close()
-        p.close()                                    # again: nothing
+        p.close()  # again: nothing
         assert "closed" in repr(p) and p.closed
-        for fn, args in ((p.act, (obs,)), (p.probabilities, (obs,)), (p.probability, (obs,)),
-                         (p.reset, ()), (p.reset, ([0],)), (p.use_action_meanings, (pongrl.ACTION_MEANINGS,)),
-                         (p.reference, ()), (p.__enter__, ())):
+        for fn, args in (
+            (p.act, (obs,)),
+            (p.probabilities, (obs,)),
+            (p.probability, (obs,)),
+            (p.reset, ()),
+            (p.reset, ([0],)),
+            (p.use_action_meanings, (pongrl.ACTION_MEANINGS,)),
+            (p.reference, ()),
+            (p.__enter__, ()),
+        ):
             assert "the policy is closed" in raises(RuntimeError, fn, *args), fn.__name__
         with pongrl.load(model) as q:
             q.act(obs)
@@ -151,7 +158,8 @@ def test_another_thread():
                 got.append("ran")
             except RuntimeError as e:
                 got.append(str(e))
-    with p._h:                                       # this thread is "inside a step"
+
+    with p._h:  # this thread is "inside a step"
         t = threading.Thread(target=other)
         t.start()
         t.join()
@@ -159,7 +167,7 @@ def test_another_thread():
         closer = threading.Thread(target=p.close)
         closer.start()
         time.sleep(0.2)
-        assert closer.is_alive()                     # close() waits for the running call
+        assert closer.is_alive()  # close() waits for the running call
     closer.join(5)
     assert not closer.is_alive() and p.closed
 
@@ -193,8 +201,12 @@ def test_threads_racing_close():
     """Two threads acting with one policy while a third closes it: the process survives and
     every error speaks."""
     try:
-        out = subprocess.run([sys.executable, "-c", RACE, os.path.join(ROOT, "python"), MODELS["pg"],
-                              MODELS["ppo"]], capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", RACE, os.path.join(ROOT, "python"), MODELS["pg"], MODELS["ppo"]],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     except subprocess.TimeoutExpired:
         raise AssertionError("acts and close() in threads hung")
     assert out.returncode == 0 and "survived" in out.stdout, (out.returncode, out.stderr[-2000:])
@@ -220,12 +232,25 @@ def test_faster_than_numpy():
                     p.act(obs)
                 runs.append((time.perf_counter() - t0) / 30)
             times[name] = sorted(runs)[2]
-        print("%s: act %.1f us in C, %.1f us in NumPy (x%.0f)"
-              % (algo, 1e6 * times["C"], 1e6 * times["NumPy"], times["NumPy"] / times["C"]))
+        print(
+            "%s: act %.1f us in C, %.1f us in NumPy (x%.0f)"
+            % (algo, 1e6 * times["C"], 1e6 * times["NumPy"], times["NumPy"] / times["C"])
+        )
         assert times["NumPy"] > 5 * times["C"], times
         c.close()
 
 
 if __name__ == "__main__":
-    sys.exit(run([test_probabilities_match_numpy, test_greedy_and_probability, test_batch_equals_single,
-                  test_closed, test_another_thread, test_threads_racing_close, test_faster_than_numpy]))
+    sys.exit(
+        run(
+            [
+                test_probabilities_match_numpy,
+                test_greedy_and_probability,
+                test_batch_equals_single,
+                test_closed,
+                test_another_thread,
+                test_threads_racing_close,
+                test_faster_than_numpy,
+            ]
+        )
+    )

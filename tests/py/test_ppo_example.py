@@ -26,10 +26,27 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "curve.csv")
         model = os.path.join(tmp, "agent.pt")
-        r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "ppo_pong.py"),
-                            "--total-steps", "3072", "--num-envs", "8", "--num-steps", "128",
-                            "--env-threads", "2", "--csv", out, "--save", model],
-                           capture_output=True, text=True, timeout=300)
+        r = subprocess.run(
+            [
+                sys.executable,
+                os.path.join(ROOT, "examples", "ppo_pong.py"),
+                "--total-steps",
+                "3072",
+                "--num-envs",
+                "8",
+                "--num-steps",
+                "128",
+                "--env-threads",
+                "2",
+                "--csv",
+                out,
+                "--save",
+                model,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         print(r.stdout[-2000:])
         assert r.returncode == 0, r.stderr[-3000:]
         lines = [l for l in r.stdout.splitlines() if l.startswith("iter")]
@@ -76,8 +93,26 @@ def running_mean_matches():
     # 8 envs x 128 steps x 10 iterations: a few episodes end (7 with seed 1; a random agent's last ~800 steps)
     with tempfile.TemporaryDirectory() as tmp:
         out, rec = os.path.join(tmp, "curve.csv"), os.path.join(tmp, "returns.json")
-        r = subprocess.run([sys.executable, "-c", RECORDER, ROOT, rec, "--total-steps", "10240", "--num-envs", "8",
-                            "--num-steps", "128", "--csv", out], capture_output=True, text=True, timeout=300)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                RECORDER,
+                ROOT,
+                rec,
+                "--total-steps",
+                "10240",
+                "--num-envs",
+                "8",
+                "--num-steps",
+                "128",
+                "--csv",
+                out,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert r.returncode == 0, r.stderr[-3000:]
         with open(rec) as f:
             returns = json.load(f)
@@ -86,7 +121,7 @@ def running_mean_matches():
         assert len(returns) >= 3 and int(rows[-1]["episodes"]) == len(returns), (len(returns), rows[-1])
         ema = [returns[0]]
         for x in returns[1:]:
-            ema.append(0.99 * ema[-1] + 0.01 * x)          # src/train/state.h: TRAIN_RUNNING_DECAY
+            ema.append(0.99 * ema[-1] + 0.01 * x)  # src/train/state.h: TRAIN_RUNNING_DECAY
         worst = max(abs(float(r["running_mean"]) - ema[int(r["episodes"]) - 1]) for r in rows if int(r["episodes"]))
         print(f"running mean, {len(returns)} episodes, {len(rows)} rows: worst difference {worst:.1e}")
         assert worst < 1e-6, worst

@@ -31,18 +31,46 @@ TMP = tempfile.TemporaryDirectory()
 
 def train(coarse):
     d = os.path.join(TMP.name, "run%d" % coarse)
-    subprocess.run([BIN, "train", "--algo", "ppo", "--envs", "4", "--steps", "64", "--hidden", "16",
-                    "--minibatches", "2", "--epochs", "2", "--lr", "0.01", "--iterations", "4", "--seed", "3",
-                    "--coarse", str(coarse), "--workers", "1", "--quiet", "--run-dir", d],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            BIN,
+            "train",
+            "--algo",
+            "ppo",
+            "--envs",
+            "4",
+            "--steps",
+            "64",
+            "--hidden",
+            "16",
+            "--minibatches",
+            "2",
+            "--epochs",
+            "2",
+            "--lr",
+            "0.01",
+            "--iterations",
+            "4",
+            "--seed",
+            "3",
+            "--coarse",
+            str(coarse),
+            "--workers",
+            "1",
+            "--quiet",
+            "--run-dir",
+            d,
+        ],
+        check=True,
+        capture_output=True,
+    )
     return d
 
 
 def c_play(model):
     out = os.path.join(TMP.name, "dump-" + os.path.basename(model))
     os.makedirs(out)
-    subprocess.run([DUMP, "--model", model, "--seed", str(SEED), "--play", str(STEPS), "--out", out],
-                   check=True)
+    subprocess.run([DUMP, "--model", model, "--seed", str(SEED), "--play", str(STEPS), "--out", out], check=True)
     return {k: np.load(os.path.join(out, k + ".npy")) for k in ("frames", "start", "action", "probs")}
 
 
@@ -65,11 +93,13 @@ def check_model(coarse):
     assert c["start"].sum() >= 2, "the game did not cross an episode's end: reset goes untested"
     assert set(np.unique(c["action"])) <= {0, 2, 3}
     pol = pongrl.load(run_dir, seed=0)
-    ref = pol.reference()                       # the NumPy twin of the network the library plays
+    ref = pol.reference()  # the NumPy twin of the network the library plays
     assert isinstance(ref, nets.PpoPolicy) and ref.coarse == bool(coarse) and pol.H == ref.H == 16
     got = python_probs(pol, c["frames"], c["start"])
-    print("coarse=%d: %d steps, %d episode starts, worst |p_python - p_C| %.2e"
-          % (coarse, STEPS, c["start"].sum(), worst(got, c["probs"])))
+    print(
+        "coarse=%d: %d steps, %d episode starts, worst |p_python - p_C| %.2e"
+        % (coarse, STEPS, c["start"].sum(), worst(got, c["probs"]))
+    )
     assert worst(got, c["probs"]) < 1e-12
     numpy_probs = python_probs(pongrl.load(run_dir).reference(), c["frames"], c["start"])
     print("coarse=%d: worst |p_NumPy - p_C| %.2e" % (coarse, worst(numpy_probs, c["probs"])))
@@ -111,13 +141,15 @@ def check_model(coarse):
 
 def test_coarse():
     run_dir, c, got = check_model(1)
+
     # the test can fail: drop the coarse view "columns lit in each band of rows" from the input
     def dropped(cur, prev, coarse):
         x = nets.ppo_input(cur, prev, coarse)
         for base in (2 * nets.D, 2 * nets.D + nets.COARSE):
-            x[:, base + 720:base + 1040] = 0.0
+            x[:, base + 720 : base + 1040] = 0.0
         return x
-    bad = pongrl.load(run_dir).reference()      # the NumPy reference, whose input can be swapped
+
+    bad = pongrl.load(run_dir).reference()  # the NumPy reference, whose input can be swapped
     bad.input = dropped
     w = worst(python_probs(bad, c["frames"], c["start"]), c["probs"])
     print("with a coarse view dropped: worst difference %.2e (must be far above 1e-12)" % w)

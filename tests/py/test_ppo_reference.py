@@ -31,10 +31,14 @@ class Net:
         D, H, A = self.D, self.H, self.A
         o = D * H
         W1 = w[:o].reshape(D, H)
-        b1 = w[o:o + H]; o += H
-        Wpi = w[o:o + A * H].reshape(A, H); o += A * H
-        bpi = w[o:o + A]; o += A
-        wv = w[o:o + H]; o += H
+        b1 = w[o : o + H]
+        o += H
+        Wpi = w[o : o + A * H].reshape(A, H)
+        o += A * H
+        bpi = w[o : o + A]
+        o += A
+        wv = w[o : o + H]
+        o += H
         bv = w[o]
         return W1, b1, Wpi, bpi, wv, bv
 
@@ -58,8 +62,8 @@ def coarse_views(frames):
     of 4 bands of 20 columns the lit rows (80), then for each of 4 bands of 20 rows the lit columns."""
     f = frames.reshape(-1, 80, 80) > 0
     cells = f.reshape(-1, 20, 4, 20, 4).any(axis=(2, 4)).reshape(-1, 400)
-    rows = f.reshape(-1, 80, 4, 20).any(axis=3).transpose(0, 2, 1).reshape(-1, 320)   # (band, y)
-    cols = f.reshape(-1, 4, 20, 80).any(axis=2).reshape(-1, 320)                      # (band, x)
+    rows = f.reshape(-1, 80, 4, 20).any(axis=3).transpose(0, 2, 1).reshape(-1, 320)  # (band, y)
+    cols = f.reshape(-1, 4, 20, 80).any(axis=2).reshape(-1, 320)  # (band, x)
     return np.concatenate([cells, rows, cols], axis=1).astype(np.float64)
 
 
@@ -120,8 +124,8 @@ def loss_grad(net, w, X, a, old_logp, old_v, adv_n, ret, clip, ent_coef, vf_coef
 def adam(w, m, v, g, lr, t, b1=0.9, b2=0.999, eps=1e-5):
     m = b1 * m + (1 - b1) * g
     v = b2 * v + (1 - b2) * g * g
-    step = lr / (1 - b1 ** t)
-    denom = np.sqrt(v) / np.sqrt(1 - b2 ** t) + eps
+    step = lr / (1 - b1**t)
+    denom = np.sqrt(v) / np.sqrt(1 - b2**t) + eps
     return w - step * (m / denom), m, v
 
 
@@ -130,9 +134,23 @@ def run_dump(d, threads, coarse=1, value_hidden=0, ent_coef=None):
     if not os.path.exists(dump):
         print(f"skip: {dump} not built (make build/ppo_dump)")
         sys.exit(77)
-    subprocess.run([dump, "--seed", "5", "--threads", str(threads), "--coarse", str(coarse),
-                    "--value-hidden", str(value_hidden), "--out", d]
-                   + ([] if ent_coef is None else ["--ent-coef", repr(ent_coef)]), check=True)
+    subprocess.run(
+        [
+            dump,
+            "--seed",
+            "5",
+            "--threads",
+            str(threads),
+            "--coarse",
+            str(coarse),
+            "--value-hidden",
+            str(value_hidden),
+            "--out",
+            d,
+        ]
+        + ([] if ent_coef is None else ["--ent-coef", repr(ent_coef)]),
+        check=True,
+    )
     return lambda name: np.load(os.path.join(d, name + ".npy"))
 
 
@@ -175,19 +193,21 @@ def verify(L):
     N = L("next_value").shape[0]
     T = B // N
     a = L("action").astype(np.int64)
-    print(f"batch: {N} envs x {T} steps, H = {H}, {np.count_nonzero(X) / B:.1f} non-zeros a sample, "
-          f"{int(L('done').sum())} episode ends, Adam step {adam_t}")
+    print(
+        f"batch: {N} envs x {T} steps, H = {H}, {np.count_nonzero(X) / B:.1f} non-zeros a sample, "
+        f"{int(L('done').sum())} episode ends, Adam step {adam_t}"
+    )
     assert np.count_nonzero(m) > 0, "Adam's moments are still zero: the test would not see them"
     assert L("done").sum() > 0, "no episode ends in the batch: GAE's cut would go untested"
     # the input (ppo.h): the 80x80 frame (binary), its difference from the previous frame, and,
     # recomputed here from those two frames, the coarse views of each and their difference
     P = 6400
-    cur, diff = X[:, :P], X[:, P:2 * P]
+    cur, diff = X[:, :P], X[:, P : 2 * P]
     prev = cur - diff
     assert set(np.unique(cur)) <= {0, 1} and set(np.unique(prev)) <= {0, 1}
     if D > 2 * P:
         cc, pc = coarse_views(cur), coarse_views(prev)
-        check("coarse views", X[:, 2 * P:], np.concatenate([cc, cc - pc], axis=1))
+        check("coarse views", X[:, 2 * P :], np.concatenate([cc, cc - pc], axis=1))
 
     # forward, as played
     _, logits, value = net.forward(w, X)
@@ -211,16 +231,20 @@ def verify(L):
     split = np.zeros(net.n, dtype=bool)
     if V > 0:
         o = D * H + H
-        split[o:o + A * H] = np.tile(np.arange(H) >= H - V, A)     # Wpi's last V columns
+        split[o : o + A * H] = np.tile(np.arange(H) >= H - V, A)  # Wpi's last V columns
         o += A * H + A
-        split[o:o + H] = np.arange(H) < H - V                      # wv's first H - V entries
+        split[o : o + H] = np.arange(H) < H - V  # wv's first H - V entries
         for name, arr in (("before", w), ("after the step", L("w_new"))):
             if np.count_nonzero(arr[split]):
-                print(f"BAD separate value network: {np.count_nonzero(arr[split])} of its {split.sum()} zero entries "
-                      f"are not zero {name}")
+                print(
+                    f"BAD separate value network: {np.count_nonzero(arr[split])} of its {split.sum()} zero entries "
+                    f"are not zero {name}"
+                )
                 sys.exit(1)
-        print(f"OK  separate value network: Wpi's last {V} columns and wv's first {H - V} entries are zero before and "
-              f"after the step ({split.sum()} entries)")
+        print(
+            f"OK  separate value network: Wpi's last {V} columns and wv's first {H - V} entries are zero before and "
+            f"after the step ({split.sum()} entries)"
+        )
     gs = np.where(split, 0.0, g)
     check("gradient", L("grad"), gs)
 
@@ -238,7 +262,9 @@ def verify(L):
         wm[k] -= eps
         fd = (loss_terms(net, wp, *args)[0] - loss_terms(net, wm, *args)[0]) / (2 * eps)
         fd_worst = max(fd_worst, abs(fd - g[k]) / max(np.abs(g).max(), 1e-12))
-    print(f"{'OK ' if fd_worst < 1e-6 else 'BAD'} finite differences: max rel diff {fd_worst:.3e} on {len(picks)} weights")
+    print(
+        f"{'OK ' if fd_worst < 1e-6 else 'BAD'} finite differences: max rel diff {fd_worst:.3e} on {len(picks)} weights"
+    )
     if fd_worst >= 1e-6:
         sys.exit(1)
 
@@ -250,7 +276,7 @@ def verify(L):
     w_new, m_new, v_new = w.copy(), m.copy(), v.copy()
     touched = np.zeros(net.n, dtype=bool)
     touched[(used[:, None] * H + np.arange(H)).ravel()] = True
-    touched[D * H:] = True
+    touched[D * H :] = True
     w_new[touched], m_new[touched], v_new[touched] = adam(w[touched], m[touched], v[touched], gc[touched], lr, adam_t)
     check("Adam: step of w", L("w_new") - w, w_new - w)
     check("Adam: m", L("m_new"), m_new)

@@ -37,17 +37,36 @@ def test_use_after_close():
     e.reset(seed=0)
     a = e.ale
     e.close()
-    for name, args in (("getRAM", ()), ("setRAM", (3, 4)), ("getScreenRGB", ()), ("getScreen", ()),
-                       ("getScreenGrayscale", ()), ("reset_game", ()), ("act", (0,)),
-                       ("cloneState", ()), ("game_over", ()), ("lives", ()),
-                       ("getEpisodeFrameNumber", ()), ("getFrameNumber", ())):
+    for name, args in (
+        ("getRAM", ()),
+        ("setRAM", (3, 4)),
+        ("getScreenRGB", ()),
+        ("getScreen", ()),
+        ("getScreenGrayscale", ()),
+        ("reset_game", ()),
+        ("act", (0,)),
+        ("cloneState", ()),
+        ("game_over", ()),
+        ("lives", ()),
+        ("getEpisodeFrameNumber", ()),
+        ("getFrameNumber", ()),
+    ):
         msg = raises(RuntimeError, getattr(a, name), *args)
         assert "closed" in msg, (name, msg)
-    for name, args in (("step", (0,)), ("reset", ()), ("render", ()), ("frame", ()), ("ram", ()),
-                       ("obs80", ()), ("state", ()), ("clone_state", ()), ("restore_state", (None,))):
+    for name, args in (
+        ("step", (0,)),
+        ("reset", ()),
+        ("render", ()),
+        ("frame", ()),
+        ("ram", ()),
+        ("obs80", ()),
+        ("state", ()),
+        ("clone_state", ()),
+        ("restore_state", (None,)),
+    ):
         assert "closed" in raises(RuntimeError, getattr(e, name), *args), name
-    e.close()                                          # a second close is nothing
-    a = pongrl.make("ALE/Pong-v5").ale                 # the interface alone outlives its env
+    e.close()  # a second close is nothing
+    a = pongrl.make("ALE/Pong-v5").ale  # the interface alone outlives its env
     gc.collect()
     assert a.act(0) == 0 and a.getRAM().shape == (128,)
     assert "no ROM" in raises(RuntimeError, pongrl.ALEInterface().getRAM)
@@ -68,8 +87,11 @@ def test_another_thread_is_refused_not_crashed():
     close() waits for the call to end."""
     e = pongrl.make("ALE/Pong-v5")
     e.reset(seed=0)
-    for obj, use, calls in ((e, e.ale._use, [(e.step, (0,)), (e.ale.getRAM, ()), (e.reset, ())]),
-                            (vec(), None, None), (atari(), None, None)):
+    for obj, use, calls in (
+        (e, e.ale._use, [(e.step, (0,)), (e.ale.getRAM, ()), (e.reset, ())]),
+        (vec(), None, None),
+        (atari(), None, None),
+    ):
         if use is None:
             use = obj._use
             calls = [(obj.step, (np.zeros(obj.action_space.shape, np.int64),)), (obj.reset, ())]
@@ -82,7 +104,8 @@ def test_another_thread_is_refused_not_crashed():
                     got.append("ran")
                 except RuntimeError as err:
                     got.append(str(err))
-        with use():                              # this thread is "inside a step"
+
+        with use():  # this thread is "inside a step"
             t = threading.Thread(target=other)
             t.start()
             t.join()
@@ -90,7 +113,7 @@ def test_another_thread_is_refused_not_crashed():
             closer = threading.Thread(target=obj.close)
             closer.start()
             time.sleep(0.2)
-            assert closer.is_alive()             # close() waits for the running call
+            assert closer.is_alive()  # close() waits for the running call
         closer.join(5)
         assert not closer.is_alive()
         assert "closed" in raises(RuntimeError, calls[0][0], *calls[0][1])
@@ -125,31 +148,35 @@ def test_close_and_steps_racing_in_threads():
     """Two threads stepping one env while a third closes it: the process survives (before the
     lock: a segfault in a third of the tries) and every error speaks."""
     try:
-        out = subprocess.run([sys.executable, "-c", RACE, os.path.join(ROOT, "python")],
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-c", RACE, os.path.join(ROOT, "python")], capture_output=True, text=True, timeout=60
+        )
     except subprocess.TimeoutExpired:
         raise AssertionError("steps and close() in threads hung (a few seconds when they work)")
     assert out.returncode == 0 and "survived" in out.stdout, (out.returncode, out.stderr[-2000:])
     for msg in eval(out.stdout.split("survived", 1)[1]):
-        assert msg in ("pongrl: the vector environment is closed", "pongrl: the environment is closed",
-                       "pongrl: the vector environment is in use by another thread",
-                       "pongrl: the environment is in use by another thread"), msg
+        assert msg in (
+            "pongrl: the vector environment is closed",
+            "pongrl: the environment is closed",
+            "pongrl: the vector environment is in use by another thread",
+            "pongrl: the environment is in use by another thread",
+        ), msg
 
 
 def test_indices_are_checked_ints():
     v = vec()
     s1 = v.clone_state(1)
-    for bad in (2 ** 32, 2 ** 32 + 1, 3, -1, -(2 ** 32), 2 ** 64 + 1):
+    for bad in (2**32, 2**32 + 1, 3, -1, -(2**32), 2**64 + 1):
         raises(IndexError, v.clone_state, bad)
         raises(IndexError, v.restore_state, bad, s1)
         raises(IndexError, v.frame, bad)
     for bad in (1.5, 1.0, "0", None, True, np.float64(1)):
         raises(TypeError, v.clone_state, bad)
         raises(TypeError, v.restore_state, bad, s1)
-    s0 = v.clone_state(np.int64(0))                    # NumPy's integers are integers
+    s0 = v.clone_state(np.int64(0))  # NumPy's integers are integers
     v.step(np.array([2, 3, 4]))
     before = v.clone_state(0)
-    raises(IndexError, v.restore_state, 2 ** 32, s1)   # env 0 untouched
+    raises(IndexError, v.restore_state, 2**32, s1)  # env 0 untouched
     assert v.clone_state(0) == before and before != s0
     for junk in (b"junk", "junk", None, 7, s1.serialize()):
         msg = raises(TypeError, v.restore_state, 0, junk)
@@ -165,7 +192,7 @@ def test_vector_envs_refuse_pickle_in_one_line():
             msg = raises(TypeError, fn, v)
             assert "cannot be pickled or copied" in msg and "\n" not in msg, msg
         v.close()
-    e = pongrl.make("ALE/Pong-v5")                     # a single env pickles
+    e = pongrl.make("ALE/Pong-v5")  # a single env pickles
     e.reset(seed=1)
     assert pickle.loads(pickle.dumps(e)).clone_state(True) == e.clone_state(True)
 
@@ -180,7 +207,7 @@ def test_interface_pickles():
     alone.loadROM("pong")
     alone.setMode(1)
     for a in (e.ale, alone, pongrl.ALEInterface()):
-        if a._h is None:                                   # no ROM yet: the settings travel
+        if a._h is None:  # no ROM yet: the settings travel
             a.setInt("frame_skip", 3)
             assert pickle.loads(pickle.dumps(a)).getInt("frame_skip") == 3
             continue
@@ -192,18 +219,19 @@ def test_interface_pickles():
             steps = [[(x.act(k % 6), x.getRAM().tobytes()) for k in range(300)] for x in (c, copy.deepcopy(a))]
             assert steps[0] == steps[1]
             c.reset_game()
-            assert c.getEpisodeFrameNumber() == 1              # the pending mode 1 travelled
+            assert c.getEpisodeFrameNumber() == 1  # the pending mode 1 travelled
     assert alone.getEpisodeFrameNumber() > 1
 
 
 def test_roms_as_ale_py():
     from pongrl import ALEInterface, roms
+
     assert roms.get_all_rom_ids() == ["pong"]
     ale = ALEInterface()
     ale.setInt("random_seed", 0)
-    ale.loadROM(roms.get_rom_path("pong"))             # ale-py's usual loading line
+    ale.loadROM(roms.get_rom_path("pong"))  # ale-py's usual loading line
     assert ale.getRAM().shape == (128,) and ale.getMinimalActionSet()[2] == pongrl.Action.RIGHT
-    assert roms.Pong == roms.get_rom_path("pong")      # ale-py before 0.9
+    assert roms.Pong == roms.get_rom_path("pong")  # ale-py before 0.9
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         assert roms.get_rom_path("breakout") is None
@@ -220,6 +248,7 @@ def test_roms_as_ale_py():
 
 def test_roms_dir_as_ale_py(tmp=os.path.join(ROOT, "build", "test-roms")):
     from pongrl import roms
+
     os.makedirs(tmp, exist_ok=True)
     with open(os.path.join(tmp, "pong.bin"), "wb") as f:
         f.write(b"not the game")
@@ -228,13 +257,23 @@ def test_roms_dir_as_ale_py(tmp=os.path.join(ROOT, "build", "test-roms")):
         msg = raises(OSError, roms.get_rom_path, "pong")
         assert "md5" in msg
         os.remove(os.path.join(tmp, "pong.bin"))
-        assert roms.get_rom_path("pong") == "pong"     # no file there: pongrl's own game
+        assert roms.get_rom_path("pong") == "pong"  # no file there: pongrl's own game
     finally:
         del os.environ["ALE_ROMS_DIR"]
 
 
 if __name__ == "__main__":
-    sys.exit(run([test_use_after_close, test_another_thread_is_refused_not_crashed,
-                  test_close_and_steps_racing_in_threads, test_indices_are_checked_ints,
-                  test_vector_envs_refuse_pickle_in_one_line, test_interface_pickles, test_roms_as_ale_py,
-                  test_roms_dir_as_ale_py]))
+    sys.exit(
+        run(
+            [
+                test_use_after_close,
+                test_another_thread_is_refused_not_crashed,
+                test_close_and_steps_racing_in_threads,
+                test_indices_are_checked_ints,
+                test_vector_envs_refuse_pickle_in_one_line,
+                test_interface_pickles,
+                test_roms_as_ale_py,
+                test_roms_dir_as_ale_py,
+            ]
+        )
+    )

@@ -28,7 +28,7 @@ def seed_episode(np_seed, env_seed):
     model = Model()
     env = pongrl.make("ALE/Pong-v5", seed=env_seed)  # the seed: gym.make("GymV26Environment-v0", env_id="ALE/Pong-v5")
     xs, hs, dlogps, drs = rollout(model, env)
-    grad, _ = compute_gradient(model, xs, hs, dlogps, drs)   # the rest of Ray's actor
+    grad, _ = compute_gradient(model, xs, hs, dlogps, drs)  # the rest of Ray's actor
     epx, epr = np.vstack(xs), np.vstack(drs)
     info = env.state()
     env.close()
@@ -49,8 +49,10 @@ def test_seed_rollout():
     assert np.all(np.isfinite(grad["W1"])) and np.all(np.isfinite(grad["W2"]))
     # a near-random policy loses: published random episodes last ~760-1110 steps
     assert 500 < n < 3000, n
-    print("seed rollout on pongrl ALE/Pong-v5: %d steps, score %+d (%d-%d)"
-          % (n, int(epr.sum()), st["score_cpu"], st["score_agent"]))
+    print(
+        "seed rollout on pongrl ALE/Pong-v5: %d steps, score %+d (%d-%d)"
+        % (n, int(epr.sum()), st["score_cpu"], st["score_agent"])
+    )
     # same seeds, same episode, bit for bit
     epx2, epr2, grad2, _ = seed_episode(0, 0)
     assert np.array_equal(epr, epr2) and np.array_equal(epx, epx2)
@@ -92,17 +94,28 @@ def test_shapes_and_obs80():
 
 
 def test_all_presets():
-    assert pongrl.PRESETS == ("Pong-v0", "Pong-v4", "PongDeterministic-v0",
-                              "PongDeterministic-v4", "PongNoFrameskip-v0",
-                              "PongNoFrameskip-v4", "ALE/Pong-v5")
-    frames_per_step = {"Pong-v0": (2, 4), "Pong-v4": (2, 4), "PongDeterministic-v0": (4, 4),
-                       "PongDeterministic-v4": (4, 4), "PongNoFrameskip-v0": (1, 1),
-                       "PongNoFrameskip-v4": (1, 1), "ALE/Pong-v5": (4, 4)}
+    assert pongrl.PRESETS == (
+        "Pong-v0",
+        "Pong-v4",
+        "PongDeterministic-v0",
+        "PongDeterministic-v4",
+        "PongNoFrameskip-v0",
+        "PongNoFrameskip-v4",
+        "ALE/Pong-v5",
+    )
+    frames_per_step = {
+        "Pong-v0": (2, 4),
+        "Pong-v4": (2, 4),
+        "PongDeterministic-v0": (4, 4),
+        "PongDeterministic-v4": (4, 4),
+        "PongNoFrameskip-v0": (1, 1),
+        "PongNoFrameskip-v4": (1, 1),
+        "ALE/Pong-v5": (4, 4),
+    }
     for id in pongrl.PRESETS:
         env = pongrl.make(id, seed=1)
         assert env.action_space.n == 6
-        assert env.unwrapped.get_action_meanings() == \
-            ["NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE"]
+        assert env.unwrapped.get_action_meanings() == ["NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE"]
         obs, info = env.reset(seed=5)
         last = 0
         for t in range(50):
@@ -122,16 +135,16 @@ def test_errors():
         assert "ALE/Pong-v5" in str(e) and "PongNoFrameskip-v4" in str(e), str(e)
     env = pongrl.make("ALE/Pong-v5", seed=0)
     env.reset()
-    for bad in (-1, 6, 7, 2.0, 2.5, "2", None, True, 2 ** 40, -2 ** 63):
+    for bad in (-1, 6, 7, 2.0, 2.5, "2", None, True, 2**40, -(2**63)):
         try:
             env.step(bad)
             raise AssertionError("bad action %r accepted" % (bad,))
         except ValueError:
             pass
-    assert env.state()["steps"] == 0          # the bad actions did nothing
-    env.step(np.int64(2))                      # NumPy integers are actions
+    assert env.state()["steps"] == 0  # the bad actions did nothing
+    env.step(np.int64(2))  # NumPy integers are actions
     env.step(np.uint8(3))
-    for bad_seed in (-1, 2 ** 64, 1.5, "0"):
+    for bad_seed in (-1, 2**64, 1.5, "0"):
         try:
             env.reset(seed=bad_seed)
             raise AssertionError("bad seed %r accepted" % (bad_seed,))
@@ -157,9 +170,12 @@ def test_errors():
         pass
     # a missing library is an ImportError that says what to do
     code = "import pongrl"
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       env=dict(os.environ, PONGRL_LIB="/nonexistent/libpongrl.so",
-                                PYTHONPATH=os.path.join(ROOT, "python")))
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PONGRL_LIB="/nonexistent/libpongrl.so", PYTHONPATH=os.path.join(ROOT, "python")),
+    )
     assert r.returncode != 0 and "ImportError" in r.stderr and "make" in r.stderr, r.stderr
 
 
@@ -177,11 +193,11 @@ def test_seeding():
 
     a = pongrl.make("ALE/Pong-v5", seed=11)
     b = pongrl.make("ALE/Pong-v5", seed=11)
-    e1, e2 = episode(a), episode(a)      # reset() without a seed: the next episode seed
+    e1, e2 = episode(a), episode(a)  # reset() without a seed: the next episode seed
     f1, f2 = episode(b), episode(b)
     assert np.array_equal(e1, f1) and np.array_equal(e2, f2)
-    assert not np.array_equal(e1, e2)    # sticky actions drawn from a different stream
-    assert np.array_equal(episode(a, seed=11), e1)   # reset(seed=s) == make(seed=s)
+    assert not np.array_equal(e1, e2)  # sticky actions drawn from a different stream
+    assert np.array_equal(episode(a, seed=11), e1)  # reset(seed=s) == make(seed=s)
     assert not np.array_equal(episode(a, seed=12), e1)
     a.close()
     b.close()
@@ -189,7 +205,7 @@ def test_seeding():
     with pongrl.make("PongDeterministic-v4", seed=0) as c:
         g1 = episode(c, seed=1)
         g2 = episode(c, seed=2)
-    assert np.array_equal(g1, g2)        # nothing random in Deterministic-v4
+    assert np.array_equal(g1, g2)  # nothing random in Deterministic-v4
 
 
 def test_real_trace_through_python():
@@ -197,6 +213,7 @@ def test_real_trace_through_python():
     API: every observation's crc32 and env.ram() equal the real getScreenRGB() and getRAM()."""
     import gzip
     import zlib
+
     data = os.path.join(ROOT, "tests", "data", "ale-real")
     actions = np.fromfile(os.path.join(data, "v5-1.actions.u8"), np.uint8)
     crc = np.fromfile(os.path.join(data, "v5-1.crc.u32"), "<u4")
@@ -222,12 +239,13 @@ def test_load():
     game's frames are Karpathy's own policy_forward on Karpathy's preprocess; a checkpoint, its
     run directory and its export load the same network; a batch acts row by row."""
     import tempfile
+
     model_dir = os.path.join(ROOT, "models", "pong-v5")
     W1 = np.load(os.path.join(model_dir, "W1.npy"))
     W2 = np.load(os.path.join(model_dir, "W2.npy"))
     pol = pongrl.load(model_dir, seed=0)
     assert pol.algo == "pg" and pol.H == W1.shape[0]
-    ref = pol.reference()                           # the NumPy twin of the network the library plays
+    ref = pol.reference()  # the NumPy twin of the network the library plays
     assert np.array_equal(ref.w1t, W1.T) and np.array_equal(ref.w2, W2)
     seed = Model(W1, W2)
     env = pongrl.make("ALE/Pong-v5", render_mode="rgb_array")
@@ -237,7 +255,7 @@ def test_load():
     pol.reset()
     prev, rgb_rows = None, []
     for t in range(300):
-        cur = preprocess(obs)                       # Karpathy's code
+        cur = preprocess(obs)  # Karpathy's code
         x = cur - prev if prev is not None else np.zeros(D)
         prev = cur
         want, _ = seed.policy_forward(x)
@@ -266,9 +284,25 @@ def test_load():
     bin_ = os.environ.get("PONGRL_BIN") or os.path.join(ROOT, "build", "pongrl")
     with tempfile.TemporaryDirectory() as d:
         run_dir, out = os.path.join(d, "run"), os.path.join(d, "npy")
-        subprocess.run([bin_, "train", "--hidden", "3", "--batch-size", "1", "--iterations", "1",
-                        "--workers", "1", "--quiet", "--run-dir", run_dir], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [
+                bin_,
+                "train",
+                "--hidden",
+                "3",
+                "--batch-size",
+                "1",
+                "--iterations",
+                "1",
+                "--workers",
+                "1",
+                "--quiet",
+                "--run-dir",
+                run_dir,
+            ],
+            check=True,
+            capture_output=True,
+        )
         subprocess.run([bin_, "export", run_dir, "--out", out], check=True, capture_output=True)
         ckpt = os.path.join(run_dir, "checkpoints", "ckpt-00000001.bin")
         a, b, c = (pongrl.load(x).reference() for x in (run_dir, ckpt, out))
@@ -286,15 +320,20 @@ def test_abi_check():
     # the library's own table (src/env/abi.c) against _lib.py's hand-made ctypes mirrors
     import ctypes
     from pongrl import _lib
+
     table = _lib.abi_table(_lib.lib)
     assert table["sizeof EnvStep"] == ctypes.sizeof(_lib.EnvStep) and table["ENV_ERR_DONE"] == -3
     assert _lib.abi_mismatches(table) == []
 
-    class EnvStep(ctypes.Structure):   # terminated and truncated swapped: same size
-        _fields_ = [("reward", ctypes.c_int), ("truncated", ctypes.c_bool),
-                    ("terminated", ctypes.c_bool), ("frames", ctypes.c_int)]
+    class EnvStep(ctypes.Structure):  # terminated and truncated swapped: same size
+        _fields_ = [
+            ("reward", ctypes.c_int),
+            ("truncated", ctypes.c_bool),
+            ("terminated", ctypes.c_bool),
+            ("frames", ctypes.c_int),
+        ]
 
-    class VecOut(ctypes.Structure):    # a field short
+    class VecOut(ctypes.Structure):  # a field short
         _fields_ = [(n, ctypes.c_void_p) for n in ("obs", "rewards", "terminated", "truncated")]
 
     bad = _lib.abi_mismatches(table, (EnvStep, VecOut), dict(_lib.CONSTANTS, ENV_ERR_DONE=-7))
@@ -305,5 +344,17 @@ def test_abi_check():
 
 
 if __name__ == "__main__":
-    sys.exit(run([test_abi_check, test_load, test_seed_rollout, test_shapes_and_obs80, test_all_presets, test_errors,
-             test_seeding, test_real_trace_through_python]))
+    sys.exit(
+        run(
+            [
+                test_abi_check,
+                test_load,
+                test_seed_rollout,
+                test_shapes_and_obs80,
+                test_all_presets,
+                test_errors,
+                test_seeding,
+                test_real_trace_through_python,
+            ]
+        )
+    )

@@ -29,8 +29,10 @@ def main():
             T = len(actions)
             assert set(np.unique(actions)) <= {2, 3}
             assert abs(rewards.sum()) <= 21 and np.count_nonzero(rewards) >= 21
-            print(f"episode {e}: {T} steps, score {rewards.sum():+.0f}, "
-                  f"{np.count_nonzero(x) / T:.1f} non-zeros per frame")
+            print(
+                f"episode {e}: {T} steps, score {rewards.sum():+.0f}, "
+                f"{np.count_nonzero(x) / T:.1f} non-zeros per frame"
+            )
             grad, played = sm.episode_gradient(model, list(x), actions, list(rewards))
             check(f"y-p ep {e}", L(f"dlogp_{e}"), played)
             check(f"dW1 ep {e}", L(f"grad_W1_{e}"), grad["W1"])

@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pongrl_under_test import pongrl, run  # noqa: E402
 
-STEP_KEYS = ("lives", "frame_number", "episode_frame_number")     # ale-py's, every step
+STEP_KEYS = ("lives", "frame_number", "episode_frame_number")  # ale-py's, every step
 
 
 def raises(exc, fn, *args, **kwargs):
@@ -39,8 +39,10 @@ def test_shapes_and_spaces():
         assert v.single_observation_space.shape == shape
         assert v.observation_space.shape == (3,) + shape
         assert v.single_action_space.n == 6 and list(v.action_space.nvec) == [6, 6, 6]
-        assert str(v.metadata["autoreset_mode"]).endswith("SameStep") or \
-            getattr(v.metadata["autoreset_mode"], "value", None) == "SameStep"
+        assert (
+            str(v.metadata["autoreset_mode"]).endswith("SameStep")
+            or getattr(v.metadata["autoreset_mode"], "value", None) == "SameStep"
+        )
         obs, info = v.reset(seed=0)
         assert obs.shape == (3,) + shape and obs.dtype == np.uint8 and sorted(info) == sorted(STEP_KEYS)
         assert v.observation_space.contains(obs)
@@ -52,7 +54,7 @@ def test_shapes_and_spaces():
     assert v.reset(seed=0)[0].shape == (2, 128)
     assert v.spec.id == "pongrl/Pong-ram-v5"
     v.close()
-    v = pongrl.make_vec("ALE/Pong-v5", 5, num_threads=8)     # never more threads than envs
+    v = pongrl.make_vec("ALE/Pong-v5", 5, num_threads=8)  # never more threads than envs
     assert v.num_threads == 5
     v.close()
 
@@ -96,8 +98,7 @@ def test_slots_match_single_envs():
 
 def test_threads_same_bits():
     def run(threads, obs_type):
-        v = pongrl.make_vec("ALE/Pong-v5", 5, num_threads=threads, obs_type=obs_type,
-                            max_num_frames_per_episode=400)
+        v = pongrl.make_vec("ALE/Pong-v5", 5, num_threads=threads, obs_type=obs_type, max_num_frames_per_episode=400)
         rng = np.random.default_rng(3)
         out = [v.reset(seed=42)[0]]
         for _ in range(150):
@@ -126,7 +127,7 @@ def test_seeding_and_copy():
     assert np.array_equal(a, b)
     c = trajectory(v, 6)
     assert not np.array_equal(a, c)
-    d = trajectory(v, None)                   # the next seed in the stream, not 6 again
+    d = trajectory(v, None)  # the next seed in the stream, not 6 again
     assert not np.array_equal(c, d)
     # copy=True (default): fresh arrays; copy=False: the same buffers, overwritten
     o1 = v.step(np.zeros(4, np.int64))[0]
@@ -142,17 +143,25 @@ def test_seeding_and_copy():
 
 def test_errors():
     v = pongrl.make_vec("ALE/Pong-v5", 3, num_threads=2)
-    raises(RuntimeError, v.step, [0, 0, 0])            # before reset
+    raises(RuntimeError, v.step, [0, 0, 0])  # before reset
     v.reset(seed=0)
     before = v.frame(0)
-    for bad in ([0, 6, 0], [0, -1, 0], [0, 0], [[0, 0, 0]], [0.0, 1.0, 2.0], [True, False, True],
-                np.array([0, 2 ** 33, 0]), "abc"):
+    for bad in (
+        [0, 6, 0],
+        [0, -1, 0],
+        [0, 0],
+        [[0, 0, 0]],
+        [0.0, 1.0, 2.0],
+        [True, False, True],
+        np.array([0, 2**33, 0]),
+        "abc",
+    ):
         raises(ValueError, v.step, bad)
-    assert np.array_equal(v.frame(0), before)          # nothing was stepped
+    assert np.array_equal(v.frame(0), before)  # nothing was stepped
     msg = raises(ValueError, v.step, np.array([0, 0, 9], np.int32))
     assert "env 2" in msg, msg
     raises(IndexError, v.frame, 3)
-    raises(ValueError, v.reset, seed=[1, 2])               # one seed per env
+    raises(ValueError, v.reset, seed=[1, 2])  # one seed per env
     raises(TypeError, v.reset, options={"reset_mask": [True, False, True]})
     raises(ValueError, v.reset, options={"reset_mask": np.ones(2, bool)})
     raises(ValueError, pongrl.make_vec, "ALE/Pong-v5", 2, autoreset_mode="Sometimes")
@@ -173,13 +182,13 @@ def test_errors():
 
 
 def test_autoreset_modes_and_masks():
-    kw = dict(obs_type="obs80", max_num_frames_per_episode=40)     # an end every 10 steps
+    kw = dict(obs_type="obs80", max_num_frames_per_episode=40)  # an end every 10 steps
     same = pongrl.make_vec("PongDeterministic-v4", 2, autoreset_mode="SameStep", **kw)
     nxt = pongrl.make_vec("PongDeterministic-v4", 2, autoreset_mode=pongrl.spaces.AutoresetMode.NEXT_STEP, **kw)
     off = pongrl.make_vec("PongDeterministic-v4", 2, autoreset_mode="Disabled", **kw)
     for v, m in ((same, "SameStep"), (nxt, "NextStep"), (off, "Disabled")):
         assert v.metadata["autoreset_mode"].value == m and v.autoreset_mode.value == m
-        assert type(v).metadata["autoreset_mode"].value == "SameStep"    # per instance
+        assert type(v).metadata["autoreset_mode"].value == "SameStep"  # per instance
         v.reset(seed=0)
     a = np.array([2, 3])
     for t in range(10):
@@ -187,9 +196,9 @@ def test_autoreset_modes_and_masks():
         on, rn, tn, trn, infn = nxt.step(a)
         assert (rs == rn).all() and (trs == trn).all() and trn.all() == (t == 9)
         assert np.array_equal(on, np.stack(infs["final_obs"]) if t == 9 else os_)
-        assert sorted(infn) == sorted(STEP_KEYS)                       # no final_obs in NEXT_STEP
+        assert sorted(infn) == sorted(STEP_KEYS)  # no final_obs in NEXT_STEP
         off.step(a)
-    on, rn, tn, trn, _ = nxt.step(np.array([5, 5]))                    # the reset step
+    on, rn, tn, trn, _ = nxt.step(np.array([5, 5]))  # the reset step
     assert np.array_equal(on, os_) and not rn.any() and not tn.any() and not trn.any()
     raises(RuntimeError, off.step, a)
     o, _ = off.reset(options={"reset_mask": np.array([True, True])})
@@ -216,7 +225,7 @@ def test_atari_vector_api():
     obs, info = e.reset(seed=0)
     assert obs.shape == (3, 4, 84, 84) and obs.dtype == np.uint8
     assert sorted(info) == ["env_id", "episode_frame_number", "frame_number", "lives"]
-    assert (obs[:, :3] == 0).all() and obs[:, 3].any()             # a fresh stack: one frame
+    assert (obs[:, :3] == 0).all() and obs[:, 3].any()  # a fresh stack: one frame
     obs, rew, term, trunc, info = e.step(np.array([1, 2, 3]))
     assert rew.dtype == np.int32 and term.dtype == np.bool_ and list(info["env_id"]) == [0, 1, 2]
     raises(ValueError, e.step, np.array([0, 6, 0]))
@@ -226,8 +235,9 @@ def test_atari_vector_api():
     raises(NotImplementedError, pongrl.AtariVectorEnv, "pong", 2, continuous=True)
     raises(ValueError, pongrl.AtariVectorEnv, "pong", 2, img_height=300)
     e.close()
-    f = pongrl.AtariVectorEnv("pong", 4, batch_size=2, grayscale=False, stack_num=2,
-                              full_action_space=True, autoreset_mode="SameStep")
+    f = pongrl.AtariVectorEnv(
+        "pong", 4, batch_size=2, grayscale=False, stack_num=2, full_action_space=True, autoreset_mode="SameStep"
+    )
     obs, info = f.reset(seed=1)
     assert obs.shape == (2, 2, 84, 84, 3) and list(info["env_id"]) == [0, 1]
     obs, *_, info = f.step(np.array([17, 0]))
@@ -242,20 +252,23 @@ def test_gymnasium_wrappers():
         return
     try:
         from gymnasium.wrappers.vector import RecordEpisodeStatistics
-    except ImportError:                          # 0.29: only gymnasium.experimental has them
+    except ImportError:  # 0.29: only gymnasium.experimental has them
         e = gym.make_vec("pongrl/Pong-v5", num_envs=2, vectorization_mode="custom")
         assert isinstance(e.unwrapped, pongrl.AtariVectorEnv), e
         e.close()
-        print("gymnasium %s: make_vec('pongrl/Pong-v5', vectorization_mode='custom') is "
-              "AtariVectorEnv (no gymnasium.wrappers.vector)" % gym.__version__)
+        print(
+            "gymnasium %s: make_vec('pongrl/Pong-v5', vectorization_mode='custom') is "
+            "AtariVectorEnv (no gymnasium.wrappers.vector)" % gym.__version__
+        )
         return
     # RecordEpisodeStatistics in every mode: its returns are the C env's
     for mode in ("NextStep", "SameStep", "Disabled"):
-        v = pongrl.make_vec("PongDeterministic-v4", 2, obs_type="obs80", autoreset_mode=mode,
-                            max_num_frames_per_episode=80)
+        v = pongrl.make_vec(
+            "PongDeterministic-v4", 2, obs_type="obs80", autoreset_mode=mode, max_num_frames_per_episode=80
+        )
         if hasattr(gym.vector, "AutoresetMode"):
             w = RecordEpisodeStatistics(v)
-        else:                                    # before 1.1 the wrapper knows NEXT_STEP only
+        else:  # before 1.1 the wrapper knows NEXT_STEP only
             if mode != "NextStep":
                 continue
             w = RecordEpisodeStatistics(v)
@@ -278,8 +291,7 @@ def test_gymnasium_wrappers():
     e = gym.make_vec("pongrl/Pong-v5", num_envs=2, vectorization_mode="vector_entry_point")
     assert isinstance(e.unwrapped, pongrl.AtariVectorEnv), e
     assert e.unwrapped.autoreset_mode.value == "NextStep"
-    names = ("NormalizeObservation", "TransformObservation", "DtypeObservation",
-             "RecordEpisodeStatistics")
+    names = ("NormalizeObservation", "TransformObservation", "DtypeObservation", "RecordEpisodeStatistics")
     wrapped = []
     for name in names:
         cls = getattr(gym.wrappers.vector, name, None)
@@ -298,8 +310,7 @@ def test_gymnasium_wrappers():
         for t in range(5):
             e.step(np.array([1, 2]))
     e.close()
-    print("gymnasium %s: vector wrappers %s on gym.make_vec('pongrl/Pong-v5')"
-          % (gym.__version__, ", ".join(wrapped)))
+    print("gymnasium %s: vector wrappers %s on gym.make_vec('pongrl/Pong-v5')" % (gym.__version__, ", ".join(wrapped)))
 
 
 def test_gymnasium_versions():
@@ -309,8 +320,12 @@ def test_gymnasium_versions():
         return
     for d in dirs:
         path = os.pathsep.join([d] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
-        r = subprocess.run([sys.executable, os.path.abspath(__file__)], capture_output=True,
-                           text=True, env=dict(os.environ, PYTHONPATH=path, PONGRL_GYMNASIUM_CHILD="1"))
+        r = subprocess.run(
+            [sys.executable, os.path.abspath(__file__)],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=path, PONGRL_GYMNASIUM_CHILD="1"),
+        )
         assert r.returncode == 0, "with %s:\n%s%s" % (d, r.stdout, r.stderr)
         print("  " + ([x for x in r.stdout.splitlines() if x.startswith("gymnasium ")] or [d + ": no make_vec"])[0])
 
@@ -335,6 +350,7 @@ def test_throughput_figure():
 
 def _real_trace(name):
     import gzip
+
     d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "ale-real", "flavours")
     actions = np.fromfile(os.path.join(d, name + ".actions.u8"), np.uint8)
     rewards = np.fromfile(os.path.join(d, name + ".rewards.i8"), np.int8)
@@ -350,8 +366,9 @@ def test_flavours_replay_real_episodes():
     for name in ("random-m1d3", "random-m0d2"):
         m, d = int(name[-3]), int(name[-1])
         actions, rewards, ram = _real_trace(name)
-        v = pongrl.make_vec("PongNoFrameskip-v4", 2, num_threads=2, obs_type="ram", mode=m,
-                            difficulty=d, autoreset_mode="Disabled")
+        v = pongrl.make_vec(
+            "PongNoFrameskip-v4", 2, num_threads=2, obs_type="ram", mode=m, difficulty=d, autoreset_mode="Disabled"
+        )
         obs, _ = v.reset(seed=0)
         assert (obs == ram[0]).all(), name
         for t, a in enumerate(actions):
@@ -390,7 +407,7 @@ def test_clone_and_restore_one_env():
         assert (obs == after[t][0]).all() and r == after[t][1], t
         if term:
             break
-    other = pongrl.make_vec("ALE/Pong-v5", 1, obs_type="ram")      # the default flavour
+    other = pongrl.make_vec("ALE/Pong-v5", 1, obs_type="ram")  # the default flavour
     other.reset(seed=0)
     raises(RuntimeError, other.restore_state, 0, s)
     raises(IndexError, v.clone_state, 3)
@@ -399,8 +416,21 @@ def test_clone_and_restore_one_env():
 
 
 if __name__ == "__main__":
-    sys.exit(run([test_gymnasium_versions, test_shapes_and_spaces, test_slots_match_single_envs,
-                  test_threads_same_bits, test_seeding_and_copy, test_errors,
-                  test_autoreset_modes_and_masks, test_flavours_replay_real_episodes,
-                  test_clone_and_restore_one_env, test_atari_vector_api, test_gymnasium_wrappers,
-                  test_throughput_figure]))
+    sys.exit(
+        run(
+            [
+                test_gymnasium_versions,
+                test_shapes_and_spaces,
+                test_slots_match_single_envs,
+                test_threads_same_bits,
+                test_seeding_and_copy,
+                test_errors,
+                test_autoreset_modes_and_masks,
+                test_flavours_replay_real_episodes,
+                test_clone_and_restore_one_env,
+                test_atari_vector_api,
+                test_gymnasium_wrappers,
+                test_throughput_figure,
+            ]
+        )
+    )

@@ -24,17 +24,24 @@
 #include "util/transpose.h"
 
 static void usage(const char *why) {
-    fprintf(stderr, "dump_episodes: %s (usage: dump_episodes [--seed N] [--hidden H] [--episodes N] [--env ID] --out DIR)\n", why);
+    fprintf(stderr,
+        "dump_episodes: %s (usage: dump_episodes [--seed N] [--hidden H] [--episodes N] [--env ID] --out DIR)\n", why);
     exit(2);
 }
 
-typedef struct { const char *dir; int H; } Out;
+typedef struct {
+    const char *dir;
+    int H;
+} Out;
 
 static int save(const Out *o, const char *name, const char *descr, int ndim, size_t a, size_t b, const void *data) {
     char path[1024];
     snprintf(path, sizeof(path), "%s/%s.npy", o->dir, name);
-    size_t shape[2] = {a, b};
-    if (npy_write(path, descr, ndim, shape, data)) { fprintf(stderr, "dump_episodes: cannot write %s\n", path); return -1; }
+    size_t shape[2] = { a, b };
+    if (npy_write(path, descr, ndim, shape, data)) {
+        fprintf(stderr, "dump_episodes: cannot write %s\n", path);
+        return -1;
+    }
     return 0;
 }
 
@@ -45,7 +52,7 @@ static int save_params(const Out *o, const char *w1name, const char *w2name, con
     if (!w1) return -1;
     transpose_f64(v, (size_t)D, (size_t)H, w1);
     int rc = save(o, w1name, "<f8", 2, (size_t)H, (size_t)D, w1) ||
-             save(o, w2name, "<f8", 1, (size_t)H, 0, v + (size_t)D * H);
+        save(o, w2name, "<f8", 1, (size_t)H, 0, v + (size_t)D * H);
     free(w1);
     return rc ? -1 : 0;
 }
@@ -60,31 +67,42 @@ static void episode_gradient(const Worker *w, const Policy *p, double *g) {
     memcpy(g + (size_t)p->D * H, w->grad + (size_t)p->D * H, sizeof(double) * H);
 }
 
-static int save_episode(const Out *o, int e, const Worker *w, const Policy *p, const double *dlogp_played,
-                        const double *grad) {
+static int save_episode(
+    const Out *o, int e, const Worker *w, const Policy *p, const double *dlogp_played, const double *grad) {
     const Trajectory *tr = &w->tr;
     int8_t *x = calloc((size_t)tr->T * POLICY_D, 1);
     double *r = malloc(sizeof(double) * tr->T);
     int8_t *a = malloc((size_t)tr->T);
-    if (!x || !r || !a) { free(x); free(r); free(a); return -1; }
+    if (!x || !r || !a) {
+        free(x);
+        free(r);
+        free(a);
+        return -1;
+    }
     for (int t = 0; t < tr->T; t++) {
         for (uint32_t k = tr->xoff[t]; k < tr->xoff[t + 1]; k++) x[(size_t)t * POLICY_D + tr->idx[k]] = tr->sign[k];
         r[t] = tr->reward[t];
         a[t] = (int8_t)tr->action[t];
     }
     char n1[32], n2[32], n3[32], n4[32], n5[32], n6[32];
-    snprintf(n1, 32, "x_%d", e); snprintf(n2, 32, "action_%d", e); snprintf(n3, 32, "reward_%d", e);
-    snprintf(n4, 32, "dlogp_%d", e); snprintf(n5, 32, "grad_W1_%d", e); snprintf(n6, 32, "grad_W2_%d", e);
+    snprintf(n1, 32, "x_%d", e);
+    snprintf(n2, 32, "action_%d", e);
+    snprintf(n3, 32, "reward_%d", e);
+    snprintf(n4, 32, "dlogp_%d", e);
+    snprintf(n5, 32, "grad_W1_%d", e);
+    snprintf(n6, 32, "grad_W2_%d", e);
     int rc = save(o, n1, "|i1", 2, (size_t)tr->T, POLICY_D, x) || save(o, n2, "|i1", 1, (size_t)tr->T, 0, a) ||
-             save(o, n3, "<f8", 1, (size_t)tr->T, 0, r) || save(o, n4, "<f8", 1, (size_t)tr->T, 0, dlogp_played) ||
-             save_params(o, n5, n6, p, grad);
-    free(x); free(r); free(a);
+        save(o, n3, "<f8", 1, (size_t)tr->T, 0, r) || save(o, n4, "<f8", 1, (size_t)tr->T, 0, dlogp_played) ||
+        save_params(o, n5, n6, p, grad);
+    free(x);
+    free(r);
+    free(a);
     return rc ? -1 : 0;
 }
 
 int main(int argc, char **argv) {
-    static const struct option opts[] = {{"seed", 1, 0, 's'}, {"hidden", 1, 0, 'H'}, {"episodes", 1, 0, 'n'},
-                                         {"env", 1, 0, 'e'}, {"out", 1, 0, 'o'}, {0, 0, 0, 0}};
+    static const struct option opts[] = { { "seed", 1, 0, 's' }, { "hidden", 1, 0, 'H' }, { "episodes", 1, 0, 'n' },
+        { "env", 1, 0, 'e' }, { "out", 1, 0, 'o' }, { 0, 0, 0, 0 } };
     TrainConfig cfg;
     train_config_default(&cfg);
     int episodes = 2;
@@ -93,26 +111,29 @@ int main(int argc, char **argv) {
     opterr = 0;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (o) {
-        case 's': cfg.seed = strtoull(optarg, NULL, 10); break;
-        case 'H': cfg.hidden = atoi(optarg); break;
-        case 'n': episodes = atoi(optarg); break;
-        case 'e': snprintf(cfg.env_id, sizeof(cfg.env_id), "%s", optarg); break;
-        case 'o': dir = optarg; break;
-        default: usage("bad option");
+            case 's': cfg.seed = strtoull(optarg, NULL, 10); break;
+            case 'H': cfg.hidden = atoi(optarg); break;
+            case 'n': episodes = atoi(optarg); break;
+            case 'e': snprintf(cfg.env_id, sizeof(cfg.env_id), "%s", optarg); break;
+            case 'o': dir = optarg; break;
+            default: usage("bad option");
         }
     }
     if (!dir) usage("--out DIR is needed");
     if (cfg.hidden < 1 || cfg.hidden > TRAIN_H_MAX || episodes < 1 || !env_preset_find(cfg.env_id))
         usage("--hidden, --episodes or --env out of range");
-    Out out = {dir, cfg.hidden};
+    Out out = { dir, cfg.hidden };
     TrainState st;
     Worker w;
     Env env;
-    GradSum sum = {0};
+    GradSum sum = { 0 };
     double *g = NULL, *dlogp = NULL;
     int rc = -1;
     memset(&w, 0, sizeof(w));
-    if (train_state_init(&st, &cfg, &PG_LEARNER)) { fprintf(stderr, "dump_episodes: out of memory\n"); return 1; }
+    if (train_state_init(&st, &cfg, &PG_LEARNER)) {
+        fprintf(stderr, "dump_episodes: out of memory\n");
+        return 1;
+    }
     Policy *net = &pg_state(&st)->net;
     if (worker_alloc(&w, net) || gradsum_alloc(&sum, net->n) || env_init(&env, cfg.env_id, 0) != ENV_OK ||
         !(g = malloc(sizeof(double) * net->n))) {
@@ -124,8 +145,11 @@ int main(int argc, char **argv) {
         EpisodeStats es;
         rc = rollout_play(&w, net, &env, episode_env_seed(cfg.seed, e), episode_act_seed(cfg.seed, e), &es);
         free(dlogp);
-        if (rc || !(dlogp = malloc(sizeof(double) * (w.tr.T ? w.tr.T : 1)))) { rc = -1; break; }
-        memcpy(dlogp, w.tr.dlogp, sizeof(double) * w.tr.T);             // y - p as played
+        if (rc || !(dlogp = malloc(sizeof(double) * (w.tr.T ? w.tr.T : 1)))) {
+            rc = -1;
+            break;
+        }
+        memcpy(dlogp, w.tr.dlogp, sizeof(double) * w.tr.T); // y - p as played
         rc = rollout_gradient(&w, net, cfg.gamma);
         if (!rc) episode_gradient(&w, net, g);
         rc = rc || gradsum_add(&sum, g, 0, net->n) || save_episode(&out, e, &w, net, dlogp, g);
@@ -133,9 +157,8 @@ int main(int argc, char **argv) {
     if (!rc) {
         gradsum_to_double(&sum, g);
         rmsprop_update(net->w, pg_state(&st)->cache, g, net->n, cfg.lr, cfg.decay);
-        rc = save_params(&out, "grad_W1", "grad_W2", net, g) ||
-             save_params(&out, "W1_new", "W2_new", net, net->w) ||
-             save_params(&out, "cache_W1", "cache_W2", net, pg_state(&st)->cache);
+        rc = save_params(&out, "grad_W1", "grad_W2", net, g) || save_params(&out, "W1_new", "W2_new", net, net->w) ||
+            save_params(&out, "cache_W1", "cache_W2", net, pg_state(&st)->cache);
     }
     if (rc) fprintf(stderr, "dump_episodes: failed\n");
 out:

@@ -80,7 +80,7 @@ class Model(object):
     def update(self, grad_buffer, rmsprop_cache, lr, decay):
         for k, v in self.weights.items():
             g = grad_buffer[k]
-            rmsprop_cache[k] = decay * rmsprop_cache[k] + (1 - decay) * g ** 2
+            rmsprop_cache[k] = decay * rmsprop_cache[k] + (1 - decay) * g**2
             self.weights[k] += lr * g / (np.sqrt(rmsprop_cache[k]) + 1e-5)
 
 

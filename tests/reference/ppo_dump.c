@@ -39,17 +39,22 @@
 static const char *dir;
 
 static void usage(const char *why) {
-    fprintf(stderr, "ppo_dump: %s (usage: ppo_dump [--seed N] [--threads N] [--iterations N] [--coarse 0|1] "
-            "[--value-hidden V] [--ent-coef X] --out DIR, "
-            "or ppo_dump --model MODEL [--seed N] [--play N] --out DIR)\n", why);
+    fprintf(stderr,
+        "ppo_dump: %s (usage: ppo_dump [--seed N] [--threads N] [--iterations N] [--coarse 0|1] "
+        "[--value-hidden V] [--ent-coef X] --out DIR, "
+        "or ppo_dump --model MODEL [--seed N] [--play N] --out DIR)\n",
+        why);
     exit(2);
 }
 
 static void save(const char *name, const char *descr, int ndim, size_t a, size_t b, const void *data) {
     char path[1024];
     snprintf(path, sizeof(path), "%s/%s.npy", dir, name);
-    size_t shape[2] = {a, b};
-    if (npy_write(path, descr, ndim, shape, data)) { fprintf(stderr, "ppo_dump: cannot write %s\n", path); exit(1); }
+    size_t shape[2] = { a, b };
+    if (npy_write(path, descr, ndim, shape, data)) {
+        fprintf(stderr, "ppo_dump: cannot write %s\n", path);
+        exit(1);
+    }
 }
 
 // --model: the model's probabilities on N steps of a game, beside the player's act.
@@ -90,7 +95,7 @@ static int play_model(const char *model, uint64_t seed, int steps) {
         action[t] = ap.act(&ap, (SparseX){ 0, idx, sign }, cur, prev, rng_uniform(&rng), h, &p_up);
         if (p_up != probs[(size_t)t * PPO_ACTIONS + 1]) {
             fprintf(stderr, "ppo_dump: step %d: the player's p(RIGHT) %.17g is not the network's %.17g\n", t, p_up,
-                    probs[(size_t)t * PPO_ACTIONS + 1]);
+                probs[(size_t)t * PPO_ACTIONS + 1]);
             return 1;
         }
         EnvStep st;
@@ -104,36 +109,44 @@ static int play_model(const char *model, uint64_t seed, int steps) {
     save("start", "|u1", 1, (size_t)steps, 0, start);
     save("action", "<i4", 1, (size_t)steps, 0, action);
     save("probs", "<f8", 2, (size_t)steps, PPO_ACTIONS, probs);
-    free(frames); free(start); free(action); free(probs); free(h);
+    free(frames);
+    free(start);
+    free(action);
+    free(probs);
+    free(h);
     train_state_free(&s);
     return 0;
 }
 
 int main(int argc, char **argv) {
-    static const struct option opts[] = {{"seed", 1, 0, 's'}, {"threads", 1, 0, 't'}, {"iterations", 1, 0, 'i'},
-                                         {"coarse", 1, 0, 'c'}, {"out", 1, 0, 'o'}, {"model", 1, 0, 'm'},
-                                         {"play", 1, 0, 'p'}, {"value-hidden", 1, 0, 'v'},
-                                         {"ent-coef", 1, 0, 'e'}, {0, 0, 0, 0}};
+    static const struct option opts[] = { { "seed", 1, 0, 's' }, { "threads", 1, 0, 't' }, { "iterations", 1, 0, 'i' },
+        { "coarse", 1, 0, 'c' }, { "out", 1, 0, 'o' }, { "model", 1, 0, 'm' }, { "play", 1, 0, 'p' },
+        { "value-hidden", 1, 0, 'v' }, { "ent-coef", 1, 0, 'e' }, { 0, 0, 0, 0 } };
     const char *model = NULL;
     int play = 600;
     TrainConfig c;
     train_config_fresh(&c, "ppo");
-    c.envs = 8; c.steps = 32; c.hidden = 16; c.value_hidden = 0; c.minibatches = 2; c.epochs = 2;
-    c.lr = 2.5e-3;               // large enough that the few iterations move the weights
+    c.envs = 8;
+    c.steps = 32;
+    c.hidden = 16;
+    c.value_hidden = 0;
+    c.minibatches = 2;
+    c.epochs = 2;
+    c.lr = 2.5e-3; // large enough that the few iterations move the weights
     int threads = 2, iterations = 6, o;
     opterr = 0;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (o) {
-        case 's': c.seed = strtoull(optarg, NULL, 10); break;
-        case 't': threads = atoi(optarg); break;
-        case 'i': iterations = atoi(optarg); break;
-        case 'c': c.coarse = atoi(optarg) != 0; break;
-        case 'o': dir = optarg; break;
-        case 'm': model = optarg; break;
-        case 'p': play = atoi(optarg); break;
-        case 'v': c.value_hidden = atoi(optarg); break;
-        case 'e': c.ent_coef = strtod(optarg, NULL); break;
-        default: usage("bad option");
+            case 's': c.seed = strtoull(optarg, NULL, 10); break;
+            case 't': threads = atoi(optarg); break;
+            case 'i': iterations = atoi(optarg); break;
+            case 'c': c.coarse = atoi(optarg) != 0; break;
+            case 'o': dir = optarg; break;
+            case 'm': model = optarg; break;
+            case 'p': play = atoi(optarg); break;
+            case 'v': c.value_hidden = atoi(optarg); break;
+            case 'e': c.ent_coef = strtod(optarg, NULL); break;
+            default: usage("bad option");
         }
     }
     if (!dir) usage("--out DIR is needed");
@@ -146,19 +159,28 @@ int main(int argc, char **argv) {
     // the pool's threads run PPO's passes (no scratch for Karpathy's network)
     Pool *pool = NULL;
     Ppo *p = ppo_create(&c, err, sizeof(err));
-    if (!p) { fprintf(stderr, "ppo_dump: %s\n", err); return 1; }
+    if (!p) {
+        fprintf(stderr, "ppo_dump: %s\n", err);
+        return 1;
+    }
     if (!(pool = pool_create(threads)) || ppo_bind(p, pool, NULL)) {
         fprintf(stderr, "ppo_dump: out of memory\n");
         return 1;
     }
     PpoStats st;
     for (int i = 0; i < iterations; i++)
-        if (ppo_iteration(p, &st, err, sizeof(err))) { fprintf(stderr, "ppo_dump: %s\n", err); return 1; }
+        if (ppo_iteration(p, &st, err, sizeof(err))) {
+            fprintf(stderr, "ppo_dump: %s\n", err);
+            return 1;
+        }
     const int N = c.envs, T = c.steps, B = N * T, M = B / c.minibatches, D = p->net.D;
     const size_t n = p->net.n;
     // rollouts with these weights until one holds an episode's end (GAE's cut is tested too)
     for (int tries = 0;; tries++) {
-        if (ppo_collect(p)) { fprintf(stderr, "ppo_dump: out of memory\n"); return 1; }
+        if (ppo_collect(p)) {
+            fprintf(stderr, "ppo_dump: out of memory\n");
+            return 1;
+        }
         if (p->n_ended > 0 || tries == 100) break;
     }
     ppo_advantages(p);
@@ -168,7 +190,10 @@ int main(int argc, char **argv) {
     int8_t *x = calloc((size_t)B * D, 1);
     int32_t *a = malloc(sizeof(int32_t) * B), *mb = malloc(sizeof(int32_t) * M);
     double *g = calloc(n, sizeof(double));
-    if (!x || !a || !mb || !g) { fprintf(stderr, "ppo_dump: out of memory\n"); return 1; }
+    if (!x || !a || !mb || !g) {
+        fprintf(stderr, "ppo_dump: out of memory\n");
+        return 1;
+    }
     for (int s = 0; s < B; s++) {
         SparseX sx = ppo_sample_x(p, s);
         for (int k = 0; k < sx.nnz; k++) x[(size_t)s * D + sx.idx[k]] = sx.sign[k];
@@ -187,10 +212,13 @@ int main(int argc, char **argv) {
     for (int i = 0; i < M; i++) mb[i] = (int32_t)((B / 2 + 3 * i) % B);
     save("mb", "<i4", 1, (size_t)M, 0, mb);
     double sums[6];
-    if (ppo_minibatch_grad(p, mb, M, sums)) { fprintf(stderr, "ppo_dump: gradient diverged\n"); return 1; }
+    if (ppo_minibatch_grad(p, mb, M, sums)) {
+        fprintf(stderr, "ppo_dump: gradient diverged\n");
+        return 1;
+    }
     const size_t H = (size_t)p->net.H;
     for (int r = 0; r < p->rows.n; r++)
-        memcpy(g + p->rows.list[r] * H, p->g + (size_t)r * H, sizeof(double) * H);     // packed: row k at k H
+        memcpy(g + p->rows.list[r] * H, p->g + (size_t)r * H, sizeof(double) * H); // packed: row k at k H
     memcpy(g + p->net.tail, p->g + p->net.tail, sizeof(double) * (n - p->net.tail));
     save("grad", "<f8", 1, n, 0, g);
     save("stats", "<f8", 1, 5, 0, sums);
@@ -203,7 +231,10 @@ int main(int argc, char **argv) {
     save("w_new", "<f8", 1, n, 0, p->net.w);
     save("m_new", "<f8", 1, n, 0, p->adam_m);
     save("v_new", "<f8", 1, n, 0, p->adam_v);
-    free(x); free(a); free(mb); free(g);
+    free(x);
+    free(a);
+    free(mb);
+    free(g);
     ppo_destroy(p);
     pool_destroy(pool);
     return 0;

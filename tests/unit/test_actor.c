@@ -35,7 +35,8 @@ Test(actor, every_learner_gives_every_probability_as_it_acts) {
     for (const Learner *const *l = ALGO_LEARNERS; *l; l++) {
         TrainConfig c;
         train_config_fresh(&c, (*l)->name);
-        c.hidden = 4; c.workers = 1;
+        c.hidden = 4;
+        c.workers = 1;
         TrainState s;
         cr_assert_eq(train_state_init(&s, &c, *l), 0, "%s", (*l)->name);
         for (int greedy = 0; greedy < 2; greedy++) {
@@ -89,7 +90,7 @@ Test(actor, a_batch_steps_as_single_rows_and_rgb_as_its_frames) {
         cr_assert_str_eq(actor_algo(b), m == 0 ? "pg" : "ppo");
         const double u[R] = { 0.2, 0.5, 0.8 };
         for (int t = 0; t < T; t++) {
-            if (t == RESET_AT) {                 // row 1 starts an episode (its frames jump)
+            if (t == RESET_AT) { // row 1 starts an episode (its frames jump)
                 const uint8_t fresh[R] = { 0, 1, 0 };
                 actor_reset(b, fresh);
             }
@@ -105,7 +106,8 @@ Test(actor, a_batch_steps_as_single_rows_and_rgb_as_its_frames) {
                 int c1;
                 if (t == RESET_AT && r == 1) actor_reset(one, NULL);
                 cr_assert_eq(actor_step(one, 1, ACTOR_OBS_80, f80[r] + (size_t)t * POLICY_D, u + r, false, p1, &c1), 0);
-                cr_assert(!memcmp(p1, pb[t] + (size_t)r * A, sizeof(double) * (size_t)A), "%s step %d row %d", MODELS[m], t, r);
+                cr_assert(!memcmp(p1, pb[t] + (size_t)r * A, sizeof(double) * (size_t)A), "%s step %d row %d",
+                    MODELS[m], t, r);
                 cr_assert_eq(c1, cb[t][r]);
                 cr_assert(c1 >= 0 && c1 < A);
             }

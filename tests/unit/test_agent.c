@@ -17,8 +17,11 @@ Test(agent, diff_is_the_per_pixel_difference) {
     static int8_t sign[POLICY_D];
     srand(7);
     for (int round = 0; round < 50; round++) {
-        int density = 1 + round % 10;                       // from a few pixels to most of them
-        for (int i = 0; i < POLICY_D; i++) { cur[i] = rand() % 10 < density; prev[i] = rand() % 10 < density; }
+        int density = 1 + round % 10; // from a few pixels to most of them
+        for (int i = 0; i < POLICY_D; i++) {
+            cur[i] = rand() % 10 < density;
+            prev[i] = rand() % 10 < density;
+        }
         int n = agent_diff(cur, prev, idx, sign), k = 0;
         for (int i = 0; i < POLICY_D; i++) {
             int d = (int)cur[i] - (int)prev[i];
@@ -75,7 +78,8 @@ Test(agent, every_learner_acts_and_exports_through_the_table) {
         cr_assert_not_null((*l)->import_npy, "%s: no import_npy", (*l)->name);
         TrainConfig c;
         train_config_fresh(&c, (*l)->name);
-        c.hidden = 4; c.workers = 1;
+        c.hidden = 4;
+        c.workers = 1;
         TrainState s;
         cr_assert_eq(train_state_init(&s, &c, *l), 0, "%s", (*l)->name);
         AgentPolicy ap = (*l)->agent(&s, false);

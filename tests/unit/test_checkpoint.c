@@ -19,16 +19,27 @@
 static void make_state(TrainState *s, int H) {
     TrainConfig c;
     train_config_default(&c);
-    c.hidden = H; c.batch_size = 3; c.seed = 42; c.iterations = 77; c.has_target_reward = true; c.target_reward = 5.5;
-    c.checkpoint_every = 9; c.checkpoint_secs = 12.5; c.keep = 4;
+    c.hidden = H;
+    c.batch_size = 3;
+    c.seed = 42;
+    c.iterations = 77;
+    c.has_target_reward = true;
+    c.target_reward = 5.5;
+    c.checkpoint_every = 9;
+    c.checkpoint_secs = 12.5;
+    c.keep = 4;
     snprintf(c.env_id, sizeof(c.env_id), "%s", "Pong-v4");
     cr_assert_eq(train_state_init(s, &c, &PG_LEARNER), 0);
     const Policy *net = &pg_state(s)->net;
     for (size_t i = 0; i < net->n; i++) pg_state(s)->cache[i] = (double)i * 1e-7 + 1e-300;
-    for (size_t i = 0; i < net->n; i += 7) net->w[i] *= -0.5;       // weights that moved (some), as training moves them
-    s->iteration = 12; s->episodes = 36; s->agent_steps = 123456; s->frames = 493824;
-    s->running_reward = -20.123456789; s->wall_s = 3.25;
-    train_state_settle(s);      // the learner owes its cache the decays of the iterations set above
+    for (size_t i = 0; i < net->n; i += 7) net->w[i] *= -0.5; // weights that moved (some), as training moves them
+    s->iteration = 12;
+    s->episodes = 36;
+    s->agent_steps = 123456;
+    s->frames = 493824;
+    s->running_reward = -20.123456789;
+    s->wall_s = 3.25;
+    train_state_settle(s); // the learner owes its cache the decays of the iterations set above
 }
 
 // make_state's state written to a new temporary file; path: "/tmp/pongrl-ckpt-XXXXXX".
@@ -61,13 +72,24 @@ Test(checkpoint, write_then_load_gives_back_every_bit) {
     cr_assert_eq(pb->H, 3);
     cr_assert_eq(memcmp(pa->w, pb->w, sizeof(double) * pa->n), 0);
     cr_assert_eq(memcmp(pg_state(&a)->cache, pg_state(&b)->cache, sizeof(double) * pa->n), 0);
-    cr_assert_eq(b.iteration, 12); cr_assert_eq(b.episodes, 36); cr_assert_eq(b.agent_steps, 123456);
-    cr_assert_eq(b.frames, 493824); cr_assert_eq(b.running_reward, a.running_reward); cr_assert_eq(b.wall_s, 3.25);
+    cr_assert_eq(b.iteration, 12);
+    cr_assert_eq(b.episodes, 36);
+    cr_assert_eq(b.agent_steps, 123456);
+    cr_assert_eq(b.frames, 493824);
+    cr_assert_eq(b.running_reward, a.running_reward);
+    cr_assert_eq(b.wall_s, 3.25);
     cr_assert_str_eq(b.cfg.env_id, "Pong-v4");
-    cr_assert_eq(b.cfg.batch_size, 3); cr_assert_eq(b.cfg.seed, 42); cr_assert_eq(b.cfg.iterations, 77);
-    cr_assert(b.cfg.has_target_reward); cr_assert_eq(b.cfg.target_reward, 5.5);
-    cr_assert_eq(b.cfg.lr, a.cfg.lr); cr_assert_eq(b.cfg.gamma, a.cfg.gamma); cr_assert_eq(b.cfg.decay, a.cfg.decay);
-    cr_assert_eq(b.cfg.checkpoint_every, 9); cr_assert_eq(b.cfg.checkpoint_secs, 12.5); cr_assert_eq(b.cfg.keep, 4);
+    cr_assert_eq(b.cfg.batch_size, 3);
+    cr_assert_eq(b.cfg.seed, 42);
+    cr_assert_eq(b.cfg.iterations, 77);
+    cr_assert(b.cfg.has_target_reward);
+    cr_assert_eq(b.cfg.target_reward, 5.5);
+    cr_assert_eq(b.cfg.lr, a.cfg.lr);
+    cr_assert_eq(b.cfg.gamma, a.cfg.gamma);
+    cr_assert_eq(b.cfg.decay, a.cfg.decay);
+    cr_assert_eq(b.cfg.checkpoint_every, 9);
+    cr_assert_eq(b.cfg.checkpoint_secs, 12.5);
+    cr_assert_eq(b.cfg.keep, 4);
     size_t len;
     uint8_t *buf = read_all(path, &len);
     const uint32_t hb = header_bytes(buf);
@@ -85,24 +107,45 @@ Test(checkpoint, write_then_load_gives_back_every_bit) {
 static void put_le(uint8_t *b, size_t *at, uint64_t v, int bytes) {
     for (int i = 0; i < bytes; i++) b[(*at)++] = (uint8_t)(v >> (8 * i));
 }
-static void put_f(uint8_t *b, size_t *at, double v) { uint64_t u; memcpy(&u, &v, 8); put_le(b, at, u, 8); }
+static void put_f(uint8_t *b, size_t *at, double v) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    put_le(b, at, u, 8);
+}
 
 Test(checkpoint, version_1_loads_as_the_seeds_learner) {
     const int H = 2;
     const size_t n = (size_t)POLICY_D * H + H, len = 228 + 2 * 8 * n + 4;
     uint8_t *b = calloc(1, len);
     size_t at = 0;
-    memcpy(b, CKPT_MAGIC, 8); at = 8;
-    put_le(b, &at, 1, 4); put_le(b, &at, 228, 4);
-    memcpy(b + at, "ALE/Pong-v5", 12); at += 64;
-    put_le(b, &at, 7, 4); put_le(b, &at, (uint64_t)H, 4);                         // batch, hidden
-    put_f(b, &at, 2e-4); put_f(b, &at, 0.98); put_f(b, &at, 0.97);                // lr, gamma, decay
-    put_le(b, &at, 5, 8); put_le(b, &at, 100, 8);                                 // seed, iterations
-    put_f(b, &at, 0.0); put_le(b, &at, 0, 4);                                     // no target
-    put_le(b, &at, 10, 8); put_f(b, &at, 60.0); put_le(b, &at, 3, 4);             // every, secs, keep
-    put_le(b, &at, 4, 8); put_le(b, &at, 28, 8); put_le(b, &at, 5000, 8); put_le(b, &at, 20000, 8);
-    put_f(b, &at, -20.5); put_f(b, &at, 1.5);
-    put_le(b, &at, POLICY_D, 4); put_le(b, &at, (uint64_t)H, 4); put_le(b, &at, n, 8); put_le(b, &at, 0, 4);
+    memcpy(b, CKPT_MAGIC, 8);
+    at = 8;
+    put_le(b, &at, 1, 4);
+    put_le(b, &at, 228, 4);
+    memcpy(b + at, "ALE/Pong-v5", 12);
+    at += 64;
+    put_le(b, &at, 7, 4);
+    put_le(b, &at, (uint64_t)H, 4); // batch, hidden
+    put_f(b, &at, 2e-4);
+    put_f(b, &at, 0.98);
+    put_f(b, &at, 0.97); // lr, gamma, decay
+    put_le(b, &at, 5, 8);
+    put_le(b, &at, 100, 8); // seed, iterations
+    put_f(b, &at, 0.0);
+    put_le(b, &at, 0, 4); // no target
+    put_le(b, &at, 10, 8);
+    put_f(b, &at, 60.0);
+    put_le(b, &at, 3, 4); // every, secs, keep
+    put_le(b, &at, 4, 8);
+    put_le(b, &at, 28, 8);
+    put_le(b, &at, 5000, 8);
+    put_le(b, &at, 20000, 8);
+    put_f(b, &at, -20.5);
+    put_f(b, &at, 1.5);
+    put_le(b, &at, POLICY_D, 4);
+    put_le(b, &at, (uint64_t)H, 4);
+    put_le(b, &at, n, 8);
+    put_le(b, &at, 0, 4);
     cr_assert_eq(at, 228);
     for (size_t i = 0; i < n; i++) put_f(b, &at, (double)i * 1e-3 - 1.0);
     for (size_t i = 0; i < n; i++) put_f(b, &at, (double)i * 1e-6);
@@ -112,11 +155,17 @@ Test(checkpoint, version_1_loads_as_the_seeds_learner) {
     char err[512];
     cr_assert_eq(checkpoint_parse(b, len, true, &s, NULL, err, sizeof(err)), 0, "%s", err);
     cr_assert_str_eq(s.cfg.algo, PG_LEARNER.name);
-    cr_assert_eq(s.cfg.hidden, H); cr_assert_eq(s.cfg.batch_size, 7); cr_assert_eq(s.cfg.seed, 5);
-    cr_assert_eq(s.cfg.lr, 2e-4); cr_assert_eq(s.cfg.gamma, 0.98); cr_assert_eq(s.cfg.decay, 0.97);
-    cr_assert_eq(s.iteration, 4); cr_assert_eq(s.episodes, 28); cr_assert_eq(s.running_reward, -20.5);
+    cr_assert_eq(s.cfg.hidden, H);
+    cr_assert_eq(s.cfg.batch_size, 7);
+    cr_assert_eq(s.cfg.seed, 5);
+    cr_assert_eq(s.cfg.lr, 2e-4);
+    cr_assert_eq(s.cfg.gamma, 0.98);
+    cr_assert_eq(s.cfg.decay, 0.97);
+    cr_assert_eq(s.iteration, 4);
+    cr_assert_eq(s.episodes, 28);
+    cr_assert_eq(s.running_reward, -20.5);
     cr_assert_eq(s.saved.count, 2);
-    cr_assert_str_eq(s.saved.name[0], "weights");       // the weights block, as pg's array
+    cr_assert_str_eq(s.saved.name[0], "weights"); // the weights block, as pg's array
     cr_assert_eq(s.saved.n[0], n);
     cr_assert_eq(train_state_attach(&s, &PG_LEARNER, err, sizeof(err)), 0, "%s", err);
     for (size_t i = 0; i < n; i++) cr_assert_eq(pg_state(&s)->net.w[i], (double)i * 1e-3 - 1.0);
@@ -188,10 +237,10 @@ Test(checkpoint, counters_no_run_can_reach_are_refused) {
                 legacy_recrc(files[f], lens[f]);
                 err[0] = 0;
                 cr_assert_neq(checkpoint_parse(files[f], lens[f], true, &b, NULL, err, sizeof(err)), 0,
-                              "version %d, counter %d = %llu accepted", f ? 3 : 4, k, (unsigned long long)values[v]);
+                    "version %d, counter %d = %llu accepted", f ? 3 : 4, k, (unsigned long long)values[v]);
                 cr_assert(strstr(err, "beyond what a run can reach") && !strchr(err, '\n'), "%s", err);
             }
-            set_le64(files[f], at, (uint64_t)1 << 50);          // the most a run reaches: loads
+            set_le64(files[f], at, (uint64_t)1 << 50); // the most a run reaches: loads
             legacy_recrc(files[f], lens[f]);
             cr_assert_eq(checkpoint_parse(files[f], lens[f], true, &b, NULL, err, sizeof(err)), 0, "%s", err);
             train_state_free(&b);
@@ -216,7 +265,7 @@ Test(checkpoint, an_array_that_does_not_come_back_is_refused) {
     const uint32_t st = (uint32_t)buf[16] | (uint32_t)buf[17] << 8 | (uint32_t)buf[18] << 16 | (uint32_t)buf[19] << 24;
     char *seed = memmem(buf + 20, st, "\nseed=42\n", 9);
     cr_assert_not_null(seed);
-    seed[7] = '3';                                          // seed=43: another fresh run
+    seed[7] = '3'; // seed=43: another fresh run
     legacy_recrc(buf, len);
     char err[512];
     cr_assert_eq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "%s", err);
@@ -272,12 +321,15 @@ Test(npy, write_then_read_and_strict_headers) {
     void *data;
     char err[256];
     cr_assert_eq(npy_read(path, "<f8", &nd, got, &data, err, sizeof(err)), 0, "%s", err);
-    cr_assert_eq(nd, 2); cr_assert_eq(got[0], 2); cr_assert_eq(got[1], 3);
+    cr_assert_eq(nd, 2);
+    cr_assert_eq(got[0], 2);
+    cr_assert_eq(got[1], 3);
     cr_assert_eq(memcmp(data, v, sizeof(v)), 0);
     free(data);
     cr_assert_neq(npy_read(path, "|u1", &nd, got, &data, err, sizeof(err)), 0);
     cr_assert_str_eq(err, "dtype <f8, expected |u1");
     // headers numpy never writes are refused
+    // clang-format off
     static const char *bad[] = {
         "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), 'extra': 1, }",
         "{'descr': '<f8', 'fortran_order': False, }",
@@ -288,11 +340,16 @@ Test(npy, write_then_read_and_strict_headers) {
         "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1), }",
         "['descr', '<f8']",
     };
+    // clang-format on
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
         FILE *f = fopen(path, "wb");
         size_t hl = strlen(bad[k]) + 1;
-        unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8) };
-        fwrite(pre, 1, 10, f); fwrite(bad[k], 1, hl - 1, f); fputc('\n', f); fwrite(v, 8, 6, f);
+        unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hl & 0xff),
+            (unsigned char)(hl >> 8) };
+        fwrite(pre, 1, 10, f);
+        fwrite(bad[k], 1, hl - 1, f);
+        fputc('\n', f);
+        fwrite(v, 8, 6, f);
         fclose(f);
         cr_assert_neq(npy_read(path, "<f8", &nd, got, &data, err, sizeof(err)), 0, "accepted: %s", bad[k]);
     }
@@ -306,8 +363,15 @@ Test(settings, every_row_reads_back_its_text_and_bad_text_is_refused) {
     TrainConfig a, b;
     train_config_default(&a);
     // values off the defaults, so that a row that reads nothing is seen
-    a.lr = 0.1 + 1e-17; a.gamma = 1.0 / 3; a.seed = UINT64_MAX; a.iterations = INT64_MAX; a.has_target_reward = true;
-    a.target_reward = -20.5; a.checkpoint_secs = 1e-3; a.quiet = true; a.hidden = 7;
+    a.lr = 0.1 + 1e-17;
+    a.gamma = 1.0 / 3;
+    a.seed = UINT64_MAX;
+    a.iterations = INT64_MAX;
+    a.has_target_reward = true;
+    a.target_reward = -20.5;
+    a.checkpoint_secs = 1e-3;
+    a.quiet = true;
+    a.hidden = 7;
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
         const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
         char text[128], why[128];
@@ -327,12 +391,12 @@ Test(settings, every_row_reads_back_its_text_and_bad_text_is_refused) {
     cr_assert_str_eq(again, all);
     cr_assert_eq(memcmp(&a.lr, &b.lr, sizeof(double)), 0);
     static const char *bad[] = { "nonsense=1\n", "seed=1\nseed=2\n", "hidden=0\n", "lr=x\n", "workers=2\n", "seed=1",
-                                 "batch_size\n", "env_id=Pong-v9\n" };
+        "batch_size\n", "env_id=Pong-v9\n" };
     for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
         train_config_default(&b);
         why[0] = 0;
         cr_assert_not_null(train_config_read(&b, bad[k], strlen(bad[k]), SETTING_RUN | SETTING_GOAL, why, sizeof(why)),
-                           "accepted: %s", bad[k]);
+            "accepted: %s", bad[k]);
         cr_assert(why[0] && !strchr(why, '\n'), "%s: '%s'", bad[k], why);
     }
 }

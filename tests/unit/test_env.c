@@ -32,8 +32,7 @@ static void env_copy(Env *dst, const Env *src) { memcpy(dst, src, sizeof *dst); 
 
 // Plays one episode with random actions; returns its length in steps, the score difference
 // in *score and a hash of every step's (reward, frames, obs80) in *hash.
-static int64_t play_random(const char *id, uint64_t env_seed, uint64_t action_seed,
-                           int *score, uint64_t *hash) {
+static int64_t play_random(const char *id, uint64_t env_seed, uint64_t action_seed, int *score, uint64_t *hash) {
     Env env;
     cr_assert_eq(env_init(&env, id, env_seed), ENV_OK);
     Rng ar;
@@ -41,7 +40,7 @@ static int64_t play_random(const char *id, uint64_t env_seed, uint64_t action_se
     uint64_t h = 0xcbf29ce484222325ULL;
     uint8_t obs[PONG_OBS80 * PONG_OBS80];
     int total = 0;
-    EnvStep st = {0};
+    EnvStep st = { 0 };
     while (!st.terminated && !st.truncated) {
         cr_assert_eq(env_step(&env, random_action(&ar), &st), ENV_OK);
         total += st.reward;
@@ -59,6 +58,7 @@ static int64_t play_random(const char *id, uint64_t env_seed, uint64_t action_se
 // presets
 
 Test(env, presets_table) {
+    // clang-format off
     struct { const char *id; int lo, hi; double p; int64_t steps, frames; } want[] = {
         {"Pong-v0", 2, 4, 0.25, 0, 108000},
         {"Pong-v4", 2, 4, 0.0, 0, 108000},
@@ -68,6 +68,7 @@ Test(env, presets_table) {
         {"PongNoFrameskip-v4", 1, 1, 0.0, 0, 108000},
         {"ALE/Pong-v5", 4, 4, 0.25, 0, 108000},
     };
+    // clang-format on
     int n = (int)(sizeof want / sizeof want[0]);
     for (int i = 0; i < n; i++) {
         const EnvPreset *p = env_preset_find(want[i].id);
@@ -114,7 +115,7 @@ static void count_frameskips(const char *id, int64_t nsteps, int64_t counts[6]) 
         int64_t frames_before = env.frames;
         cr_assert_eq(env_step(&env, random_action(&ar), &st), ENV_OK);
         cr_assert_eq(env.frames - frames_before, st.frames);
-        if (st.terminated || st.truncated) {  // the last step may stop early
+        if (st.terminated || st.truncated) { // the last step may stop early
             cr_assert_leq(st.frames, 4);
             env_reset(&env, 100 + (uint64_t)i);
             continue;
@@ -135,7 +136,7 @@ Test(env, noframeskip_steps_one_frame) {
 }
 
 Test(env, deterministic_and_v5_step_four_frames) {
-    const char *ids[] = {"PongDeterministic-v0", "PongDeterministic-v4", "ALE/Pong-v5"};
+    const char *ids[] = { "PongDeterministic-v0", "PongDeterministic-v4", "ALE/Pong-v5" };
     for (int k = 0; k < 3; k++) {
         int64_t c[6];
         count_frameskips(ids[k], 3000, c);
@@ -145,7 +146,7 @@ Test(env, deterministic_and_v5_step_four_frames) {
 }
 
 Test(env, random_frameskip_is_uniform_on_2_3_4) {
-    const char *ids[] = {"Pong-v4", "Pong-v0"};
+    const char *ids[] = { "Pong-v4", "Pong-v0" };
     for (int k = 0; k < 2; k++) {
         int64_t c[6];
         count_frameskips(ids[k], 9000, c);
@@ -154,8 +155,7 @@ Test(env, random_frameskip_is_uniform_on_2_3_4) {
         for (int f = 2; f <= 4; f++) {
             // 1/3 each; the standard deviation of a count is ~45 over 9000 draws
             double frac = (double)c[f] / (double)n;
-            cr_assert(frac > 0.30 && frac < 0.37, "%s: frameskip %d in %.3f of steps",
-                      ids[k], f, frac);
+            cr_assert(frac > 0.30 && frac < 0.37, "%s: frameskip %d in %.3f of steps", ids[k], f, frac);
         }
     }
 }
@@ -225,7 +225,7 @@ Test(env, sticky_actions_v5) {
     cr_assert_eq(env_init(&env, "ALE/Pong-v5", 5), ENV_OK);
     Rng ar;
     rng_seed(&ar, 6);
-    const int dirs[3] = {ACTION_NOOP, ACTION_RIGHT, ACTION_LEFT};
+    const int dirs[3] = { ACTION_NOOP, ACTION_RIGHT, ACTION_LEFT };
     // near a clamp, turn back
     const int margin = 8 * PADDLE_RESISTANCE_STEP;
     int64_t trials = 0, kept = 0, first_kept = 0, first_trials = 0;
@@ -237,12 +237,16 @@ Test(env, sticky_actions_v5) {
         int p = env.last_action, r0 = env.resistance;
         EnvStep st;
         cr_assert_eq(env_step(&env, a, &st), ENV_OK);
-        if (st.terminated || st.truncated) { env_reset(&env, 7000 + (uint64_t)i); continue; }
+        if (st.terminated || st.truncated) {
+            env_reset(&env, 7000 + (uint64_t)i);
+            continue;
+        }
         if (action_dir(p) == action_dir(a)) continue;
         // a rare run of sticky frames may still reach a clamp: leave out steps that could
         // (decided before the step's draws, so no bias)
         if (r0 - 4 * PADDLE_RESISTANCE_STEP < PADDLE_RESISTANCE_MIN ||
-            r0 + 4 * PADDLE_RESISTANCE_STEP > PADDLE_RESISTANCE_MAX) continue;
+            r0 + 4 * PADDLE_RESISTANCE_STEP > PADDLE_RESISTANCE_MAX)
+            continue;
         int moved = (env.resistance - r0) / PADDLE_RESISTANCE_STEP;
         cr_assert_eq(moved * PADDLE_RESISTANCE_STEP, env.resistance - r0, "step %d", i);
         // moved = k dp + (4 - k) da  =>  k = (moved - 4 da) / (dp - da)
@@ -257,14 +261,13 @@ Test(env, sticky_actions_v5) {
         first_kept += k > 0;
     }
     double f = (double)kept / (double)trials, f1 = (double)first_kept / (double)first_trials;
-    cr_log_info("ALE/Pong-v5: kept fraction %.4f over %ld frames, first frame %.4f\n", f,
-                (long)trials, f1);
+    cr_log_info("ALE/Pong-v5: kept fraction %.4f over %ld frames, first frame %.4f\n", f, (long)trials, f1);
     cr_assert(f > 0.24 && f < 0.26, "kept fraction %.4f", f);
     cr_assert(f1 > 0.235 && f1 < 0.265, "first-frame kept fraction %.4f", f1);
 }
 
 Test(env, no_sticky_actions_on_v4_presets) {
-    const char *ids[] = {"Pong-v4", "PongDeterministic-v4"};
+    const char *ids[] = { "Pong-v4", "PongDeterministic-v4" };
     for (int k = 0; k < 2; k++) {
         Env env;
         env_init(&env, ids[k], 0);
@@ -315,7 +318,7 @@ Test(env, reward_is_the_score_change) {
     env_init(&env, "ALE/Pong-v5", 11);
     Rng ar;
     rng_seed(&ar, 12);
-    EnvStep st = {0};
+    EnvStep st = { 0 };
     int total = 0;
     EnvState s;
     while (!st.terminated && !st.truncated) {
@@ -340,7 +343,7 @@ Test(env, terminal_stops_emulation) {
         env_init(&env, "ALE/Pong-v5", seed);
         Rng ar;
         rng_seed(&ar, seed);
-        EnvStep st = {0};
+        EnvStep st = { 0 };
         PongObjects o;
         pong_objects(&env.game, &o);
         int game_frame = o.frame;
@@ -382,8 +385,8 @@ Test(env, max_steps_truncates_at_the_step_count) {
 
 // ale-py: every v0/v4 id caps 108,000 frames and has no step cap.
 Test(env, frame_caps_of_the_other_presets) {
-    const char *ids[] = {"Pong-v0", "Pong-v4", "PongDeterministic-v0", "PongDeterministic-v4",
-                         "PongNoFrameskip-v0", "PongNoFrameskip-v4"};
+    const char *ids[] = { "Pong-v0", "Pong-v4", "PongDeterministic-v0", "PongDeterministic-v4", "PongNoFrameskip-v0",
+        "PongNoFrameskip-v4" };
     for (int k = 0; k < 6; k++) {
         Env env;
         env_init(&env, ids[k], 0);
@@ -434,7 +437,7 @@ Test(env, bad_action_is_an_error) {
     Env before;
     env_copy(&before, &env);
     EnvStep st;
-    int bad[] = {-1, 6, 7, 18, -1000000, 2147483647};
+    int bad[] = { -1, 6, 7, 18, -1000000, 2147483647 };
     for (int i = 0; i < 6; i++) {
         cr_assert_eq(env_step(&env, bad[i], &st), ENV_ERR_ACTION);
         cr_assert(memcmp(&before, &env, sizeof env) == 0, "a bad action changed the env");
@@ -446,7 +449,7 @@ Test(env, bad_action_is_an_error) {
 Test(env, step_after_end_is_an_error) {
     Env env;
     env_init(&env, "ALE/Pong-v5", 0);
-    EnvStep st = {0};
+    EnvStep st = { 0 };
     while (!st.terminated) cr_assert_eq(env_step(&env, ACTION_NOOP, &st), ENV_OK);
     Env before;
     env_copy(&before, &env);
@@ -465,7 +468,7 @@ Test(env, step_after_end_is_an_error) {
 // seeding
 
 Test(env, same_seed_same_episode) {
-    const char *ids[] = {"ALE/Pong-v5", "Pong-v0", "Pong-v4"};
+    const char *ids[] = { "ALE/Pong-v5", "Pong-v0", "Pong-v4" };
     for (int k = 0; k < 3; k++) {
         int sa, sb, sc;
         uint64_t ha, hb, hc;
@@ -506,7 +509,7 @@ Test(env, reset_restarts_the_episode) {
         EnvState sa, sb;
         env_state(&a, &sa);
         env_state(&b, &sb);
-        cr_assert(memcmp(&sa, &sb, sizeof sa) == 0, "step %d", i);   // no padding: all int64
+        cr_assert(memcmp(&sa, &sb, sizeof sa) == 0, "step %d", i); // no padding: all int64
         cr_assert(memcmp(a.rng.s, b.rng.s, sizeof a.rng.s) == 0, "step %d", i);
         env_render_rgb(&a, ra);
         env_render_rgb(&b, rb);
@@ -586,8 +589,8 @@ Test(env, random_policy_statistics_v5, .timeout = 240) {
     int score_min = 21, score_max = -21;
     for (int e = 0; e < episodes; e++) {
         int score;
-        int64_t len = play_random("ALE/Pong-v5", rng_key(2024, (uint64_t)e, 0, 0),
-                                  rng_key(2024, (uint64_t)e, 1, 0), &score, NULL);
+        int64_t len = play_random(
+            "ALE/Pong-v5", rng_key(2024, (uint64_t)e, 0, 0), rng_key(2024, (uint64_t)e, 1, 0), &score, NULL);
         score_sum += score;
         len_sum += (double)len;
         if (len < len_min) len_min = len;
@@ -597,13 +600,14 @@ Test(env, random_policy_statistics_v5, .timeout = 240) {
     }
     double mean_score = score_sum / episodes, mean_len = len_sum / episodes;
     // printed for the record: these are the numbers to compare with ALE
-    fprintf(stderr, "random policy on ALE/Pong-v5 over %d episodes: mean score %.2f "
-            "(min %d, max %d), mean length %.1f steps (min %ld, max %ld)\n",
-            episodes, mean_score, score_min, score_max, mean_len, (long)len_min, (long)len_max);
+    fprintf(stderr,
+        "random policy on ALE/Pong-v5 over %d episodes: mean score %.2f "
+        "(min %d, max %d), mean length %.1f steps (min %ld, max %ld)\n",
+        episodes, mean_score, score_min, score_max, mean_len, (long)len_min, (long)len_max);
     cr_expect(mean_score >= -20.65 && mean_score <= -20.0,
-              "mean random score %.2f, the real game's -20.32 (1000 episodes)", mean_score);
-    cr_expect(mean_len >= 880 && mean_len <= 970,
-              "mean random episode length %.1f steps, the real game's 926.0", mean_len);
+        "mean random score %.2f, the real game's -20.32 (1000 episodes)", mean_score);
+    cr_expect(
+        mean_len >= 880 && mean_len <= 970, "mean random episode length %.1f steps, the real game's 926.0", mean_len);
 }
 
 // ----------------------------------------------------------------------------
@@ -707,13 +711,13 @@ Test(env, restore_brings_back_the_counters_and_the_end) {
     play_hash(&env, &ar, 100);
     env_reset(&env, 5);
     cr_assert_eq(env.frames, 0);
-    cr_assert_gt(env_frame_number(&env), total);       // a reset keeps ALE's frame number
+    cr_assert_gt(env_frame_number(&env), total); // a reset keeps ALE's frame number
     env_restore(&env, buf);
     cr_assert_eq(env.frames, frames);
     cr_assert_eq(env.steps, steps);
     cr_assert_eq(env_frame_number(&env), total);
     // a finished episode stays finished after a restore
-    EnvStep st = {0};
+    EnvStep st = { 0 };
     while (!st.terminated && !st.truncated) env_step(&env, ACTION_NOOP, &st);
     env_clone(&env, true, buf);
     env_reset(&env, 1);
@@ -777,7 +781,7 @@ Test(env, clone_through_the_handle_api) {
 // flavours: ALE's modes and difficulties
 
 Test(env, bad_flavours_are_errors) {
-    const int bad[][2] = {{-1, 0}, {2, 0}, {0, -1}, {0, 4}, {7, 9}};
+    const int bad[][2] = { { -1, 0 }, { 2, 0 }, { 0, -1 }, { 0, 4 }, { 7, 9 } };
     Env env, copy;
     memset(&env, 0xAB, sizeof env);
     memcpy(&copy, &env, sizeof env);
@@ -816,9 +820,12 @@ Test(env, mode_1_counts_its_select_press_as_ale_does) {
         cr_assert_eq(env.frames, mode);
         cr_assert_eq(env_frame_number(&env), mode ? 12 : 10);
         env.preset.max_frames = 10;
-        EnvStep st = {0};
+        EnvStep st = { 0 };
         int acts = 0;
-        while (!st.truncated && !st.terminated) { env_step(&env, ACTION_NOOP, &st); acts++; }
+        while (!st.truncated && !st.terminated) {
+            env_step(&env, ACTION_NOOP, &st);
+            acts++;
+        }
         cr_assert_eq(acts, mode ? 9 : 10);
         cr_assert_eq(env.frames, 10);
     }
@@ -836,8 +843,8 @@ Test(env, states_belong_to_their_flavour) {
     for (int m = 0; m < 2; m++)
         for (int d = 0; d < 4; d++) {
             env_init_flavour(&b, "ALE/Pong-v5", m, d, 5);
-            cr_assert_eq(env_restore(&b, buf), (m == 1 && d == 2) ? ENV_OK : ENV_ERR_STATE_OTHER,
-                         "mode %d difficulty %d", m, d);
+            cr_assert_eq(
+                env_restore(&b, buf), (m == 1 && d == 2) ? ENV_OK : ENV_ERR_STATE_OTHER, "mode %d difficulty %d", m, d);
         }
     env_init_flavour(&b, "ALE/Pong-v5", 1, 2, 6);
     cr_assert_eq(env_restore(&b, buf), ENV_OK);

@@ -9,7 +9,7 @@ Test(env_ale, act_emulates_the_frames_asked_and_keeps_the_preset) {
     Env a, b;
     cr_assert_eq(env_init(&a, "PongNoFrameskip-v4", 1), ENV_OK);
     cr_assert_eq(env_init(&b, "ALE/Pong-v5", 1), ENV_OK);
-    b.preset.repeat_prob = 0.0;   // no stickiness: the two must emulate the same frames
+    b.preset.repeat_prob = 0.0; // no stickiness: the two must emulate the same frames
     EnvStep s;
     for (int t = 0; t < 200; t++) {
         int act = (t / 7) % ACTION_COUNT;
@@ -55,14 +55,14 @@ Test(env_ale, indices_are_the_rgb_screen_through_the_palette) {
     env_render_indices(&e, idx);
     env_render_rgb(&e, rgb);
     int colours = 0;
-    uint8_t seen[256] = {0};
+    uint8_t seen[256] = { 0 };
     for (int i = 0; i < PONG_SCREEN_H * PONG_SCREEN_W; i++) {
         uint8_t c[3];
         pong_palette_rgb(idx[i], c);
         cr_assert_eq(memcmp(c, rgb + 3 * i, 3), 0, "pixel %d", i);
         if (!seen[idx[i]]++) colours++;
     }
-    cr_assert_geq(colours, 4);   // background, walls, two bats (and digits)
+    cr_assert_geq(colours, 4); // background, walls, two bats (and digits)
 }
 
 Test(env_ale, set_flavour_takes_effect_at_the_next_reset) {
@@ -72,7 +72,7 @@ Test(env_ale, set_flavour_takes_effect_at_the_next_reset) {
     cr_assert_eq(env_set_flavour(&a, 2, 0), ENV_ERR_FLAVOUR);
     cr_assert_eq(env_set_flavour(&a, 0, 4), ENV_ERR_FLAVOUR);
     cr_assert_eq(env_set_flavour(&a, 1, 3), ENV_OK);
-    cr_assert_neq(memcmp(a.game.ram, b.game.ram, PONG_RAM_SIZE), 0);   // not before the reset
+    cr_assert_neq(memcmp(a.game.ram, b.game.ram, PONG_RAM_SIZE), 0); // not before the reset
     env_reset(&a, 5);
     env_reset(&b, 5);
     cr_assert_eq(memcmp(a.game.ram, b.game.ram, PONG_RAM_SIZE), 0);
@@ -83,7 +83,7 @@ Test(env_ale, set_flavour_takes_effect_at_the_next_reset) {
 // pointers, scores, positions) must stay inside the game's tables. Under ASan this test
 // fails on any read past them.
 Test(env_ale, any_ram_byte_set_to_any_value_is_safe) {
-    static const uint8_t values[] = {0x00, 0x14, 0x7F, 0x80, 0xC9, 0xFF};
+    static const uint8_t values[] = { 0x00, 0x14, 0x7F, 0x80, 0xC9, 0xFF };
     static uint8_t rgb[PONG_SCREEN_H * PONG_SCREEN_W * 3], idx[PONG_SCREEN_H * PONG_SCREEN_W], obs[80 * 80];
     Env base;
     env_init(&base, "PongNoFrameskip-v4", 5);

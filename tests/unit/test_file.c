@@ -31,7 +31,10 @@ static size_t read_back(const char *path, char *buf, size_t cap) {
     return n;
 }
 
-static bool exists(const char *path) { struct stat st; return stat(path, &st) == 0; }
+static bool exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
 
 Test(file, replace_writes_the_bytes_and_leaves_no_temporary) {
     make_dir();
@@ -43,7 +46,8 @@ Test(file, replace_writes_the_bytes_and_leaves_no_temporary) {
     cr_expect_eq(read_back(path, buf, sizeof(buf)), 7);
     cr_expect(!memcmp(buf, "second!", 7));
     cr_expect(!exists(tmp), "a temporary file was left");
-    unlink(path); rmdir(dir);
+    unlink(path);
+    rmdir(dir);
 }
 
 // What a caller writes by name (a FILE *, gnuplot, ffmpeg) becomes the file on commit; an
@@ -71,7 +75,8 @@ Test(file, begin_commit_abort) {
     cr_expect_eq(read_back(path, buf, sizeof(buf)), 7);
     cr_expect(!memcmp(buf, "new one", 7));
     cr_expect(!exists(fr.tmp));
-    unlink(path); rmdir(dir);
+    unlink(path);
+    rmdir(dir);
 }
 
 // A place that cannot be written fails at once with one line naming it; nothing is created.
@@ -92,7 +97,8 @@ static int count_entries(const char *d) {
     cr_assert_not_null(dd);
     int n = 0;
     struct dirent *e;
-    while ((e = readdir(dd))) if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    while ((e = readdir(dd)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
     closedir(dd);
     return n;
 }
@@ -150,7 +156,10 @@ Test(file, a_device_at_the_path_is_refused) {
     make_dir();
     char dev[128];
     snprintf(dev, sizeof(dev), "%s/null", dir);
-    if (mknod(dev, S_IFCHR | 0666, makedev(1, 3))) { rmdir(dir); cr_skip_test("mknod not allowed here: %s", strerror(errno)); }
+    if (mknod(dev, S_IFCHR | 0666, makedev(1, 3))) {
+        rmdir(dir);
+        cr_skip_test("mknod not allowed here: %s", strerror(errno));
+    }
     expect_refused(dev, "device", 1);
     struct stat st;
     cr_expect(lstat(dev, &st) == 0 && S_ISCHR(st.st_mode), "the device was replaced");

@@ -24,27 +24,37 @@ static inline void legacy_put_f(uint8_t *b, size_t *at, double v) {
 
 // s's settings and counters, Karpathy's network w (D*H + H of them; NULL: none) and the arrays
 // a[0 .. na) as a version 2 or 3 file (malloc'd; *len its bytes).
-static inline uint8_t *legacy_checkpoint(const TrainState *s, uint32_t version, const double *w, int H,
-                                         const LearnerArray *a, int na, size_t *len) {
+static inline uint8_t *legacy_checkpoint(
+    const TrainState *s, uint32_t version, const double *w, int H, const LearnerArray *a, int na, size_t *len) {
     const int roles = SETTING_RUN | SETTING_GOAL;
     const size_t st = train_config_write(&s->cfg, roles, NULL, 0);
     const size_t n = w ? (size_t)POLICY_D * H + H : 0;
-    const size_t hb = 8 + 4 + 4 + 4 + st + 4 * 8 + 2 * 8 + 4 + 4 + 8 + 4 + 4 + (size_t)na * (LEARNER_ARRAY_NAME_MAX + 4 + 8);
+    const size_t hb =
+        8 + 4 + 4 + 4 + st + 4 * 8 + 2 * 8 + 4 + 4 + 8 + 4 + 4 + (size_t)na * (LEARNER_ARRAY_NAME_MAX + 4 + 8);
     size_t total = hb + 8 * n + 4;
     for (int i = 0; i < na; i++) total += 8 * a[i].n;
     uint8_t *b = calloc(1, total);
     char *text = malloc(st + 1);
     train_config_write(&s->cfg, roles, text, st + 1);
     size_t at = 0;
-    memcpy(b, CKPT_MAGIC, 8); at = 8;
-    legacy_put(b, &at, version, 4); legacy_put(b, &at, hb, 4);
-    legacy_put(b, &at, st, 4); memcpy(b + at, text, st); at += st;
+    memcpy(b, CKPT_MAGIC, 8);
+    at = 8;
+    legacy_put(b, &at, version, 4);
+    legacy_put(b, &at, hb, 4);
+    legacy_put(b, &at, st, 4);
+    memcpy(b + at, text, st);
+    at += st;
     free(text);
-    legacy_put(b, &at, (uint64_t)s->iteration, 8); legacy_put(b, &at, (uint64_t)s->episodes, 8);
-    legacy_put(b, &at, (uint64_t)s->agent_steps, 8); legacy_put(b, &at, (uint64_t)s->frames, 8);
-    legacy_put_f(b, &at, s->running_reward); legacy_put_f(b, &at, s->wall_s);
-    legacy_put(b, &at, w ? POLICY_D : 0, 4); legacy_put(b, &at, w ? (uint64_t)H : 0, 4); legacy_put(b, &at, n, 8);
-    legacy_put(b, &at, 0, 4);                                             // flags
+    legacy_put(b, &at, (uint64_t)s->iteration, 8);
+    legacy_put(b, &at, (uint64_t)s->episodes, 8);
+    legacy_put(b, &at, (uint64_t)s->agent_steps, 8);
+    legacy_put(b, &at, (uint64_t)s->frames, 8);
+    legacy_put_f(b, &at, s->running_reward);
+    legacy_put_f(b, &at, s->wall_s);
+    legacy_put(b, &at, w ? POLICY_D : 0, 4);
+    legacy_put(b, &at, w ? (uint64_t)H : 0, 4);
+    legacy_put(b, &at, n, 8);
+    legacy_put(b, &at, 0, 4); // flags
     legacy_put(b, &at, (uint64_t)na, 4);
     for (int i = 0; i < na; i++) {
         memset(b + at, 0, LEARNER_ARRAY_NAME_MAX);

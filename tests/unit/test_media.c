@@ -11,8 +11,8 @@
 #include "env/env.h"
 #include "media/gif.h"
 
-#define W PONG_SCREEN_W
-#define H PONG_SCREEN_H
+#define W     PONG_SCREEN_W
+#define H     PONG_SCREEN_H
 #define STEPS 300
 
 // Decodes path and composites its frames (disposal "do not dispose": each frame paints its
@@ -27,7 +27,8 @@ static int decode(const char *path, uint8_t **canvases, int *delays, int max, bo
     *loops = false;
     for (int i = 0; i < g->ExtensionBlockCount; i++)
         if (g->ExtensionBlocks[i].Function == APPLICATION_EXT_FUNC_CODE && g->ExtensionBlocks[i].ByteCount == 11 &&
-            !memcmp(g->ExtensionBlocks[i].Bytes, "NETSCAPE2.0", 11)) *loops = true;
+            !memcmp(g->ExtensionBlocks[i].Bytes, "NETSCAPE2.0", 11))
+            *loops = true;
     for (int i = 0; i < g->ImageCount && i < max; i++)
         for (int k = 0; k < g->SavedImages[i].ExtensionBlockCount; k++)
             if (g->SavedImages[i].ExtensionBlocks[k].Function == APPLICATION_EXT_FUNC_CODE) *loops = true;
@@ -45,7 +46,9 @@ static int decode(const char *path, uint8_t **canvases, int *delays, int max, bo
             for (int x = 0; x < im->ImageDesc.Width; x++) {
                 GifColorType c = cm->Colors[im->RasterBits[y * im->ImageDesc.Width + x]];
                 uint8_t *p = canvas + ((size_t)(y + im->ImageDesc.Top) * W + x + im->ImageDesc.Left) * 3;
-                p[0] = c.Red; p[1] = c.Green; p[2] = c.Blue;
+                p[0] = c.Red;
+                p[1] = c.Green;
+                p[2] = c.Blue;
             }
         canvases[i] = malloc(W * H * 3);
         memcpy(canvases[i], canvas, W * H * 3);
@@ -64,7 +67,7 @@ Test(gif, a_pong_game_decodes_to_the_same_pictures_at_real_speed) {
     GifRec *g = gifrec_open(path, W, H, err, sizeof(err));
     cr_assert_not_null(g, "%s", err);
     Env env;
-    cr_assert_eq(env_init(&env, "PongDeterministic-v4", 3), ENV_OK);   // frameskip 4: 6.67 cs a step
+    cr_assert_eq(env_init(&env, "PongDeterministic-v4", 3), ENV_OK); // frameskip 4: 6.67 cs a step
     Rng rng;
     rng_seed(&rng, 5);
     uint8_t *frames = malloc((size_t)STEPS * W * H * 3);
@@ -93,7 +96,8 @@ Test(gif, a_pong_game_decodes_to_the_same_pictures_at_real_speed) {
         cr_assert_lt(t, STEPS);
         cr_assert_eq(memcmp(canvases[i], frames + (size_t)t * W * H * 3, W * H * 3), 0, "frame %d != step %d", i, t);
         t++;
-        while (t < STEPS && !memcmp(frames + (size_t)t * W * H * 3, frames + (size_t)(t - 1) * W * H * 3, W * H * 3)) t++;
+        while (t < STEPS && !memcmp(frames + (size_t)t * W * H * 3, frames + (size_t)(t - 1) * W * H * 3, W * H * 3))
+            t++;
         cs += delays[i];
         cr_assert(delays[i] >= 1 && delays[i] <= 65535);
     }
@@ -101,7 +105,7 @@ Test(gif, a_pong_game_decodes_to_the_same_pictures_at_real_speed) {
     // real time: the total is the rounded total, not a sum of rounded parts
     cr_assert_eq(cs, (total_frames * 100 + 30) / 60, "%lld cs for %lld frames", (long long)cs, (long long)total_frames);
     printf("gif: %d frames for %d steps, %lld cs for %lld frames, %lld bytes\n", n, STEPS, (long long)cs,
-           (long long)total_frames, (long long)st.st_size);
+        (long long)total_frames, (long long)st.st_size);
     for (int i = 0; i < n; i++) free(canvases[i]);
     free(frames);
     unlink(path);

@@ -15,18 +15,18 @@
 #include "env/env.h"
 #include "pong/pong.h"
 
-#define DATA "tests/data/ale-real/"
+#define DATA      "tests/data/ale-real/"
 #define RGB_BYTES (PONG_SCREEN_H * PONG_SCREEN_W * 3)
 
-static const char *const TRACES[] = {"random-1", "hold-2", "v5-1", "track-3", "model-2", "firetrack-1"};
+static const char *const TRACES[] = { "random-1", "hold-2", "v5-1", "track-3", "model-2", "firetrack-1" };
 #define N_TRACES (sizeof TRACES / sizeof TRACES[0])
 
 typedef struct {
-    uint8_t *actions;          // (T,)
-    int8_t *rewards;           // (T,)
-    uint32_t *crc;             // (T+1,)
-    uint8_t *ram;              // (T+1, 128)
-    size_t frames;             // T
+    uint8_t *actions; // (T,)
+    int8_t *rewards;  // (T,)
+    uint32_t *crc;    // (T+1,)
+    uint8_t *ram;     // (T+1, 128)
+    size_t frames;    // T
 } Trace;
 
 // ----------------------------------------------------------------------------
@@ -36,10 +36,14 @@ static uint8_t *read_file(const char *path, size_t *n) {
     size_t cap = 1 << 16, len = 0;
     uint8_t *buf = malloc(cap);
     cr_assert_not_null(buf);
-    gzFile f = gzopen(path, "rb");              // reads plain and gzip files alike
+    gzFile f = gzopen(path, "rb"); // reads plain and gzip files alike
     cr_assert(f, "missing fixture %s (run from the repository root)", path);
     for (;;) {
-        if (len == cap) { cap *= 2; buf = realloc(buf, cap); cr_assert_not_null(buf); }
+        if (len == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            cr_assert_not_null(buf);
+        }
         int r = gzread(f, buf + len, (unsigned)(cap - len));
         cr_assert(r >= 0, "cannot read %s", path);
         if (r == 0) break;
@@ -64,12 +68,15 @@ static Trace trace_load(const char *name) {
     t.ram = read_file(path, &n_ram);
     t.frames = n_act;
     cr_assert(n_rew == n_act && n_crc == 4 * (n_act + 1) && n_ram == PONG_RAM_SIZE * (n_act + 1),
-              "%s: inconsistent fixture sizes", name);
+        "%s: inconsistent fixture sizes", name);
     return t;
 }
 
 static void trace_free(Trace *t) {
-    free(t->actions); free(t->rewards); free(t->crc); free(t->ram);
+    free(t->actions);
+    free(t->rewards);
+    free(t->crc);
+    free(t->ram);
 }
 
 // Karpathy's prepro on a full RGB frame: crop 35:195, [::2, ::2, 0], erase 144/109, binarise.
@@ -85,12 +92,14 @@ static void prepro(const uint8_t *rgb, uint8_t *obs) {
 // Replay: every frame's RGB crc32, RAM and reward, and the end of the game, through the C
 // API a user calls (PongNoFrameskip-v4: one frame a step, no sticky actions, as recorded).
 
-typedef struct { size_t frames, rgb_equal, ram_equal, reward_equal, obs_equal; } ReplayCount;
+typedef struct {
+    size_t frames, rgb_equal, ram_equal, reward_equal, obs_equal;
+} ReplayCount;
 
 static ReplayCount replay_flavour(const Trace *t, const char *name, int mode, int difficulty) {
     static uint8_t rgb[RGB_BYTES];
     uint8_t ram[PONG_RAM_SIZE], obs[PONG_OBS80 * PONG_OBS80], want_obs[PONG_OBS80 * PONG_OBS80];
-    ReplayCount c = {0};
+    ReplayCount c = { 0 };
     Env env;
     cr_assert_eq(env_init_flavour(&env, "PongNoFrameskip-v4", mode, difficulty, 0), ENV_OK);
     for (size_t i = 0; i <= t->frames; i++) {
@@ -99,8 +108,8 @@ static ReplayCount replay_flavour(const Trace *t, const char *name, int mode, in
             cr_assert_eq(env_step(&env, t->actions[i - 1], &st), ENV_OK, "%s frame %zu", name, i);
             c.reward_equal += st.reward == t->rewards[i - 1];
             // the game ends exactly on the last recorded frame
-            cr_assert_eq(st.terminated, i == t->frames, "%s: terminated=%d at frame %zu of %zu",
-                         name, st.terminated, i, t->frames);
+            cr_assert_eq(st.terminated, i == t->frames, "%s: terminated=%d at frame %zu of %zu", name, st.terminated, i,
+                t->frames);
         }
         env_render_rgb(&env, rgb);
         c.rgb_equal += (uint32_t)crc32(0, rgb, RGB_BYTES) == t->crc[i];
@@ -121,8 +130,8 @@ Test(pong, real_traces_replay_frame_for_frame, .timeout = 300) {
     for (size_t k = 0; k < N_TRACES; k++) {
         Trace t = trace_load(TRACES[k]);
         ReplayCount c = replay(&t, TRACES[k]);
-        fprintf(stderr, "%-9s %6zu frames: RGB %zu, RAM %zu, reward %zu, obs80 %zu identical\n",
-                TRACES[k], c.frames, c.rgb_equal, c.ram_equal, c.reward_equal, c.obs_equal);
+        fprintf(stderr, "%-9s %6zu frames: RGB %zu, RAM %zu, reward %zu, obs80 %zu identical\n", TRACES[k], c.frames,
+            c.rgb_equal, c.ram_equal, c.reward_equal, c.obs_equal);
         cr_expect_eq(c.rgb_equal, c.frames, "%s: RGB frames differ", TRACES[k]);
         cr_expect_eq(c.ram_equal, c.frames, "%s: RAM differs", TRACES[k]);
         cr_expect_eq(c.reward_equal, t.frames, "%s: rewards differ", TRACES[k]);
@@ -142,12 +151,11 @@ Test(pong, real_flavour_traces_replay_frame_for_frame, .timeout = 300) {
         for (int difficulty = 0; difficulty < PONG_DIFFICULTIES; difficulty++)
             for (int policy = 0; policy < 2; policy++) {
                 char name[64];
-                snprintf(name, sizeof name, "flavours/%s-m%dd%d", policy ? "track" : "random", mode,
-                         difficulty);
+                snprintf(name, sizeof name, "flavours/%s-m%dd%d", policy ? "track" : "random", mode, difficulty);
                 Trace t = trace_load(name);
                 ReplayCount c = replay_flavour(&t, name, mode, difficulty);
-                fprintf(stderr, "%-22s %6zu frames: RGB %zu, RAM %zu, reward %zu, obs80 %zu identical\n",
-                        name, c.frames, c.rgb_equal, c.ram_equal, c.reward_equal, c.obs_equal);
+                fprintf(stderr, "%-22s %6zu frames: RGB %zu, RAM %zu, reward %zu, obs80 %zu identical\n", name,
+                    c.frames, c.rgb_equal, c.ram_equal, c.reward_equal, c.obs_equal);
                 cr_expect_eq(c.rgb_equal, c.frames, "%s: RGB frames differ", name);
                 cr_expect_eq(c.ram_equal, c.frames, "%s: RAM differs", name);
                 cr_expect_eq(c.reward_equal, t.frames, "%s: rewards differ", name);
@@ -197,7 +205,7 @@ Test(pong, the_frame_count_wrap_stops_the_game_as_the_real_one_does) {
         env_render_rgb(&env, rgb);
         env_ram(&env, ram);
         same += (uint32_t)crc32(0, rgb, RGB_BYTES) == t.crc[i] &&
-                memcmp(ram, t.ram + PONG_RAM_SIZE * i, PONG_RAM_SIZE) == 0;
+            memcmp(ram, t.ram + PONG_RAM_SIZE * i, PONG_RAM_SIZE) == 0;
     }
     cr_assert_eq(same, t.frames, "%zu of %zu frames identical", same, t.frames);
     cr_assert_eq(rewards, (int)t.frames);
@@ -214,7 +222,7 @@ static size_t replay_from_clones(const char *name, int mode, int difficulty) {
     Trace t = trace_load(name);
     static uint8_t rgb[RGB_BYTES], state[ENV_STATE_BYTES];
     uint8_t ram[PONG_RAM_SIZE];
-    const size_t at[] = {0, 59, 1000, t.frames / 2, t.frames - 100};
+    const size_t at[] = { 0, 59, 1000, t.frames / 2, t.frames - 100 };
     Env env, other;
     cr_assert_eq(env_init_flavour(&env, "PongNoFrameskip-v4", mode, difficulty, 0), ENV_OK);
     cr_assert_eq(env_init_flavour(&other, "PongNoFrameskip-v4", mode, difficulty, 1), ENV_OK);
@@ -233,8 +241,10 @@ static size_t replay_from_clones(const char *name, int mode, int difficulty) {
             cr_assert_eq(env_step(&other, t.actions[i], &st), ENV_OK);
             env_render_rgb(&other, rgb);
             env_ram(&other, ram);
-            cr_assert_eq((uint32_t)crc32(0, rgb, RGB_BYTES), t.crc[i + 1], "%s, clone at %zu: frame %zu", name, at[k], i + 1);
-            cr_assert(memcmp(ram, t.ram + PONG_RAM_SIZE * (i + 1), PONG_RAM_SIZE) == 0, "%s, clone at %zu: RAM of frame %zu", name, at[k], i + 1);
+            cr_assert_eq(
+                (uint32_t)crc32(0, rgb, RGB_BYTES), t.crc[i + 1], "%s, clone at %zu: frame %zu", name, at[k], i + 1);
+            cr_assert(memcmp(ram, t.ram + PONG_RAM_SIZE * (i + 1), PONG_RAM_SIZE) == 0,
+                "%s, clone at %zu: RAM of frame %zu", name, at[k], i + 1);
             cr_assert_eq(st.reward, t.rewards[i]);
             cr_assert_eq(st.terminated, i + 1 == t.frames);
             checked++;
@@ -283,11 +293,13 @@ Test(pong, same_inputs_same_bits) {
 // RGB and palette indices are one picture: every pixel's colour is the ALE palette's
 // entry for its index.
 Test(pong, rgb_is_the_palette_of_the_indices) {
+    // clang-format off
     static const struct { uint8_t index, r, g, b; } PAL[] = {
         {0x00, 0, 0, 0}, {0x22, 144, 72, 17}, {0x0E, 236, 236, 236}, {0xC8, 92, 186, 92},
         {0x38, 213, 130, 74}, {0xE4, 109, 118, 43}, {0xD2, 53, 95, 24},
         {0x8A, 101, 111, 228}, {0xFA, 210, 182, 86},
     };
+    // clang-format on
     Env env;
     env_init(&env, "ALE/Pong-v5", 3);
     static uint8_t rgb[RGB_BYTES], idx[PONG_SCREEN_H * PONG_SCREEN_W];

@@ -18,8 +18,10 @@ Test(rowset, add_mark_clear) {
     cr_expect(rowset_add_marked(&r, 6399, 2));
     cr_expect(!rowset_add_marked(&r, 7, 2), "a member's mark was overwritten");
     cr_expect_eq(r.n, 2);
-    cr_expect_eq(r.list[0], 7); cr_expect_eq(r.list[1], 6399);
-    cr_expect_eq(r.in[7], 1); cr_expect_eq(r.in[6399], 2);
+    cr_expect_eq(r.list[0], 7);
+    cr_expect_eq(r.list[1], 6399);
+    cr_expect_eq(r.in[7], 1);
+    cr_expect_eq(r.in[6399], 2);
     rowset_clear(&r);
     cr_expect_eq(r.n, 0);
     for (int i = 0; i < 6400; i++) cr_expect(!rowset_has(&r, i), "row %d left after clear", i);
@@ -30,10 +32,15 @@ Test(rowset, add_mark_clear) {
 
 // pool_for: every part runs once, all at the same time (each waits until all have started, so
 // running them one after the other would never finish), with parts = the pool's threads.
-typedef struct { atomic_int started, ran[4], bad; } ForProbe;
+typedef struct {
+    atomic_int started, ran[4], bad;
+} ForProbe;
 static void for_probe(void *ctx, int part, int parts) {
     ForProbe *fp = ctx;
-    if (parts != 3 || part < 0 || part >= 3) { atomic_store(&fp->bad, 1); return; }
+    if (parts != 3 || part < 0 || part >= 3) {
+        atomic_store(&fp->bad, 1);
+        return;
+    }
     atomic_fetch_add(&fp->ran[part], 1);
     atomic_fetch_add(&fp->started, 1);
     for (long spin = 0; atomic_load(&fp->started) < 3 && spin < 2000000000L; spin++) {}
@@ -44,8 +51,8 @@ Test(pool, for_runs_each_part_once_on_its_own_thread) {
     Pool *pool = pool_create(3);
     cr_assert_not_null(pool);
     cr_assert_eq(pool_threads(pool), 3);
-    for (int round = 0; round < 3; round++) {            // again: the threads go back to waiting
-        ForProbe fp = {0};
+    for (int round = 0; round < 3; round++) { // again: the threads go back to waiting
+        ForProbe fp = { 0 };
         pool_for(pool, for_probe, &fp);
         cr_expect_eq(atomic_load(&fp.bad), 0, "round %d", round);
         for (int k = 0; k < 3; k++) cr_expect_eq(atomic_load(&fp.ran[k]), 1, "round %d part %d", round, k);
@@ -56,10 +63,17 @@ Test(pool, for_runs_each_part_once_on_its_own_thread) {
 // ----------------------------------------------------------------------------
 // util/workpool.h, on which the training pool, eval and the vector env run
 
-typedef struct { atomic_int ran[1000]; atomic_int bad; int workers; } RunProbe;
+typedef struct {
+    atomic_int ran[1000];
+    atomic_int bad;
+    int workers;
+} RunProbe;
 static void run_probe(void *ctx, int part, int worker) {
     RunProbe *rp = ctx;
-    if (part < 0 || part >= 1000 || worker < 0 || worker >= rp->workers) { atomic_store(&rp->bad, 1); return; }
+    if (part < 0 || part >= 1000 || worker < 0 || worker >= rp->workers) {
+        atomic_store(&rp->bad, 1);
+        return;
+    }
     atomic_fetch_add(&rp->ran[part], 1);
 }
 
@@ -84,7 +98,10 @@ Test(workpool, every_part_once) {
 }
 
 // Parts up to the workers run at the same time: each waits until all have started.
-typedef struct { atomic_int started, bad; int parts; } Barrier;
+typedef struct {
+    atomic_int started, bad;
+    int parts;
+} Barrier;
 static void barrier_part(void *ctx, int part, int worker) {
     Barrier *b = ctx;
     atomic_fetch_add(&b->started, 1);
@@ -102,7 +119,7 @@ Test(workpool, parts_up_to_the_workers_run_at_once) {
         workpool_run(wp, parts, barrier_part, &b);
         cr_expect_eq(atomic_load(&b.bad), 0, "parts %d did not all start", parts);
     }
-    Barrier b = { 0, 0, 3 };                        // the caller only polls: the 3 threads run them
+    Barrier b = { 0, 0, 3 }; // the caller only polls: the 3 threads run them
     atomic_int polls = 0;
     workpool_run_polling(wp, 3, barrier_part, &b, count_poll, &polls);
     cr_expect_eq(atomic_load(&b.bad), 0);

@@ -18,12 +18,18 @@
 
 static void ppo_run_config(TrainConfig *c) {
     train_config_fresh(c, "ppo");
-    c->envs = 3; c->steps = 40; c->hidden = 4; c->minibatches = 2; c->epochs = 1; c->coarse = true; c->seed = 8;
+    c->envs = 3;
+    c->steps = 40;
+    c->hidden = 4;
+    c->minibatches = 2;
+    c->epochs = 1;
+    c->coarse = true;
+    c->seed = 8;
     c->workers = 2;
 }
 
 static void iterate(TrainState *s, Pool *pool, Comm *comm) {
-    LearnerBatch lb = {0};
+    LearnerBatch lb = { 0 };
     char err[256];
     cr_assert_eq(s->learner->iterate(s, pool, comm, &lb, err, sizeof(err)), 0, "%s", err);
     s->iteration++;
@@ -47,17 +53,25 @@ Test(ppo, checkpoint_round_trip_and_resume) {
     cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(checkpoint_load(path, &b, NULL, err, sizeof(err)), 0, "%s", err);
     cr_assert_str_eq(b.cfg.algo, "ppo");
-    cr_assert_eq(b.cfg.envs, 3); cr_assert_eq(b.cfg.steps, 40); cr_assert_eq(b.cfg.minibatches, 2);
-    cr_assert_eq(b.cfg.epochs, 1); cr_assert(b.cfg.coarse);
-    cr_assert_eq(b.cfg.lambda, a.cfg.lambda); cr_assert_eq(b.cfg.clip, a.cfg.clip);
-    cr_assert_eq(b.cfg.ent_coef, a.cfg.ent_coef); cr_assert_eq(b.cfg.vf_coef, a.cfg.vf_coef);
-    cr_assert_eq(b.cfg.max_grad_norm, a.cfg.max_grad_norm); cr_assert_eq(b.cfg.anneal_steps, a.cfg.anneal_steps);
-    cr_assert_eq(b.iteration, 2); cr_assert_eq(b.agent_steps, 240);
+    cr_assert_eq(b.cfg.envs, 3);
+    cr_assert_eq(b.cfg.steps, 40);
+    cr_assert_eq(b.cfg.minibatches, 2);
+    cr_assert_eq(b.cfg.epochs, 1);
+    cr_assert(b.cfg.coarse);
+    cr_assert_eq(b.cfg.lambda, a.cfg.lambda);
+    cr_assert_eq(b.cfg.clip, a.cfg.clip);
+    cr_assert_eq(b.cfg.ent_coef, a.cfg.ent_coef);
+    cr_assert_eq(b.cfg.vf_coef, a.cfg.vf_coef);
+    cr_assert_eq(b.cfg.max_grad_norm, a.cfg.max_grad_norm);
+    cr_assert_eq(b.cfg.anneal_steps, a.cfg.anneal_steps);
+    cr_assert_eq(b.iteration, 2);
+    cr_assert_eq(b.agent_steps, 240);
     b.cfg.workers = 1;
     cr_assert_eq(train_state_attach(&b, &PPO_LEARNER, err, sizeof(err)), 0, "%s", err);
     LearnerArray la[LEARNER_ARRAYS_MAX], lb[LEARNER_ARRAYS_MAX];
     int na = train_state_arrays(&a, la), nb = train_state_arrays(&b, lb);
-    cr_assert_eq(na, 4); cr_assert_eq(nb, 4);
+    cr_assert_eq(na, 4);
+    cr_assert_eq(nb, 4);
     for (int k = 0; k < na; k++) {
         cr_assert_str_eq(la[k].name, lb[k].name);
         cr_assert_eq(la[k].n, lb[k].n);
@@ -105,7 +119,7 @@ Test(ppo, version_2_checkpoint_with_the_unused_seeds_network_loads) {
     cr_assert_eq(train_state_init(&a, &c, &PPO_LEARNER), 0);
     LearnerArray la[LEARNER_ARRAYS_MAX], lb[LEARNER_ARRAYS_MAX];
     const int na = train_state_arrays(&a, la);
-    for (size_t i = 0; i < la[0].n; i += 5) la[0].data[i] += 0.125;      // weights unlike a fresh run's
+    for (size_t i = 0; i < la[0].n; i += 5) la[0].data[i] += 0.125; // weights unlike a fresh run's
     const size_t n = (size_t)POLICY_D * c.hidden + c.hidden;
     double *w = malloc(8 * n);
     for (size_t i = 0; i < n; i++) w[i] = 0.25;
@@ -141,13 +155,14 @@ Test(ppo, version_2_checkpoint_with_the_unused_seeds_network_loads) {
 Test(ppo, an_iteration_whose_adam_step_count_overflows_is_refused) {
     TrainConfig c;
     ppo_run_config(&c);
-    c.minibatches = 16; c.epochs = 1000;       // 16,000 steps an iteration: 2^50 of them pass 2^63
+    c.minibatches = 16;
+    c.epochs = 1000; // 16,000 steps an iteration: 2^50 of them pass 2^63
     TrainState s;
     cr_assert_eq(train_state_init(&s, &c, &PPO_LEARNER), 0);
     s.iteration = CKPT_COUNTER_MAX;
     Pool *pool = pool_create(1);
     Comm *comm = comm_local_create();
-    LearnerBatch lb = {0};
+    LearnerBatch lb = { 0 };
     char err[256] = "";
     cr_assert_neq(s.learner->iterate(&s, pool, comm, &lb, err, sizeof(err)), 0);
     cr_assert(strstr(err, "Adam's step count would pass 2^63"), "%s", err);
@@ -162,25 +177,34 @@ Test(settings, defaults_per_learner_and_one_range) {
     static const char *const algos[] = { "pg", "ppo" };
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
         const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
-        if (row->offset == offsetof(TrainConfig, workers)) continue;     // one per core at run time
+        if (row->offset == offsetof(TrainConfig, workers)) continue; // one per core at run time
         train_config_default(&c);
-        cr_assert_null(train_setting_set(row, &c, row->before[0] ? row->before : row->def, why, sizeof(why)),
-                       "%s: %s", row->name, why);
+        cr_assert_null(train_setting_set(row, &c, row->before[0] ? row->before : row->def, why, sizeof(why)), "%s: %s",
+            row->name, why);
         for (size_t k = 0; k < sizeof(algos) / sizeof(algos[0]); k++)
-            cr_assert_null(train_setting_set(row, &c, train_setting_default(row, algos[k], text, sizeof(text)), why,
-                                             sizeof(why)), "%s of %s: %s", row->name, algos[k], why);
+            cr_assert_null(
+                train_setting_set(row, &c, train_setting_default(row, algos[k], text, sizeof(text)), why, sizeof(why)),
+                "%s of %s: %s", row->name, algos[k], why);
     }
     train_config_fresh(&c, "ppo");
     cr_assert_str_eq(c.algo, "ppo");
-    cr_assert_eq(c.hidden, 128); cr_assert_eq(c.lr, 1e-3); cr_assert_eq(c.chunk, 128); cr_assert_eq(c.value_hidden, -1);
-    cr_assert_eq(c.envs, 32); cr_assert_eq(c.anneal_steps, 14000000);
+    cr_assert_eq(c.hidden, 128);
+    cr_assert_eq(c.lr, 1e-3);
+    cr_assert_eq(c.chunk, 128);
+    cr_assert_eq(c.value_hidden, -1);
+    cr_assert_eq(c.envs, 32);
+    cr_assert_eq(c.anneal_steps, 14000000);
     cr_assert_null(train_config_check(&c, why, sizeof(why)), "%s", why);
     cr_assert_null(PPO_LEARNER.check(&c));
     train_config_fresh(&c, "pg");
-    cr_assert_eq(c.hidden, 200); cr_assert_eq(c.lr, 1e-4); cr_assert_eq(c.batch_size, 10);
-    train_config_default(&c);      // what a file without the rows had
+    cr_assert_eq(c.hidden, 200);
+    cr_assert_eq(c.lr, 1e-4);
+    cr_assert_eq(c.batch_size, 10);
+    train_config_default(&c); // what a file without the rows had
     cr_assert_str_eq(c.algo, "pg");
-    cr_assert_eq(c.hidden, 200); cr_assert_eq(c.chunk, 256); cr_assert_eq(c.value_hidden, 0);
+    cr_assert_eq(c.hidden, 200);
+    cr_assert_eq(c.chunk, 256);
+    cr_assert_eq(c.value_hidden, 0);
 
     train_config_fresh(&c, "ppo");
     c.hidden = 0;
@@ -188,9 +212,11 @@ Test(settings, defaults_per_learner_and_one_range) {
     char err[256];
     cr_assert_null(ppo_create(&c, err, sizeof(err)));
     cr_assert_str_eq(err, "--hidden must be in [1, 100000], got 0");
-    c.hidden = 8; c.value_hidden = 8;                   // in its range, but leaves the policy no unit
+    c.hidden = 8;
+    c.value_hidden = 8; // in its range, but leaves the policy no unit
     cr_assert_null(ppo_create(&c, err, sizeof(err)));
     cr_assert(strstr(err, "--value-hidden must be less than --hidden"), "%s", err);
-    c.value_hidden = -1; c.lr = 2;
+    c.value_hidden = -1;
+    c.lr = 2;
     cr_assert_str_eq(train_config_check(&c, why, sizeof(why)), "--lr must be in [0, 1], got 2");
 }

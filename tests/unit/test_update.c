@@ -24,7 +24,7 @@ Test(update, deferred_update_is_the_dense_update_bit_for_bit) {
     const Policy *net = &pg_state(&s)->net;
     const size_t n = net->n, H = 5, D = POLICY_D;
     double *w = malloc(n * sizeof(double)), *cache = calloc(n, sizeof(double)), *g = calloc(n, sizeof(double));
-    double *packed = calloc(n, sizeof(double));           // as Comm.reduce() gives it
+    double *packed = calloc(n, sizeof(double)); // as Comm.reduce() gives it
     memcpy(w, net->w, n * sizeof(double));
     RowSet rows;
     cr_assert_eq(rowset_alloc(&rows, (int)D), 0);
@@ -33,19 +33,19 @@ Test(update, deferred_update_is_the_dense_update_bit_for_bit) {
     for (int it = 0; it < 60; it++) {
         memset(g, 0, n * sizeof(double));
         rowset_clear(&rows);
-        int touched = (int)(rng_next(&rng) % 400);         // a few rows, some touched again later
+        int touched = (int)(rng_next(&rng) % 400); // a few rows, some touched again later
         for (int k = 0; k < touched; k++) {
             int i = (int)(rng_next(&rng) % 600);
             rowset_add(&rows, i);
             for (size_t j = 0; j < H; j++) g[i * H + j] = rng_normal(&rng) * 1e-2;
         }
         for (size_t j = 0; j < H; j++) g[D * H + j] = rng_normal(&rng);
-        rmsprop_update(w, cache, g, n, c.lr, c.decay);      // Karpathy's dense step
+        rmsprop_update(w, cache, g, n, c.lr, c.decay); // Karpathy's dense step
         for (int k = 0; k <= rows.n; k++)
             memcpy(packed + k * H, g + (k < rows.n ? rows.list[k] : D) * H, H * sizeof(double));
         pg_update(&s, packed, &rows);
         s.iteration++;
-        if (it == 30) {                                     // a checkpoint mid-run settles
+        if (it == 30) { // a checkpoint mid-run settles
             cr_expect(!train_state_settled(&s));
             char path[] = "/tmp/pongrl-defer-XXXXXX", err[256];
             close(mkstemp(path));
@@ -63,6 +63,9 @@ Test(update, deferred_update_is_the_dense_update_bit_for_bit) {
     train_state_settle(&s);
     cr_expect_eq(memcmp(cache, s_cache, n * sizeof(double)), 0, "settled cache differs from the dense update");
     rowset_free(&rows);
-    free(w); free(cache); free(g); free(packed);
+    free(w);
+    free(cache);
+    free(g);
+    free(packed);
     train_state_free(&s);
 }

@@ -33,15 +33,25 @@ static void bufs_alloc(Bufs *b, int n, int obs_type) {
     b->truncated = calloc((size_t)n, sizeof(bool));
     b->ep_length = calloc((size_t)n, sizeof(int64_t));
     b->ep_frames = calloc((size_t)n, sizeof(int64_t));
-    b->out = (VecOut){.obs = b->obs, .rewards = b->rewards, .terminated = b->terminated,
-                      .truncated = b->truncated, .final_obs = b->final_obs,
-                      .episode_return = b->ep_return, .episode_length = b->ep_length,
-                      .episode_frames = b->ep_frames};
+    b->out = (VecOut){ .obs = b->obs,
+        .rewards = b->rewards,
+        .terminated = b->terminated,
+        .truncated = b->truncated,
+        .final_obs = b->final_obs,
+        .episode_return = b->ep_return,
+        .episode_length = b->ep_length,
+        .episode_frames = b->ep_frames };
 }
 
 static void bufs_free(Bufs *b) {
-    free(b->obs); free(b->final_obs); free(b->rewards); free(b->ep_return);
-    free(b->terminated); free(b->truncated); free(b->ep_length); free(b->ep_frames);
+    free(b->obs);
+    free(b->final_obs);
+    free(b->rewards);
+    free(b->ep_return);
+    free(b->terminated);
+    free(b->truncated);
+    free(b->ep_length);
+    free(b->ep_frames);
 }
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
@@ -58,8 +68,7 @@ static EnvPreset preset_of(const char *id) {
 
 // Runs `steps` steps of random actions (own stream) and hashes everything a step writes,
 // final observations and episode statistics included; counts the ended episodes.
-static uint64_t run_hash(const EnvPreset *p, int n, int threads, int obs_type, int steps,
-                         int *episodes) {
+static uint64_t run_hash(const EnvPreset *p, int n, int threads, int obs_type, int steps, int *episodes) {
     VecEnv *v = vecenv_new(p, n, threads, obs_type);
     cr_assert_not_null(v);
     cr_assert_eq(vecenv_num_threads(v), threads < n ? threads : n);
@@ -102,8 +111,8 @@ Test(vecenv, same_bits_for_1_2_3_threads) {
     EnvPreset capped = preset_of("ALE/Pong-v5");
     capped.max_frames = 300;
     EnvPreset full = preset_of("Pong-v0");
-    const EnvPreset *ps[] = {&capped, &full};
-    const int steps[] = {400, 2500};
+    const EnvPreset *ps[] = { &capped, &full };
+    const int steps[] = { 400, 2500 };
     for (int k = 0; k < 2; k++) {
         int e1, e2, e3;
         uint64_t h1 = run_hash(ps[k], 7, 1, OBS_OBS80, steps[k], &e1);
@@ -129,7 +138,7 @@ Test(vecenv, same_bits_for_1_2_3_threads) {
 
 Test(vecenv, same_step_autoreset_matches_single_envs) {
     EnvPreset p = preset_of("ALE/Pong-v5");
-    p.max_frames = 200;                         // an end every 50 steps
+    p.max_frames = 200; // an end every 50 steps
     const int n = 4, threads = 2;
     const uint64_t seed = 777;
     VecEnv *v = vecenv_new(&p, n, threads, OBS_OBS80);
@@ -165,7 +174,7 @@ Test(vecenv, same_step_autoreset_matches_single_envs) {
             if (st.terminated || st.truncated) {
                 ends++;
                 cr_assert_eq(memcmp(obs, b.final_obs + (size_t)i * sizeof obs, sizeof obs), 0,
-                             "final obs, env %d step %d", i, t);
+                    "final obs, env %d step %d", i, t);
                 cr_assert_eq(b.ep_return[i], ret[i]);
                 cr_assert_eq(b.ep_length[i], ref[i].steps);
                 cr_assert_eq(b.ep_frames[i], ref[i].frames);
@@ -173,11 +182,10 @@ Test(vecenv, same_step_autoreset_matches_single_envs) {
                 ret[i] = 0;
                 env_render_obs80(&ref[i], obs);
             }
-            cr_assert_eq(memcmp(obs, b.obs + (size_t)i * sizeof obs, sizeof obs), 0,
-                         "obs, env %d step %d", i, t);
+            cr_assert_eq(memcmp(obs, b.obs + (size_t)i * sizeof obs, sizeof obs), 0, "obs, env %d step %d", i, t);
         }
     }
-    cr_assert_eq(ends, 5 * n, "%d episode ends", ends);   // 200 frames = 50 steps: 5 each
+    cr_assert_eq(ends, 5 * n, "%d episode ends", ends); // 200 frames = 50 steps: 5 each
     // a new reset with the same seed starts the same episodes again
     uint8_t *first = malloc((size_t)n * sizeof obs);
     vecenv_reset(v, seed, &b.out);
@@ -199,14 +207,15 @@ Test(vecenv, same_step_autoreset_matches_single_envs) {
 // (action ignored, reward 0, flags false) and returns the new episode's first observation.
 // DISABLED: the ended env is refused until a reset mask resets it.
 static VecEnv *vec_mode(const EnvPreset *p, int n, int mode) {
-    VecConfig c = {.num_envs = n, .num_threads = 2, .obs_type = OBS_OBS80, .autoreset = mode,
-                   .thread_affinity_offset = -1};
+    VecConfig c = {
+        .num_envs = n, .num_threads = 2, .obs_type = OBS_OBS80, .autoreset = mode, .thread_affinity_offset = -1
+    };
     return vecenv_create(p, &c, NULL);
 }
 
 Test(vecenv, next_step_and_disabled_autoreset) {
-    EnvPreset p = preset_of("PongDeterministic-v4");   // no randomness: a game per action list
-    p.max_frames = 40;                                  // an end every 10 steps
+    EnvPreset p = preset_of("PongDeterministic-v4"); // no randomness: a game per action list
+    p.max_frames = 40;                               // an end every 10 steps
     const int n = 2;
     VecEnv *same = vec_mode(&p, n, VECENV_SAME_STEP), *next = vec_mode(&p, n, VECENV_NEXT_STEP);
     VecEnv *off = vec_mode(&p, n, VECENV_DISABLED);
@@ -219,7 +228,7 @@ Test(vecenv, next_step_and_disabled_autoreset) {
     vecenv_reset(next, 3, &bn.out);
     vecenv_reset(off, 3, &bo.out);
     size_t os = env_obs_size(OBS_OBS80);
-    int32_t a[2] = {2, 3}, ignored[2] = {5, 5};
+    int32_t a[2] = { 2, 3 }, ignored[2] = { 5, 5 };
     for (int ep = 0; ep < 3; ep++) {
         for (int t = 0; t < 10; t++) {
             cr_assert_eq(vecenv_step(same, a, &bs.out, NULL), ENV_OK);
@@ -243,7 +252,7 @@ Test(vecenv, next_step_and_disabled_autoreset) {
         int bad = -1;
         cr_assert_eq(vecenv_step(off, a, &bo.out, &bad), ENV_ERR_DONE);
         cr_assert_eq(bad, 0);
-        bool mask[2] = {false, true};
+        bool mask[2] = { false, true };
         cr_assert_eq(vecenv_reset_mask(off, mask, NULL, &bo.out), ENV_OK);
         cr_assert_eq(vecenv_step(off, a, &bo.out, &bad), ENV_ERR_DONE);
         mask[0] = true, mask[1] = false;
@@ -261,14 +270,14 @@ Test(vecenv, reset_mask_resets_only_the_masked) {
     Bufs b, c;
     bufs_alloc(&b, n, OBS_OBS80);
     bufs_alloc(&c, n, OBS_OBS80);
-    bool mask[3] = {false, true, false};
-    cr_assert_eq(vecenv_reset_mask(v, mask, NULL, &b.out), VECENV_ERR_ARG);   // not started
-    int64_t seeds[3] = {7, 8, 9};
+    bool mask[3] = { false, true, false };
+    cr_assert_eq(vecenv_reset_mask(v, mask, NULL, &b.out), VECENV_ERR_ARG); // not started
+    int64_t seeds[3] = { 7, 8, 9 };
     vecenv_reset_mask(v, NULL, seeds, &b.out);
-    int64_t same[3] = {7, 7, 7};                  // one seed for all: the same games
+    int64_t same[3] = { 7, 7, 7 }; // one seed for all: the same games
     vecenv_reset_mask(w, NULL, same, &c.out);
     size_t os = env_obs_size(OBS_OBS80);
-    int32_t a[3] = {2, 2, 2};
+    int32_t a[3] = { 2, 2, 2 };
     for (int t = 0; t < 100; t++) {
         vecenv_step(v, a, &b.out, NULL);
         vecenv_step(w, a, &c.out, NULL);
@@ -277,7 +286,7 @@ Test(vecenv, reset_mask_resets_only_the_masked) {
     cr_assert_eq(memcmp(c.obs, c.obs + os, os), 0);
     uint8_t *before = malloc(n * os);
     memcpy(before, b.obs, n * os);
-    int64_t reseed[3] = {-1, 7, -1};
+    int64_t reseed[3] = { -1, 7, -1 };
     cr_assert_eq(vecenv_reset_mask(v, mask, reseed, &b.out), ENV_OK);
     cr_assert_eq(memcmp(b.obs, before, os), 0, "env 0 untouched");
     cr_assert_eq(memcmp(b.obs + 2 * os, before + 2 * os, os), 0, "env 2 untouched");
@@ -322,7 +331,7 @@ Test(vecenv, observation_types) {
     cr_assert_eq(memcmp(rgb, out, sizeof rgb), 0);
     env_render_grayscale(&env, gray);
     int distinct = 0;
-    uint8_t seen[256] = {0};
+    uint8_t seen[256] = { 0 };
     for (int i = 0; i < 210 * 160; i++) {
         // ALE ColourPalette.cpp convertGrayscale
         double lum = rgb[3 * i] * 0.2989 + rgb[3 * i + 1] * 0.5870 + rgb[3 * i + 2] * 0.1140;
@@ -368,7 +377,7 @@ Test(vecenv, preset_overrides) {
     EnvPreset bad[6];
     for (int i = 0; i < 6; i++) bad[i] = preset_of("Pong-v4");
     bad[0].frameskip_min = 0;
-    bad[1].frameskip_max = 1;            // max < min (2)
+    bad[1].frameskip_max = 1; // max < min (2)
     bad[2].repeat_prob = 1.5;
     bad[3].repeat_prob = NAN;
     bad[4].max_frames = -1;
@@ -395,7 +404,7 @@ Test(vecenv, bad_action_steps_nothing) {
     Bufs b;
     bufs_alloc(&b, 3, OBS_RAM);
     vecenv_reset(v, 1, &b.out);
-    int32_t ok[3] = {2, 2, 2}, bad[3] = {0, 6, -1};
+    int32_t ok[3] = { 2, 2, 2 }, bad[3] = { 0, 6, -1 };
     cr_assert_eq(vecenv_step(v, ok, &b.out, NULL), ENV_OK);
     int64_t steps0 = vecenv_env(v, 0)->steps;
     int bi = -1;
@@ -410,8 +419,7 @@ Test(vecenv, bad_action_steps_nothing) {
     cr_assert_null(vecenv_env(v, 3));
     cr_assert_null(vecenv_env(v, -1));
     // optional outputs may be NULL
-    VecOut minimal = {.obs = b.obs, .rewards = b.rewards, .terminated = b.terminated,
-                      .truncated = b.truncated};
+    VecOut minimal = { .obs = b.obs, .rewards = b.rewards, .terminated = b.terminated, .truncated = b.truncated };
     for (int t = 0; t < 50; t++) cr_assert_eq(vecenv_step(v, ok, &minimal, NULL), ENV_OK);
     bufs_free(&b);
     vecenv_free(v);

@@ -7,7 +7,10 @@
 static int run(WireSize *w, int need, int n) {
     int retries = 0;
     for (int i = 0; i < n; i++) {
-        while (w->hs < need) { cr_assert(wire_size_failed(w)); retries++; }
+        while (w->hs < need) {
+            cr_assert(wire_size_failed(w));
+            retries++;
+        }
         wire_size_done(w);
     }
     return retries;

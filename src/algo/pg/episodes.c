@@ -17,16 +17,16 @@ typedef struct {
     PgPlayers *pl;
     Env env;
     Worker w;
-    GradSum acc;             // this part's episodes, summed: valid on the rows in `used` and on W2
-    RowSet used;             // input pixels (rows of W1) its episodes touched in this batch
-    bool w2_used;            // W2 holds this batch's sum (the part played an episode)
-    int error;               // set when an episode failed (out of memory, gradient overflow)
+    GradSum acc;  // this part's episodes, summed: valid on the rows in `used` and on W2
+    RowSet used;  // input pixels (rows of W1) its episodes touched in this batch
+    bool w2_used; // W2 holds this batch's sum (the part played an episode)
+    int error;    // set when an episode failed (out of memory, gradient overflow)
     int64_t error_episode;
 } Thread;
 
 struct PgPlayers {
     int n;
-    Thread *th;              // (n,) a batch's part k plays on th[k], whichever thread runs it
+    Thread *th; // (n,) a batch's part k plays on th[k], whichever thread runs it
     // the current batch, read-only for the threads while it runs
     const Policy *p;
     uint64_t run_seed;
@@ -42,21 +42,32 @@ static void thread_play_batch(Thread *t) {
     int64_t k;
     while ((k = pl->src->next(pl->src)) >= 0) {
         EpisodeStats st;
-        if (t->error) continue;       // drain the source; the batch is lost anyway
-        if (rollout_play(&t->w, p, &t->env, episode_env_seed(pl->run_seed, k),
-                         episode_act_seed(pl->run_seed, k), &st) ||
-            rollout_gradient(&t->w, p, pl->gamma)) { t->error = 1; t->error_episode = k; continue; }
+        if (t->error) continue; // drain the source; the batch is lost anyway
+        if (rollout_play(
+                &t->w, p, &t->env, episode_env_seed(pl->run_seed, k), episode_act_seed(pl->run_seed, k), &st) ||
+            rollout_gradient(&t->w, p, pl->gamma)) {
+            t->error = 1;
+            t->error_episode = k;
+            continue;
+        }
         int bad = 0;
-        for (int r = 0; r < t->w.touched.n; r++) {     // only the rows this episode used
+        for (int r = 0; r < t->w.touched.n; r++) { // only the rows this episode used
             int row = t->w.touched.list[r];
-            if (rowset_add(&t->used, row)) bad |= gradsum_set(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
-            else bad |= gradsum_add(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
+            if (rowset_add(&t->used, row))
+                bad |= gradsum_set(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
+            else
+                bad |= gradsum_add(&t->acc, t->w.grad, (size_t)row * p->H, (size_t)p->H);
         }
         const size_t w2 = (size_t)p->D * p->H;
-        bad |= t->w2_used ? gradsum_add(&t->acc, t->w.grad, w2, (size_t)p->H) : gradsum_set(&t->acc, t->w.grad, w2, (size_t)p->H);
+        bad |= t->w2_used ? gradsum_add(&t->acc, t->w.grad, w2, (size_t)p->H)
+                          : gradsum_set(&t->acc, t->w.grad, w2, (size_t)p->H);
         t->w2_used = true;
-        if (bad) { t->error = 2; t->error_episode = k; continue; }
-        pl->stats[k - pl->first] = st;    // distinct slot per episode: no lock needed
+        if (bad) {
+            t->error = 2;
+            t->error_episode = k;
+            continue;
+        }
+        pl->stats[k - pl->first] = st; // distinct slot per episode: no lock needed
     }
 }
 
@@ -75,12 +86,15 @@ static void free_thread(Thread *t) {
 PgPlayers *pg_players_create(int threads, const char *env_id, int mode, int difficulty, const Policy *shape) {
     PgPlayers *pl = calloc(1, sizeof(*pl));
     if (!pl) return NULL;
-    if (!(pl->th = calloc((size_t)threads, sizeof(Thread)))) { free(pl); return NULL; }
+    if (!(pl->th = calloc((size_t)threads, sizeof(Thread)))) {
+        free(pl);
+        return NULL;
+    }
     for (int i = 0; i < threads; i++) {
         Thread *t = &pl->th[i];
         t->pl = pl;
-        if (rowset_alloc(&t->used, shape->D) || env_init_flavour(&t->env, env_id, mode, difficulty, 0) != ENV_OK || worker_alloc(&t->w, shape) ||
-            gradsum_alloc(&t->acc, shape->n)) {
+        if (rowset_alloc(&t->used, shape->D) || env_init_flavour(&t->env, env_id, mode, difficulty, 0) != ENV_OK ||
+            worker_alloc(&t->w, shape) || gradsum_alloc(&t->acc, shape->n)) {
             free_thread(t);
             pl->n = i;
             pg_players_destroy(pl);
@@ -107,19 +121,20 @@ static void thread_acc_reset(Thread *t) {
     t->w2_used = false;
 }
 
-#define DIVERGED "gradient entry, or the batch's sum of one, not finite or beyond 2^31 " \
-                 "(training diverged; try a smaller --lr)"
+#define DIVERGED \
+    "gradient entry, or the batch's sum of one, not finite or beyond 2^31 " \
+    "(training diverged; try a smaller --lr)"
 
 // The other threads' rows into thread 0's accumulator, which becomes the batch sum. First, on
 // the calling thread, thread 0's list of rows grows by the rows only others touched (marked 2
 // in its `used`: their first copy is copied, not added); then the pool's threads share the
 // rows out, each adding (or copying) the others' values into its share.
-#define MERGE_COPY 2          // a row of thread 0's `used` that only other threads touched
+#define MERGE_COPY 2 // a row of thread 0's `used` that only other threads touched
 
 typedef struct {
     PgPlayers *pl;
     const Policy *p;
-    atomic_int bad;           // a sum passed 2^31 somewhere
+    atomic_int bad; // a sum passed 2^31 somewhere
 } Merge;
 
 static void merge_part(void *ctx, int part, int parts) {
@@ -136,19 +151,23 @@ static void merge_part(void *ctx, int part, int parts) {
         for (int i = 1; i < pl->n; i++) {
             const Thread *t = &pl->th[i];
             if (!rowset_has(&t->used, row)) continue;
-            if (have) bad |= gradsum_merge_range(&t0->acc, &t->acc, off, H);
-            else gradsum_copy_range(&t0->acc, &t->acc, off, H);
+            if (have)
+                bad |= gradsum_merge_range(&t0->acc, &t->acc, off, H);
+            else
+                gradsum_copy_range(&t0->acc, &t->acc, off, H);
             have = true;
         }
         t0->used.in[row] = 1;
     }
-    if (part == parts - 1) {                    // W2
+    if (part == parts - 1) { // W2
         const size_t w2 = (size_t)mg->p->D * H;
         for (int i = 1; i < pl->n; i++) {
             const Thread *t = &pl->th[i];
             if (!t->w2_used) continue;
-            if (t0->w2_used) bad |= gradsum_merge_range(&t0->acc, &t->acc, w2, H);
-            else gradsum_copy_range(&t0->acc, &t->acc, w2, H);
+            if (t0->w2_used)
+                bad |= gradsum_merge_range(&t0->acc, &t->acc, w2, H);
+            else
+                gradsum_copy_range(&t0->acc, &t->acc, w2, H);
             t0->w2_used = true;
         }
     }
@@ -167,17 +186,24 @@ static int merge_into_thread0(PgPlayers *pl, Pool *pool, const Policy *p) {
 }
 
 int pg_play(PgPlayers *pl, Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,
-            int64_t first, EpisodeStats *stats, const GradSum **sum, RowSet *rows, char *err, size_t errlen) {
-    for (int i = 0; i < pl->n; i++) { thread_acc_reset(&pl->th[i]); pl->th[i].error = 0; }
+    int64_t first, EpisodeStats *stats, const GradSum **sum, RowSet *rows, char *err, size_t errlen) {
+    for (int i = 0; i < pl->n; i++) {
+        thread_acc_reset(&pl->th[i]);
+        pl->th[i].error = 0;
+    }
     rowset_clear(rows);
-    pl->p = p; pl->run_seed = run_seed; pl->gamma = gamma;
-    pl->src = src; pl->first = first; pl->stats = stats;
+    pl->p = p;
+    pl->run_seed = run_seed;
+    pl->gamma = gamma;
+    pl->src = src;
+    pl->first = first;
+    pl->stats = stats;
     pool_run(pool, play_part, pl, src);
     for (int i = 0; i < pl->n; i++) {
         Thread *t = &pl->th[i];
         if (t->error) {
             snprintf(err, errlen, "episode %lld: %s", (long long)t->error_episode,
-                     t->error == 1 ? "out of memory" : DIVERGED);
+                t->error == 1 ? "out of memory" : DIVERGED);
             return -1;
         }
     }
@@ -188,7 +214,7 @@ int pg_play(PgPlayers *pl, Pool *pool, const Policy *p, uint64_t run_seed, doubl
         return -1;
     }
     for (int r = 0; r < t0->used.n; r++) rowset_add(rows, t0->used.list[r]);
-    if (!t0->w2_used) {                         // no episode played here: a zero sum
+    if (!t0->w2_used) { // no episode played here: a zero sum
         gradsum_zero_range(&t0->acc, (size_t)p->D * p->H, (size_t)p->H);
         t0->w2_used = true;
     }

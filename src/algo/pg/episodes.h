@@ -26,6 +26,6 @@ int pg_players_count(const PgPlayers *pl);
 // `rows` (on return: the rows the episodes touched) and on W2; its other rows hold stale
 // values, not zeros. Returns 0, or -1 with a message in err.
 int pg_play(PgPlayers *pl, Pool *pool, const Policy *p, uint64_t run_seed, double gamma, EpisodeSource *src,
-            int64_t first, EpisodeStats *stats, const GradSum **sum, RowSet *rows, char *err, size_t errlen);
+    int64_t first, EpisodeStats *stats, const GradSum **sum, RowSet *rows, char *err, size_t errlen);
 
 #endif

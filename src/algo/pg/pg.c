@@ -18,8 +18,8 @@
 // The update of W1 rows rows->list[a .. b) and its digest. The gradient is g's packed rows or,
 // where g is NULL, the sum's rows converted here (into scratch, H entries: one pass instead of
 // a conversion pass and an update pass).
-static uint64_t update_rows(TrainState *s, const double *g, const GradSum *sum, const RowSet *rows, int a,
-                            int b, double *scratch) {
+static uint64_t update_rows(
+    TrainState *s, const double *g, const GradSum *sum, const RowSet *rows, int a, int b, double *scratch) {
     PgState *pg = pg_state(s);
     Policy *p = &pg->net;
     const size_t H = (size_t)p->H;
@@ -58,16 +58,16 @@ typedef struct {
     const double *g;
     const GradSum *sum;
     const RowSet *rows;
-    double *scratch;          // (parts x H)
-    uint64_t *digest;         // (parts,)
+    double *scratch;  // (parts x H)
+    uint64_t *digest; // (parts,)
 } Update;
 
 static void update_part(void *ctx, int part, int parts) {
     Update *u = ctx;
     const int n = u->rows->n;
     double *scratch = u->scratch + (size_t)part * (size_t)pg_state(u->s)->net.H;
-    uint64_t d = update_rows(u->s, u->g, u->sum, u->rows, (int)((int64_t)n * part / parts),
-                             (int)((int64_t)n * (part + 1) / parts), scratch);
+    uint64_t d = update_rows(
+        u->s, u->g, u->sum, u->rows, (int)((int64_t)n * part / parts), (int)((int64_t)n * (part + 1) / parts), scratch);
     if (part == parts - 1) d += update_w2(u->s, u->g, u->sum, u->rows, scratch);
     u->digest[part] = d;
 }
@@ -122,20 +122,23 @@ static int pg_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, c
     const int B = s->cfg.batch_size;
     if (scratch_for(pg, &s->cfg, &pg->net, pool_threads(pool))) {
         snprintf(err, errlen, "out of memory, or %s with mode %d and difficulty %d unknown", s->cfg.env_id, s->cfg.mode,
-                 s->cfg.difficulty);
+            s->cfg.difficulty);
         return -1;
     }
     const int64_t first = s->episodes;
     memset(pg->stats, 0, sizeof(EpisodeStats) * (size_t)B);
     EpisodeSource *src = comm->source(comm, first, B);
     const GradSum *sum;
-    if (pg_play(pg->players, pool, &pg->net, s->cfg.seed, s->cfg.gamma, src, first, pg->stats, &sum, &pg->rows, err, errlen))
+    if (pg_play(pg->players, pool, &pg->net, s->cfg.seed, s->cfg.gamma, src, first, pg->stats, &sum, &pg->rows, err,
+            errlen))
         return -1;
     // each episode's stats are non-zero on the one rank that played it: summed, every rank has them all
     int64_t *x = pg->x;
     for (int e = 0; e < B; e++) {
-        x[4 * e] = pg->stats[e].reward_sum; x[4 * e + 1] = pg->stats[e].steps;
-        x[4 * e + 2] = pg->stats[e].frames; x[4 * e + 3] = pg->stats[e].truncated;
+        x[4 * e] = pg->stats[e].reward_sum;
+        x[4 * e + 1] = pg->stats[e].steps;
+        x[4 * e + 2] = pg->stats[e].frames;
+        x[4 * e + 3] = pg->stats[e].truncated;
     }
     const double *g;
     if (comm->reduce(comm, pool, sum, &pg->rows, (size_t)pg->net.H, x, 4 * B, s->digest, &g, err, errlen)) return -1;
@@ -158,7 +161,12 @@ static void pg_destroy(TrainState *s) {
     PgState *pg = pg_state(s);
     if (!pg) return;
     policy_free(&pg->net);
-    free(pg->cache); free(pg->cache_at); free(pg->stats); free(pg->x); free(pg->scratch); free(pg->digests);
+    free(pg->cache);
+    free(pg->cache_at);
+    free(pg->stats);
+    free(pg->x);
+    free(pg->scratch);
+    free(pg->digests);
     pg_players_destroy(pg->players);
     rowset_free(&pg->rows);
     free(pg);
@@ -171,13 +179,19 @@ static int pg_create(TrainState *s, bool fresh) {
     if (!pg) return -1;
     s->algo = pg;
     const Policy *p = &pg->net;
-    if (policy_alloc(&pg->net, POLICY_D, s->cfg.hidden)) { pg_destroy(s); return -1; }
+    if (policy_alloc(&pg->net, POLICY_D, s->cfg.hidden)) {
+        pg_destroy(s);
+        return -1;
+    }
     pg->cache = big_calloc(p->n, sizeof(double));
     pg->cache_at = malloc(sizeof(int64_t) * (size_t)p->D);
     pg->stats = calloc(B, sizeof(EpisodeStats));
     pg->x = calloc(4 * B, sizeof(int64_t));
-    if (!pg->cache || !pg->cache_at || !pg->stats || !pg->x || rowset_alloc(&pg->rows, p->D)) { pg_destroy(s); return -1; }
-    for (int i = 0; i < p->D; i++) pg->cache_at[i] = s->iteration;     // settled
+    if (!pg->cache || !pg->cache_at || !pg->stats || !pg->x || rowset_alloc(&pg->rows, p->D)) {
+        pg_destroy(s);
+        return -1;
+    }
+    for (int i = 0; i < p->D; i++) pg->cache_at[i] = s->iteration; // settled
     if (fresh) policy_init_random(&pg->net, stream_pg_init(s->cfg.seed));
     return 0;
 }
@@ -220,6 +234,7 @@ static const double *pg_weights(const TrainState *s, size_t *n) {
     return pg_state(s)->net.w;
 }
 
+// clang-format off
 const Learner PG_LEARNER = {
     .name = "pg",
     .summary = "Karpathy's policy gradient: whole episodes, REINFORCE, RMSProp, his 6400-H-1 network",
@@ -238,3 +253,4 @@ const Learner PG_LEARNER = {
     .import_npy = pg_import_npy,
     .bare_npy = pg_bare_npy,
 };
+// clang-format on

@@ -21,19 +21,19 @@ extern const Learner PG_LEARNER;
 
 // Its state (TrainState.algo of a pg run).
 typedef struct {
-    Policy net;               // the network; its weights and the cache are pg's arrays, in this order
-    double *cache;            // (n,) RMSProp cache, starts at zero
+    Policy net;    // the network; its weights and the cache are pg's arrays, in this order
+    double *cache; // (n,) RMSProp cache, starts at zero
     // (D,): row i of W1's cache has had the updates up to iteration cache_at[i]; the later
     // ones, of a zero gradient, are owed (rmsprop_decay) until settled.
     int64_t *cache_at;
     // an iteration's scratch
-    EpisodeStats *stats;      // (batch,) by episode index
-    int64_t *x;               // (4 batch,) the stats as the transport sums them
+    EpisodeStats *stats; // (batch,) by episode index
+    int64_t *x;          // (4 batch,) the stats as the transport sums them
     RowSet rows;
-    int parts;                // the pool's threads the three below are sized for
-    PgPlayers *players;       // (parts,) each thread's env and rollout scratch
-    double *scratch;          // (parts x H)
-    uint64_t *digests;        // (parts,)
+    int parts;          // the pool's threads the three below are sized for
+    PgPlayers *players; // (parts,) each thread's env and rollout scratch
+    double *scratch;    // (parts x H)
+    uint64_t *digests;  // (parts,)
 } PgState;
 
 static inline PgState *pg_state(const TrainState *s) { return (PgState *)s->algo; }

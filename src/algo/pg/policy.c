@@ -9,7 +9,8 @@
 #include "../../util/mem.h"
 
 int policy_alloc(Policy *p, int D, int H) {
-    p->D = D; p->H = H;
+    p->D = D;
+    p->H = H;
     p->n = (size_t)D * H + H;
     p->w = big_calloc(p->n, sizeof(double));
     return p->w ? 0 : -1;
@@ -53,14 +54,16 @@ double policy_forward(const Policy *p, SparseX x, double *h) {
     const int H = p->H;
     const double *w1t = policy_w1t(p), *w2 = policy_w2(p);
     memset(h, 0, sizeof(double) * H);
-    for (int k = 0; k < x.nnz; k++) {              // x: entries in {-1, +1}
+    for (int k = 0; k < x.nnz; k++) { // x: entries in {-1, +1}
         const double *row = w1t + (size_t)x.idx[k] * H;
-        if (x.sign[k] > 0) row_add(h, row, H);
-        else               row_sub(h, row, H);
+        if (x.sign[k] > 0)
+            row_add(h, row, H);
+        else
+            row_sub(h, row, H);
     }
     double logp = 0.0;
     for (int j = 0; j < H; j++) {
-        if (h[j] < 0.0) h[j] = 0.0;                // ReLU, as h[h < 0] = 0
+        if (h[j] < 0.0) h[j] = 0.0; // ReLU, as h[h < 0] = 0
         logp += w2[j] * h[j];
     }
     return 1.0 / (1.0 + exp(-logp));
@@ -69,20 +72,23 @@ double policy_forward(const Policy *p, SparseX x, double *h) {
 // ----------------------------------------------------------------------------
 // backward: per step, so an episode never needs its (T, 6400) input matrix
 
-void policy_backward_step(const Policy *p, SparseX x, const double *h, double dlogp,
-                          double *g, double *dh, const uint8_t *fresh) {
+void policy_backward_step(
+    const Policy *p, SparseX x, const double *h, double dlogp, double *g, double *dh, const uint8_t *fresh) {
     const int H = p->H;
     const double *w2 = policy_w2(p);
     double *g1t = g, *g2 = g + (size_t)p->D * H;
     for (int j = 0; j < H; j++) {
-        g2[j] += h[j] * dlogp;                      // dW2 = eph.T @ epdlogp
-        dh[j] = h[j] <= 0.0 ? 0.0 : dlogp * w2[j];  // dh = outer(epdlogp, W2); dh[eph <= 0] = 0
+        g2[j] += h[j] * dlogp;                     // dW2 = eph.T @ epdlogp
+        dh[j] = h[j] <= 0.0 ? 0.0 : dlogp * w2[j]; // dh = outer(epdlogp, W2); dh[eph <= 0] = 0
     }
-    for (int k = 0; k < x.nnz; k++) {               // dW1 = dh.T @ epx, one sparse row at a time
+    for (int k = 0; k < x.nnz; k++) { // dW1 = dh.T @ epx, one sparse row at a time
         double *row = g1t + (size_t)x.idx[k] * H;
-        if (fresh && fresh[k]) row_set(row, dh, H, x.sign[k] > 0 ? 1.0 : -1.0);
-        else if (x.sign[k] > 0) row_add(row, dh, H);
-        else                    row_sub(row, dh, H);
+        if (fresh && fresh[k])
+            row_set(row, dh, H, x.sign[k] > 0 ? 1.0 : -1.0);
+        else if (x.sign[k] > 0)
+            row_add(row, dh, H);
+        else
+            row_sub(row, dh, H);
     }
 }
 
@@ -97,7 +103,7 @@ void rmsprop_update(double *w, double *cache, const double *g, size_t n, double 
 }
 
 void rmsprop_decay(double *cache, size_t n, int64_t times, double decay) {
-    const double zero = 0.0;          // the term (1 - decay) * g^2 of a zero gradient, as above
+    const double zero = 0.0; // the term (1 - decay) * g^2 of a zero gradient, as above
     // steps outside, entries inside: independent entries keep the vector units busy (the other
     // way round, each entry is a chain of dependent multiplies)
     for (int64_t t = 0; t < times; t++)

@@ -16,16 +16,16 @@
 
 #include "../../rl/agent.h"
 
-#define POLICY_H_DEFAULT 200          // Karpathy's H
-#define RMSPROP_EPS 1e-5              // Karpathy's 1e-5 in w += lr*g/(sqrt(cache)+1e-5)
+#define POLICY_H_DEFAULT 200  // Karpathy's H
+#define RMSPROP_EPS      1e-5 // Karpathy's 1e-5 in w += lr*g/(sqrt(cache)+1e-5)
 
 typedef struct {
     int D, H;
-    size_t n;        // D*H + H
-    double *w;       // (n,)  w[0 .. D*H) = W1 transposed (D, H); w[D*H .. n) = W2 (H,)
+    size_t n;  // D*H + H
+    double *w; // (n,)  w[0 .. D*H) = W1 transposed (D, H); w[D*H .. n) = W2 (H,)
 } Policy;
 
-int policy_alloc(Policy *p, int D, int H);            // 0 or -1 (out of memory); weights zero
+int policy_alloc(Policy *p, int D, int H); // 0 or -1 (out of memory); weights zero
 void policy_free(Policy *p);
 // W1 = randn(H, D) / sqrt(D), W2 = randn(H) / sqrt(H), drawn in Karpathy's element order.
 void policy_init_random(Policy *p, uint64_t seed);
@@ -40,8 +40,8 @@ double policy_forward(const Policy *p, SparseX x, double *h);
 // dh: (H,) scratch. dlogp is the advantage-modulated (y - p) of that step. fresh: NULL, or
 // (x.nnz,) with 1 where g's row idx[k] holds nothing yet: that row is written (sign * dh)
 // instead of added to, so it need not be zeroed first (0 + v is v, up to the sign of a zero).
-void policy_backward_step(const Policy *p, SparseX x, const double *h, double dlogp,
-                          double *g, double *dh, const uint8_t *fresh);
+void policy_backward_step(
+    const Policy *p, SparseX x, const double *h, double dlogp, double *g, double *dh, const uint8_t *fresh);
 
 // RMSProp exactly as the seed: cache = decay*cache + (1-decay)*g^2; w += lr*g/(sqrt(cache)+1e-5)
 // (gradient ascent on the raw batch sum; the cache starts at zero).

@@ -9,7 +9,10 @@
 #include "../../util/rng.h"
 
 int acnet_alloc(AcNet *net, int D, int H, int A) {
-    net->D = D; net->H = H; net->A = A; net->Hv = 0;
+    net->D = D;
+    net->H = H;
+    net->A = A;
+    net->Hv = 0;
     net->tail = (size_t)D * H;
     net->n = net->tail + (size_t)H + (size_t)A * H + (size_t)A + (size_t)H + 1;
     net->w = big_calloc(net->n, sizeof(double));
@@ -44,7 +47,7 @@ void acnet_init_random(AcNet *net, uint64_t seed) {
     AcParts p = acnet_parts(net, net->w);
     for (size_t k = 0; k < A * H; k++) p.Wpi[k] = rng_normal(&rng) * ACNET_PI_GAIN * sh;
     for (size_t k = 0; k < H; k++) p.wv[k] = rng_normal(&rng) * sh;
-    if (net->Hv > 0) {                    // a separate value network: policy | value units
+    if (net->Hv > 0) { // a separate value network: policy | value units
         const size_t Hp = H - (size_t)net->Hv;
         for (size_t a = 0; a < A; a++) memset(p.Wpi + a * H + Hp, 0, sizeof(double) * (size_t)net->Hv);
         memset(p.wv, 0, sizeof(double) * Hp);
@@ -56,8 +59,10 @@ int acnet_split_check(const AcNet *net) {
     if (net->Hv <= 0) return 0;
     AcParts p = acnet_parts(net, net->w);
     for (size_t a = 0; a < A; a++)
-        for (size_t j = Hp; j < H; j++) if (p.Wpi[a * H + j] != 0.0) return -1;
-    for (size_t j = 0; j < Hp; j++) if (p.wv[j] != 0.0) return -1;
+        for (size_t j = Hp; j < H; j++)
+            if (p.Wpi[a * H + j] != 0.0) return -1;
+    for (size_t j = 0; j < Hp; j++)
+        if (p.wv[j] != 0.0) return -1;
     return 0;
 }
 
@@ -69,13 +74,15 @@ static void row_axpy(double *restrict y, const double *restrict x, double a, int
 }
 
 static void row_signed_add(double *restrict y, const double *restrict x, int sign, int n) {
-    if (sign > 0) for (int j = 0; j < n; j++) y[j] += x[j];
-    else          for (int j = 0; j < n; j++) y[j] -= x[j];
+    if (sign > 0)
+        for (int j = 0; j < n; j++) y[j] += x[j];
+    else
+        for (int j = 0; j < n; j++) y[j] -= x[j];
 }
 
 static double row_dot(const double *restrict a, const double *restrict b, int n) {
     double s = 0.0;
-    for (int j = 0; j < n; j++) s += a[j] * b[j];   // in order (no -ffast-math): the bits are fixed
+    for (int j = 0; j < n; j++) s += a[j] * b[j]; // in order (no -ffast-math): the bits are fixed
     return s;
 }
 
@@ -91,7 +98,7 @@ double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
     memcpy(h, p.b1, sizeof(double) * H);
     const size_t row_bytes = sizeof(double) * (size_t)H;
     for (int k = 0; k < MEM_AHEAD_ROWS && k < x.nnz; k++) mem_prefetch(net->w + (size_t)x.idx[k] * H, row_bytes);
-    for (int k = 0; k < x.nnz; k++) {               // x: entries in {-1, +1}
+    for (int k = 0; k < x.nnz; k++) { // x: entries in {-1, +1}
         if (k + MEM_AHEAD_ROWS < x.nnz) mem_prefetch(net->w + (size_t)x.idx[k + MEM_AHEAD_ROWS] * H, row_bytes);
         row_signed_add(h, net->w + (size_t)x.idx[k] * H, x.sign[k], H);
     }
@@ -109,7 +116,8 @@ double acnet_heads(const AcNet *net, double *h, double *logits) {
 
 double acnet_log_softmax(const double *logits, int A, double *logp) {
     double mx = logits[0];
-    for (int a = 1; a < A; a++) if (logits[a] > mx) mx = logits[a];
+    for (int a = 1; a < A; a++)
+        if (logits[a] > mx) mx = logits[a];
     double s = 0.0;
     for (int a = 0; a < A; a++) s += exp(logits[a] - mx);
     const double lse = mx + log(s);

@@ -24,24 +24,24 @@
 
 #include "../../rl/agent.h"
 
-#define ACNET_D (2 * POLICY_D)       // the frame and its difference
-#define ACNET_A_MAX 6                // at most the six minimal actions
-#define ACNET_INIT_NNZ 40.0          // W1 ~ randn / sqrt(40): ~40 inputs are non-zero a frame
-#define ACNET_PI_GAIN 0.01           // policy head starts near uniform (CleanRL: orthogonal 0.01)
+#define ACNET_D        (2 * POLICY_D) // the frame and its difference
+#define ACNET_A_MAX    6              // at most the six minimal actions
+#define ACNET_INIT_NNZ 40.0           // W1 ~ randn / sqrt(40): ~40 inputs are non-zero a frame
+#define ACNET_PI_GAIN  0.01           // policy head starts near uniform (CleanRL: orthogonal 0.01)
 
 typedef struct {
     int D, H, A;
-    int Hv;              // the last Hv hidden units serve the value alone (above); 0: all serve both
-    size_t n;            // D*H + tail
-    size_t tail;         // offset of b1: everything after W1
-    double *w;           // (n,)
+    int Hv;      // the last Hv hidden units serve the value alone (above); 0: all serve both
+    size_t n;    // D*H + tail
+    size_t tail; // offset of b1: everything after W1
+    double *w;   // (n,)
 } AcNet;
 
 typedef struct {
     double *b1, *Wpi, *bpi, *wv, *bv;
 } AcParts;
 
-int acnet_alloc(AcNet *net, int D, int H, int A);    // 0 or -1 (out of memory); zeros
+int acnet_alloc(AcNet *net, int D, int H, int A); // 0 or -1 (out of memory); zeros
 void acnet_free(AcNet *net);
 // W1 ~ randn / sqrt(40), Wpi ~ randn * 0.01 / sqrt(H), wv ~ randn / sqrt(H), biases zero,
 // drawn in storage order; then, with Hv > 0, the entries that a separate value network keeps at

@@ -28,10 +28,13 @@ int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen) {
     memset(st, 0, sizeof(*st));
     st->lr = annealed_lr(p);
     double t0 = clock_now_s();
-    if (ppo_collect(p)) { snprintf(err, errlen, "%s", p->why); return -1; }
+    if (ppo_collect(p)) {
+        snprintf(err, errlen, "%s", p->why);
+        return -1;
+    }
     ppo_advantages(p);
     double t1 = clock_now_s();
-    double sums[PPO_N_STATS], acc[PPO_N_STATS] = {0}, gn = 0.0;
+    double sums[PPO_N_STATS], acc[PPO_N_STATS] = { 0 }, gn = 0.0;
     int steps = 0;
     for (int ep = 0; ep < c->epochs; ep++) {
         shuffle(p, ep);
@@ -74,7 +77,9 @@ static void shuffle(Ppo *p, int epoch) {
     for (int i = 0; i < B; i++) p->perm[i] = i;
     for (int i = B - 1; i > 0; i--) {
         int j = (int)rng_below(&rng, (uint64_t)i + 1);
-        int32_t tmp = p->perm[i]; p->perm[i] = p->perm[j]; p->perm[j] = tmp;
+        int32_t tmp = p->perm[i];
+        p->perm[i] = p->perm[j];
+        p->perm[j] = tmp;
     }
 }
 
@@ -82,12 +87,17 @@ static void shuffle(Ppo *p, int epoch) {
 static double explained_variance(const Ppo *p) {
     const int B = p->cfg.envs * p->cfg.steps;
     double mr = 0.0, md = 0.0;
-    for (int s = 0; s < B; s++) { mr += p->ret[s]; md += p->ret[s] - p->value[s]; }
-    mr /= B; md /= B;
+    for (int s = 0; s < B; s++) {
+        mr += p->ret[s];
+        md += p->ret[s] - p->value[s];
+    }
+    mr /= B;
+    md /= B;
     double vr = 0.0, vd = 0.0;
     for (int s = 0; s < B; s++) {
         double a = p->ret[s] - mr, d = p->ret[s] - p->value[s] - md;
-        vr += a * a; vd += d * d;
+        vr += a * a;
+        vd += d * d;
     }
     return vr > 0.0 ? 1.0 - vd / vr : NAN;
 }
@@ -99,7 +109,8 @@ const char *ppo_check(const TrainConfig *c) {
     if ((int64_t)c->envs * c->steps > 16777216) return "--envs x --steps must be at most 2^24";
     if (c->minibatches > c->envs * c->steps) return "--minibatches must be in [1, envs x steps]";
     if (ppo_value_units(c) >= c->hidden)
-        return "--value-hidden must be less than --hidden (the policy keeps at least one of the H units), or -1 for H/2";
+        return "--value-hidden must be less than --hidden (the policy keeps at least one of the H units), or -1 for "
+               "H/2";
     return NULL;
 }
 
@@ -108,19 +119,48 @@ const char *ppo_check(const TrainConfig *c) {
 
 void ppo_destroy(Ppo *p) {
     if (!p) return;
-    if (p->th) for (int i = 0; i < p->threads; i++) ppo_thread_free(&p->th[i]);
+    if (p->th)
+        for (int i = 0; i < p->threads; i++) ppo_thread_free(&p->th[i]);
     free(p->th);
-    if (p->xidx) for (int e = 0; e < p->cfg.envs; e++) { free(p->xidx[e]); free(p->xsign[e]); }
-    free(p->xidx); free(p->xsign); free(p->xcap); free(p->xoff);
+    if (p->xidx)
+        for (int e = 0; e < p->cfg.envs; e++) {
+            free(p->xidx[e]);
+            free(p->xsign[e]);
+        }
+    free(p->xidx);
+    free(p->xsign);
+    free(p->xcap);
+    free(p->xoff);
     free(p->envs);
-    free(p->action); free(p->logp); free(p->value); free(p->reward); free(p->adv); free(p->ret);
-    free(p->done); free(p->next_value); free(p->ended); free(p->ended_slot);
-    free(p->perm); free(p->mb_adv); free(p->dh); free(p->hid); free(p->slices); free(p->rowsq); free(p->g); free(p->block_stats);
-    free(p->row_at); free(p->row_off); free(p->ent);
+    free(p->action);
+    free(p->logp);
+    free(p->value);
+    free(p->reward);
+    free(p->adv);
+    free(p->ret);
+    free(p->done);
+    free(p->next_value);
+    free(p->ended);
+    free(p->ended_slot);
+    free(p->perm);
+    free(p->mb_adv);
+    free(p->dh);
+    free(p->hid);
+    free(p->slices);
+    free(p->rowsq);
+    free(p->g);
+    free(p->block_stats);
+    free(p->row_at);
+    free(p->row_off);
+    free(p->ent);
     gradsum_free(&p->tail_sum);
-    free(p->wire.p); free(p->x); free(p->digests);
-    rowset_free(&p->rows); rowset_free(&p->none);
-    free(p->adam_m); free(p->adam_v);
+    free(p->wire.p);
+    free(p->x);
+    free(p->digests);
+    rowset_free(&p->rows);
+    rowset_free(&p->none);
+    free(p->adam_m);
+    free(p->adam_v);
     acnet_free(&p->net);
     free(p);
 }
@@ -128,7 +168,10 @@ void ppo_destroy(Ppo *p) {
 Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     const char *why = train_config_check(cfg, err, errlen);
     if (!why) why = ppo_check(cfg);
-    if (why) { if (why != err) snprintf(err, errlen, "%s", why); return NULL; }
+    if (why) {
+        if (why != err) snprintf(err, errlen, "%s", why);
+        return NULL;
+    }
     Ppo *p = calloc(1, sizeof(*p));
     if (!p) goto oom;
     p->cfg = *cfg;
@@ -171,10 +214,12 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     p->x = calloc((size_t)blocks * PPO_N_STATS, sizeof(int64_t));
     p->env0 = 0;
     p->env1 = N;
-    if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
-        !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended || !p->ended_slot ||
-        !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->block_stats ||
-        rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D)) goto oom;
+    if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off ||
+        !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
+        !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended ||
+        !p->ended_slot || !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->block_stats ||
+        rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D))
+        goto oom;
     if (ppo_envs_start(p)) goto oom;
     return p;
 oom:

@@ -57,14 +57,14 @@
 #include "../../util/bytes.h"
 #include "../../util/rowset.h"
 
-#define PPO_ADAM_BETA1 0.9            // torch.optim.Adam's defaults
+#define PPO_ADAM_BETA1 0.9 // torch.optim.Adam's defaults
 #define PPO_ADAM_BETA2 0.999
-#define PPO_ADAM_EPS 1e-5             // CleanRL's ppo_atari.py
-#define PPO_ADV_EPS 1e-8              // CleanRL: (adv - mean) / (std + 1e-8)
-#define PPO_NORM_EPS 1e-6             // torch clip_grad_norm_: max_norm / (norm + 1e-6)
-#define PPO_ACTIONS 3                 // NOOP, RIGHT (up), LEFT (down): FIRE adds nothing in Pong
+#define PPO_ADAM_EPS   1e-5 // CleanRL's ppo_atari.py
+#define PPO_ADV_EPS    1e-8 // CleanRL: (adv - mean) / (std + 1e-8)
+#define PPO_NORM_EPS   1e-6 // torch clip_grad_norm_: max_norm / (norm + 1e-6)
+#define PPO_ACTIONS    3    // NOOP, RIGHT (up), LEFT (down): FIRE adds nothing in Pong
 
-extern const int PPO_ACTION_ID[PPO_ACTIONS];   // the env action of each policy output
+extern const int PPO_ACTION_ID[PPO_ACTIONS]; // the env action of each policy output
 
 // The learner of `pongrl train --algo ppo` (ppo_learner.c): its settings are TrainConfig's.
 extern const Learner PPO_LEARNER;
@@ -77,11 +77,11 @@ extern const Learner PPO_LEARNER;
 //   4 bands of 20 rows: which of the 80 columns are lit in the band  320
 // The coarse inputs are shared by many positions, so what is learnt at one position carries
 // to its neighbours (tile coding): the ball's row, wherever the ball is in its band.
-#define PPO_POOL 4
-#define PPO_BAND 20
+#define PPO_POOL        4
+#define PPO_BAND        20
 #define PPO_COARSE_ROWS 400
 #define PPO_COARSE_COLS 720
-#define PPO_COARSE 1040
+#define PPO_COARSE      1040
 static inline int ppo_input_size(bool coarse) { return 2 * POLICY_D + (coarse ? 2 * PPO_COARSE : 0); }
 // The sparse input of frame cur after prev (binary 80x80) into idx/sign (room for
 // ppo_input_size entries), ascending; returns the count.
@@ -94,7 +94,9 @@ int ppo_sample_action(const double *logp, int A, double u);
 // and those of --algo ppo, with its defaults); PPO reads them there.
 
 // The hidden units that serve the value alone: value_hidden, or H/2 for -1.
-static inline int ppo_value_units(const TrainConfig *c) { return c->value_hidden < 0 ? c->hidden / 2 : c->value_hidden; }
+static inline int ppo_value_units(const TrainConfig *c) {
+    return c->value_hidden < 0 ? c->hidden / 2 : c->value_hidden;
+}
 // NULL when c's settings make sense together (each one's range is the table's), else what is
 // wrong (one line).
 const char *ppo_check(const TrainConfig *c);
@@ -103,10 +105,10 @@ const char *ppo_check(const TrainConfig *c);
 typedef struct {
     Env env;
     uint8_t prev[POLICY_D];
-    int64_t episode;             // episodes this env started (its seed's index)
-    double ep_return;            // the running episode's
+    int64_t episode;  // episodes this env started (its seed's index)
+    double ep_return; // the running episode's
     int64_t ep_len;
-    int64_t frames;              // emulated in the last rollout
+    int64_t frames; // emulated in the last rollout
 } PpoEnv;
 
 // A finished episode: where it ended in the rollout (step t of env e) and what it scored.
@@ -119,7 +121,7 @@ typedef struct {
 // One iteration's diagnostics (means over every minibatch of every epoch, as CleanRL logs).
 typedef struct {
     double policy_loss, value_loss, entropy, approx_kl, clip_frac, explained_var;
-    double grad_norm;           // before clipping, mean
+    double grad_norm; // before clipping, mean
     double lr;
     double rollout_s, update_s; // wall time of each phase
 } PpoStats;
@@ -127,57 +129,57 @@ typedef struct {
 typedef struct PpoThread PpoThread;
 
 typedef struct Ppo {
-    TrainConfig cfg;             // the run's settings
+    TrainConfig cfg; // the run's settings
     AcNet net;
-    double *adam_m, *adam_v;     // (n,) each
-    int64_t adam_t;              // steps taken
-    int64_t iteration;           // iterations done
-    int64_t agent_steps;         // all envs, all iterations
-    int64_t episodes;            // finished
-    int64_t frames;              // emulated in the last rollout, all envs
-    PpoEnv *envs;                // (N,)
+    double *adam_m, *adam_v; // (n,) each
+    int64_t adam_t;          // steps taken
+    int64_t iteration;       // iterations done
+    int64_t agent_steps;     // all envs, all iterations
+    int64_t episodes;        // finished
+    int64_t frames;          // emulated in the last rollout, all envs
+    PpoEnv *envs;            // (N,)
     // the rollout, env-major (s = e*T + t)
-    uint32_t *xoff;              // (N, T+1) env e's step t input: xs[e] entries [xoff[e][t], xoff[e][t+1])
-    uint16_t **xidx;             // (N,) growing arrays of sparse inputs
+    uint32_t *xoff;  // (N, T+1) env e's step t input: xs[e] entries [xoff[e][t], xoff[e][t+1])
+    uint16_t **xidx; // (N,) growing arrays of sparse inputs
     int8_t **xsign;
-    size_t *xcap;                // (N,)
-    uint8_t *action;             // (B,) policy output index in [0, PPO_ACTIONS)
-    double *logp, *value, *reward, *adv, *ret;   // (B,)
-    uint8_t *done;               // (B,) the episode ended with this step's action
-    double *next_value;          // (N,) the value of each env's state after the rollout
-    PpoEpisode *ended;           // (N*T) episodes that ended this rollout, (t, env) order
+    size_t *xcap;                              // (N,)
+    uint8_t *action;                           // (B,) policy output index in [0, PPO_ACTIONS)
+    double *logp, *value, *reward, *adv, *ret; // (B,)
+    uint8_t *done;                             // (B,) the episode ended with this step's action
+    double *next_value;                        // (N,) the value of each env's state after the rollout
+    PpoEpisode *ended;                         // (N*T) episodes that ended this rollout, (t, env) order
     int n_ended;
-    PpoEpisode *ended_slot;      // (N*T) scratch: at e*T + t, the episode env e ended at step t
+    PpoEpisode *ended_slot; // (N*T) scratch: at e*T + t, the episode env e ended at step t
     // the update
-    int32_t *perm;               // (B,)
-    double *mb_adv;              // (B / M) normalised advantages of the current minibatch
-    double *hid;                 // (B / M, H) each sample's hidden layer (W1' x + b1, then the ReLU)
-    double *dh;                  // (B / M, H) each sample's gradient wrt the hidden layer
-    double *slices;              // (B / M x H) the first layer's pieces of columns (ppo_merge.c)
-    GradSum tail_sum;            // (n,) the blocks' tail gradients summed exactly, at [tail, n) (the
-                                 // transport's shape; the W1 part is never written, never resident)
-    double *g;                   // (n,) the minibatch's gradient: row rows.list[k] at k H, the tail at tail
-    double gsq;                  // its squared norm
-    RowSet rows;                 // W1 rows the minibatch touched, ascending
-    size_t *row_at;              // (D,) the counting sort's counts, then cursors; zeros between uses
-    size_t *row_off;             // (D + 1) row rows.list[k]'s entries: ent[row_off[k], row_off[k + 1])
-    uint32_t *ent;               // (ent_cap) sample i of the minibatch with sign -1: 2 i + 1; +1: 2 i
+    int32_t *perm;    // (B,)
+    double *mb_adv;   // (B / M) normalised advantages of the current minibatch
+    double *hid;      // (B / M, H) each sample's hidden layer (W1' x + b1, then the ReLU)
+    double *dh;       // (B / M, H) each sample's gradient wrt the hidden layer
+    double *slices;   // (B / M x H) the first layer's pieces of columns (ppo_merge.c)
+    GradSum tail_sum; // (n,) the blocks' tail gradients summed exactly, at [tail, n) (the
+                      // transport's shape; the W1 part is never written, never resident)
+    double *g;        // (n,) the minibatch's gradient: row rows.list[k] at k H, the tail at tail
+    double gsq;       // its squared norm
+    RowSet rows;      // W1 rows the minibatch touched, ascending
+    size_t *row_at;   // (D,) the counting sort's counts, then cursors; zeros between uses
+    size_t *row_off;  // (D + 1) row rows.list[k]'s entries: ent[row_off[k], row_off[k + 1])
+    uint32_t *ent;    // (ent_cap) sample i of the minibatch with sign -1: 2 i + 1; +1: 2 i
     size_t ent_cap;
-    double *rowsq;               // (D,) the squared norm of row rows.list[k] at k
-    RowSet none;                 // (empty) the rows of the ranks' exact sum: the tail alone
-    double *block_stats;         // (blocks, 6) each block's loss terms (PPO_BLOCK)
-    Pool *pool;                  // whose threads run the passes (ppo_bind)
-    PpoThread *th;               // (threads,) their scratch
+    double *rowsq;       // (D,) the squared norm of row rows.list[k] at k
+    RowSet none;         // (empty) the rows of the ranks' exact sum: the tail alone
+    double *block_stats; // (blocks, 6) each block's loss terms (PPO_BLOCK)
+    Pool *pool;          // whose threads run the passes (ppo_bind)
+    PpoThread *th;       // (threads,) their scratch
     int threads;
     // the ranks (ppo_bind): this one plays envs [env0, env1) and computes its share of chunks
     Comm *comm;
     int env0, env1;
-    ByteWriter wire;             // this rank's part of the rollout, packed for the exchange
+    ByteWriter wire; // this rank's part of the rollout, packed for the exchange
     size_t wire_cap;
-    int64_t *x;                  // (blocks * 6) the blocks' loss terms, as bits, summed over the ranks
-    uint64_t digest;             // order-free digest of every weight its steps wrote (kept under MPI: the ranks compare it)
-    uint64_t *digests;           // (threads,)
-    char why[256];               // what the last failed phase said
+    int64_t *x;        // (blocks * 6) the blocks' loss terms, as bits, summed over the ranks
+    uint64_t digest;   // order-free digest of every weight its steps wrote (kept under MPI: the ranks compare it)
+    uint64_t *digests; // (threads,)
+    char why[256];     // what the last failed phase said
     PpoStats last;
 } Ppo;
 

@@ -16,13 +16,13 @@ AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t)
 }
 
 void adam_update(double *restrict w, double *restrict m, double *restrict v, const double *restrict g, size_t n,
-                 double coef, const AdamStep *s) {
+    double coef, const AdamStep *s) {
     const double beta1 = s->beta1, beta2 = s->beta2, eps = s->eps, step = s->step, inv_bc2 = s->inv_bc2;
     for (size_t k = 0; k < n; k++) {
-        const double gk = g[k] * coef;           // (a product by 1.0 is exact: no clipping, no change)
+        const double gk = g[k] * coef; // (a product by 1.0 is exact: no clipping, no change)
         m[k] = beta1 * m[k] + (1.0 - beta1) * gk;
         v[k] = beta2 * v[k] + (1.0 - beta2) * (gk * gk);
-        w[k] -= step * (m[k] / (sqrt(v[k]) * inv_bc2 + eps));   // a product, not torch's quotient: one division less
+        w[k] -= step * (m[k] / (sqrt(v[k]) * inv_bc2 + eps)); // a product, not torch's quotient: one division less
     }
 }
 
@@ -41,7 +41,7 @@ static void adam_part(void *ctx, int part, int parts) {
     Ppo *p = job->p;
     const size_t H = (size_t)p->net.H;
     const int n = p->rows.n;
-    const bool digest = p->comm && p->comm->size > 1;     // only ranks compare it
+    const bool digest = p->comm && p->comm->size > 1; // only ranks compare it
     uint64_t d = 0;
     const int r1 = (int)((int64_t)n * (part + 1) / parts);
     for (int r = (int)((int64_t)n * part / parts); r < r1; r++) {

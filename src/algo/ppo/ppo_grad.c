@@ -24,7 +24,8 @@
 // per-thread scratch
 
 void ppo_thread_free(PpoThread *t) {
-    free(t->h); free(t->gt);
+    free(t->h);
+    free(t->gt);
     gradsum_free(&t->acc);
 }
 
@@ -32,7 +33,10 @@ int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
     memset(t, 0, sizeof(*t));
     t->h = calloc((size_t)net->H, sizeof(double));
     t->gt = calloc(net->n - net->tail, sizeof(double));
-    if (!t->h || !t->gt || gradsum_alloc(&t->acc, net->n - net->tail)) { ppo_thread_free(t); return -1; }
+    if (!t->h || !t->gt || gradsum_alloc(&t->acc, net->n - net->tail)) {
+        ppo_thread_free(t);
+        return -1;
+    }
     return 0;
 }
 
@@ -42,14 +46,14 @@ int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
 typedef struct {
     Ppo *p;
     const int32_t *mb;
-    int M, end;               // blocks [next, end) are this rank's
+    int M, end; // blocks [next, end) are this rank's
     atomic_int next;
 } SampleJob;
 
 // The loss of one sample and its gradient wrt the logits and the value (not divided by M).
 // stats += policy loss, value loss, entropy, approx kl, clipped (0/1).
-static void sample_loss(const TrainConfig *c, const double *logits, double v, int a, double old_logp,
-                        double old_v, double adv, double ret, double *dlogits, double *dv, double *stats) {
+static void sample_loss(const TrainConfig *c, const double *logits, double v, int a, double old_logp, double old_v,
+    double adv, double ret, double *dlogits, double *dv, double *stats) {
     double logp[ACNET_A_MAX];
     const int A = PPO_ACTIONS;
     const double ent = acnet_log_softmax(logits, A, logp);
@@ -85,10 +89,10 @@ static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi,
     memset(th->gt, 0, sizeof(double) * tail_n);
     for (int i = lo; i < hi; i++) {
         const int s = mb[i];
-        double *h = p->hid + (size_t)i * H;            // W1' x + b1 (ppo_rows_forward)
+        double *h = p->hid + (size_t)i * H; // W1' x + b1 (ppo_rows_forward)
         const double v = acnet_heads(net, h, logits);
-        sample_loss(&p->cfg, logits, v, p->action[s], p->logp[s], p->value[s], p->mb_adv[i], p->ret[s],
-                    dlogits, &dv, stats);
+        sample_loss(
+            &p->cfg, logits, v, p->action[s], p->logp[s], p->value[s], p->mb_adv[i], p->ret[s], dlogits, &dv, stats);
         acnet_backward_tail(net, h, dlogits, dv, th->gt, p->dh + (size_t)i * H);
     }
     th->bad |= th->used ? gradsum_add(&th->acc, th->gt, 0, tail_n) : gradsum_set(&th->acc, th->gt, 0, tail_n);
@@ -116,8 +120,10 @@ static int merge_tails(Ppo *p) {
     int bad = 0;
     for (int i = 0; i < p->threads; i++) {
         if (!p->th[i].used) continue;
-        if (filled) bad |= gradsum_merge_range(&dst, &p->th[i].acc, 0, len);
-        else gradsum_copy_range(&dst, &p->th[i].acc, 0, len);
+        if (filled)
+            bad |= gradsum_merge_range(&dst, &p->th[i].acc, 0, len);
+        else
+            gradsum_copy_range(&dst, &p->th[i].acc, 0, len);
         filled = true;
     }
     if (!filled) gradsum_zero_range(&dst, 0, len);
@@ -131,13 +137,15 @@ static int gather_dh(Ppo *p, int i0, int i1, int M) {
     const uint8_t *all;
     const size_t *sizes;
     if (p->comm->allgather(p->comm, p->dh + (size_t)i0 * H, sizeof(double) * H * (size_t)(i1 - i0), &all, &sizes,
-                           p->why, sizeof(p->why)))
+            p->why, sizeof(p->why)))
         return -1;
     size_t got = 0;
     for (int q = 0; q < p->comm->size; q++) got += sizes[q];
     if (got != want) {
-        snprintf(p->why, sizeof(p->why), "the ranks' hidden-layer gradients are %zu bytes, not %zu: a rank runs "
-                 "another build", got, want);
+        snprintf(p->why, sizeof(p->why),
+            "the ranks' hidden-layer gradients are %zu bytes, not %zu: a rank runs "
+            "another build",
+            got, want);
         return -1;
     }
     memcpy(p->dh, all, want);
@@ -153,15 +161,24 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     double mean = 0.0, var = 0.0;
     for (int i = 0; i < M; i++) mean += p->adv[mb[i]];
     mean /= M;
-    for (int i = 0; i < M; i++) { double d = p->adv[mb[i]] - mean; var += d * d; }
+    for (int i = 0; i < M; i++) {
+        double d = p->adv[mb[i]] - mean;
+        var += d * d;
+    }
     const double sd = M > 1 ? sqrt(var / (M - 1)) : 0.0;
     for (int i = 0; i < M; i++) p->mb_adv[i] = (p->adv[mb[i]] - mean) / (sd + PPO_ADV_EPS);
 
     // the rows the minibatch touches, and every sample's first layer by them
-    if (ppo_rows_plan(p, mb, M)) { snprintf(p->why, sizeof(p->why), "out of memory"); return -1; }
+    if (ppo_rows_plan(p, mb, M)) {
+        snprintf(p->why, sizeof(p->why), "out of memory");
+        return -1;
+    }
     ppo_rows_forward(p, M);
 
-    for (int i = 0; i < p->threads; i++) { p->th[i].used = false; p->th[i].bad = 0; }
+    for (int i = 0; i < p->threads; i++) {
+        p->th[i].used = false;
+        p->th[i].bad = 0;
+    }
     // this rank's share of the blocks (all of them in one process); the others' loss terms are zeros
     const int blocks = (M + PPO_BLOCK - 1) / PPO_BLOCK;
     const int rank = p->comm ? p->comm->rank : 0, ranks = p->comm ? p->comm->size : 1;
@@ -185,16 +202,18 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
         const int nx = blocks * PPO_N_STATS;
         memcpy(p->x, p->block_stats, sizeof(int64_t) * (size_t)nx);
         rowset_clear(&p->none);
-        if (p->comm->reduce(p->comm, p->pool, &p->tail_sum, &p->none, H, p->x, nx, p->digest, &tg, p->why,
-                            sizeof(p->why)))
+        if (p->comm->reduce(
+                p->comm, p->pool, &p->tail_sum, &p->none, H, p->x, nx, p->digest, &tg, p->why, sizeof(p->why)))
             return -1;
         memcpy(p->block_stats, p->x, sizeof(int64_t) * (size_t)nx);
     }
     // the tail, times 1/M (the ranks' total is packed after their rows: none)
     const double scale = 1.0 / M;
     double *gt = p->g + tail;
-    if (tg) memcpy(gt, tg, sizeof(double) * tail_n);
-    else gradsum_to_double_range(&p->tail_sum, gt, tail, tail_n);
+    if (tg)
+        memcpy(gt, tg, sizeof(double) * tail_n);
+    else
+        gradsum_to_double_range(&p->tail_sum, gt, tail, tail_n);
     for (size_t j = 0; j < tail_n; j++) gt[j] *= scale;
 
     // W1's rows; the norm's square from the rows' in ascending order, then the tail
@@ -211,7 +230,9 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     for (int k = 0; k < PPO_N_STATS; k++) sums[k] /= M;
     return 0;
 diverged:
-    snprintf(p->why, sizeof(p->why), "iteration %lld: a gradient sum passed 2^31 or is not finite "
-             "(training diverged; try a smaller --lr)", (long long)p->iteration);
+    snprintf(p->why, sizeof(p->why),
+        "iteration %lld: a gradient sum passed 2^31 or is not finite "
+        "(training diverged; try a smaller --lr)",
+        (long long)p->iteration);
     return -1;
 }

@@ -19,10 +19,10 @@
 
 typedef struct {
     Ppo *ppo;
-    double *envs;            // (ppo_envs_doubles) the envs' state, as last settled or loaded
-    bool loaded;             // envs holds a loaded state the envs have not taken yet
-    int64_t settled_at;      // the iteration envs was settled at
-    EpisodeStats *ended;     // (N*T) an iteration's finished episodes, in (step, env) order
+    double *envs;        // (ppo_envs_doubles) the envs' state, as last settled or loaded
+    bool loaded;         // envs holds a loaded state the envs have not taken yet
+    int64_t settled_at;  // the iteration envs was settled at
+    EpisodeStats *ended; // (N*T) an iteration's finished episodes, in (step, env) order
 } PpoState;
 
 static PpoState *ppo_state(const TrainState *s) { return (PpoState *)s->algo; }
@@ -48,17 +48,23 @@ static void ppo_learner_destroy(TrainState *s) {
 }
 
 static int ppo_learner_create(TrainState *s, bool fresh) {
-    (void)fresh;          // the weights are drawn from the seed either way; a load overwrites them
+    (void)fresh; // the weights are drawn from the seed either way; a load overwrites them
     PpoState *st = calloc(1, sizeof(PpoState));
     if (!st) return -1;
     s->algo = st;
     char err[256];
-    if (!(st->ppo = ppo_create(&s->cfg, err, sizeof(err)))) { ppo_learner_destroy(s); return -1; }
+    if (!(st->ppo = ppo_create(&s->cfg, err, sizeof(err)))) {
+        ppo_learner_destroy(s);
+        return -1;
+    }
     st->envs = malloc(sizeof(double) * ppo_envs_doubles(st->ppo));
     st->ended = calloc((size_t)s->cfg.envs * s->cfg.steps, sizeof(EpisodeStats));
-    if (!st->envs || !st->ended) { ppo_learner_destroy(s); return -1; }
+    if (!st->envs || !st->ended) {
+        ppo_learner_destroy(s);
+        return -1;
+    }
     ppo_envs_save(st->ppo, st->envs);
-    st->loaded = true;        // a load overwrites envs; a fresh run takes back what it saved
+    st->loaded = true; // a load overwrites envs; a fresh run takes back what it saved
     st->settled_at = s->iteration;
     return 0;
 }
@@ -75,7 +81,7 @@ static int ppo_learner_arrays(TrainState *s, LearnerArray *out) {
 
 static void ppo_learner_settle(TrainState *s) {
     PpoState *st = ppo_state(s);
-    if (st->loaded) return;          // envs still holds the state the envs will take
+    if (st->loaded) return; // envs still holds the state the envs will take
     ppo_envs_save(st->ppo, st->envs);
     st->settled_at = s->iteration;
 }
@@ -88,17 +94,23 @@ static bool ppo_learner_settled(const TrainState *s) {
 static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
     PpoState *st = ppo_state(s);
     Ppo *p = st->ppo;
-    if (ppo_bind(p, pool, comm)) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (ppo_bind(p, pool, comm)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     if (st->loaded) {
-        if (ppo_envs_load(p, st->envs)) { snprintf(err, errlen, "the checkpoint's env states are not valid"); return -1; }
+        if (ppo_envs_load(p, st->envs)) {
+            snprintf(err, errlen, "the checkpoint's env states are not valid");
+            return -1;
+        }
         st->loaded = false;
     }
     p->iteration = s->iteration;
     p->agent_steps = s->agent_steps;
-    const int64_t per = (int64_t)p->cfg.epochs * p->cfg.minibatches;       // Adam's steps an iteration
+    const int64_t per = (int64_t)p->cfg.epochs * p->cfg.minibatches; // Adam's steps an iteration
     if (s->iteration > (INT64_MAX - per) / per) {
         snprintf(err, errlen, "iteration %lld: Adam's step count would pass 2^63 (%d epochs of %d minibatches)",
-                 (long long)s->iteration, p->cfg.epochs, p->cfg.minibatches);
+            (long long)s->iteration, p->cfg.epochs, p->cfg.minibatches);
         return -1;
     }
     p->adam_t = s->iteration * per;
@@ -110,8 +122,8 @@ static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBat
     lb->count = p->n_ended;
     lb->steps = (int64_t)p->cfg.envs * p->cfg.steps;
     lb->frames = p->frames;
-    const double m[] = { ps.policy_loss, ps.value_loss, ps.entropy, ps.approx_kl, ps.clip_frac,
-                         ps.explained_var, ps.grad_norm, ps.lr };
+    const double m[] = { ps.policy_loss, ps.value_loss, ps.entropy, ps.approx_kl, ps.clip_frac, ps.explained_var,
+        ps.grad_norm, ps.lr };
     memcpy(lb->metrics, m, sizeof(m));
     return 0;
 }
@@ -124,7 +136,7 @@ static const double *ppo_learner_weights(const TrainState *s, size_t *n) {
 // ----------------------------------------------------------------------------
 // its network as .npy files (export, import): the arrays and model.txt (train/weights_npy.h)
 
-static const char *const PPO_ACTION_NAME[PPO_ACTIONS] = { "NOOP", "RIGHT", "LEFT" };   // ALE's names
+static const char *const PPO_ACTION_NAME[PPO_ACTIONS] = { "NOOP", "RIGHT", "LEFT" }; // ALE's names
 
 // What model.txt says beside the settings, for readers that know no pongrl: the input's size
 // and what each output means, by ALE's action name and by its index in Pong's minimal set.
@@ -163,10 +175,13 @@ static int ppo_export_npy(TrainState *s, const char *dir, char *wrote, size_t wl
     NpyArray a[NPY_ARRAYS_MAX];
     ppo_notes(&s->cfg, &notes);
     // model.txt last: a folder with it holds the arrays it describes
-    if (npy_arrays_export(dir, a, ppo_npy_arrays(net, a), err, errlen) || model_txt_write(dir, &s->cfg, &notes, err, errlen))
+    if (npy_arrays_export(dir, a, ppo_npy_arrays(net, a), err, errlen) ||
+        model_txt_write(dir, &s->cfg, &notes, err, errlen))
         return -1;
-    snprintf(wrote, wlen, "%s/ppo_W1.npy (%d, %d), ppo_b1, ppo_Wpi (%d, %d), ppo_bpi, ppo_wv, ppo_bv (.npy, float64) "
-             "and %s/model.txt", dir, net->D, net->H, net->A, net->H, dir);
+    snprintf(wrote, wlen,
+        "%s/ppo_W1.npy (%d, %d), ppo_b1, ppo_Wpi (%d, %d), ppo_bpi, ppo_wv, ppo_bv (.npy, float64) "
+        "and %s/model.txt",
+        dir, net->D, net->H, net->A, net->H, dir);
     return 0;
 }
 
@@ -175,10 +190,13 @@ static int ppo_import_npy(TrainState *s, const char *dir, const ModelNotes *note
     ppo_notes(&s->cfg, &want);
     for (int i = 0; i < notes->n; i++) {
         const char *v = model_notes_get(&want, notes->key[i]);
-        if (!v) { snprintf(err, errlen, "%s/model.txt: unknown line '%s'", dir, notes->key[i]); return -1; }
+        if (!v) {
+            snprintf(err, errlen, "%s/model.txt: unknown line '%s'", dir, notes->key[i]);
+            return -1;
+        }
         if (strcmp(v, notes->value[i])) {
-            snprintf(err, errlen, "%s/model.txt: %s=%s, but this build's PPO network with these settings has %s=%s", dir,
-                     notes->key[i], notes->value[i], notes->key[i], v);
+            snprintf(err, errlen, "%s/model.txt: %s=%s, but this build's PPO network with these settings has %s=%s",
+                dir, notes->key[i], notes->value[i], notes->key[i], v);
             return -1;
         }
     }
@@ -187,22 +205,24 @@ static int ppo_import_npy(TrainState *s, const char *dir, const ModelNotes *note
             snprintf(err, errlen, "%s/model.txt: no %s line", dir, want.key[i]);
             return -1;
         }
-    if (train_state_attach(s, &PPO_LEARNER, err, errlen)) return -1;     // its state as a fresh run's
+    if (train_state_attach(s, &PPO_LEARNER, err, errlen)) return -1; // its state as a fresh run's
     AcNet *net = &ppo_of(s)->net;
     NpyArray a[NPY_ARRAYS_MAX];
     if (npy_arrays_import(dir, a, ppo_npy_arrays(net, a), err, errlen)) return -1;
     if (acnet_split_check(net)) {
-        snprintf(err, errlen, "%s/model.txt: value_hidden gives the value %d units of its own, but ppo_Wpi.npy's last %d "
-                 "columns or ppo_wv.npy's first %d entries are not all zero (not a separate value network)", dir, net->Hv,
-                 net->Hv, net->H - net->Hv);
+        snprintf(err, errlen,
+            "%s/model.txt: value_hidden gives the value %d units of its own, but ppo_Wpi.npy's last %d "
+            "columns or ppo_wv.npy's first %d entries are not all zero (not a separate value network)",
+            dir, net->Hv, net->Hv, net->H - net->Hv);
         return -1;
     }
     return 0;
 }
 
 static const char *const PPO_METRICS[] = { "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac",
-                                           "explained_var", "grad_norm", "lr", NULL };
+    "explained_var", "grad_norm", "lr", NULL };
 
+// clang-format off
 const Learner PPO_LEARNER = {
     .name = "ppo",
     .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
@@ -220,3 +240,4 @@ const Learner PPO_LEARNER = {
     .import_npy = ppo_import_npy,
     .agent = ppo_agent,
 };
+// clang-format on

@@ -67,12 +67,15 @@ static void forward_cols(Ppo *p, int M, double *restrict sl, size_t j0, size_t w
     const int n = p->rows.n;
     for (int k = 0; k < n; k++) {
         const size_t row = p->rows.list[k];
-        if (k + MEM_AHEAD_ROWS < n) mem_prefetch(p->net.w + (size_t)p->rows.list[k + MEM_AHEAD_ROWS] * H + j0, sizeof(double) * w);
+        if (k + MEM_AHEAD_ROWS < n)
+            mem_prefetch(p->net.w + (size_t)p->rows.list[k + MEM_AHEAD_ROWS] * H + j0, sizeof(double) * w);
         const double *restrict wr = p->net.w + row * H + j0;
         for (size_t e = p->row_off[k]; e < p->row_off[k + 1]; e++) {
             double *restrict x = sl + (size_t)(p->ent[e] >> 1) * w;
-            if (p->ent[e] & 1) for (size_t j = 0; j < w; j++) x[j] -= wr[j];
-            else               for (size_t j = 0; j < w; j++) x[j] += wr[j];
+            if (p->ent[e] & 1)
+                for (size_t j = 0; j < w; j++) x[j] -= wr[j];
+            else
+                for (size_t j = 0; j < w; j++) x[j] += wr[j];
         }
     }
     for (int i = 0; i < M; i++) memcpy(p->hid + (size_t)i * H + j0, sl + (size_t)i * w, sizeof(double) * w);
@@ -110,7 +113,7 @@ typedef struct {
 // sum in entry order is a chain of H dependent additions: a quarter of the rows' pass).
 #define ROW_LANES 8
 static double row_sq(const double *restrict g, size_t H) {
-    double lane[ROW_LANES] = {0};
+    double lane[ROW_LANES] = { 0 };
     size_t j = 0;
     for (; j + ROW_LANES <= H; j += ROW_LANES)
         for (int l = 0; l < ROW_LANES; l++) lane[l] += g[j + l] * g[j + l];
@@ -124,7 +127,7 @@ static double row_sq(const double *restrict g, size_t H) {
 // are left so by the compiler). Loads and stores by memcpy: no alignment is assumed (and no
 // function takes or returns a Cols: without AVX-512 that would be an ABI of its own).
 typedef double Cols __attribute__((vector_size(8 * sizeof(double))));
-#define ROW_CHUNK 8                 // Cols a chunk: 64 columns
+#define ROW_CHUNK 8 // Cols a chunk: 64 columns
 
 // An entry's sign as a factor, without a branch (the signs follow no pattern a predictor
 // learns): a product by +-1 is exact and x + (-1 y) is x - y, so the bits are a branch's.
@@ -159,7 +162,7 @@ static void row_grad(Ppo *p, const double *dh, double scale, int k) {
             memcpy(g + j0 + 8 * c, &v, sizeof(v));
         }
     }
-    if (j0 < H) {                  // the columns past the last whole chunk (H not a multiple of 64)
+    if (j0 < H) { // the columns past the last whole chunk (H not a multiple of 64)
         const double *d = dh + (size_t)(*e0 >> 1) * H;
         double sg = entry_sign(*e0);
         for (size_t j = j0; j < H; j++) g[j] = sg * d[j];
@@ -174,7 +177,8 @@ static void row_grad(Ppo *p, const double *dh, double scale, int k) {
 }
 
 static void rows_part(void *ctx, int part, int parts) {
-    (void)part; (void)parts;
+    (void)part;
+    (void)parts;
     RowsJob *job = ctx;
     Ppo *p = job->p;
     const int n = p->rows.n;
@@ -183,7 +187,8 @@ static void rows_part(void *ctx, int part, int parts) {
         const int k1 = (c + 1) * PPO_ROW_PIECE < n ? (c + 1) * PPO_ROW_PIECE : n;
         for (int k = c * PPO_ROW_PIECE; k < k1; k++) {
             // the packed rows were written a minibatch ago: asked for ahead, their lines arrive meanwhile
-            if (k + MEM_AHEAD_ROWS < k1) mem_prefetch_w(p->g + (size_t)(k + MEM_AHEAD_ROWS) * p->net.H, sizeof(double) * p->net.H);
+            if (k + MEM_AHEAD_ROWS < k1)
+                mem_prefetch_w(p->g + (size_t)(k + MEM_AHEAD_ROWS) * p->net.H, sizeof(double) * p->net.H);
             row_grad(p, job->dh, job->scale, k);
         }
     }

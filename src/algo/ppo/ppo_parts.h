@@ -8,25 +8,25 @@
 
 #include "../../util/mem.h"
 
-#define PPO_N_STATS 6                // a block's loss terms (ppo_minibatch_grad)
+#define PPO_N_STATS 6 // a block's loss terms (ppo_minibatch_grad)
 // Samples a block: the piece of the per-sample pass that a thread (and a rank) takes, and the
 // samples whose tail gradients (b1, the heads) make one float64 partial sum before the exact
 // sum. It fixes the tail's bits (a constant, not a setting); W1's rows do not depend on it.
-#define PPO_BLOCK 8
-#define PPO_ROW_PIECE 16             // W1 rows a piece of the rows' pass
+#define PPO_BLOCK     8
+#define PPO_ROW_PIECE 16 // W1 rows a piece of the rows' pass
 
 // ----------------------------------------------------------------------------
 // per-thread scratch (ppo_grad.c)
 
 struct PpoThread {
-    double *h;               // (H,) the hidden layer of the sample at hand (rollout, update)
-    double *gt;              // (n - tail) float64 tail gradient of the current block
-    GradSum acc;             // (n - tail) exact sum of this thread's blocks' tails
-    bool used;               // acc holds a block
+    double *h;   // (H,) the hidden layer of the sample at hand (rollout, update)
+    double *gt;  // (n - tail) float64 tail gradient of the current block
+    GradSum acc; // (n - tail) exact sum of this thread's blocks' tails
+    bool used;   // acc holds a block
     int bad;
 };
 
-int ppo_thread_alloc(PpoThread *t, const AcNet *net);    // 0, or -1 (out of memory)
+int ppo_thread_alloc(PpoThread *t, const AcNet *net); // 0, or -1 (out of memory)
 void ppo_thread_free(PpoThread *t);
 
 // The minibatch's W1 rows (ppo_merge.c): g_r = sum over its samples s with x_s[r] != 0 of
@@ -64,8 +64,8 @@ int ppo_exchange(Ppo *p);
 // then adam_update on each range the step moves.
 typedef struct {
     double beta1, beta2, eps;
-    double step;      // lr / (1 - b1^t)
-    double inv_bc2;   // 1 / sqrt(1 - b2^t)
+    double step;    // lr / (1 - b1^t)
+    double inv_bc2; // 1 / sqrt(1 - b2^t)
 } AdamStep;
 AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t);
 // The gradient times coef (the norm's clipping) as it is read: g is left as it is.

@@ -16,7 +16,7 @@ const int PPO_ACTION_ID[PPO_ACTIONS] = { ACTION_NOOP, ACTION_RIGHT, ACTION_LEFT 
 // cur - prev; with coarse views, then the coarse view of the frame (+1) and its difference from
 // the previous frame's. The scans skip 64 zero (or unchanged) bytes at a time, then 8: ~99% of
 // the 80x80 grid is zeros, and a scan of words alone was a tenth of a training run's time.
-#define SPAN 64                      // POLICY_D is a multiple
+#define SPAN 64 // POLICY_D is a multiple
 static inline bool span_zero(const uint8_t *a) {
     uint64_t w[SPAN / 8], o = 0;
     memcpy(w, a, SPAN);
@@ -34,7 +34,10 @@ static inline bool span_same(const uint8_t *a, const uint8_t *b) {
 static void coarse_view(const uint8_t *f, uint8_t *c) {
     memset(c, 0, PPO_COARSE);
     for (int b = 0; b < POLICY_D; b += 8) {
-        if (b % SPAN == 0 && span_zero(f + b)) { b += SPAN - 8; continue; }
+        if (b % SPAN == 0 && span_zero(f + b)) {
+            b += SPAN - 8;
+            continue;
+        }
         uint64_t w;
         memcpy(&w, f + b, 8);
         if (!w) continue;
@@ -51,21 +54,33 @@ static void coarse_view(const uint8_t *f, uint8_t *c) {
 int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign) {
     int n = 0;
     for (int b = 0; b < POLICY_D; b += 8) {
-        if (b % SPAN == 0 && span_zero(cur + b)) { b += SPAN - 8; continue; }
+        if (b % SPAN == 0 && span_zero(cur + b)) {
+            b += SPAN - 8;
+            continue;
+        }
         uint64_t c;
         memcpy(&c, cur + b, 8);
         if (!c) continue;
         for (int k = b; k < b + 8; k++)
-            if (cur[k]) { idx[n] = (uint16_t)k; sign[n++] = 1; }
+            if (cur[k]) {
+                idx[n] = (uint16_t)k;
+                sign[n++] = 1;
+            }
     }
     for (int b = 0; b < POLICY_D; b += 8) {
-        if (b % SPAN == 0 && span_same(cur + b, prev + b)) { b += SPAN - 8; continue; }
+        if (b % SPAN == 0 && span_same(cur + b, prev + b)) {
+            b += SPAN - 8;
+            continue;
+        }
         uint64_t c, q;
         memcpy(&c, cur + b, 8);
         memcpy(&q, prev + b, 8);
         if (c == q) continue;
         for (int k = b; k < b + 8; k++)
-            if (cur[k] != prev[k]) { idx[n] = (uint16_t)(POLICY_D + k); sign[n++] = (int8_t)(cur[k] - prev[k]); }
+            if (cur[k] != prev[k]) {
+                idx[n] = (uint16_t)(POLICY_D + k);
+                sign[n++] = (int8_t)(cur[k] - prev[k]);
+            }
     }
     if (!coarse) return n;
     uint8_t cc[PPO_COARSE], pc[PPO_COARSE];
@@ -77,7 +92,10 @@ int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *id
         memcpy(&c, cc + b, 8);
         if (!c) continue;
         for (int k = b; k < b + 8; k++)
-            if (cc[k]) { idx[n] = (uint16_t)(2 * POLICY_D + k); sign[n++] = 1; }
+            if (cc[k]) {
+                idx[n] = (uint16_t)(2 * POLICY_D + k);
+                sign[n++] = 1;
+            }
     }
     for (int b = 0; b < PPO_COARSE; b += 8) {
         uint64_t c, q;
@@ -85,7 +103,10 @@ int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *id
         memcpy(&q, pc + b, 8);
         if (c == q) continue;
         for (int k = b; k < b + 8; k++)
-            if (cc[k] != pc[k]) { idx[n] = (uint16_t)(2 * POLICY_D + PPO_COARSE + k); sign[n++] = (int8_t)(cc[k] - pc[k]); }
+            if (cc[k] != pc[k]) {
+                idx[n] = (uint16_t)(2 * POLICY_D + PPO_COARSE + k);
+                sign[n++] = (int8_t)(cc[k] - pc[k]);
+            }
     }
     return n;
 }
@@ -105,8 +126,8 @@ int ppo_sample_action(const double *logp, int A, double u) {
 // ----------------------------------------------------------------------------
 // acting outside training (eval, record, watch: rl/agent.h), as a rollout does
 
-static int ppo_act_probs(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u,
-                         double *h, double *probs) {
+static int ppo_act_probs(
+    const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h, double *probs) {
     (void)x;
     const Ppo *p = ap->net;
     static const uint8_t zeros[POLICY_D];
@@ -117,17 +138,20 @@ static int ppo_act_probs(const AgentPolicy *ap, SparseX x, const uint8_t *cur, c
     acnet_forward(&p->net, (SparseX){ nnz, idx, sign }, h, logits);
     acnet_log_softmax(logits, PPO_ACTIONS, logp);
     int a = 0;
-    if (ap->greedy) { for (int k = 1; k < PPO_ACTIONS; k++) if (logp[k] > logp[a]) a = k; }
-    else a = ppo_sample_action(logp, PPO_ACTIONS, u);
+    if (ap->greedy) {
+        for (int k = 1; k < PPO_ACTIONS; k++)
+            if (logp[k] > logp[a]) a = k;
+    } else
+        a = ppo_sample_action(logp, PPO_ACTIONS, u);
     for (int k = 0; k < PPO_ACTIONS; k++) probs[k] = exp(logp[k]);
     return PPO_ACTION_ID[a];
 }
 
-static int ppo_act(const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h,
-                   double *p_up) {
+static int ppo_act(
+    const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h, double *p_up) {
     double probs[PPO_ACTIONS];
     int a = ppo_act_probs(ap, x, cur, prev, u, h, probs);
-    *p_up = probs[1];                            // RIGHT: the paddle up
+    *p_up = probs[1]; // RIGHT: the paddle up
     return a;
 }
 

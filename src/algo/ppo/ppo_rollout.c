@@ -14,7 +14,10 @@
 
 // stream purposes (rng_key's last word)
 
-typedef struct { Ppo *p; atomic_int bad; } CollectJob;
+typedef struct {
+    Ppo *p;
+    atomic_int bad;
+} CollectJob;
 
 // This rank's envs, shared among the threads: each plays T steps of its envs.
 static void collect_part(void *ctx, int part, int parts) {
@@ -33,7 +36,10 @@ static void collect_part(void *ctx, int part, int parts) {
         off[0] = 0;
         for (int t = 0; t <= T; t++) {
             // the state's input (at t = T: the state after the rollout, for its value)
-            if (ppo_reserve_inputs(p, e, (size_t)off[t] + (size_t)p->net.D)) { atomic_store(&job->bad, 1); return; }
+            if (ppo_reserve_inputs(p, e, (size_t)off[t] + (size_t)p->net.D)) {
+                atomic_store(&job->bad, 1);
+                return;
+            }
             uint16_t *idx = p->xidx[e] + off[t];
             int8_t *sign = p->xsign[e] + off[t];
             env_render_obs80(&v->env, cur);
@@ -61,7 +67,10 @@ int ppo_collect(Ppo *p) {
     CollectJob job = { p, 0 };
     memset(p->done, 0, (size_t)N * T);
     pool_for(p->pool, collect_part, &job);
-    if (atomic_load(&job.bad)) { snprintf(p->why, sizeof(p->why), "out of memory"); return -1; }
+    if (atomic_load(&job.bad)) {
+        snprintf(p->why, sizeof(p->why), "out of memory");
+        return -1;
+    }
     if (p->comm && p->comm->size > 1 && ppo_exchange(p)) return -1;
     // episodes in (t, env) order, whoever played them
     p->n_ended = 0;

@@ -114,7 +114,10 @@ static int wire_unpack_env(Ppo *p, ByteReader *r, int e) {
 int ppo_exchange(Ppo *p) {
     Comm *c = p->comm;
     const int N = p->cfg.envs;
-    if (wire_pack(p)) { snprintf(p->why, sizeof(p->why), "out of memory"); return -1; }
+    if (wire_pack(p)) {
+        snprintf(p->why, sizeof(p->why), "out of memory");
+        return -1;
+    }
     const uint8_t *all;
     const size_t *sizes;
     if (c->allgather(c, p->wire.p, p->wire.pos, &all, &sizes, p->why, sizeof(p->why))) return -1;
@@ -122,12 +125,13 @@ int ppo_exchange(Ppo *p) {
         ByteReader r = { all, sizes[q], 0, false };
         for (int e = (int)((int64_t)N * q / c->size); e < (int)((int64_t)N * (q + 1) / c->size); e++)
             if (q != c->rank && wire_unpack_env(p, &r, e)) {
-                snprintf(p->why, sizeof(p->why), "rank %d's rollout of env %d is not one this build wrote "
-                         "(or out of memory)", q, e);
+                snprintf(p->why, sizeof(p->why),
+                    "rank %d's rollout of env %d is not one this build wrote "
+                    "(or out of memory)",
+                    q, e);
                 return -1;
             }
         all += sizes[q];
     }
     return 0;
 }
-
