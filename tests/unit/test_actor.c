@@ -11,6 +11,7 @@
 #include "algo/actor.h"
 #include "algo/algo.h"
 #include "train/state.h"
+#include "test_learners.h"
 
 static const char *const MODELS[] = { "models/pong-v5", "models/pong-v5-ppo" };
 
@@ -33,12 +34,8 @@ Test(actor, every_learner_gives_every_probability_as_it_acts) {
     static int8_t sign[POLICY_D];
     play_frames(T, 3, frames, NULL);
     for (const Learner *const *l = ALGO_LEARNERS; *l; l++) {
-        TrainConfig c;
-        train_config_fresh(&c, (*l)->name);
-        c.hidden = 4;
-        c.workers = 1;
         TrainState s;
-        cr_assert_eq(train_state_init(&s, &c, *l), 0, "%s", (*l)->name);
+        tiny_state(&s, *l);
         for (int greedy = 0; greedy < 2; greedy++) {
             AgentPolicy ap = (*l)->agent(&s, greedy);
             cr_assert_not_null(ap.act_probs, "%s: no act_probs", (*l)->name);

@@ -10,6 +10,7 @@
 #include "algo/algo.h"
 #include "algo/pg/rollout.h"
 #include "train/state.h"
+#include "test_learners.h"
 
 Test(agent, diff_is_the_per_pixel_difference) {
     static uint8_t cur[POLICY_D], prev[POLICY_D];
@@ -76,12 +77,8 @@ Test(agent, every_learner_acts_and_exports_through_the_table) {
         cr_assert_not_null((*l)->agent, "%s: no agent", (*l)->name);
         cr_assert_not_null((*l)->export_npy, "%s: no export_npy", (*l)->name);
         cr_assert_not_null((*l)->import_npy, "%s: no import_npy", (*l)->name);
-        TrainConfig c;
-        train_config_fresh(&c, (*l)->name);
-        c.hidden = 4;
-        c.workers = 1;
         TrainState s;
-        cr_assert_eq(train_state_init(&s, &c, *l), 0, "%s", (*l)->name);
+        tiny_state(&s, *l);
         AgentPolicy ap = (*l)->agent(&s, false);
         cr_assert_gt(ap.h_len, 0, "%s", (*l)->name);
         Env e;
