@@ -56,13 +56,13 @@ EOF
 chmod +x "$tmp/bin/cc"
 err=$(PATH="$tmp/bin:$PATH" make --no-print-directory BUILD="$tmp/c" CC="$tmp/bin/cc" all 2>&1 >/dev/null)
 rc=$?
-err=$(echo "$err" | grep -v '^make: \*\*\*')
+err=$(echo "$err" | grep -Ev '^make(\[[0-9]+\])?: \*\*\*')
 one_line nonzero $rc "$err" "make without libgif-dev"
 echo "$err" | grep -q '^pongrl: cannot build: missing libgif-dev (make setup' || fail "the line does not name libgif-dev"
 [ -e "$tmp/c/obj" ] && fail "make compiled something before saying what is missing"
 # a machine without a C compiler: the same, naming gcc
 err=$(make --no-print-directory BUILD="$tmp/d" CC="$tmp/no-such-cc" all 2>&1 >/dev/null); rc=$?
-err=$(echo "$err" | grep -v '^make: \*\*\*')
+err=$(echo "$err" | grep -Ev '^make(\[[0-9]+\])?: \*\*\*')
 one_line nonzero $rc "$err" "make without a compiler"
 echo "$err" | grep -q "^pongrl: cannot build: no C compiler .*apt-get install gcc" || fail "the line does not name gcc"
 echo "ok"
