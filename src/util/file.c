@@ -75,7 +75,7 @@ static unsigned tmp_tag(void) {
     return (unsigned)t.tv_nsec * 2654435761u ^ (unsigned)getpid() ^ (unsigned)t.tv_sec;
 }
 
-// Creates path.XXXXXXXX.tmp, ours alone: O_EXCL never opens what exists, O_NOFOLLOW never
+// Creates path.<8 hex digits>.tmp, ours alone: O_EXCL never opens what exists, O_NOFOLLOW never
 // writes through a symlink planted under the name.
 static int create_tmp(FileReplace *r, const char *path, char *err, size_t errlen) {
     if (strlen(path) >= sizeof(r->path)) {

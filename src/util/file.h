@@ -1,5 +1,5 @@
 // file.h: the one atomic file write, and the one way to open a file to read. A file is written
-// under a new name beside PATH (PATH.XXXXXXXX.tmp, created exclusively, never through a
+// under a new name beside PATH (PATH.<8 hex digits>.tmp, created exclusively, never through a
 // symlink), synced, renamed over PATH, and the directory synced: a full disk, a kill or a power
 // cut leaves the old PATH (or none), never half a file. An existing PATH that is not a regular
 // file (a device such as /dev/null, a FIFO, a directory, a symlink) is refused, so that nothing
@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #define FILE_PATH_MAX       4096
-#define FILE_TMP_SUFFIX_LEN 14 // ".XXXXXXXX.tmp" and its NUL
+#define FILE_TMP_SUFFIX_LEN 14 // ".<8 hex digits>.tmp" and its NUL
 
 // A write under way: whoever writes the contents writes them to `tmp` (by name: a FILE *,
 // gnuplot, ffmpeg), then commits or aborts. tmp exists from begin on, created by us alone.
@@ -37,7 +37,7 @@ void file_replace_abort(FileReplace *r);
 // The whole write at once: path gets the n bytes at b. 0, or -1 with one line in err.
 int file_replace(const char *path, const void *b, size_t n, char *err, size_t errlen);
 // Whether name (a file name, no directory) is one of file_replace's temporaries of base
-// (base.XXXXXXXX.tmp): what a kill in the middle of a write leaves behind.
+// (base.<8 hex digits>.tmp): what a kill in the middle of a write leaves behind.
 int file_is_tmp_of(const char *name, const char *base);
 
 // All n bytes to fd (retrying short writes and EINTR). 0, or -1 with errno set.
