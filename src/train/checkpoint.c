@@ -474,12 +474,7 @@ int checkpoint_parse(
         train_state_free(s);
         return -1;
     }
-    s->iteration = iteration;
-    s->episodes = episodes;
-    s->agent_steps = agent_steps;
-    s->frames = frames;
-    s->running_reward = running;
-    s->wall_s = wall;
+    train_state_adopt(s, &(TrainCounters){ iteration, episodes, agent_steps, frames, running, wall }); // no learner yet
     if (flags_out) *flags_out = flags & ~CKPT_FLAG_FROM_FRESH;
     return 0;
 }
