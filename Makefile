@@ -264,6 +264,9 @@ $(BUILD)/workpool_bench: bench/workpool_bench.c $(BUILD)/libpongrl.a
 $(BUILD)/gradsum_bench: bench/gradsum_bench.c $(BUILD)/libpongrl.a
 	$(CC) $(BASE) $(DEP) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
+# The thread-scaling table of `make bench`; SCALING_BINS=OLD,build/pongrl puts another build beside
+# this one, their runs alternating (bench/scaling.py).
+SCALING_BINS ?= $(BUILD)/pongrl
 bench: setup
 	@$(MAKE) --no-print-directory all $(BUILD)/random_play_stats $(BUILD)/dump_episodes $(BUILD)/workpool_bench $(BUILD)/gradsum_bench
 	$(BUILD)/random_play_stats
@@ -274,6 +277,7 @@ bench: setup
 	$(BUILD)/pongrl bench cluster
 	$(BUILD)/workpool_bench
 	$(BUILD)/gradsum_bench
+	/usr/bin/python3 bench/scaling.py --bin $(SCALING_BINS)
 	@$(MAKE) --no-print-directory bench-learners
 
 bench-learners: setup
