@@ -35,7 +35,7 @@
 //
 // The files, one job each: ppo.c (an iteration, from the top), ppo_rollout.c, ppo_envs.c and
 // ppo_inputs.c (the rollout, its games and its inputs), ppo_wire.c (the ranks' exchange),
-// ppo_policy.c (the input, the draw of an action, acting outside training), ppo_gae.c,
+// ppo_policy.c (the draw of an action, acting outside training), ppo_gae.c,
 // ppo_grad.c and ppo_merge.c (a minibatch's exact gradient), ppo_adam.c, acnet.[ch] (the
 // network), ppo_learner.c (PPO behind train/learner.h); ppo_parts.h is what they share.
 #ifndef PONGRL_PPO_H
@@ -48,6 +48,7 @@
 #include "../../env/env.h"
 #include "acnet.h"
 #include "../../rl/agent.h"
+#include "../../rl/sparse_input.h"
 #include "../../train/comm.h"
 #include "../../train/config.h"
 #include "../../train/gradsum.h"
@@ -69,23 +70,12 @@ extern const int PPO_ACTION_ID[PPO_ACTIONS]; // the env action of each policy ou
 // The learner of `pongrl train --algo ppo` (ppo_learner.c): its settings are TrainConfig's.
 extern const Learner PPO_LEARNER;
 
-// The input: the 80x80 binary frame (6400) and its difference from the previous frame (6400,
-// the previous frame is zeros at an episode's start); with coarse views, also a coarse view of
-// the frame (+1 where lit) and its difference from the previous frame's coarse view, each of
-//   20x20 cells of 4x4 pixels (lit when any pixel is)               400
-//   4 bands of 20 columns: which of the 80 rows are lit in the band  320
-//   4 bands of 20 rows: which of the 80 columns are lit in the band  320
-// The coarse inputs are shared by many positions, so what is learnt at one position carries
-// to its neighbours (tile coding): the ball's row, wherever the ball is in its band.
-#define PPO_POOL        4
-#define PPO_BAND        20
-#define PPO_COARSE_ROWS 400
-#define PPO_COARSE_COLS 720
-#define PPO_COARSE      1040
-static inline int ppo_input_size(bool coarse) { return 2 * POLICY_D + (coarse ? 2 * PPO_COARSE : 0); }
-// The sparse input of frame cur after prev (binary 80x80) into idx/sign (room for
-// ppo_input_size entries), ascending; returns the count.
-int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign);
+// The input (rl/sparse_input.h): the frame, its difference and, with --coarse, their coarse views.
+#define PPO_COARSE SPARSE_COARSE
+static inline int ppo_input_size(bool coarse) { return sparse_input_size(coarse); }
+static inline int ppo_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign) {
+    return sparse_input(cur, prev, coarse, idx, sign);
+}
 // An action index drawn from logp (A,) with u in [0, 1): the first whose cumulative
 // probability exceeds u.
 int ppo_sample_action(const double *logp, int A, double u);

@@ -6,6 +6,7 @@
 
 #include "ppo.h"
 
+#include "../../rl/adam.h"
 #include "../../util/mem.h"
 
 #define PPO_N_STATS 6 // a block's loss terms (ppo_minibatch_grad)
@@ -54,21 +55,6 @@ int ppo_reserve_inputs(Ppo *p, int e, size_t need);
 // env's state. 0, or -1 with a line in p->why.
 int ppo_exchange(Ppo *p);
 
-// ----------------------------------------------------------------------------
-// Adam (ppo_adam.c), as torch.optim.Adam (eps outside the square root, bias corrections at
-// step t >= 1):
-//   m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
-//   w -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
-// (the division by sqrt(1 - b2^t) taken as a product by its inverse: one rounding apart)
-// One step's constants (adam_step: the bias corrections, once a step rather than once a row),
-// then adam_update on each range the step moves.
-typedef struct {
-    double beta1, beta2, eps;
-    double step;    // lr / (1 - b1^t)
-    double inv_bc2; // 1 / sqrt(1 - b2^t)
-} AdamStep;
-AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t);
-// The gradient times coef (the norm's clipping) as it is read: g is left as it is.
-void adam_update(double *w, double *m, double *v, const double *g, size_t n, double coef, const AdamStep *s);
+// Adam: rl/adam.h (ppo_adam.c takes its steps)
 
 #endif

@@ -1,0 +1,19 @@
+// adam.c: one step of Adam on a range (adam.h).
+#include "adam.h"
+
+#include <math.h>
+
+AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t) {
+    return (AdamStep){ beta1, beta2, eps, lr / (1.0 - pow(beta1, (double)t)), 1.0 / sqrt(1.0 - pow(beta2, (double)t)) };
+}
+
+void adam_update(double *restrict w, double *restrict m, double *restrict v, const double *restrict g, size_t n,
+    double coef, const AdamStep *s) {
+    const double beta1 = s->beta1, beta2 = s->beta2, eps = s->eps, step = s->step, inv_bc2 = s->inv_bc2;
+    for (size_t k = 0; k < n; k++) {
+        const double gk = g[k] * coef; // (a product by 1.0 is exact: no clipping, no change)
+        m[k] = beta1 * m[k] + (1.0 - beta1) * gk;
+        v[k] = beta2 * v[k] + (1.0 - beta2) * (gk * gk);
+        w[k] -= step * (m[k] / (sqrt(v[k]) * inv_bc2 + eps)); // a product, not torch's quotient: one division less
+    }
+}

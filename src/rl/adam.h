@@ -1,0 +1,25 @@
+// adam.h: Adam on a range of float64 weights, as torch.optim.Adam (eps outside the square
+// root, bias corrections at step t >= 1):
+//   m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
+//   w -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+// (the division by sqrt(1 - b2^t) taken as a product by its inverse: one rounding apart).
+// One step's constants (adam_step: the bias corrections, once a step rather than once a row),
+// then adam_update on each range the step moves: a learner whose first layer is lazy
+// (torch.optim.SparseAdam's rule: only the rows a minibatch touched move, and only their
+// moments decay) calls it once a touched row.
+#ifndef PONGRL_ADAM_H
+#define PONGRL_ADAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    double beta1, beta2, eps;
+    double step;    // lr / (1 - b1^t)
+    double inv_bc2; // 1 / sqrt(1 - b2^t)
+} AdamStep;
+AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t);
+// The gradient times coef (a norm's clipping; 1.0 for none) as it is read: g is left as it is.
+void adam_update(double *w, double *m, double *v, const double *g, size_t n, double coef, const AdamStep *s);
+
+#endif
