@@ -39,7 +39,7 @@ static const char *flag_usage(const TrainSetting *row, char *out, size_t n) {
 static void print_rows(const TrainConfig *d, const char *learner) {
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
         const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
-        if (strcmp(row->learner, learner)) continue;
+        if (!train_setting_of(row, learner)) continue;
         char f[64], v[TRAIN_STR_MAX + 32] = "";
         // a default the help text does not state already
         if (row->kind != SETTING_BOOL && row->kind != SETTING_OPT && !strstr(row->help, "(default"))

@@ -97,8 +97,20 @@ void train_config_fresh(TrainConfig *c, const char *algo) {
 // ----------------------------------------------------------------------------
 // the walks
 
+bool train_setting_of(const TrainSetting *row, const char *learner) {
+    const size_t len = strlen(learner);
+    if (!len) return !row->learner[0];
+    for (const char *w = row->learner; *w;) {
+        const char *end = strchr(w, ' ');
+        if (!end) end = w + strlen(w);
+        if ((size_t)(end - w) == len && !strncmp(w, learner, len)) return true;
+        w = *end ? end + 1 : end;
+    }
+    return false;
+}
+
 bool train_setting_applies(const TrainSetting *row, const TrainConfig *c) {
-    return !row->learner[0] || !strcmp(row->learner, c->algo);
+    return !row->learner[0] || train_setting_of(row, c->algo);
 }
 
 const TrainSetting *train_setting_find(const char *name) {

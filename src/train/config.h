@@ -33,8 +33,9 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
 //   before: what runs before the setting existed had, "" for the default: a checkpoint, a
 //   model.txt or a config.txt without the row gets it, so that those runs go on the same.
 //   min, max: the one range of the setting, for every learner (INT, I64, F64, OPT).
-//   learner: "" for every learner's setting, else the --algo whose setting it is (its flag is
-//   refused with another learner, and it is saved and compared only in that learner's runs).
+//   learner: "" for every learner's setting, else the --algo names whose setting it is, one space
+//   between two (its flag is refused with another learner, and it is saved and compared only in
+//   those learners' runs).
 //   workers: 0 here, one per core at run time.
 // clang-format off
 #define TRAIN_SETTINGS(X) \
@@ -48,9 +49,9 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "ALE's difficulty 0-3: bit 0 halves the CPU's bat, bit 1 the agent's") \
     X(INT,  batch_size,       "batch-size",       "10",          "", "",           1, TRAIN_BATCH_MAX,  RUN,  "pg", \
       "episodes per update") \
-    X(INT,  hidden,           "hidden",           "200",         "ppo=128", "",    1, TRAIN_H_MAX,      RUN,  "", \
+    X(INT,  hidden,           "hidden",           "200",         "ppo=128 qrdqn=256", "",   1, TRAIN_H_MAX,      RUN,  "", \
       "hidden units H") \
-    X(F64,  lr,               "lr",               "0.0001",      "ppo=0.001", "",  0, 1,                RUN,  "", \
+    X(F64,  lr,               "lr",               "0.0001",      "ppo=0.001 qrdqn=0.0001", "", 0, 1,                RUN,  "", \
       "learning rate") \
     X(F64,  gamma,            "gamma",            "0.99",        "", "",           0, 1,                RUN,  "", \
       "reward discount") \
@@ -58,10 +59,10 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "RMSProp decay") \
     X(U64,  seed,             "seed",             "1",           "", "",           0, 0,                RUN,  "", \
       "run seed: same seed, same bits") \
-    X(INT,  envs,             "envs",             "32",          "", "",           1, 65536,            RUN,  "ppo", \
+    X(INT,  envs,             "envs",             "32",          "qrdqn=16", "",   1, 65536,            RUN,  "ppo qrdqn", \
       "envs played together") \
-    X(INT,  steps,            "steps",            "128",         "", "",           1, 65536,            RUN,  "ppo", \
-      "steps of each env a rollout") \
+    X(INT,  steps,            "steps",            "128",         "qrdqn=64", "",   1, 65536,            RUN,  "ppo qrdqn", \
+      "steps of each env an iteration (a rollout)") \
     X(INT,  epochs,           "epochs",           "2",           "", "",           1, 1000,             RUN,  "ppo", \
       "passes over a rollout") \
     X(INT,  minibatches,      "minibatches",      "16",          "", "",           1, 16777216,         RUN,  "ppo", \
@@ -85,6 +86,26 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "(a separate value network); -1: H/2; 0: all serve both") \
     X(INT,  chunk,            "chunk",            "128",         "", "256",        1, 16777216,         RUN,  "ppo", \
       "accepted and recorded for the runs of older versions; no longer used (any value: the same bits)") \
+    X(INT,  quantiles,        "quantiles",        "32",          "", "",           1, 1024,             RUN,  "qrdqn", \
+      "quantiles of each action's return") \
+    X(INT,  nstep,            "nstep",            "3",           "", "",           1, 1000,             RUN,  "qrdqn", \
+      "steps of a target's rewards before it bootstraps") \
+    X(I64,  replay,           "replay",           "100000",      "", "",           1, 67108864,         RUN,  "qrdqn", \
+      "transitions the replay memory holds") \
+    X(I64,  learn_start,      "learn-start",      "20000",       "", "",           0, INT64_MAX,        RUN,  "qrdqn", \
+      "agent steps played before the first update") \
+    X(INT,  update_every,     "update-every",     "4",           "", "",           1, 65536,            RUN,  "qrdqn", \
+      "agent steps an update") \
+    X(INT,  minibatch,        "minibatch",        "32",          "", "",           1, 65536,            RUN,  "qrdqn", \
+      "transitions an update") \
+    X(INT,  target_every,     "target-every",     "2000",        "", "",           1, INT32_MAX,        RUN,  "qrdqn", \
+      "updates between copies of the weights to the target network") \
+    X(I64,  eps_steps,        "eps-steps",        "250000",      "", "",           0, INT64_MAX,        RUN,  "qrdqn", \
+      "agent steps after --learn-start over which epsilon falls from 1 to --eps-final") \
+    X(F64,  eps_final,        "eps-final",        "0.01",        "", "",           0, 1,                RUN,  "qrdqn", \
+      "epsilon of the epsilon-greedy actions, once fallen") \
+    X(F64,  adam_eps,         "adam-eps",         "0.0003125",   "", "",           1e-12, 1,            RUN,  "qrdqn", \
+      "Adam's epsilon (Dopamine's 0.01 / 32)") \
     X(I64,  iterations,       "iterations",       "-1",          "", "",           -1, INT64_MAX,       GOAL, "", \
       "stop after N updates in total (default: -1, no limit)") \
     X(OPT,  target_reward,    "target-reward",    "none",        "", "",           -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX, GOAL, "", \
@@ -129,7 +150,7 @@ typedef struct {
     const char *before;       // what a file without the row holds, "" for def
     double min, max;          // the range of numbers (U64: min = max = 0, any)
     int role;                 // SETTING_*
-    const char *learner;      // "" or an --algo name
+    const char *learner;      // "" or --algo names, one space between two
     const char *help;
 } TrainSetting;
 
@@ -152,6 +173,9 @@ int train_cores_available(void);
 
 // Whether the row is one of c's learner's (or every learner's).
 bool train_setting_applies(const TrainSetting *row, const TrainConfig *c);
+// Whether the row's learners are `learner`'s: "" for every learner's rows, else a name that
+// the row's list holds.
+bool train_setting_of(const TrainSetting *row, const char *learner);
 // The row of this name, or NULL.
 const TrainSetting *train_setting_find(const char *name);
 // Sets the row's field of c from text, checked against the row's range (and, for env_id, the

@@ -21,6 +21,10 @@ typedef enum {
     STREAM_PPO_ACT = 0x70706f61,   // "ppoa": ppo's env e, action sampling in iteration i
     STREAM_PPO_PERM = 0x70706f70,  // "ppop": ppo's minibatch shuffle of iteration i
     STREAM_PPO_INIT = 0x70706f77,  // "ppow": ppo's initial weights
+    STREAM_QR_ENV = 0x71726465,    // "qrde": qrdqn's env e, episode j
+    STREAM_QR_ACT = 0x71726461,    // "qrda": qrdqn's env e, epsilon-greedy draws in iteration i
+    STREAM_QR_BATCH = 0x71726462,  // "qrdb": qrdqn's minibatch of update u
+    STREAM_QR_INIT = 0x71726477,   // "qrdw": qrdqn's initial weights
 } StreamKey;
 
 // Its name; a word listed twice is a compile error here (duplicate case value).
@@ -36,6 +40,10 @@ static inline const char *stream_name(StreamKey k) {
         case STREAM_PPO_ACT: return "ppoa";
         case STREAM_PPO_PERM: return "ppop";
         case STREAM_PPO_INIT: return "ppow";
+        case STREAM_QR_ENV: return "qrde";
+        case STREAM_QR_ACT: return "qrda";
+        case STREAM_QR_BATCH: return "qrdb";
+        case STREAM_QR_INIT: return "qrdw";
     }
     return "?";
 }
@@ -69,5 +77,13 @@ static inline uint64_t stream_ppo_perm(uint64_t seed, uint64_t iteration, uint64
     return rng_key(seed, iteration, epoch, STREAM_PPO_PERM);
 }
 static inline uint64_t stream_ppo_init(uint64_t seed) { return rng_key(seed, 0, 0, STREAM_PPO_INIT); }
+static inline uint64_t stream_qr_env(uint64_t seed, uint64_t env, uint64_t episode) {
+    return rng_key(seed, env, episode, STREAM_QR_ENV);
+}
+static inline uint64_t stream_qr_act(uint64_t seed, uint64_t iteration, uint64_t env) {
+    return rng_key(seed, iteration, env, STREAM_QR_ACT);
+}
+static inline uint64_t stream_qr_batch(uint64_t seed, uint64_t update) { return rng_key(seed, update, 0, STREAM_QR_BATCH); }
+static inline uint64_t stream_qr_init(uint64_t seed) { return rng_key(seed, 0, 0, STREAM_QR_INIT); }
 
 #endif

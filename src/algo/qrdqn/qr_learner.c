@@ -1,0 +1,153 @@
+// qr_learner.c: QR-DQN (qrdqn.h) as a learner of the training loop (train/learner.h): its
+// state as float64 arrays (weights, target, Adam's moments, the replay memory, the envs) for the
+// checkpoint, one iteration T rounds of play and the updates due.
+//
+// The run's counters are the truth: an iteration's draws are keyed by s->iteration, the
+// updates' places, Adam's step count and the target's copies by s->agent_steps. So a resumed
+// run needs only the arrays to go on bit-identically.
+#include "qrdqn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    Qr *qr;
+    double *envs, *mem; // the envs' and the memory's state, as last settled or loaded
+    bool loaded;        // they hold a loaded state the envs and memory have not taken yet
+    int64_t settled_at; // the iteration they were settled at
+} QrState;
+
+static QrState *qr_state(const TrainState *s) { return (QrState *)s->algo; }
+Qr *qr_of(const TrainState *s) { return qr_state(s)->qr; }
+
+// Weights, target, Adam's moments and the gradient; the memory and its float64 copy.
+static double qr_memory_bytes(const TrainConfig *c) {
+    const QrShape sh = qr_shape(c);
+    const double mem = (double)c->replay * (13.0 + 2.0 * QR_LIT_SLOT);
+    return (double)sh.n * 8 * 5 + mem + (double)c->replay * (16.0 + 8.0 * QR_LIT_SLOT / 3.0);
+}
+
+static void qr_learner_destroy(TrainState *s) {
+    QrState *st = qr_state(s);
+    if (!st) return;
+    qr_destroy(st->qr);
+    free(st->envs);
+    free(st->mem);
+    free(st);
+    s->algo = NULL;
+}
+
+static int qr_learner_create(TrainState *s, bool fresh) {
+    (void)fresh; // the weights are drawn from the seed either way; a load overwrites them
+    QrState *st = calloc(1, sizeof(QrState));
+    if (!st) return -1;
+    s->algo = st;
+    char err[256];
+    if (!(st->qr = qr_create(&s->cfg, err, sizeof(err)))) {
+        qr_learner_destroy(s);
+        return -1;
+    }
+    st->envs = malloc(sizeof(double) * qr_envs_doubles(st->qr));
+    st->mem = malloc(sizeof(double) * qr_replay_doubles(&st->qr->mem));
+    if (!st->envs || !st->mem) {
+        qr_learner_destroy(s);
+        return -1;
+    }
+    qr_envs_save(st->qr, st->envs);
+    qr_replay_save(&st->qr->mem, st->mem);
+    st->loaded = true; // a load overwrites them; a fresh run takes back what it saved
+    st->settled_at = s->iteration;
+    return 0;
+}
+
+static int qr_learner_arrays(TrainState *s, LearnerArray *out) {
+    QrState *st = qr_state(s);
+    Qr *q = st->qr;
+    out[0] = (LearnerArray){ "QR-DQN weights", q->w, q->sh.n, false };
+    out[1] = (LearnerArray){ "QR-DQN target", q->target, q->sh.n, false };
+    out[2] = (LearnerArray){ "Adam m", q->adam_m, q->sh.n, false };
+    out[3] = (LearnerArray){ "Adam v", q->adam_v, q->sh.n, true };
+    out[4] = (LearnerArray){ "QR-DQN replay", st->mem, qr_replay_doubles(&q->mem), true };
+    out[5] = (LearnerArray){ "QR-DQN envs", st->envs, qr_envs_doubles(q), false };
+    return 6;
+}
+
+static void qr_learner_settle(TrainState *s) {
+    QrState *st = qr_state(s);
+    if (st->loaded || st->settled_at == s->iteration) return;
+    qr_envs_save(st->qr, st->envs);
+    qr_replay_save(&st->qr->mem, st->mem);
+    st->settled_at = s->iteration;
+}
+
+static bool qr_learner_settled(const TrainState *s) {
+    const QrState *st = qr_state(s);
+    return st->loaded || st->settled_at == s->iteration;
+}
+
+static int qr_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
+    QrState *st = qr_state(s);
+    Qr *q = st->qr;
+    if (comm && comm->size > 1) {
+        snprintf(err, errlen, "--algo qrdqn runs in one process: it has no MPI transport (run it without mpirun)");
+        return -1;
+    }
+    if (qr_bind(q, pool)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (st->loaded) {
+        if (qr_envs_load(q, st->envs)) {
+            snprintf(err, errlen, "the checkpoint's env states are not valid");
+            return -1;
+        }
+        if (qr_replay_load(&q->mem, st->mem)) {
+            snprintf(err, errlen, "the checkpoint's replay memory is not valid");
+            return -1;
+        }
+        st->loaded = false;
+    }
+    q->iteration = s->iteration;
+    q->agent_steps = s->agent_steps;
+    if (qr_iteration(q, err, errlen)) return -1;
+    lb->episodes = q->ended;
+    lb->count = q->n_ended;
+    lb->steps = (int64_t)q->cfg.envs * q->cfg.steps;
+    lb->frames = 0;
+    for (int e = 0; e < q->cfg.envs; e++) lb->frames += q->envs[e].frames;
+    const QrStats *t = &q->stats;
+    const double u = (double)t->updates;
+    const double m[] = { u > 0 ? t->loss / u : 0.0, u > 0 ? t->mean_q / (u * q->cfg.minibatch) : 0.0, q->eps,
+        (double)(q->mem.total - q->mem.oldest), u, t->play_s, t->update_s };
+    memcpy(lb->metrics, m, sizeof(m));
+    return 0;
+}
+
+static const double *qr_learner_weights(const TrainState *s, size_t *n) {
+    *n = qr_state(s)->qr->sh.n;
+    return qr_state(s)->qr->w;
+}
+
+static const char *const QR_METRICS[] = { "loss", "mean_q", "epsilon", "replay", "updates", "play_s", "update_s",
+    NULL };
+
+// clang-format off
+const Learner QRDQN_LEARNER = {
+    .name = "qrdqn",
+    .summary = "QR-DQN: replay, n-step quantile regression targets, epsilon-greedy, Adam",
+    .metrics = QR_METRICS,
+    .check = qr_check,
+    .memory_bytes = qr_memory_bytes,
+    .create = qr_learner_create,
+    .destroy = qr_learner_destroy,
+    .arrays = qr_learner_arrays,
+    .settle = qr_learner_settle,
+    .settled = qr_learner_settled,
+    .iterate = qr_learner_iterate,
+    .weights = qr_learner_weights,
+    .export_npy = qr_export_npy,
+    .import_npy = qr_import_npy,
+    .agent = qr_agent,
+};
+// clang-format on

@@ -1,0 +1,179 @@
+// qrdqn.c: one QR-DQN iteration (qrdqn.h), read from the top: T rounds, each every env's step
+// (qr_envs.c, the pool's threads sharing the envs), the round's transitions into the replay
+// memory (qr_replay.c) in env order, then the updates that fall due (qr_update.c). Below it:
+// the schedule, the settings' check, the learner's memory made and freed.
+#include "qrdqn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../util/clock.h"
+#include "../../util/mem.h"
+#include "../../util/streams.h"
+
+int64_t qr_updates_at(const TrainConfig *c, int64_t s) {
+    return s > c->learn_start ? (s - c->learn_start) / c->update_every : 0;
+}
+
+double qr_epsilon(const TrainConfig *c, int64_t s) {
+    if (s < c->learn_start) return 1.0;
+    if (c->eps_steps <= 0 || s - c->learn_start >= c->eps_steps) return c->eps_final;
+    return 1.0 - (1.0 - c->eps_final) * ((double)(s - c->learn_start) / (double)c->eps_steps);
+}
+
+// ----------------------------------------------------------------------------
+// one iteration
+
+typedef struct {
+    Qr *q;
+} RoundJob;
+
+// This part's range of the envs, one step each.
+static void round_part(void *ctx, int part, int parts) {
+    Qr *q = ((RoundJob *)ctx)->q;
+    const int N = q->cfg.envs, O = q->sh.A * q->sh.N;
+    double *h = q->th_h + (size_t)part * q->sh.H, *qv = q->th_q + (size_t)part * O;
+    for (int e = (int)((int64_t)N * part / parts); e < (int)((int64_t)N * (part + 1) / parts); e++)
+        qr_env_step(q, e, h, qv);
+}
+
+int qr_iteration(Qr *q, char *err, size_t errlen) {
+    const int N = q->cfg.envs, T = q->cfg.steps;
+    memset(&q->stats, 0, sizeof(q->stats));
+    q->n_ended = 0;
+    for (int e = 0; e < N; e++) {
+        rng_seed(&q->rng[e], stream_qr_act(q->cfg.seed, (uint64_t)q->iteration, (uint64_t)e));
+        q->envs[e].frames = 0;
+    }
+    if (q->mem.total != q->agent_steps) {
+        snprintf(err, errlen, "the replay memory holds %lld steps, the run %lld", (long long)q->mem.total,
+            (long long)q->agent_steps);
+        return -1;
+    }
+    RoundJob job = { q };
+    for (int t = 0; t < T; t++) {
+        const int64_t s0 = q->agent_steps;
+        q->eps = qr_epsilon(&q->cfg, s0);
+        double t0 = clock_now_s();
+        pool_for(q->pool, round_part, &job);
+        double t1 = clock_now_s();
+        for (int e = 0; e < N; e++) {
+            const QrStep *st = &q->step[e];
+            qr_replay_put(&q->mem, q->frames + (size_t)e * POLICY_D, st);
+            if (st->ended) q->ended[q->n_ended++] = (EpisodeStats){ (int)st->ret, (int)st->len, 0, false };
+        }
+        q->agent_steps += N;
+        for (int64_t u = qr_updates_at(&q->cfg, s0) + 1; u <= qr_updates_at(&q->cfg, q->agent_steps); u++)
+            qr_update(q, u);
+        q->stats.play_s += t1 - t0;
+        q->stats.update_s += clock_now_s() - t1;
+    }
+    q->iteration++;
+    return 0;
+}
+
+// ----------------------------------------------------------------------------
+// settings
+
+const char *qr_check(const TrainConfig *c) {
+    if ((int64_t)c->envs * c->steps > 16777216) return "--envs x --steps must be at most 2^24";
+    if (c->replay < (int64_t)(c->nstep + 2) * c->envs)
+        return "--replay must hold at least (--nstep + 2) x --envs transitions (a state, its previous and its n-th "
+               "next step of every env)";
+    return NULL;
+}
+
+// ----------------------------------------------------------------------------
+// create / destroy
+
+void qr_destroy(Qr *q) {
+    if (!q) return;
+    free(q->w);
+    free(q->target);
+    free(q->adam_m);
+    free(q->adam_v);
+    free(q->envs);
+    free(q->rng);
+    free(q->frames);
+    free(q->step);
+    qr_replay_free(&q->mem);
+    free(q->g);
+    free(q->row_slot);
+    free(q->rows);
+    free(q->h);
+    free(q->q);
+    free(q->qt);
+    free(q->dq);
+    free(q->dh);
+    free(q->tgt);
+    free(q->cur);
+    free(q->prev);
+    free(q->idx);
+    free(q->sign);
+    free(q->th_h);
+    free(q->th_q);
+    free(q->ended);
+    free(q);
+}
+
+Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
+    const char *why = train_config_check(c, err, errlen);
+    if (!why) why = qr_check(c);
+    if (why) {
+        if (why != err) snprintf(err, errlen, "%s", why);
+        return NULL;
+    }
+    Qr *q = calloc(1, sizeof(*q));
+    if (!q) goto oom;
+    q->cfg = *c;
+    q->sh = qr_shape(c);
+    const size_t n = q->sh.n, N = (size_t)c->envs, H = (size_t)q->sh.H, O = (size_t)q->sh.A * q->sh.N;
+    q->w = big_calloc(n, sizeof(double));
+    q->target = big_calloc(n, sizeof(double));
+    q->adam_m = big_calloc(n, sizeof(double));
+    q->adam_v = big_calloc(n, sizeof(double));
+    q->g = big_calloc(n, sizeof(double));
+    q->envs = calloc(N, sizeof(QrEnv));
+    q->rng = calloc(N, sizeof(Rng));
+    q->frames = calloc(N, POLICY_D);
+    q->step = calloc(N, sizeof(QrStep));
+    q->row_slot = malloc(sizeof(int32_t) * (size_t)q->sh.D);
+    q->rows = calloc((size_t)q->sh.D, sizeof(int32_t));
+    q->h = calloc(H, sizeof(double));
+    q->dh = calloc(H, sizeof(double));
+    q->q = calloc(O, sizeof(double));
+    q->qt = calloc(O, sizeof(double));
+    q->dq = calloc((size_t)q->sh.N, sizeof(double));
+    q->tgt = calloc((size_t)q->sh.N, sizeof(double));
+    q->cur = calloc(POLICY_D, 1);
+    q->prev = calloc(POLICY_D, 1);
+    q->idx = calloc(SPARSE_INPUT_MAX, sizeof(uint16_t));
+    q->sign = calloc(SPARSE_INPUT_MAX, 1);
+    q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
+    if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
+        !q->row_slot || !q->rows || !q->h || !q->dh || !q->q || !q->qt || !q->dq || !q->tgt || !q->cur || !q->prev ||
+        !q->idx || !q->sign || !q->ended || qr_replay_alloc(&q->mem, c->replay))
+        goto oom;
+    for (int r = 0; r < q->sh.D; r++) q->row_slot[r] = -1;
+    qr_net_init(&q->sh, q->w, stream_qr_init(c->seed));
+    memcpy(q->target, q->w, sizeof(double) * n);
+    if (qr_envs_start(q)) goto oom;
+    return q;
+oom:
+    snprintf(err, errlen, "out of memory");
+    qr_destroy(q);
+    return NULL;
+}
+
+int qr_bind(Qr *q, Pool *pool) {
+    q->pool = pool;
+    const int n = pool_threads(pool);
+    if (n == q->threads) return 0;
+    free(q->th_h);
+    free(q->th_q);
+    q->th_h = calloc((size_t)n * q->sh.H, sizeof(double));
+    q->th_q = calloc((size_t)n * q->sh.A * q->sh.N, sizeof(double));
+    q->threads = q->th_h && q->th_q ? n : 0;
+    return q->threads ? 0 : -1;
+}

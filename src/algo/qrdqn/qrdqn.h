@@ -1,0 +1,188 @@
+// qrdqn.h: QR-DQN (Dabney et al. 2017, "Distributional Reinforcement Learning with Quantile
+// Regression") as Dopamine runs it on Atari, on the exact game, with an MLP on the sparse input
+// of rl/sparse_input.h (the frame, its difference and their coarse views):
+//
+//   x (D = 14,880) sparse -> h = relu(W1' x + b1) (H,) -> q = W2 h + b2 (A x N)
+//
+// q[a N + i] is the i-th of N quantiles (at tau_i = (2i + 1) / 2N) of action a's return; the
+// action's value is their mean. A = 3: NOOP, up, down (as PPO's actions).
+//
+// One iteration: T rounds; in each, every one of N envs takes one epsilon-greedy step with the
+// current weights, the N transitions go into the replay memory in env order, then the updates
+// that fall due (one every --update-every agent steps once --learn-start have been played) run,
+// each a step of Adam on the quantile Huber loss (kappa 1) of a minibatch drawn uniformly from
+// the memory, against n-step targets R + gamma^n q'(s', a*), a* the argmax of the target
+// network's mean quantiles; the target network takes the weights every --target-every updates.
+// Adam on W1 is lazy (torch.optim.SparseAdam's rule): an update moves only the rows its
+// minibatch's inputs touch. Epsilon is 1 until --learn-start, then falls linearly to
+// --eps-final over --eps-steps agent steps (Dopamine's linearly_decaying_epsilon).
+//
+// Same seed, same bits: env e's episode j is seeded from (run seed, e, j), its draws in
+// iteration i from (run seed, i, e), update u's minibatch from (run seed, u); the pool's threads
+// share the envs by fixed ranges, and the update runs on one thread, in sample order. Update u's
+// place in the run, Adam's step count and the target's copies follow from the run's agent steps.
+//
+// The replay memory (qr_replay.c) keeps each transition's frame as its lit pixels (a few dozen
+// uint16 indices of the 80x80 grid), its action, reward and flags; slot k is env k % N's step
+// k / N, so the same env's previous step is k - N and its n-th next k + n N, and a state's input
+// is rebuilt from its frame and the previous one.
+//
+// The files, one job each: qrdqn.c (an iteration, memory), qr_envs.c (the games and their
+// state), qr_replay.c (the memory), qr_net.c (the network), qr_update.c (the loss, its gradient
+// and Adam), qr_learner.c (QR-DQN behind train/learner.h), qr_export.c (npy files, acting).
+#ifndef PONGRL_QRDQN_H
+#define PONGRL_QRDQN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../env/env.h"
+#include "../../rl/agent.h"
+#include "../../rl/sparse_input.h"
+#include "../../train/comm.h"
+#include "../../train/config.h"
+#include "../../train/learner.h"
+#include "../../train/pool.h"
+#include "../../train/state.h"
+#include "../../util/rng.h"
+
+#define QR_ACTIONS    3   // NOOP, RIGHT (up), LEFT (down)
+#define QR_KAPPA      1.0 // the Huber loss's threshold
+#define QR_ADAM_BETA1 0.9 // Dopamine's (and torch's) defaults
+#define QR_ADAM_BETA2 0.999
+#define QR_INIT_NNZ   40.0  // W1 ~ randn / sqrt(40): ~40 inputs are non-zero a frame
+#define QR_LIT_SLOT   64    // the replay's pixel pool: room for this many lit pixels a slot on average
+#define QR_EVAL_EPS   0.001 // epsilon of the sampled agent (eval, record, watch), as Dopamine evaluates
+
+extern const int QR_ACTION_ID[QR_ACTIONS]; // the env action of each output
+extern const Learner QRDQN_LEARNER;
+
+// The network: W1 (D, H) | b1 (H) | W2 (A N, H) | b2 (A N), float64, one array.
+typedef struct {
+    int D, H, A, N;
+    size_t n, tail; // all entries; the offset of b1
+} QrShape;
+QrShape qr_shape(const TrainConfig *c);
+// Weights from the seed: W1 ~ randn / sqrt(40), W2 ~ randn / sqrt(H), biases zero.
+void qr_net_init(const QrShape *sh, double *w, uint64_t seed);
+// h (H,) after the ReLU, q (A N,).
+void qr_forward(const QrShape *sh, const double *w, SparseX x, double *h, double *q);
+// The greedy action: the first with the largest mean quantile; *mean: that mean.
+int qr_greedy(const QrShape *sh, const double *q, double *mean);
+
+// One env: its game, previous frame and episode counters.
+typedef struct {
+    Env env;
+    uint8_t prev[POLICY_D];
+    bool start;       // its next frame is an episode's first (the previous frame is zeros)
+    int64_t episode;  // episodes it started (its seed's index)
+    double ep_return; // the running episode's
+    int64_t ep_len;
+    int64_t frames; // emulated this iteration
+} QrEnv;
+
+// What env e's step of a round left for the replay memory and the counters.
+typedef struct {
+    uint8_t action, flags; // flags: QR_DONE, QR_START
+    int8_t reward;
+    bool ended; // an episode ended: its return and length
+    double ret;
+    int64_t len;
+} QrStep;
+#define QR_DONE  1 // the episode ended with this step's action (no bootstrap past it)
+#define QR_START 2 // this step's frame is an episode's first
+
+// The replay memory: a ring of slots and a ring of their frames' lit pixels.
+typedef struct {
+    int64_t cap, pool_cap;
+    uint64_t *off; // (cap) where slot k's pixels start in the pool, counted over the run
+    uint16_t *count;
+    uint8_t *action, *flags;
+    int8_t *reward;
+    uint16_t *pool;      // (pool_cap)
+    int64_t total;       // slots written
+    uint64_t pool_total; // pixels written
+    int64_t oldest;      // the oldest slot whose pixels are all there
+} QrReplay;
+int qr_replay_alloc(QrReplay *r, int64_t cap); // 0, or -1 (out of memory)
+void qr_replay_free(QrReplay *r);
+void qr_replay_put(QrReplay *r, const uint8_t *frame, const QrStep *st);
+// Slot k's frame (binary 80x80) into out.
+void qr_replay_frame(const QrReplay *r, int64_t k, uint8_t *out);
+// Its state as float64s (qr_replay_doubles of them), and back; load: -1 for values no save writes.
+size_t qr_replay_doubles(const QrReplay *r);
+void qr_replay_save(const QrReplay *r, double *out);
+int qr_replay_load(QrReplay *r, const double *in);
+
+typedef struct {
+    double loss, mean_q; // sums over the iteration's updates
+    int64_t updates;
+    double play_s, update_s;
+} QrStats;
+
+typedef struct Qr {
+    TrainConfig cfg;
+    QrShape sh;
+    double *w, *target, *adam_m, *adam_v; // (n,) each
+    QrEnv *envs;                          // (N,)
+    Rng *rng;                             // (N,) each env's draws this iteration
+    uint8_t *frames;                      // (N, 6400) each env's frame this round
+    QrStep *step;                         // (N,) each env's step this round
+    QrReplay mem;
+    int64_t iteration, agent_steps; // the run's counters, before the iteration
+    double eps;                     // this round's epsilon
+    // the update's scratch
+    double *g;         // (n,) the gradient: W1 row rows[k] at k H, the tail at tail
+    int32_t *row_slot; // (D,) -1, or the row's place in rows
+    int32_t *rows;     // (D,) the rows the minibatch touched, as they came
+    int n_rows;
+    double *h, *q, *qt, *dq, *dh, *tgt; // (H), (A N), (A N), (N), (H), (N)
+    uint8_t *cur, *prev;                // (6400) a state's frames
+    uint16_t *idx;                      // (SPARSE_INPUT_MAX)
+    int8_t *sign;
+    // the threads' scratch (qr_bind)
+    Pool *pool;
+    int threads;
+    double *th_h, *th_q; // (threads, H), (threads, A N)
+    QrStats stats;
+    EpisodeStats *ended; // (N T) this iteration's finished episodes, (round, env) order
+    int n_ended;
+} Qr;
+
+const char *qr_check(const TrainConfig *c);
+Qr *qr_create(const TrainConfig *c, char *err, size_t errlen);
+void qr_destroy(Qr *q);
+int qr_bind(Qr *q, Pool *pool); // 0, or -1 (out of memory)
+// One iteration (the counters set): T rounds of play and the updates due. 0, or -1 with err.
+int qr_iteration(Qr *q, char *err, size_t errlen);
+
+// The updates done after s agent steps.
+int64_t qr_updates_at(const TrainConfig *c, int64_t s);
+// The epsilon of a round that starts after s agent steps.
+double qr_epsilon(const TrainConfig *c, int64_t s);
+
+// The envs (qr_envs.c): every env at its episode 0; a round's step of env e (its draws from
+// q->rng[e]); their state as float64s and back (load: -1 for values no save writes).
+int qr_envs_start(Qr *q);
+void qr_env_step(Qr *q, int e, double *h, double *qv);
+size_t qr_envs_doubles(const Qr *q);
+void qr_envs_save(const Qr *q, double *out);
+int qr_envs_load(Qr *q, const double *in);
+
+// Update u (1-based): a minibatch from its stream, the loss's gradient, a step of Adam. false
+// when the memory holds no transition to draw (nothing done).
+bool qr_update(Qr *q, int64_t u);
+// One transition's loss and its gradient wrt q[a N ..] (dq, N): the online quantiles qa (N),
+// the targets (N, already R + gamma^n q'), for the NumPy reference as for the update.
+double qr_quantile_loss(const double *qa, const double *tgt, int N, double *dq);
+
+// The learner's Qr in a run's state (TrainState.algo of an --algo qrdqn run).
+Qr *qr_of(const TrainState *s);
+// Its network as npy files and back, and acting outside training (qr_export.c; the slots of
+// train/learner.h).
+int qr_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);
+int qr_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
+AgentPolicy qr_agent(TrainState *s, bool greedy);
+
+#endif
