@@ -25,6 +25,15 @@ void qr_net_init(const QrShape *sh, double *w, uint64_t seed) {
     for (size_t k = 0; k < O * H; k++) W2[k] = rng_normal(&rng) * s2;
 }
 
+double qr_dot(const double *restrict a, const double *restrict b, int n) {
+    double acc[QR_LANES] = { 0 };
+    int j = 0;
+    for (; j + QR_LANES <= n; j += QR_LANES)
+        for (int l = 0; l < QR_LANES; l++) acc[l] += a[j + l] * b[j + l];
+    for (; j < n; j++) acc[j % QR_LANES] += a[j] * b[j];
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
 void qr_forward(const QrShape *sh, const double *w, SparseX x, double *h, double *q) {
     const int H = sh->H, O = sh->A * sh->N;
     const double *b1 = w + sh->tail, *W2 = b1 + H, *b2 = W2 + (size_t)O * H;
@@ -38,12 +47,7 @@ void qr_forward(const QrShape *sh, const double *w, SparseX x, double *h, double
     }
     for (int j = 0; j < H; j++)
         if (h[j] < 0.0) h[j] = 0.0;
-    for (int o = 0; o < O; o++) {
-        const double *r = W2 + (size_t)o * H;
-        double s = 0.0;
-        for (int j = 0; j < H; j++) s += r[j] * h[j]; // in order: the bits are fixed
-        q[o] = b2[o] + s;
-    }
+    for (int o = 0; o < O; o++) q[o] = b2[o] + qr_dot(W2 + (size_t)o * H, h, H);
 }
 
 int qr_greedy(const QrShape *sh, const double *q, double *mean) {

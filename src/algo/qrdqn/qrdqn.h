@@ -66,6 +66,11 @@ typedef struct {
 QrShape qr_shape(const TrainConfig *c);
 // Weights from the seed: W1 ~ randn / sqrt(40), W2 ~ randn / sqrt(H), biases zero.
 void qr_net_init(const QrShape *sh, double *w, uint64_t seed);
+// The dot product of a and b (n,): QR_LANES sums, lane l of the entries j with j % 8 = l, in
+// order, then added pairwise ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)): fixed bits that a
+// vector unit computes at once (a sum in one order is bound by the adder's latency).
+#define QR_LANES 8
+double qr_dot(const double *a, const double *b, int n);
 // h (H,) after the ReLU, q (A N,).
 void qr_forward(const QrShape *sh, const double *w, SparseX x, double *h, double *q);
 // The greedy action: the first with the largest mean quantile; *mean: that mean.
