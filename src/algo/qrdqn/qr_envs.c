@@ -72,50 +72,55 @@ void qr_env_step(Qr *q, int e, double *h, double *qv) {
 #define REC_WORDS   ((REC_BYTES + 5) / 6)
 #define REC_DOUBLES (4 + REC_WORDS)
 
+size_t qr_env_doubles(void) { return REC_DOUBLES; }
 size_t qr_envs_doubles(const Qr *q) { return (size_t)q->cfg.envs * REC_DOUBLES; }
 
-void qr_envs_save(const Qr *q, double *out) {
+void qr_env_save(const Qr *q, int e, double *o) {
     uint8_t bytes[REC_WORDS * 6];
-    for (int e = 0; e < q->cfg.envs; e++) {
-        const QrEnv *v = &q->envs[e];
-        double *o = out + (size_t)e * REC_DOUBLES;
-        o[0] = (double)v->episode;
-        o[1] = v->ep_return;
-        o[2] = (double)v->ep_len;
-        o[3] = v->start ? 1.0 : 0.0;
-        memset(bytes, 0, sizeof(bytes));
-        env_clone(&v->env, true, bytes);
-        memcpy(bytes + ENV_STATE_BYTES, v->prev, POLICY_D);
-        for (int k = 0; k < REC_WORDS; k++) {
-            uint64_t w = 0;
-            for (int b = 0; b < 6; b++) w |= (uint64_t)bytes[6 * k + b] << (8 * b);
-            o[4 + k] = (double)w;
-        }
+    const QrEnv *v = &q->envs[e];
+    o[0] = (double)v->episode;
+    o[1] = v->ep_return;
+    o[2] = (double)v->ep_len;
+    o[3] = v->start ? 1.0 : 0.0;
+    memset(bytes, 0, sizeof(bytes));
+    env_clone(&v->env, true, bytes);
+    memcpy(bytes + ENV_STATE_BYTES, v->prev, POLICY_D);
+    for (int k = 0; k < REC_WORDS; k++) {
+        uint64_t w = 0;
+        for (int b = 0; b < 6; b++) w |= (uint64_t)bytes[6 * k + b] << (8 * b);
+        o[4 + k] = (double)w;
     }
 }
 
-int qr_envs_load(Qr *q, const double *in) {
+void qr_envs_save(const Qr *q, double *out) {
+    for (int e = 0; e < q->cfg.envs; e++) qr_env_save(q, e, out + (size_t)e * REC_DOUBLES);
+}
+
+int qr_env_load(Qr *q, int e, const double *o) {
     uint8_t bytes[REC_WORDS * 6];
-    for (int e = 0; e < q->cfg.envs; e++) {
-        QrEnv *v = &q->envs[e];
-        const double *o = in + (size_t)e * REC_DOUBLES;
-        if (!(o[0] >= 1 && o[0] < 9e15) || !(fabs(o[1]) <= 1e6) || !(o[2] >= 0 && o[2] < 9e15) ||
-            (o[3] != 0.0 && o[3] != 1.0))
-            return -1;
-        for (int k = 0; k < REC_WORDS; k++) {
-            const double d = o[4 + k];
-            if (!(d >= 0 && d < 281474976710656.0) || d != (double)(uint64_t)d) return -1;
-            const uint64_t w = (uint64_t)d;
-            for (int b = 0; b < 6; b++) bytes[6 * k + b] = (uint8_t)(w >> (8 * b));
-        }
-        for (int k = 0; k < POLICY_D; k++)
-            if (bytes[ENV_STATE_BYTES + k] > 1) return -1;
-        if (env_restore(&v->env, bytes) != ENV_OK) return -1;
-        memcpy(v->prev, bytes + ENV_STATE_BYTES, POLICY_D);
-        v->episode = (int64_t)o[0];
-        v->ep_return = o[1];
-        v->ep_len = (int64_t)o[2];
-        v->start = o[3] != 0.0;
+    QrEnv *v = &q->envs[e];
+    if (!(o[0] >= 1 && o[0] < 9e15) || !(fabs(o[1]) <= 1e6) || !(o[2] >= 0 && o[2] < 9e15) ||
+        (o[3] != 0.0 && o[3] != 1.0))
+        return -1;
+    for (int k = 0; k < REC_WORDS; k++) {
+        const double d = o[4 + k];
+        if (!(d >= 0 && d < 281474976710656.0) || d != (double)(uint64_t)d) return -1;
+        const uint64_t w = (uint64_t)d;
+        for (int b = 0; b < 6; b++) bytes[6 * k + b] = (uint8_t)(w >> (8 * b));
     }
+    for (int k = 0; k < POLICY_D; k++)
+        if (bytes[ENV_STATE_BYTES + k] > 1) return -1;
+    if (env_restore(&v->env, bytes) != ENV_OK) return -1;
+    memcpy(v->prev, bytes + ENV_STATE_BYTES, POLICY_D);
+    v->episode = (int64_t)o[0];
+    v->ep_return = o[1];
+    v->ep_len = (int64_t)o[2];
+    v->start = o[3] != 0.0;
+    return 0;
+}
+
+int qr_envs_load(Qr *q, const double *in) {
+    for (int e = 0; e < q->cfg.envs; e++)
+        if (qr_env_load(q, e, in + (size_t)e * REC_DOUBLES)) return -1;
     return 0;
 }

@@ -89,11 +89,7 @@ static bool qr_learner_settled(const TrainState *s) {
 static int qr_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
     QrState *st = qr_state(s);
     Qr *q = st->qr;
-    if (comm && comm->size > 1) {
-        snprintf(err, errlen, "--algo qrdqn runs in one process: it has no MPI transport (run it without mpirun)");
-        return -1;
-    }
-    if (qr_bind(q, pool)) {
+    if (qr_bind(q, pool, comm)) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -119,7 +115,7 @@ static int qr_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatc
     const QrStats *t = &q->stats;
     const double u = (double)t->updates;
     const double m[] = { u > 0 ? t->loss / u : 0.0, u > 0 ? t->mean_q / (u * q->cfg.minibatch) : 0.0, q->eps,
-        (double)(q->mem.total - q->mem.oldest), u, t->play_s, t->update_s };
+        (double)(q->mem.total - q->mem.oldest), u };
     memcpy(lb->metrics, m, sizeof(m));
     return 0;
 }
@@ -129,8 +125,7 @@ static const double *qr_learner_weights(const TrainState *s, size_t *n) {
     return qr_state(s)->qr->w;
 }
 
-static const char *const QR_METRICS[] = { "loss", "mean_q", "epsilon", "replay", "updates", "play_s", "update_s",
-    NULL };
+static const char *const QR_METRICS[] = { "loss", "mean_q", "epsilon", "replay", "updates", NULL };
 
 // clang-format off
 const Learner QRDQN_LEARNER = {

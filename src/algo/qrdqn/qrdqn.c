@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../util/clock.h"
 #include "../../util/mem.h"
 #include "../../util/streams.h"
 
@@ -32,14 +31,14 @@ typedef struct {
 // This part's range of the envs, one step each.
 static void round_part(void *ctx, int part, int parts) {
     Qr *q = ((RoundJob *)ctx)->q;
-    const int N = q->cfg.envs, O = q->sh.A * q->sh.N;
+    const int e0 = q->env0, n = q->env1 - q->env0, O = q->sh.A * q->sh.N;
     double *h = q->th_h + (size_t)part * q->sh.H, *qv = q->th_q + (size_t)part * O;
-    for (int e = (int)((int64_t)N * part / parts); e < (int)((int64_t)N * (part + 1) / parts); e++)
+    for (int e = e0 + (int)((int64_t)n * part / parts); e < e0 + (int)((int64_t)n * (part + 1) / parts); e++)
         qr_env_step(q, e, h, qv);
 }
 
 int qr_iteration(Qr *q, char *err, size_t errlen) {
-    const int N = q->cfg.envs, T = q->cfg.steps;
+    const int N = q->cfg.envs, T = q->cfg.steps, ranks = q->comm ? q->comm->size : 1;
     memset(&q->stats, 0, sizeof(q->stats));
     q->n_ended = 0;
     for (int e = 0; e < N; e++) {
@@ -55,9 +54,8 @@ int qr_iteration(Qr *q, char *err, size_t errlen) {
     for (int t = 0; t < T; t++) {
         const int64_t s0 = q->agent_steps;
         q->eps = qr_epsilon(&q->cfg, s0);
-        double t0 = clock_now_s();
         pool_for(q->pool, round_part, &job);
-        double t1 = clock_now_s();
+        if (ranks > 1 && qr_exchange_round(q, err, errlen)) return -1;
         for (int e = 0; e < N; e++) {
             const QrStep *st = &q->step[e];
             qr_replay_put(&q->mem, q->frames + (size_t)e * POLICY_D, st);
@@ -66,9 +64,8 @@ int qr_iteration(Qr *q, char *err, size_t errlen) {
         q->agent_steps += N;
         for (int64_t u = qr_updates_at(&q->cfg, s0) + 1; u <= qr_updates_at(&q->cfg, q->agent_steps); u++)
             qr_update(q, u);
-        q->stats.play_s += t1 - t0;
-        q->stats.update_s += clock_now_s() - t1;
     }
+    if (ranks > 1 && qr_exchange_envs(q, err, errlen)) return -1;
     q->iteration++;
     return 0;
 }
@@ -114,6 +111,7 @@ void qr_destroy(Qr *q) {
     free(q->th_h);
     free(q->th_q);
     free(q->ended);
+    free(q->wire);
     free(q);
 }
 
@@ -156,6 +154,8 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
         !q->idx || !q->sign || !q->ended || qr_replay_alloc(&q->mem, c->replay))
         goto oom;
     for (int r = 0; r < q->sh.D; r++) q->row_slot[r] = -1;
+    q->env0 = 0;
+    q->env1 = c->envs;
     qr_net_init(&q->sh, q->w, stream_qr_init(c->seed));
     memcpy(q->target, q->w, sizeof(double) * n);
     if (qr_envs_start(q)) goto oom;
@@ -166,8 +166,12 @@ oom:
     return NULL;
 }
 
-int qr_bind(Qr *q, Pool *pool) {
+int qr_bind(Qr *q, Pool *pool, Comm *comm) {
     q->pool = pool;
+    q->comm = comm;
+    const int rank = comm ? comm->rank : 0, ranks = comm ? comm->size : 1, N = q->cfg.envs;
+    q->env0 = (int)((int64_t)N * rank / ranks);
+    q->env1 = (int)((int64_t)N * (rank + 1) / ranks);
     const int n = pool_threads(pool);
     if (n == q->threads) return 0;
     free(q->th_h);

@@ -123,7 +123,6 @@ int qr_replay_load(QrReplay *r, const double *in);
 typedef struct {
     double loss, mean_q; // sums over the iteration's updates
     int64_t updates;
-    double play_s, update_s;
 } QrStats;
 
 typedef struct Qr {
@@ -149,6 +148,10 @@ typedef struct Qr {
     // the threads' scratch (qr_bind)
     Pool *pool;
     int threads;
+    Comm *comm; // the ranks (NULL: this process alone); this one plays envs [env0, env1)
+    int env0, env1;
+    uint8_t *wire; // this rank's part of an exchange
+    size_t wire_cap;
     double *th_h, *th_q; // (threads, H), (threads, A N)
     QrStats stats;
     EpisodeStats *ended; // (N T) this iteration's finished episodes, (round, env) order
@@ -158,7 +161,9 @@ typedef struct Qr {
 const char *qr_check(const TrainConfig *c);
 Qr *qr_create(const TrainConfig *c, char *err, size_t errlen);
 void qr_destroy(Qr *q);
-int qr_bind(Qr *q, Pool *pool); // 0, or -1 (out of memory)
+// The pool whose threads play its envs and the ranks it plays with (NULL: alone): this rank's
+// range of the envs. 0, or -1 (out of memory).
+int qr_bind(Qr *q, Pool *pool, Comm *comm);
 // One iteration (the counters set): T rounds of play and the updates due. 0, or -1 with err.
 int qr_iteration(Qr *q, char *err, size_t errlen);
 
@@ -174,6 +179,16 @@ void qr_env_step(Qr *q, int e, double *h, double *qv);
 size_t qr_envs_doubles(const Qr *q);
 void qr_envs_save(const Qr *q, double *out);
 int qr_envs_load(Qr *q, const double *in);
+// The same of one env (qr_env_doubles of them).
+size_t qr_env_doubles(void);
+void qr_env_save(const Qr *q, int e, double *out);
+int qr_env_load(Qr *q, int e, const double *in);
+
+// Under MPI (qr_wire.c): the round's steps of every rank's envs (their actions, rewards, flags,
+// ended episodes and frames) to every rank, and, after the last round, every env's state and
+// frames played. 0, or -1 with a line in err.
+int qr_exchange_round(Qr *q, char *err, size_t errlen);
+int qr_exchange_envs(Qr *q, char *err, size_t errlen);
 
 // Update u (1-based): a minibatch from its stream, the loss's gradient, a step of Adam. false
 // when the memory holds no transition to draw (nothing done).
