@@ -158,6 +158,10 @@ $(BUILD)/dump_episodes: tests/reference/dump_episodes.c $(BUILD)/libpongrl.a
 $(BUILD)/ppo_dump: tests/reference/ppo_dump.c $(BUILD)/libpongrl.a
 	$(CC) $(BASE) $(DEP) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
 
+# One QR-DQN update exported for the NumPy reference (tests/py/test_qrdqn_reference.py).
+$(BUILD)/qrdqn_dump: tests/reference/qrdqn_dump.c $(BUILD)/libpongrl.a
+	$(CC) $(BASE) $(DEP) $(OPT) -Isrc -o $@ $< $(BUILD)/libpongrl.a $(LIBS)
+
 # The MPI tests' fault injection (src/cluster/test_hooks.h) is compiled only into this copy of
 # the binary: build/pongrl reads no test variable.
 HOOK_OBJ := $(patsubst %.c,$(BUILD)/hooks/%.o,$(filter src/cluster/%,$(BIN_SRC)))
@@ -243,7 +247,7 @@ test:
 
 test-run:
 	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(BUILD)/dump_episodes $(BUILD)/ppo_dump \
-	    $(if $(MPI_LIBS),$(BUILD)/test_allreduce $(BUILD)/pongrl-testhooks)
+	    $(BUILD)/qrdqn_dump $(if $(MPI_LIBS),$(BUILD)/test_allreduce $(BUILD)/pongrl-testhooks)
 	@tests/run.sh
 
 train: setup

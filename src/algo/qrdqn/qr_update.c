@@ -113,15 +113,21 @@ static double add_sample(Qr *q, int64_t k, double scale) {
     return loss;
 }
 
-bool qr_update(Qr *q, int64_t u) {
+bool qr_draw(const Qr *q, int64_t u, int64_t *slots) {
     const int64_t E = q->cfg.envs, lo = q->mem.oldest + E, hi = q->mem.total - 1 - q->cfg.nstep * E;
     if (hi < lo) return false;
-    const int B = q->cfg.minibatch, H = q->sh.H;
     Rng rng;
     rng_seed(&rng, stream_qr_batch(q->cfg.seed, (uint64_t)u));
+    for (int b = 0; b < q->cfg.minibatch; b++) slots[b] = lo + (int64_t)rng_below(&rng, (uint64_t)(hi - lo + 1));
+    return true;
+}
+
+bool qr_update(Qr *q, int64_t u) {
+    if (!qr_draw(q, u, q->batch)) return false;
+    const int B = q->cfg.minibatch, H = q->sh.H;
     memset(q->g + q->sh.tail, 0, sizeof(double) * (q->sh.n - q->sh.tail));
     double loss = 0.0;
-    for (int b = 0; b < B; b++) loss += add_sample(q, lo + (int64_t)rng_below(&rng, (uint64_t)(hi - lo + 1)), 1.0 / B);
+    for (int b = 0; b < B; b++) loss += add_sample(q, q->batch[b], 1.0 / B);
     q->stats.loss += loss / B;
     q->stats.updates++;
     const AdamStep st = adam_step(q->cfg.lr, QR_ADAM_BETA1, QR_ADAM_BETA2, q->cfg.adam_eps, u);

@@ -98,6 +98,7 @@ void qr_destroy(Qr *q) {
     free(q->g);
     free(q->row_slot);
     free(q->rows);
+    free(q->batch);
     free(q->h);
     free(q->q);
     free(q->qt);
@@ -138,6 +139,7 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     q->step = calloc(N, sizeof(QrStep));
     q->row_slot = malloc(sizeof(int32_t) * (size_t)q->sh.D);
     q->rows = calloc((size_t)q->sh.D, sizeof(int32_t));
+    q->batch = calloc((size_t)c->minibatch, sizeof(int64_t));
     q->h = calloc(H, sizeof(double));
     q->dh = calloc(H, sizeof(double));
     q->q = calloc(O, sizeof(double));
@@ -150,8 +152,8 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     q->sign = calloc(SPARSE_INPUT_MAX, 1);
     q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
     if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
-        !q->row_slot || !q->rows || !q->h || !q->dh || !q->q || !q->qt || !q->dq || !q->tgt || !q->cur || !q->prev ||
-        !q->idx || !q->sign || !q->ended || qr_replay_alloc(&q->mem, c->replay))
+        !q->row_slot || !q->rows || !q->batch || !q->h || !q->dh || !q->q || !q->qt || !q->dq || !q->tgt || !q->cur ||
+        !q->prev || !q->idx || !q->sign || !q->ended || qr_replay_alloc(&q->mem, c->replay))
         goto oom;
     for (int r = 0; r < q->sh.D; r++) q->row_slot[r] = -1;
     q->env0 = 0;

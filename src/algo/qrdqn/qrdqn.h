@@ -140,6 +140,7 @@ typedef struct Qr {
     double *g;         // (n,) the gradient: W1 row rows[k] at k H, the tail at tail
     int32_t *row_slot; // (D,) -1, or the row's place in rows
     int32_t *rows;     // (D,) the rows the minibatch touched, as they came
+    int64_t *batch;    // (minibatch) the last update's slots, in draw order
     int n_rows;
     double *h, *q, *qt, *dq, *dh, *tgt; // (H), (A N), (A N), (N), (H), (N)
     uint8_t *cur, *prev;                // (6400) a state's frames
@@ -193,6 +194,9 @@ int qr_exchange_envs(Qr *q, char *err, size_t errlen);
 // Update u (1-based): a minibatch from its stream, the loss's gradient, a step of Adam. false
 // when the memory holds no transition to draw (nothing done).
 bool qr_update(Qr *q, int64_t u);
+// Update u's minibatch (cfg.minibatch slots, drawn uniformly from the slots that have their
+// previous and n-th next step) into slots; false when there is none.
+bool qr_draw(const Qr *q, int64_t u, int64_t *slots);
 // One transition's loss and its gradient wrt q[a N ..] (dq, N): the online quantiles qa (N),
 // the targets (N, already R + gamma^n q'), for the NumPy reference as for the update.
 double qr_quantile_loss(const double *qa, const double *tgt, int N, double *dq);

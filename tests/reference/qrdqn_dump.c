@@ -1,0 +1,161 @@
+// qrdqn_dump.c: build/qrdqn_dump, test support (not part of the product binary): one QR-DQN
+// update exported as .npy for the NumPy reference (tests/py/test_qrdqn_reference.py).
+//
+//   build/qrdqn_dump [--seed N] [--iterations N (12)] [--nstep N (3)] --out DIR
+//
+// A small learner (4 envs x 100 steps an iteration, H = 16, N = 8 quantiles, minibatch 32, an
+// update every 2 agent steps after 200) trains for --iterations iterations (so that Adam's
+// moments are not zero and the replay memory holds episode ends), then takes one more update:
+// the first one on whose minibatch a reward, an episode's end and an episode's first frame fall.
+// Writes to DIR:
+//   w, target, m, v (n,) the weights, target network and Adam moments before the update;
+//   w_new, m_new, v_new (n,) after it; shape (6,) int32: D, H, A, N, nstep, t (Adam's step);
+//   hyper (5,): gamma, lr, adam eps, kappa, the update's mean loss;
+//   action (B,) int32; reward, flags (B, nstep) int32 the window of rewards and flags (1: the
+//   episode ended, 2: an episode's first frame) from each sampled slot on;
+//   frames (B, 4, 80, 80) uint8: the state's frame and previous frame (zeros at an episode's
+//   start), and those of the state nstep steps on.
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/qrdqn/qrdqn.h"
+#include "train/config.h"
+#include "train/pool.h"
+#include "util/npy.h"
+
+static const char *dir;
+
+static void save(const char *name, const char *descr, int ndim, const size_t *shape, const void *data) {
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s.npy", dir, name);
+    if (npy_write(path, descr, ndim, shape, data)) {
+        fprintf(stderr, "qrdqn_dump: cannot write %s\n", path);
+        exit(1);
+    }
+}
+
+static void save_vec(const char *name, const double *v, size_t n) { save(name, "<f8", 1, (size_t[]){ n, 0 }, v); }
+
+// slot k's frame and its previous frame (zeros at an episode's start) into out (2 x 6400)
+static void state_frames(const Qr *q, int64_t k, uint8_t *out) {
+    qr_replay_frame(&q->mem, k, out);
+    if (q->mem.flags[(size_t)(k % q->mem.cap)] & QR_START)
+        memset(out + POLICY_D, 0, POLICY_D);
+    else
+        qr_replay_frame(&q->mem, k - q->cfg.envs, out + POLICY_D);
+}
+
+int main(int argc, char **argv) {
+    uint64_t seed = 1;
+    int iterations = 12, nstep = 3;
+    static const struct option opts[] = { { "seed", 1, 0, 's' }, { "iterations", 1, 0, 'i' }, { "nstep", 1, 0, 'n' },
+        { "out", 1, 0, 'o' }, { 0, 0, 0, 0 } };
+    for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
+        if (c == 's')
+            seed = strtoull(optarg, NULL, 10);
+        else if (c == 'i')
+            iterations = atoi(optarg);
+        else if (c == 'n')
+            nstep = atoi(optarg);
+        else if (c == 'o')
+            dir = optarg;
+        else {
+            fprintf(stderr, "usage: qrdqn_dump [--seed N] [--iterations N] [--nstep N] --out DIR\n");
+            return 2;
+        }
+    }
+    if (!dir) {
+        fprintf(stderr, "qrdqn_dump: --out DIR is required\n");
+        return 2;
+    }
+    TrainConfig c;
+    train_config_fresh(&c, "qrdqn");
+    c.seed = seed;
+    c.envs = 4;
+    c.steps = 100;
+    c.hidden = 16;
+    c.quantiles = 8;
+    c.minibatch = 32;
+    c.update_every = 2;
+    c.learn_start = 200;
+    c.replay = 6000;
+    c.eps_steps = 500;
+    c.target_every = 50;
+    c.nstep = nstep;
+    c.lr = 1e-3;
+    char err[256];
+    Qr *q = qr_create(&c, err, sizeof(err));
+    Pool *pool = pool_create(1);
+    if (!q || !pool || qr_bind(q, pool, NULL)) {
+        fprintf(stderr, "qrdqn_dump: %s\n", q ? "out of memory" : err);
+        return 1;
+    }
+    for (int i = 0; i < iterations; i++) {
+        q->iteration = i;
+        if (qr_iteration(q, err, sizeof(err))) {
+            fprintf(stderr, "qrdqn_dump: %s\n", err);
+            return 1;
+        }
+    }
+    const size_t n = q->sh.n;
+    const int B = c.minibatch;
+    // an update (Adam's step u) whose minibatch holds a reward, an episode's end and an episode's
+    // first frame within its windows, and whose target is not copied after it (w_new alone)
+    int64_t u = qr_updates_at(&c, q->agent_steps);
+    int64_t *slots = calloc((size_t)c.minibatch, sizeof(int64_t));
+    for (int seen = 0; seen != 7;) {
+        if (++u % c.target_every == 0 || !qr_draw(q, u, slots)) continue;
+        seen = 0;
+        for (int b = 0; b < c.minibatch; b++)
+            for (int m = 0; m <= nstep; m++) {
+                const size_t s = (size_t)((slots[b] + (int64_t)m * c.envs) % q->mem.cap);
+                seen |= (m < nstep && q->mem.reward[s] ? 1 : 0) | (m < nstep && (q->mem.flags[s] & QR_DONE) ? 2 : 0) |
+                    (q->mem.flags[s] & QR_START ? 4 : 0);
+            }
+    }
+    free(slots);
+    save_vec("w", q->w, n);
+    save_vec("target", q->target, n);
+    save_vec("m", q->adam_m, n);
+    save_vec("v", q->adam_v, n);
+    q->stats.loss = 0.0;
+    if (!qr_update(q, u)) {
+        fprintf(stderr, "qrdqn_dump: the replay memory holds nothing to draw\n");
+        return 1;
+    }
+    save_vec("w_new", q->w, n);
+    save_vec("m_new", q->adam_m, n);
+    save_vec("v_new", q->adam_v, n);
+    const int32_t shape[6] = { q->sh.D, q->sh.H, q->sh.A, q->sh.N, nstep, (int32_t)u };
+    save("shape", "<i4", 1, (size_t[]){ 6, 0 }, shape);
+    const double hyper[5] = { c.gamma, c.lr, c.adam_eps, QR_KAPPA, q->stats.loss };
+    save_vec("hyper", hyper, 5);
+    int32_t *action = calloc((size_t)B, sizeof(int32_t)), *reward = calloc((size_t)B * nstep, sizeof(int32_t)),
+            *flags = calloc((size_t)B * nstep, sizeof(int32_t));
+    uint8_t *frames = calloc((size_t)B * 4, POLICY_D);
+    if (!action || !reward || !flags || !frames) return 1;
+    for (int b = 0; b < B; b++) {
+        const int64_t k = q->batch[b];
+        action[b] = q->mem.action[(size_t)(k % q->mem.cap)];
+        for (int m = 0; m < nstep; m++) {
+            const size_t s = (size_t)((k + (int64_t)m * c.envs) % q->mem.cap);
+            reward[b * nstep + m] = q->mem.reward[s];
+            flags[b * nstep + m] = q->mem.flags[s];
+        }
+        state_frames(q, k, frames + (size_t)b * 4 * POLICY_D);
+        state_frames(q, k + (int64_t)nstep * c.envs, frames + ((size_t)b * 4 + 2) * POLICY_D);
+    }
+    save("action", "<i4", 1, (size_t[]){ (size_t)B, 0 }, action);
+    save("reward", "<i4", 2, (size_t[]){ (size_t)B, (size_t)nstep }, reward);
+    save("flags", "<i4", 2, (size_t[]){ (size_t)B, (size_t)nstep }, flags);
+    save("frames", "|u1", 2, (size_t[]){ (size_t)B * 4, POLICY_D }, frames);
+    free(action);
+    free(reward);
+    free(flags);
+    free(frames);
+    pool_destroy(pool);
+    qr_destroy(q);
+    return 0;
+}
