@@ -20,11 +20,11 @@ static int qr_act_probs(
     const int nnz = sparse_input(cur, prev ? prev : zeros, true, idx, sign);
     qr_forward(&q->sh, q->w, (SparseX){ nnz, idx, sign }, h, h + q->sh.H);
     const int best = qr_greedy(&q->sh, h + q->sh.H, NULL);
-    const double eps = ap->greedy ? 0.0 : QR_EVAL_EPS;
-    for (int a = 0; a < QR_ACTIONS; a++) probs[a] = eps / QR_ACTIONS + (a == best ? 1.0 - eps : 0.0);
+    // the probabilities are the sampling agent's, greedy or not (as PPO's are its softmax)
+    for (int a = 0; a < QR_ACTIONS; a++) probs[a] = QR_EVAL_EPS / QR_ACTIONS + (a == best ? 1.0 - QR_EVAL_EPS : 0.0);
     int a = best;
-    if (u < eps) {
-        a = (int)(u / eps * QR_ACTIONS);
+    if (!ap->greedy && u < QR_EVAL_EPS) {
+        a = (int)(u / QR_EVAL_EPS * QR_ACTIONS);
         if (a >= QR_ACTIONS) a = QR_ACTIONS - 1;
     }
     return QR_ACTION_ID[a];
