@@ -2,7 +2,7 @@
 """play_npy.py: a model that `pongrl export` wrote, played with NumPy alone on any Gymnasium
 Pong env, from its RGB frames.
 
-    build/pongrl export runs/ppo-s1 --out ppo-npy      # PPO: model.txt + ppo_*.npy; pg: W1/W2.npy
+    build/pongrl export runs/ppo-s1 --out ppo-npy      # PPO: model.txt + ppo_*.npy (QR-DQN: qrdqn_*.npy); pg: W1/W2.npy
     python3 tools/play_npy.py ppo-npy --episodes 3                # pongrl/Pong-v5
     python3 tools/play_npy.py ppo-npy --env ALE/Pong-v5           # the real Atari (ale-py, its ROM)
 
