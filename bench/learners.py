@@ -1,15 +1,16 @@
-"""learners.py: pg (Karpathy's recipe), PPO in C and examples/ppo_pong.py side by side, in one
+"""learners.py: pg (Karpathy's recipe), PPO (and QR-DQN) in C and examples/ppo_pong.py side by side, in one
 run. Each learns ALE/Pong-v5 until the project's running mean reaches --target (or a
 cap), one after the other, pinned to the same cores; then a table of agent steps/s and the
 agent steps, episodes and seconds to the target with their ratios, and a plot of the curves.
 
     /usr/bin/python3 bench/learners.py [--target 0] [--seeds 1] [--cores 2]
-        [--max-seconds 900] [--max-steps 0] [--learners pg,ppo,example]
+        [--max-seconds 900] [--max-steps 0] [--learners pg,ppo,example(,qrdqn)]
         [--out build/bench_learners] [--publish] [--plot-only]
 
-The three (each process pinned with sched_setaffinity to the first --cores CPUs it may use):
+Each (each process pinned with sched_setaffinity to the first --cores CPUs it may use):
   pg       build/pongrl train --workers CORES              Karpathy's recipe (default --algo pg)
   ppo      build/pongrl train --algo ppo --workers CORES   its defaults, whatever they are today
+  qrdqn    build/pongrl train --algo qrdqn --workers CORES  the same (not in the plot: the table)
   example  examples/ppo_pong.py --env-threads CORES --torch-threads CORES   PyTorch (Debian's);
            skipped with a line when /usr/bin/python3 cannot import torch
 Everything else is each learner's default (no checkpoints during the C runs). The running mean
@@ -39,12 +40,9 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from milestones import first_reaching, read_curve  # noqa: E402
 
-LEARNERS = ("pg", "ppo", "example")
-NAMES = {
-    "pg": "Karpathy's recipe (C, --algo pg)",
-    "ppo": "PPO in C (--algo ppo)",
-    "example": "examples/ppo_pong.py (PyTorch)",
-}
+LEARNERS, C_LEARNERS = ("pg", "ppo", "example", "qrdqn"), ("pg", "ppo", "qrdqn")
+NAMES = {"pg": "Karpathy's recipe (C, --algo pg)", "ppo": "PPO in C (--algo ppo)", "qrdqn": "QR-DQN in C"}
+NAMES["example"] = "examples/ppo_pong.py (PyTorch)"
 PUBLISHED = os.path.join(ROOT, "docs", "results", "learners")
 PUBLISHED_PLOT = os.path.join(ROOT, "docs", "img", "learners.png")
 POLL_S = 0.5
@@ -63,7 +61,7 @@ def parse_args():
         help="cap on each run's wall time, start-up included (default 900; 0: none)",
     )
     p.add_argument("--max-steps", type=int, default=0, help="cap on each run's agent steps (default 0: none)")
-    p.add_argument("--learners", default=",".join(LEARNERS), help="which of pg,ppo,example (default all three)")
+    p.add_argument("--learners", default="pg,ppo,example", help="of pg,ppo,example,qrdqn (default the first 3)")
     p.add_argument(
         "--example-torch-threads",
         type=int,
@@ -101,7 +99,7 @@ def parse_args():
 def command(learner, seed, a, csv, run_dir):
     """One learner's command line, and how it uses the cores (for the table)."""
     cores, target = str(a.cores), "%g" % a.target
-    if learner in ("pg", "ppo"):
+    if learner in C_LEARNERS:
         cmd = [
             a.pongrl,
             "train",
@@ -285,7 +283,7 @@ def table(recs, seeds, target, header):
         "|---|---|---|---|---|",
     ]
     by = {(r["learner"], r["seed"]): r for r in recs}
-    for x, y in (("ppo", "example"), ("ppo", "pg"), ("example", "pg")):
+    for x, y in (("ppo", "example"), ("ppo", "pg"), ("example", "pg"), ("qrdqn", "ppo")):
         for s in seeds:
             if (x, s) in by and (y, s) in by:
                 rx, ry = by[(x, s)], by[(y, s)]
