@@ -83,7 +83,9 @@ static inline uint64_t stream_qr_env(uint64_t seed, uint64_t env, uint64_t episo
 static inline uint64_t stream_qr_act(uint64_t seed, uint64_t iteration, uint64_t env) {
     return rng_key(seed, iteration, env, STREAM_QR_ACT);
 }
-static inline uint64_t stream_qr_batch(uint64_t seed, uint64_t update) { return rng_key(seed, update, 0, STREAM_QR_BATCH); }
+static inline uint64_t stream_qr_batch(uint64_t seed, uint64_t update) {
+    return rng_key(seed, update, 0, STREAM_QR_BATCH);
+}
 static inline uint64_t stream_qr_init(uint64_t seed) { return rng_key(seed, 0, 0, STREAM_QR_INIT); }
 
 #endif

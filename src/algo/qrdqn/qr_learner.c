@@ -1,6 +1,7 @@
 // qr_learner.c: QR-DQN (qrdqn.h) as a learner of the training loop (train/learner.h): its
 // state as float64 arrays (weights, target, Adam's moments, the replay memory, the envs) for the
-// checkpoint, one iteration T rounds of play and the updates due.
+// checkpoint, one iteration T rounds of play and the updates due; its network as .npy files
+// with model.txt (export, import).
 //
 // The run's counters are the truth: an iteration's draws are keyed by s->iteration, the
 // updates' places, Adam's step count and the target's copies by s->agent_steps. So a resumed
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../../train/weights_npy.h"
 
 typedef struct {
     Qr *qr;
@@ -123,6 +126,80 @@ static int qr_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatc
 static const double *qr_learner_weights(const TrainState *s, size_t *n) {
     *n = qr_state(s)->qr->sh.n;
     return qr_state(s)->qr->w;
+}
+
+static AgentPolicy qr_agent(TrainState *s, bool greedy) { return qr_agent_policy(qr_of(s), greedy); }
+
+// ----------------------------------------------------------------------------
+// .npy files: DIR/qrdqn_W1.npy (D, H), qrdqn_b1.npy (H,), qrdqn_W2.npy (A N, H), qrdqn_b2.npy
+// (A N,) float64; output a N + i is action a's quantile i
+
+static const char *const QR_ACTION_NAME[QR_ACTIONS] = { "NOOP", "RIGHT", "LEFT" }; // ALE's names
+
+static void qr_notes(const TrainConfig *c, ModelNotes *notes) {
+    char size[16], names[64] = "", ids[32] = "";
+    memset(notes, 0, sizeof(*notes));
+    snprintf(size, sizeof(size), "%d", qr_shape(c).D);
+    for (int a = 0; a < QR_ACTIONS; a++) {
+        snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", a ? "," : "", QR_ACTION_NAME[a]);
+        snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%d", a ? "," : "", QR_ACTION_ID[a]);
+    }
+    model_notes_add(notes, "input_size", size);
+    model_notes_add(notes, "actions", names);
+    model_notes_add(notes, "action_ids", ids);
+}
+
+static int qr_npy_arrays(const Qr *q, NpyArray *a) {
+    const size_t D = (size_t)q->sh.D, H = (size_t)q->sh.H, O = (size_t)q->sh.A * q->sh.N;
+    double *b1 = q->w + q->sh.tail, *W2 = b1 + H, *b2 = W2 + O * H;
+    a[0] = (NpyArray){ "qrdqn_W1.npy", 2, { D, H }, q->w };
+    a[1] = (NpyArray){ "qrdqn_b1.npy", 1, { H, 0 }, b1 };
+    a[2] = (NpyArray){ "qrdqn_W2.npy", 2, { O, H }, W2 };
+    a[3] = (NpyArray){ "qrdqn_b2.npy", 1, { O, 0 }, b2 };
+    return 4;
+}
+
+static int qr_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
+    const Qr *q = qr_of(s);
+    ModelNotes notes;
+    NpyArray a[NPY_ARRAYS_MAX];
+    qr_notes(&s->cfg, &notes);
+    // model.txt last: a folder with it holds the arrays it describes
+    if (npy_arrays_export(dir, a, qr_npy_arrays(q, a), err, errlen) ||
+        model_txt_write(dir, &s->cfg, &notes, err, errlen))
+        return -1;
+    snprintf(wrote, wlen,
+        "%s/qrdqn_W1.npy (%d, %d), qrdqn_b1, qrdqn_W2 (%d, %d), qrdqn_b2 (.npy, float64) and %s/model.txt", dir,
+        q->sh.D, q->sh.H, q->sh.A * q->sh.N, q->sh.H, dir);
+    return 0;
+}
+
+static int qr_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
+    ModelNotes want;
+    qr_notes(&s->cfg, &want);
+    for (int i = 0; i < notes->n; i++) {
+        const char *v = model_notes_get(&want, notes->key[i]);
+        if (!v) {
+            snprintf(err, errlen, "%s/model.txt: unknown line '%s'", dir, notes->key[i]);
+            return -1;
+        }
+        if (strcmp(v, notes->value[i])) {
+            snprintf(err, errlen, "%s/model.txt: %s=%s, but this build's QR-DQN network with these settings has %s=%s",
+                dir, notes->key[i], notes->value[i], notes->key[i], v);
+            return -1;
+        }
+    }
+    for (int i = 0; i < want.n; i++)
+        if (!model_notes_get(notes, want.key[i])) {
+            snprintf(err, errlen, "%s/model.txt: no %s line", dir, want.key[i]);
+            return -1;
+        }
+    if (train_state_attach(s, &QRDQN_LEARNER, err, errlen)) return -1; // its state as a fresh run's
+    Qr *q = qr_of(s);
+    NpyArray a[NPY_ARRAYS_MAX];
+    if (npy_arrays_import(dir, a, qr_npy_arrays(q, a), err, errlen)) return -1;
+    memcpy(q->target, q->w, sizeof(double) * q->sh.n); // the target of an imported network is the network
+    return 0;
 }
 
 static const char *const QR_METRICS[] = { "loss", "mean_q", "epsilon", "replay", "updates", NULL };

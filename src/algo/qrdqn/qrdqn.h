@@ -29,7 +29,8 @@
 //
 // The files, one job each: qrdqn.c (an iteration, memory), qr_envs.c (the games and their
 // state), qr_replay.c (the memory), qr_net.c (the network), qr_update.c (the loss, its gradient
-// and Adam), qr_learner.c (QR-DQN behind train/learner.h), qr_export.c (npy files, acting).
+// and Adam), qr_wire.c (the ranks' exchange), qr_learner.c (QR-DQN behind train/learner.h, its
+// npy files), qr_act.c (acting outside training).
 #ifndef PONGRL_QRDQN_H
 #define PONGRL_QRDQN_H
 
@@ -203,10 +204,8 @@ double qr_quantile_loss(const double *qa, const double *tgt, int N, double *dq);
 
 // The learner's Qr in a run's state (TrainState.algo of an --algo qrdqn run).
 Qr *qr_of(const TrainState *s);
-// Its network as npy files and back, and acting outside training (qr_export.c; the slots of
-// train/learner.h).
-int qr_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);
-int qr_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen);
-AgentPolicy qr_agent(TrainState *s, bool greedy);
+// The network acting outside training (eval, record, watch; qr_act.c): greedy on the mean
+// quantiles, or epsilon-greedy with epsilon QR_EVAL_EPS; valid while q is.
+AgentPolicy qr_agent_policy(const Qr *q, bool greedy);
 
 #endif
