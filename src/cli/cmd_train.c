@@ -146,8 +146,12 @@ static const char *configure(TrainConfig *c, const TrainConfig *flags, const boo
     snprintf(c->run_dir, sizeof(c->run_dir), "%s", flags->run_dir);
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
         if (given[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c)) {
-            snprintf(why, n, "--%s is a setting of --algo %s; this run's learner is %s", TRAIN_SETTING_ROWS[i].flag,
-                TRAIN_SETTING_ROWS[i].learner, c->algo);
+            char of[64]; // "ppo qrdqn" as "ppo or --algo qrdqn"
+            const char *sp = strchr(TRAIN_SETTING_ROWS[i].learner, ' ');
+            snprintf(of, sizeof(of), "%.*s%s%s", sp ? (int)(sp - TRAIN_SETTING_ROWS[i].learner) : 63,
+                TRAIN_SETTING_ROWS[i].learner, sp ? " or --algo " : "", sp ? sp + 1 : "");
+            snprintf(why, n, "--%s is a setting of --algo %s; this run's learner is %s", TRAIN_SETTING_ROWS[i].flag, of,
+                c->algo);
             return why;
         }
     const char *bad = learner->check ? learner->check(c) : NULL;
