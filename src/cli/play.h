@@ -80,6 +80,12 @@ void play_args_parse(int argc, char **argv, unsigned opts, const char *usage, co
 // left out take the model's. 0, or 1 with one line on stderr.
 int play_load_model(PlayArgs *a, TrainState *st, char *desc, size_t desclen);
 
+// A malloc'd Player of the model in st (player_init_model) on a's env, mode and difficulty,
+// greedy or not as a says (after play_load_model); NULL with one line on stderr.
+Player *player_create(TrainState *st, const PlayArgs *a);
+// player_free, then free; NULL does nothing.
+void player_destroy(Player *pl);
+
 // Seeds of evaluation episode e: a family of streams apart from training's.
 uint64_t play_env_seed(uint64_t seed, int64_t e);
 uint64_t play_act_seed(uint64_t seed, int64_t e);
