@@ -1,6 +1,7 @@
 """pongrl.Env: one environment with Gymnasium's API (a gymnasium.Env when gymnasium is
 importable) and ale-py's keyword arguments, built as ale-py's AtariEnv is: on an ALEInterface
 (env.ale, pongrl.ale), which holds the C library's game."""
+import inspect
 import operator
 
 import numpy as np
@@ -84,26 +85,6 @@ def _is_int(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-# resolve()'s ale-py keyword arguments, in the order a spec's and a pickle's kwargs keep them
-ALE_KWARGS = (
-    "obs_type",
-    "frameskip",
-    "repeat_action_probability",
-    "max_num_frames_per_episode",
-    "max_episode_steps",
-    "full_action_space",
-    "mode",
-    "difficulty",
-    "render_mode",
-    "caps",
-)
-
-
-def ale_kwargs(args):
-    """Those of ALE_KWARGS among a constructor's arguments (its locals()), for resolve()."""
-    return {k: args[k] for k in ALE_KWARGS if k in args}
-
-
 def resolve(
     id,
     obs_type=None,
@@ -181,6 +162,15 @@ def resolve(
             raise ValueError("pongrl: max_episode_steps must be an int >= 0 (0: none)")
         preset.max_steps = int(max_episode_steps)
     return id, obs_type, preset
+
+
+# resolve()'s ale-py keyword arguments, in its order (which a spec's and a pickle's kwargs keep)
+ALE_KWARGS = tuple(p for p in inspect.signature(resolve).parameters if p not in ("id", "render_modes", "flavours"))
+
+
+def ale_kwargs(args):
+    """Those of ALE_KWARGS among a constructor's arguments (its locals()), for resolve()."""
+    return {k: args[k] for k in ALE_KWARGS if k in args}
 
 
 def observation_space(obs_type):
