@@ -60,9 +60,7 @@ static double t975(int df) {
 
 int cmd_eval(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv,
-        PLAY_OPT_EPISODES | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_GREEDY | PLAY_OPT_SEED |
-            PLAY_OPT_WORKERS | PLAY_OPT_VERBOSE,
+    play_args_parse(argc, argv, PLAY_OPTS_GAME | PLAY_OPT_EPISODES | PLAY_OPT_WORKERS | PLAY_OPT_VERBOSE,
         "MODEL [options]",
         "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
         "file, a run directory (its newest checkpoint), a folder with Karpathy's W1.npy/W2.npy, or\n"

@@ -35,9 +35,7 @@ static void compose(uint8_t *canvas, int cw, const uint8_t *rgb, const int8_t *x
 
 int cmd_record(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv,
-        PLAY_OPT_OUT | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY |
-            PLAY_OPT_MAX_STEPS | PLAY_OPT_WITH_INPUT,
+    play_args_parse(argc, argv, PLAY_OPTS_GAME | PLAY_OPT_OUT | PLAY_OPT_MAX_STEPS | PLAY_OPT_WITH_INPUT,
         "MODEL --out game.gif|game.mp4 [options]",
         "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
         "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"

@@ -18,9 +18,7 @@
 
 int cmd_watch(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv,
-        PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_GAMES |
-            PLAY_OPT_MAX_STEPS | PLAY_OPT_SCALE | PLAY_OPT_SPEED,
+    play_args_parse(argc, argv, PLAY_OPTS_GAME | PLAY_OPT_GAMES | PLAY_OPT_MAX_STEPS | PLAY_OPT_SCALE | PLAY_OPT_SPEED,
         "MODEL [options]",
         "Shows a trained policy playing in a window, in real time (60 emulated frames/s), game\n"
         "after game until the window is closed (or Esc, q, Ctrl-C). Needs a display and a pongrl\n"

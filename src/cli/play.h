@@ -54,6 +54,8 @@ enum {
     PLAY_OPT_VERBOSE = 1 << 11,
     PLAY_OPT_MODE = 1 << 12,
     PLAY_OPT_DIFFICULTY = 1 << 13,
+    // what every command that plays a model takes: the game, its flavour, the seed, greedy or not
+    PLAY_OPTS_GAME = PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY,
 };
 
 typedef struct {
