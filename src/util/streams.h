@@ -6,6 +6,7 @@
 #ifndef PONGRL_STREAMS_H
 #define PONGRL_STREAMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rng.h"
@@ -55,6 +56,12 @@ static inline uint64_t stream_eval_env(uint64_t seed, int64_t e) { return rng_ke
 static inline uint64_t stream_eval_act(uint64_t seed, int64_t e) { return rng_key(seed, STREAM_EVAL, (uint64_t)e, 2); }
 static inline uint64_t stream_vecenv(uint64_t seed, uint64_t env, uint64_t episode) {
     return rng_key(seed, env, episode, STREAM_VECENV);
+}
+// Env `env`'s episode `episode` of a vector of envs (env/vecenv.h) whose creator chose the word:
+// the words whose place is an env's episode seeds, STREAM_VECENV's and STREAM_PPO_ENV's.
+static inline bool stream_is_env_episode(uint32_t word) { return word == STREAM_VECENV || word == STREAM_PPO_ENV; }
+static inline uint64_t stream_env_episode(uint64_t seed, uint64_t env, uint64_t episode, StreamKey word) {
+    return rng_key(seed, env, episode, word);
 }
 // An Atari-preprocessed env: its sticky stream from the reset's seed, then its episode k's env.
 static inline uint64_t stream_atari_sticky(uint64_t seed) { return rng_key(seed, 0, 0, STREAM_ATARI); }
