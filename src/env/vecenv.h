@@ -127,7 +127,8 @@ int vecenv_clone(const VecEnv *v, int i, bool include_rng, uint8_t *buf);
 int vecenv_restore(VecEnv *v, int i, const uint8_t *buf);
 
 // Env i's episode index (its seed's j) and the running episode's return and length in agent
-// steps: with vecenv_clone, all a caller must keep to continue env i exactly. Set them after
+// steps: with vecenv_clone, all a caller must keep to continue env i exactly in a vector reset
+// with the same seed (whose stream the next episodes' seeds come from). Set them after
 // vecenv_restore (which takes the return from the score); the episode index must be >= 0, the
 // length >= 0. VECENV_ERR_ARG for an index out of range or a bad value.
 typedef struct {
