@@ -22,6 +22,7 @@
 // caller steps one env at a time (vecenv_reset_env, vecenv_step_env), from any of its threads
 // as long as no two touch the same env at once: a learner whose pool threads each play a fixed
 // range of the envs, and put their own work (a forward pass) between two steps of an env.
+// vecenv_reset, _reset_mask and _step work on it too, on the calling thread.
 #ifndef PONGRL_VECENV_H
 #define PONGRL_VECENV_H
 
@@ -146,7 +147,7 @@ int vecenv_set_counters(VecEnv *v, int i, const VecEnvCounters *c);
 
 // What one step of one env did. When it ended an episode (terminated or truncated) the env
 // has already started the next one (its observation is the new episode's first), and the
-// ended episode's return, length (agent steps) and emulated frames are here.
+// ended episode's return, length (agent steps) and emulated frames are here (0 otherwise).
 typedef struct {
     double reward;
     bool terminated, truncated;
