@@ -625,6 +625,22 @@ Test(vecenv, caller_stepped_and_stream_configurations_are_checked) {
     vecenv_clone(o, 1, true, so);
     cr_assert(memcmp(sa, sb, sizeof sa) == 0, "stream 0 is not STREAM_VECENV");
     cr_assert(memcmp(sa, so, sizeof sa) != 0, "another word, the same random stream");
+    // a caller-stepped vector's batch calls run on the calling thread, with the same results
+    c.stream = 0;
+    c.caller_stepped = true;
+    VecEnv *cs = vecenv_create(&p, &c, NULL);
+    cr_assert_not_null(cs);
+    Bufs bc;
+    bufs_alloc(&bc, 2, OBS_RAM);
+    cr_assert_eq(vecenv_reset(cs, 9, &bc.out), ENV_OK);
+    for (int t = 0; t < 30; t++) {
+        const int32_t act[2] = { t % ACTION_COUNT, (3 * t) % ACTION_COUNT };
+        cr_assert_eq(vecenv_step(a, act, &ba.out, NULL), ENV_OK);
+        cr_assert_eq(vecenv_step(cs, act, &bc.out, NULL), ENV_OK);
+        cr_assert(memcmp(ba.obs, bc.obs, 2 * ba.obs_size) == 0 && ba.rewards[1] == bc.rewards[1], "step %d", t);
+    }
+    bufs_free(&bc);
+    vecenv_free(cs);
     bufs_free(&ba);
     bufs_free(&bb);
     bufs_free(&bo);
