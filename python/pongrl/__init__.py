@@ -17,6 +17,8 @@ vectorization_mode="vector_entry_point")). Without it, stand-ins with the same b
 The C library is found in this package (pip install), at ../../build/libpongrl.so (the
 source tree after `make`), or at $PONGRL_LIB.
 """
+import inspect
+
 from . import roms, spaces
 from .ale import Action, ALEInterface, ALEState, LoggerMode
 from .env import (
@@ -65,18 +67,8 @@ __all__ = [
 ]
 __version__ = "0.2.0"
 
-_ENV_KWARGS = (
-    "seed",
-    "render_mode",
-    "obs_type",
-    "frameskip",
-    "repeat_action_probability",
-    "max_num_frames_per_episode",
-    "max_episode_steps",
-    "full_action_space",
-    "mode",
-    "difficulty",
-)
+# Env's keyword arguments, in its order, but caps (make's alone, not make_vec's)
+_ENV_KWARGS = tuple(p for p in inspect.signature(Env.__init__).parameters if p not in ("self", "preset", "caps"))
 
 
 def _check_kwargs(fn, kwargs, extra=()):

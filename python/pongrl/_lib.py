@@ -122,6 +122,8 @@ class VecConfig(ctypes.Structure):  # vecenv.h VecConfig
         ("atari", ctypes.POINTER(AtariConfig)),
         ("mode", ctypes.c_int),
         ("difficulty", ctypes.c_int),
+        ("stream", ctypes.c_uint32),
+        ("caller_stepped", ctypes.c_bool),
     ]
 
 

@@ -1,6 +1,7 @@
 """pongrl.Env: one environment with Gymnasium's API (a gymnasium.Env when gymnasium is
 importable) and ale-py's keyword arguments, built as ale-py's AtariEnv is: on an ALEInterface
 (env.ale, pongrl.ale), which holds the C library's game."""
+import inspect
 import operator
 
 import numpy as np
@@ -163,14 +164,25 @@ def resolve(
     return id, obs_type, preset
 
 
+# resolve()'s ale-py keyword arguments, in its order (which a spec's and a pickle's kwargs keep)
+ALE_KWARGS = tuple(p for p in inspect.signature(resolve).parameters if p not in ("id", "render_modes", "flavours"))
+
+
+def ale_kwargs(args):
+    """Those of ALE_KWARGS among a constructor's arguments (its locals()), for resolve()."""
+    return {k: args[k] for k in ALE_KWARGS if k in args}
+
+
 def observation_space(obs_type):
     shape = OBS_SHAPES[obs_type]
     return Box(0, 1 if obs_type == "obs80" else 255, shape, np.uint8)
 
 
 def make_spec(id, kwargs, vector=False):
-    """An EnvSpec (gymnasium's class when available) for pongrl.make / make_vec."""
+    """An EnvSpec (gymnasium's class when available) for pongrl.make / make_vec; kwargs: the
+    ale-py arguments, of which those left at None or False are not named."""
     gid = gymnasium_id(id)
+    kwargs = {k: v for k, v in kwargs.items() if v is not None and v is not False}
     if gymnasium is not None:
         from gymnasium.envs.registration import EnvSpec
 
@@ -255,18 +267,7 @@ class Env(_EnvBase):
         difficulty=None,
         caps=None,
     ):
-        kwargs = dict(
-            obs_type=obs_type,
-            frameskip=frameskip,
-            repeat_action_probability=repeat_action_probability,
-            max_num_frames_per_episode=max_num_frames_per_episode,
-            max_episode_steps=max_episode_steps,
-            full_action_space=full_action_space,
-            mode=mode,
-            difficulty=difficulty,
-            render_mode=render_mode,
-            caps=caps,
-        )
+        kwargs = ale_kwargs(locals())
         id, obs_type, preset = resolve(preset, render_modes=self.metadata["render_modes"], flavours=True, **kwargs)
         self.ale = None
         self._window = None
@@ -274,7 +275,7 @@ class Env(_EnvBase):
         self.spec_id = id
         self.obs_type = obs_type
         self.render_mode = render_mode
-        self.spec = make_spec(id, {k: v for k, v in kwargs.items() if v is not None and v is not False})
+        self.spec = make_spec(id, kwargs)
         if render_mode == "human":
             self._window = render.HumanWindow(self.metadata["render_fps"], "pongrl: " + id)
         self._np_random = None

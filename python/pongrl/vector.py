@@ -34,6 +34,7 @@ from .env import (
     FULL_TO_MINIMAL,
     OBS_SHAPES,
     SCREEN_SHAPE,
+    ale_kwargs,
     as_seed,
     entropy_seed,
     make_spec,
@@ -224,17 +225,7 @@ class VecEnv(_VecBase, NativeVec):
         self._h = None
         self.autoreset_mode = autoreset_mode = globals()["autoreset_mode"](autoreset_mode)
         self.metadata = dict(type(self).metadata, autoreset_mode=autoreset_mode)
-        kwargs = dict(
-            obs_type=obs_type,
-            frameskip=frameskip,
-            repeat_action_probability=repeat_action_probability,
-            max_num_frames_per_episode=max_num_frames_per_episode,
-            max_episode_steps=max_episode_steps,
-            full_action_space=full_action_space,
-            mode=mode,
-            difficulty=difficulty,
-            render_mode=render_mode,
-        )
+        kwargs = ale_kwargs(locals())
         id, obs_type, preset = resolve(preset, flavours=True, **kwargs)
         self._flavour = (int(mode or 0), int(difficulty or 0))
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
@@ -248,7 +239,7 @@ class VecEnv(_VecBase, NativeVec):
         self.obs_type = obs_type
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self.spec = make_spec(id, {k: v for k, v in kwargs.items() if v is not None and v is not False}, vector=True)
+        self.spec = make_spec(id, kwargs, vector=True)
         cfg = _lib.VecConfig(
             num_envs=self.num_envs,
             num_threads=int(num_threads),

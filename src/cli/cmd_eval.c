@@ -60,17 +60,13 @@ static double t975(int df) {
 
 int cmd_eval(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv,
-        PLAY_OPT_EPISODES | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_GREEDY | PLAY_OPT_SEED |
-            PLAY_OPT_WORKERS | PLAY_OPT_VERBOSE,
+    play_args_parse(argc, argv, PLAY_OPTS_GAME | PLAY_OPT_EPISODES | PLAY_OPT_WORKERS | PLAY_OPT_VERBOSE,
         "MODEL [options]",
         "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
         "file, a run directory (its newest checkpoint), a folder with Karpathy's W1.npy/W2.npy, or\n"
         "one that `pongrl export` wrote with model.txt (a PPO network).\n",
         &a);
     int episodes = a.episodes, workers = a.workers;
-    const char *env_id = a.env_id;
-    int mode = a.mode, difficulty = a.difficulty;
     const bool greedy = a.greedy, verbose = a.verbose;
     const uint64_t seed = a.seed;
     if (workers < 1) workers = 1;
@@ -79,9 +75,8 @@ int cmd_eval(int argc, char **argv) {
     TrainState st;
     char desc[2048];
     if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
-    env_id = a.env_id;
-    mode = a.mode;
-    difficulty = a.difficulty;
+    const char *env_id = a.env_id; // the model's unless --env was given; likewise the two below
+    const int mode = a.mode, difficulty = a.difficulty;
     char flavour[64] = "";
     if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
     printf("pongrl eval: %s\n  %s%s, %d episode%s, %s, seed %llu, %d worker%s\n", desc, env_id, flavour, episodes,
@@ -96,15 +91,8 @@ int cmd_eval(int argc, char **argv) {
         fprintf(stderr, "pongrl: out of memory\n");
         goto out;
     }
-    char perr[1024] = "out of memory";
     for (int k = 0; k < workers; k++)
-        if (!(job.players[k] = malloc(sizeof(Player))) ||
-            player_init_model(job.players[k], &st, env_id, mode, difficulty, greedy, perr, sizeof(perr))) {
-            free(job.players[k]);
-            job.players[k] = NULL;
-            fprintf(stderr, "pongrl: %s\n", perr);
-            goto out;
-        }
+        if (!(job.players[k] = player_create(&st, &a))) goto out;
     if (!(wp = workpool_create(workers - 1))) {
         fprintf(stderr, "pongrl: cannot start threads\n");
         goto out;
@@ -139,11 +127,7 @@ int cmd_eval(int argc, char **argv) {
     rc = 0;
 out:
     workpool_destroy(wp);
-    for (int k = 0; job.players && k < workers; k++)
-        if (job.players[k]) {
-            player_free(job.players[k]);
-            free(job.players[k]);
-        }
+    for (int k = 0; job.players && k < workers; k++) player_destroy(job.players[k]);
     free(job.players);
     free(job.res);
     train_state_free(&st);

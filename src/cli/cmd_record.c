@@ -35,9 +35,7 @@ static void compose(uint8_t *canvas, int cw, const uint8_t *rgb, const int8_t *x
 
 int cmd_record(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv,
-        PLAY_OPT_OUT | PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY |
-            PLAY_OPT_MAX_STEPS | PLAY_OPT_WITH_INPUT,
+    play_args_parse(argc, argv, PLAY_OPTS_GAME | PLAY_OPT_OUT | PLAY_OPT_MAX_STEPS | PLAY_OPT_WITH_INPUT,
         "MODEL --out game.gif|game.mp4 [options]",
         "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
         "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"
@@ -46,8 +44,7 @@ int cmd_record(int argc, char **argv) {
         "or one that `pongrl export` wrote with model.txt (a PPO network).\n"
         "The game is episode 0 of `pongrl eval --seed S`.\n",
         &a);
-    const char *out = a.out, *env_id = a.env_id;
-    int mode = a.mode, difficulty = a.difficulty;
+    const char *out = a.out;
     char err[2048];
     const uint64_t seed = a.seed;
     const bool greedy = a.greedy, input = a.with_input;
@@ -61,22 +58,19 @@ int cmd_record(int argc, char **argv) {
     TrainState st;
     char desc[2048];
     if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
-    env_id = a.env_id;
-    mode = a.mode;
-    difficulty = a.difficulty;
+    const char *env_id = a.env_id; // the model's unless --env was given; likewise the two below
+    const int mode = a.mode, difficulty = a.difficulty;
     const int cw = PONG_SCREEN_W * (input ? 2 : 1);
-    Player *pl = malloc(sizeof(Player));
+    Player *pl = player_create(&st, &a); // NULL: it said why
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3), *canvas = malloc((size_t)PONG_SCREEN_H * cw * 3);
     VideoRec *video = NULL;
     // written beside OUT, renamed when whole: a full disk or a kill never leaves half a file
     FileReplace fr;
     bool pending = false; // fr.tmp exists and is ours to remove
     int rc = 1;
-    char perr[1024] = "out of memory";
-    if (!pl || !rgb || !canvas || player_init_model(pl, &st, env_id, mode, difficulty, greedy, perr, sizeof(perr))) {
-        fprintf(stderr, "pongrl: %s\n", perr);
-        free(pl);
-        pl = NULL;
+    if (!pl) goto out;
+    if (!rgb || !canvas) {
+        fprintf(stderr, "pongrl: out of memory\n");
         goto out;
     }
     if (file_replace_begin(&fr, out, err, sizeof(err))) {
@@ -148,8 +142,7 @@ out:
         video_close(video, NULL, e2, sizeof(e2));
     }
     if (pending) file_replace_abort(&fr);
-    if (pl) player_free(pl);
-    free(pl);
+    player_destroy(pl);
     free(rgb);
     free(canvas);
     train_state_free(&st);

@@ -18,16 +18,12 @@
 
 int cmd_watch(int argc, char **argv) {
     PlayArgs a;
-    play_args_parse(argc, argv,
-        PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY | PLAY_OPT_GAMES |
-            PLAY_OPT_MAX_STEPS | PLAY_OPT_SCALE | PLAY_OPT_SPEED,
+    play_args_parse(argc, argv, PLAY_OPTS_GAME | PLAY_OPT_GAMES | PLAY_OPT_MAX_STEPS | PLAY_OPT_SCALE | PLAY_OPT_SPEED,
         "MODEL [options]",
         "Shows a trained policy playing in a window, in real time (60 emulated frames/s), game\n"
         "after game until the window is closed (or Esc, q, Ctrl-C). Needs a display and a pongrl\n"
         "built with SDL2 (libsdl2-dev). MODEL as for eval; game g is eval's episode g.\n",
         &a);
-    const char *env_id = a.env_id;
-    int mode = a.mode, difficulty = a.difficulty; // -1: the model's
     const uint64_t seed = a.seed;
     const bool greedy = a.greedy;
     const int64_t games = a.games, max_steps = a.max_steps; // 0: no limit
@@ -37,18 +33,14 @@ int cmd_watch(int argc, char **argv) {
     TrainState st;
     char desc[2048], err[2048];
     if (play_load_model(&a, &st, desc, sizeof(desc))) return 1;
-    env_id = a.env_id;
-    mode = a.mode;
-    difficulty = a.difficulty;
-    Player *pl = malloc(sizeof(Player));
+    const char *env_id = a.env_id;       // the model's unless --env was given
+    Player *pl = player_create(&st, &a); // NULL: it said why
     uint8_t *rgb = malloc(PONG_SCREEN_H * PONG_SCREEN_W * 3);
     Window *win = NULL;
     int rc = 1;
-    char perr[1024] = "out of memory";
-    if (!pl || !rgb || player_init_model(pl, &st, env_id, mode, difficulty, greedy, perr, sizeof(perr))) {
-        fprintf(stderr, "pongrl: %s\n", perr);
-        free(pl);
-        pl = NULL;
+    if (!pl) goto out;
+    if (!rgb) {
+        fprintf(stderr, "pongrl: out of memory\n");
         goto out;
     }
     char title[256];
@@ -99,8 +91,7 @@ int cmd_watch(int argc, char **argv) {
     rc = 0;
 out:
     window_close(win);
-    if (pl) player_free(pl);
-    free(pl);
+    player_destroy(pl);
     free(rgb);
     train_state_free(&st);
     return rc;

@@ -36,6 +36,23 @@ static const char *parse_model_out(int argc, char **argv, const char *cmd, const
     return out;
 }
 
+// MODEL loaded into st (train_state_free frees it), its description into desc, and its
+// learner, which must be able to export when `exporting`. NULL after one line on stderr.
+static const Learner *load_model_learner(
+    const char *model, bool exporting, TrainState *st, char *desc, size_t desclen) {
+    char err[2048];
+    if (model_load(model, ALGO_LEARNERS, st, desc, desclen, err, sizeof(err))) {
+        fprintf(stderr, "pongrl: %s\n", err);
+        return NULL;
+    }
+    const Learner *l = algo_find(st->cfg.algo);
+    if (l && (!exporting || l->export_npy)) return l;
+    fprintf(stderr, "pongrl: %s: a model of --algo %s, which this build %s\n", model, st->cfg.algo,
+        exporting ? "cannot export" : "does not have");
+    train_state_free(st);
+    return NULL;
+}
+
 int cmd_export(int argc, char **argv) {
     const char *help = "usage: pongrl export MODEL --out DIR\n"
                        "\n"
@@ -47,16 +64,10 @@ int cmd_export(int argc, char **argv) {
     const char *out = parse_model_out(argc, argv, "export", "MODEL --out DIR", help);
     TrainState st;
     char desc[2048], err[2048], wrote[2048];
-    if (model_load(argv[optind], ALGO_LEARNERS, &st, desc, sizeof(desc), err, sizeof(err))) {
-        fprintf(stderr, "pongrl: %s\n", err);
-        return 1;
-    }
-    const Learner *l = algo_find(st.cfg.algo);
+    const Learner *l = load_model_learner(argv[optind], true, &st, desc, sizeof(desc));
+    if (!l) return 1;
     int rc = 1;
-    if (!l || !l->export_npy)
-        fprintf(
-            stderr, "pongrl: %s: a model of --algo %s, which this build cannot export\n", argv[optind], st.cfg.algo);
-    else if (mkdir(out, 0777) && errno != EEXIST)
+    if (mkdir(out, 0777) && errno != EEXIST)
         fprintf(stderr, "pongrl: cannot create %s: %s\n", out, strerror(errno));
     else if (train_state_attach(&st, l, err, sizeof(err)) ||
         l->export_npy(&st, out, wrote, sizeof(wrote), err, sizeof(err)))
@@ -79,18 +90,12 @@ int cmd_import(int argc, char **argv) {
     const char *out = parse_model_out(argc, argv, "import", "DIR --out FILE.bin", help);
     TrainState st;
     char desc[2048], err[2048];
-    if (model_load(argv[optind], ALGO_LEARNERS, &st, desc, sizeof(desc), err, sizeof(err))) {
-        fprintf(stderr, "pongrl: %s\n", err);
-        return 1;
-    }
-    int rc = 1;
     // a checkpoint of the model's learner, its state as a fresh run's (for Karpathy's network an
     // RMSProp cache of zeros; a learner that read its own files has attached itself already)
-    const Learner *l = algo_find(st.cfg.algo);
-    if (!l)
-        fprintf(
-            stderr, "pongrl: %s: a model of --algo %s, which this build does not have\n", argv[optind], st.cfg.algo);
-    else if (train_state_attach(&st, l, err, sizeof(err)))
+    const Learner *l = load_model_learner(argv[optind], false, &st, desc, sizeof(desc));
+    if (!l) return 1;
+    int rc = 1;
+    if (train_state_attach(&st, l, err, sizeof(err)))
         fprintf(stderr, "pongrl: %s\n", err);
     else if (checkpoint_write(out, &st, CKPT_FLAG_IMPORTED, err, sizeof(err)))
         fprintf(stderr, "pongrl: %s\n", err);

@@ -29,6 +29,25 @@ static const char *USAGE =
     "  bench cluster  MPI transport cost: share of an iteration spent communicating\n"
     "  version      the version (also --version)\n";
 
+// A word of the command line and what it runs (commands.h): argv from that word on.
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} Command;
+
+static const Command COMMANDS[] = { { "train", cmd_train }, { "eval", cmd_eval }, { "record", cmd_record },
+    { "watch", cmd_watch }, { "plot", cmd_plot }, { "export", cmd_export }, { "import", cmd_import }, { NULL, NULL } };
+
+// `pongrl bench TARGET`
+static const Command BENCH_TARGETS[] = { { "env", bench_env }, { "train", bench_train }, { "cluster", bench_cluster },
+    { NULL, NULL } };
+
+static const Command *command_find(const Command *list, const char *name) {
+    for (; list->name; list++)
+        if (!strcmp(list->name, name)) return list;
+    return NULL;
+}
+
 // Run by exit(), whoever calls it (a --help that exits at once, main's return): a command that
 // succeeded but whose output did not all reach stdout (/dev/full, a closed pipe: `pongrl version
 // | true`) has failed, and says so in one line with exit status 1, as `train | head` does. A
@@ -66,37 +85,15 @@ int main(int argc, char **argv) {
         printf("pongrl %s\n", PONGRL_VERSION);
         return 0;
     }
-    const char *cmd = argv[1];
-    int rc;
-    if (!strcmp(cmd, "train"))
-        rc = cmd_train(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "eval"))
-        rc = cmd_eval(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "record"))
-        rc = cmd_record(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "watch"))
-        rc = cmd_watch(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "plot"))
-        rc = cmd_plot(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "export"))
-        rc = cmd_export(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "import"))
-        rc = cmd_import(argc - 1, argv + 1);
-    else if (!strcmp(cmd, "bench")) {
-        if (argc < 3) die_usage("bench needs a target: env, train or cluster");
-        if (arg_is_help(argv[2])) {
-            fputs(USAGE, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[2], "env"))
-            rc = bench_env(argc - 2, argv + 2);
-        else if (!strcmp(argv[2], "train"))
-            rc = bench_train(argc - 2, argv + 2);
-        else if (!strcmp(argv[2], "cluster"))
-            rc = bench_cluster(argc - 2, argv + 2);
-        else
-            die_usage("unknown bench target '%s' (env, train, cluster)", argv[2]);
-    } else
-        die_usage("unknown command '%s'", cmd);
-    return rc; // check_stdout: what reached stdout
+    const Command *c = command_find(COMMANDS, argv[1]);
+    if (c) return c->run(argc - 1, argv + 1); // check_stdout: what reached stdout
+    if (strcmp(argv[1], "bench")) die_usage("unknown command '%s'", argv[1]);
+    if (argc < 3) die_usage("bench needs a target: env, train or cluster");
+    if (arg_is_help(argv[2])) {
+        fputs(USAGE, stdout);
+        return 0;
+    }
+    c = command_find(BENCH_TARGETS, argv[2]);
+    if (!c) die_usage("unknown bench target '%s' (env, train, cluster)", argv[2]);
+    return c->run(argc - 2, argv + 2);
 }

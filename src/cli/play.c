@@ -42,6 +42,21 @@ void player_free(Player *pl) {
     pl->h = NULL;
 }
 
+Player *player_create(TrainState *st, const PlayArgs *a) {
+    char err[1024] = "out of memory";
+    Player *pl = malloc(sizeof(*pl));
+    if (pl && !player_init_model(pl, st, a->env_id, a->mode, a->difficulty, a->greedy, err, sizeof(err))) return pl;
+    free(pl);
+    fprintf(stderr, "pongrl: %s\n", err);
+    return NULL;
+}
+
+void player_destroy(Player *pl) {
+    if (!pl) return;
+    player_free(pl);
+    free(pl);
+}
+
 void player_reset(Player *pl, uint64_t env_seed, uint64_t act_seed) {
     agent_reset(&pl->agent, &pl->env, env_seed, act_seed);
 }

@@ -54,6 +54,8 @@ enum {
     PLAY_OPT_VERBOSE = 1 << 11,
     PLAY_OPT_MODE = 1 << 12,
     PLAY_OPT_DIFFICULTY = 1 << 13,
+    // what every command that plays a model takes: the game, its flavour, the seed, greedy or not
+    PLAY_OPTS_GAME = PLAY_OPT_ENV | PLAY_OPT_MODE | PLAY_OPT_DIFFICULTY | PLAY_OPT_SEED | PLAY_OPT_GREEDY,
 };
 
 typedef struct {
@@ -79,6 +81,12 @@ void play_args_parse(int argc, char **argv, unsigned opts, const char *usage, co
 // (train_state_free frees it) and its description into desc; --env, --mode and --difficulty
 // left out take the model's. 0, or 1 with one line on stderr.
 int play_load_model(PlayArgs *a, TrainState *st, char *desc, size_t desclen);
+
+// A malloc'd Player of the model in st (player_init_model) on a's env, mode and difficulty,
+// greedy or not as a says (after play_load_model); NULL with one line on stderr.
+Player *player_create(TrainState *st, const PlayArgs *a);
+// player_free, then free; NULL does nothing.
+void player_destroy(Player *pl);
 
 // Seeds of evaluation episode e: a family of streams apart from training's.
 uint64_t play_env_seed(uint64_t seed, int64_t e);

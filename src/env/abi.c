@@ -49,6 +49,7 @@ static const AbiEntry ABI[] = {
     ABI_FIELD(VecConfig, autoreset), ABI_FIELD(VecConfig, batch_size),
     ABI_FIELD(VecConfig, thread_affinity_offset), ABI_FIELD(VecConfig, atari),
     ABI_FIELD(VecConfig, mode), ABI_FIELD(VecConfig, difficulty),
+    ABI_FIELD(VecConfig, stream), ABI_FIELD(VecConfig, caller_stepped),
     ABI_CONST(ENV_OK), ABI_CONST(ENV_ERR_PRESET), ABI_CONST(ENV_ERR_ACTION),
     ABI_CONST(ENV_ERR_DONE), ABI_CONST(ENV_ERR_STATE), ABI_CONST(ENV_ERR_STATE_OTHER),
     ABI_CONST(ENV_ERR_FLAVOUR),

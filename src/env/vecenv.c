@@ -4,7 +4,8 @@
 // calling thread and the pool's threads claim them until none is left (util/workpool.h says
 // why claiming, and why a thread spins briefly before it sleeps). Every env's randomness
 // comes from (seed, env index, episode index), never from the thread, so who steps a chunk
-// changes nothing but the speed.
+// changes nothing but the speed. A caller-stepped vector has a pool of no threads (its
+// vecenv_step runs inline) and the caller steps its envs one by one with vecenv_step_env.
 #include "vecenv.h"
 
 #include <pthread.h>
@@ -78,7 +79,7 @@ typedef enum { JOB_STEP, JOB_RESET, JOB_REPORT } JobKind;
 
 // What the vector env keeps of env i besides the env itself: its episode and its queued job.
 typedef struct {
-    // env i's episode j is seeded with rng_key(base_seed, base_index, j, "venv")
+    // env i's episode j is seeded with rng_key(base_seed, base_index, j, the vector's stream word)
     uint64_t base_seed;
     int64_t base_index, episode;
     double ep_return; // running return of the current episode
@@ -94,6 +95,8 @@ typedef struct {
 
 struct VecEnv {
     int n, n_threads, obs_type, autoreset, batch;
+    StreamKey stream; // the word of the episode seeds
+    bool caller;      // caller-stepped
     size_t obs_size;
     Env *envs; // (N,) without atari
     bool is_atari;
@@ -117,7 +120,7 @@ struct VecEnv {
 };
 
 uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode) {
-    return stream_vecenv(seed, (uint64_t)env_index, (uint64_t)episode);
+    return stream_env_episode(seed, (uint64_t)env_index, (uint64_t)episode, STREAM_VECENV);
 }
 
 // A new episode of env i: seeded, its stream starts again from (seed, index); else it goes on.
@@ -137,8 +140,9 @@ static void env_start(VecEnv *v, int i, bool seeded, uint64_t seed, int64_t inde
     if (v->is_atari) {
         atari_env_reset(&v->aenvs[i], seeded ? (int64_t)(seed & 0x7fffffff) : -1, &v->scratch[worker]);
     } else {
-        env_reset(&v->envs[i],
-            stream_vecenv(v->slot[i].base_seed, (uint64_t)v->slot[i].base_index, (uint64_t)v->slot[i].episode));
+        const EnvSlot *s = &v->slot[i];
+        env_reset(
+            &v->envs[i], stream_env_episode(s->base_seed, (uint64_t)s->base_index, (uint64_t)s->episode, v->stream));
     }
 }
 
@@ -167,7 +171,7 @@ static void write_row(VecEnv *v, int r, int i, double reward, bool term, bool tr
 }
 
 // One step of env i's game; returns the reward, sets the flags, counts the episode.
-static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc, int worker) {
+static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc, int *n_frames, int worker) {
     double reward;
     int frames;
     if (v->is_atari) {
@@ -190,6 +194,7 @@ static double env_advance(VecEnv *v, int i, int action, bool *term, bool *trunc,
     v->slot[i].ep_return += reward;
     v->slot[i].ep_length += 1;
     v->slot[i].ep_frames += frames;
+    *n_frames = frames;
     return reward;
 }
 
@@ -210,7 +215,8 @@ static void row_run(VecEnv *v, int r, int worker) {
         return;
     }
     bool term, trunc;
-    double reward = env_advance(v, i, v->slot[i].job_action, &term, &trunc, worker);
+    int frames;
+    double reward = env_advance(v, i, v->slot[i].job_action, &term, &trunc, &frames, worker);
     if (term || trunc) {
         if (out->episode_return) out->episode_return[r] = v->slot[i].ep_return;
         if (out->episode_length) out->episode_length[r] = v->slot[i].ep_length;
@@ -264,6 +270,11 @@ static const char *config_check(const EnvPreset *p, const VecConfig *c) {
     if (c->mode < 0 || c->mode >= env_num_modes() || c->difficulty < 0 || c->difficulty >= env_num_difficulties())
         return "mode must be 0 or 1 and difficulty 0 to 3 (ALE's for Pong)";
     if (c->atari && (c->mode || c->difficulty)) return "AtariVectorEnv plays the default mode and difficulty only";
+    if (c->stream != 0 && !stream_is_env_episode(c->stream))
+        return "stream must be a word of an env's episode seeds (util/streams.h)";
+    if (c->caller_stepped &&
+        (c->atari || c->autoreset != VECENV_SAME_STEP || (c->batch_size && c->batch_size != c->num_envs)))
+        return "a caller-stepped vector env takes SAME_STEP autoreset, no batches and no Atari preprocessing";
     if (c->atari) return atari_config_check(c->atari);
     if (env_obs_size(c->obs_type) == 0) return "unknown observation type";
     return NULL;
@@ -280,11 +291,14 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
     }
     if (num_threads > VECENV_MAX_THREADS) num_threads = VECENV_MAX_THREADS;
     if (num_threads > num_envs) num_threads = num_envs;
+    if (c->caller_stepped) num_threads = 1; // the caller's
     VecEnv *v = calloc(1, sizeof *v);
     if (v == NULL) return NULL;
     v->n = num_envs;
     v->n_threads = num_threads;
     v->autoreset = c->autoreset;
+    v->stream = c->stream ? (StreamKey)c->stream : STREAM_VECENV;
+    v->caller = c->caller_stepped;
     v->batch = c->batch_size > 0 ? c->batch_size : num_envs;
     v->is_atari = c->atari != NULL;
     v->obs_type = v->is_atari ? -1 : c->obs_type;
@@ -348,7 +362,9 @@ VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_ty
         .autoreset = VECENV_SAME_STEP,
         .batch_size = 0,
         .thread_affinity_offset = -1,
-        .atari = NULL };
+        .atari = NULL,
+        .stream = 0,
+        .caller_stepped = false };
     return vecenv_create(p, &c, NULL);
 }
 
@@ -392,6 +408,48 @@ int vecenv_restore(VecEnv *v, int i, const uint8_t *buf) {
     v->slot[i].ep_length = e->steps;
     v->slot[i].ep_frames = e->frames;
     v->slot[i].over = e->terminated || e->truncated;
+    return ENV_OK;
+}
+
+int vecenv_env_counters(const VecEnv *v, int i, VecEnvCounters *c) {
+    if (i < 0 || i >= v->n) return VECENV_ERR_ARG;
+    *c = (VecEnvCounters){ v->slot[i].episode, v->slot[i].ep_return, v->slot[i].ep_length };
+    return ENV_OK;
+}
+
+int vecenv_set_counters(VecEnv *v, int i, const VecEnvCounters *c) {
+    if (i < 0 || i >= v->n || c->episode < 0 || c->ep_length < 0) return VECENV_ERR_ARG;
+    v->slot[i].episode = c->episode;
+    v->slot[i].ep_return = c->ep_return;
+    v->slot[i].ep_length = c->ep_length;
+    return ENV_OK;
+}
+
+// ----------------------------------------------------------------------------
+// caller-stepped: env i's slot and game alone, so distinct envs may be stepped at once
+
+int vecenv_reset_env(VecEnv *v, int i, uint64_t seed) {
+    if (!v->caller || i < 0 || i >= v->n) return VECENV_ERR_ARG;
+    env_start(v, i, true, seed, i, 0);
+    return ENV_OK;
+}
+
+int vecenv_step_env(VecEnv *v, int i, int action, VecEnvStep *out) {
+    if (!v->caller || i < 0 || i >= v->n) return VECENV_ERR_ARG;
+    if (action < 0 || action >= ACTION_COUNT) return ENV_ERR_ACTION;
+    bool term, trunc;
+    int frames;
+    *out = (VecEnvStep){ 0 };
+    out->reward = env_advance(v, i, action, &term, &trunc, &frames, 0);
+    out->terminated = term;
+    out->truncated = trunc;
+    out->frames = frames;
+    if (term || trunc) {
+        out->episode_return = v->slot[i].ep_return;
+        out->episode_length = v->slot[i].ep_length;
+        out->episode_frames = v->slot[i].ep_frames;
+        env_start(v, i, false, 0, 0, 0);
+    }
     return ENV_OK;
 }
 

@@ -10,12 +10,19 @@
 //   new episode's first observation and its last one goes to `final_obs`.
 // - DISABLED: an ended env must be reset by vecenv_reset_mask before it steps again.
 // The ended episode's return and length go to episode_return/_length in the step that ends
-// it, whatever the mode. Env i's episode j is seeded from rng_key(seed, i, j, purpose) alone,
-// so every result is the same whatever the number of threads.
+// it, whatever the mode. Env i's episode j is seeded from rng_key(seed, i, j, purpose) alone
+// (purpose: STREAM_VECENV, or the creator's VecConfig.stream), so every result is the same
+// whatever the number of threads.
 //
 // With an AtariConfig (atari_prep.h) every env is ale-py's AtariVectorEnv's: stacked,
 // resized frames; with batch_size < num_envs a step returns the next batch_size envs in the
 // order their work was queued (ale-py's async mode, as its engine orders it with one thread).
+//
+// Caller-stepped (VecConfig.caller_stepped): the vector has no threads of its own and the
+// caller steps one env at a time (vecenv_reset_env, vecenv_step_env), from any of its threads
+// as long as no two touch the same env at once: a learner whose pool threads each play a fixed
+// range of the envs, and put their own work (a forward pass) between two steps of an env.
+// vecenv_reset, _reset_mask and _step work on it too, on the calling thread.
 #ifndef PONGRL_VECENV_H
 #define PONGRL_VECENV_H
 
@@ -82,6 +89,8 @@ typedef struct {
     int thread_affinity_offset; // >= 0: thread k pinned to core (offset + k) % cores
     const AtariConfig *atari;   // NULL, or ale-py's AtariVectorEnv preprocessing (copied)
     int mode, difficulty;       // ALE's flavour of every env (env_init_flavour's); 0, 0 with atari
+    uint32_t stream;            // 0: STREAM_VECENV; else the word (util/streams.h) of the episode seeds
+    bool caller_stepped;        // no threads: the caller steps env by env (needs SAME_STEP, no batch, no atari)
 } VecConfig;
 
 // NULL on a bad preset or configuration, or out of memory; *why (when not NULL) then says
@@ -106,7 +115,8 @@ int vecenv_reset_mask(VecEnv *v, const bool *mask, const int64_t *seeds, const V
 // ENV_ERR_ACTION (nothing stepped) when one is out of range, ENV_ERR_DONE when DISABLED and
 // an env's episode has ended; the row goes to *bad_index when that is not NULL.
 int vecenv_step(VecEnv *v, const int32_t *actions, const VecOut *out, int *bad_index);
-// The seed of env i's episode j after vecenv_reset(v, seed): rng_key(seed, i, j, "venv").
+// The seed of env i's episode j after vecenv_reset(v, seed): rng_key(seed, i, j, "venv") (a
+// VecConfig.stream puts its word in place of "venv").
 uint64_t vecenv_episode_seed(uint64_t seed, int env_index, int64_t episode);
 // Env i itself (read-only), for rendering and state; NULL out of range.
 const Env *vecenv_env(const VecEnv *v, int i);
@@ -116,5 +126,40 @@ const Env *vecenv_env(const VecEnv *v, int i);
 // its length and frames from the state, its return from the score (a point is a reward).
 int vecenv_clone(const VecEnv *v, int i, bool include_rng, uint8_t *buf);
 int vecenv_restore(VecEnv *v, int i, const uint8_t *buf);
+
+// Env i's episode index (its seed's j) and the running episode's return and length in agent
+// steps: with vecenv_clone, all a caller must keep to continue env i exactly in a vector reset
+// with the same seed (whose stream the next episodes' seeds come from). Set them after
+// vecenv_restore (which takes the return from the score); the episode index must be >= 0, the
+// length >= 0. VECENV_ERR_ARG for an index out of range or a bad value.
+typedef struct {
+    int64_t episode;
+    double ep_return;
+    int64_t ep_length;
+} VecEnvCounters;
+int vecenv_env_counters(const VecEnv *v, int i, VecEnvCounters *c);
+int vecenv_set_counters(VecEnv *v, int i, const VecEnvCounters *c);
+
+// ----------------------------------------------------------------------------
+// caller-stepped (VecConfig.caller_stepped); each call touches env i alone, so threads may
+// call them at once for distinct i. VECENV_ERR_ARG for an index out of range or a vector that
+// is not caller-stepped.
+
+// What one step of one env did. When it ended an episode (terminated or truncated) the env
+// has already started the next one (its observation is the new episode's first), and the
+// ended episode's return, length (agent steps) and emulated frames are here (0 otherwise).
+typedef struct {
+    double reward;
+    bool terminated, truncated;
+    int frames; // emulated by this step
+    double episode_return;
+    int64_t episode_length, episode_frames;
+} VecEnvStep;
+
+// Env i starts episode 0 of (seed, i), as vecenv_reset does for every env.
+int vecenv_reset_env(VecEnv *v, int i, uint64_t seed);
+// One step of env i with the given action (ENV_ERR_ACTION, nothing stepped, when it is out of
+// range), with autoreset in the same step.
+int vecenv_step_env(VecEnv *v, int i, int action, VecEnvStep *out);
 
 #endif

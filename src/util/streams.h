@@ -6,6 +6,7 @@
 #ifndef PONGRL_STREAMS_H
 #define PONGRL_STREAMS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rng.h"
@@ -61,15 +62,15 @@ static inline uint64_t stream_pg_init(uint64_t run_seed) { return rng_key(run_se
 // Game e of eval, record and watch from --seed: its env (1) and its action draws (2).
 static inline uint64_t stream_eval_env(uint64_t seed, int64_t e) { return rng_key(seed, STREAM_EVAL, (uint64_t)e, 1); }
 static inline uint64_t stream_eval_act(uint64_t seed, int64_t e) { return rng_key(seed, STREAM_EVAL, (uint64_t)e, 2); }
-static inline uint64_t stream_vecenv(uint64_t seed, uint64_t env, uint64_t episode) {
-    return rng_key(seed, env, episode, STREAM_VECENV);
+// Env `env`'s episode `episode` of a vector of envs (env/vecenv.h), with the word its creator
+// chose: STREAM_VECENV (the default) or STREAM_PPO_ENV (PPO's rollout), the words of this place.
+static inline bool stream_is_env_episode(uint32_t word) { return word == STREAM_VECENV || word == STREAM_PPO_ENV; }
+static inline uint64_t stream_env_episode(uint64_t seed, uint64_t env, uint64_t episode, StreamKey word) {
+    return rng_key(seed, env, episode, word);
 }
 // An Atari-preprocessed env: its sticky stream from the reset's seed, then its episode k's env.
 static inline uint64_t stream_atari_sticky(uint64_t seed) { return rng_key(seed, 0, 0, STREAM_ATARI); }
 static inline uint64_t stream_atari_episode(uint64_t sticky, uint64_t k) { return rng_key(sticky, k, 1, STREAM_ATARI); }
-static inline uint64_t stream_ppo_env(uint64_t seed, uint64_t env, uint64_t episode) {
-    return rng_key(seed, env, episode, STREAM_PPO_ENV);
-}
 static inline uint64_t stream_ppo_act(uint64_t seed, uint64_t iteration, uint64_t env) {
     return rng_key(seed, iteration, env, STREAM_PPO_ACT);
 }

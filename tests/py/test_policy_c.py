@@ -10,7 +10,6 @@ a crash) and a close() from another thread waits for the running call; act is ma
 faster than the reference (the figures: bench/policy_bench.py). Exit 0 pass, 77 skip.
 """
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -18,7 +17,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pongrl_under_test import ROOT, pongrl, raises, run  # noqa: E402
+from pongrl_under_test import ROOT, pongrl, raises, run, run_race  # noqa: E402
 from pongrl import nets  # noqa: E402
 
 MODELS = {"pg": os.path.join(ROOT, "models", "pong-v5"), "ppo": os.path.join(ROOT, "models", "pong-v5-ppo")}
@@ -173,44 +172,21 @@ def test_another_thread():
 
 
 RACE = r"""
-import sys, threading, numpy as np
+import sys, numpy as np
 sys.path.insert(0, sys.argv[1])
-import pongrl
-errors = set()
+from pongrl_under_test import pongrl, race_close
 obs = np.random.default_rng(0).integers(0, 2, (4, 80, 80), dtype=np.uint8)
-def actor(p, n):
-    for k in range(n):
-        try:
-            p.act(obs if k % 2 else obs[0])          # the batch changes size under the other thread
-        except RuntimeError as e:
-            errors.add(str(e).split(";")[0])
-            if "closed" in str(e):
-                break
-for round in range(8):
-    p = pongrl.load(sys.argv[2 + round % 2])
-    ts = [threading.Thread(target=actor, args=(p, 10**6)) for _ in range(2)]   # until close() stops them
-    for t in ts: t.start()
-    threading.Event().wait(0.002 * (round % 4))
-    p.close()
-    for t in ts: t.join()
-print("survived", sorted(errors))
+def act(p, k):
+    p.act(obs if k % 2 else obs[0])          # the batch changes size under the other thread
+# until close() stops them
+print("survived", race_close(lambda round: pongrl.load(sys.argv[2 + round % 2]), act, rounds=8, calls=10**6))
 """
 
 
 def test_threads_racing_close():
     """Two threads acting with one policy while a third closes it: the process survives and
     every error speaks."""
-    try:
-        out = subprocess.run(
-            [sys.executable, "-c", RACE, os.path.join(ROOT, "python"), MODELS["pg"], MODELS["ppo"]],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    except subprocess.TimeoutExpired:
-        raise AssertionError("acts and close() in threads hung")
-    assert out.returncode == 0 and "survived" in out.stdout, (out.returncode, out.stderr[-2000:])
-    errors = eval(out.stdout.split("survived", 1)[1])
+    errors = run_race(RACE, MODELS["pg"], MODELS["ppo"], timeout=120)
     for msg in errors:
         assert msg in ("pongrl: the policy is closed", "pongrl: the policy is in use by another thread"), msg
     assert "pongrl: the policy is closed" in errors

@@ -8,7 +8,6 @@ import copy
 import gc
 import os
 import pickle
-import subprocess
 import sys
 import threading
 import time
@@ -17,7 +16,7 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pongrl_under_test import ROOT, pongrl, raises, run  # noqa: E402
+from pongrl_under_test import ROOT, pongrl, raises, run, run_race  # noqa: E402
 
 
 def vec():
@@ -120,41 +119,24 @@ def test_another_thread_is_refused_not_crashed():
 
 
 RACE = r"""
-import sys, threading, numpy as np
+import sys, numpy as np
 sys.path.insert(0, sys.argv[1])
-import pongrl
-errors = set()
-def stepper(v, n):
-    try:
-        for _ in range(n):
-            v.step(np.ones(v.num_envs, np.int64) * 2) if hasattr(v, "num_envs") else v.step(2)
-    except RuntimeError as e:
-        errors.add(str(e).split(";")[0])
-for round in range(12):
-    for make in (lambda: pongrl.make_vec("ALE/Pong-v5", 32, num_threads=2),
-                 lambda: pongrl.make("ALE/Pong-v5")):
-        v = make()
-        v.reset(seed=round)
-        ts = [threading.Thread(target=stepper, args=(v, 400)) for _ in range(2)]
-        for t in ts: t.start()
-        threading.Event().wait(0.002 * (round % 4))
-        v.close()
-        for t in ts: t.join()
-print("survived", sorted(errors))
+from pongrl_under_test import pongrl, race_close
+makers = (lambda: pongrl.make_vec("ALE/Pong-v5", 32, num_threads=2), lambda: pongrl.make("ALE/Pong-v5"))
+def open_(round):
+    v = makers[round % 2]()
+    v.reset(seed=round // 2)
+    return v
+def step(v, k):
+    v.step(np.ones(v.num_envs, np.int64) * 2) if hasattr(v, "num_envs") else v.step(2)
+print("survived", race_close(open_, step, rounds=24, calls=400))
 """
 
 
 def test_close_and_steps_racing_in_threads():
     """Two threads stepping one env while a third closes it: the process survives (before the
     lock: a segfault in a third of the tries) and every error speaks."""
-    try:
-        out = subprocess.run(
-            [sys.executable, "-c", RACE, os.path.join(ROOT, "python")], capture_output=True, text=True, timeout=60
-        )
-    except subprocess.TimeoutExpired:
-        raise AssertionError("steps and close() in threads hung (a few seconds when they work)")
-    assert out.returncode == 0 and "survived" in out.stdout, (out.returncode, out.stderr[-2000:])
-    for msg in eval(out.stdout.split("survived", 1)[1]):
+    for msg in run_race(RACE, timeout=60):
         assert msg in (
             "pongrl: the vector environment is closed",
             "pongrl: the environment is closed",

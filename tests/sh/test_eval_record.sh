@@ -17,7 +17,8 @@ c=$("$bin" eval "$tmp/run" --episodes 6 --seed 4 --workers 2 --verbose)
 echo "$a" | grep -qE '^mean score: -?[0-9.]+ ± [0-9.]+ \(95%' || fail "no interval line"
 echo "$a" | grep -qE '^points won: [0-9.]+% \([0-9]+ of [0-9]+\)$' || fail "no points line"
 echo "$a" | grep -qE '^mean episode length: [0-9]+ steps' || fail "no length line"
-g=$("$bin" eval "$tmp/run" --episodes 2 --greedy) && echo "$g" | grep -q greedy || fail "greedy"
+g=$("$bin" eval "$tmp/run" --episodes 6 --seed 4 --workers 1 --verbose --greedy) && echo "$g" | grep -q greedy || fail "greedy"
+[ "$(echo "$a" | grep '^episode')" != "$(echo "$g" | grep '^episode')" ] || fail "--greedy plays as the stochastic policy does"
 
 # record: episode 0 of eval with the same seed, to the end of the game
 r=$("$bin" record "$tmp/run" --seed 4 --out "$tmp/game.gif" --with-input) || fail "record"

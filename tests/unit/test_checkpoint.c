@@ -50,10 +50,24 @@ static void write_state(TrainState *s, int H, char *path) {
     cr_assert_eq(checkpoint_write(path, s, 0, err, sizeof(err)), 0, "%s", err);
 }
 
-// The header's length, bytes 12..15 of the file (little-endian).
-static uint32_t header_bytes(const uint8_t *buf) {
-    return (uint32_t)buf[12] | (uint32_t)buf[13] << 8 | (uint32_t)buf[14] << 16 | (uint32_t)buf[15] << 24;
+// make_state's state as the bytes of its checkpoint file (malloc'd, their count in *len).
+static uint8_t *state_bytes(TrainState *s, int H, size_t *len) {
+    char path[] = "/tmp/pongrl-ckpt-XXXXXX";
+    write_state(s, H, path);
+    uint8_t *buf = read_all(path, len);
+    unlink(path);
+    return buf;
 }
+
+static uint32_t le32_at(const uint8_t *buf, size_t at) {
+    return (uint32_t)buf[at] | (uint32_t)buf[at + 1] << 8 | (uint32_t)buf[at + 2] << 16 | (uint32_t)buf[at + 3] << 24;
+}
+
+// The header's length, bytes 12..15 of the file.
+static uint32_t header_bytes(const uint8_t *buf) { return le32_at(buf, 12); }
+
+// The settings text's length, bytes 16..19 of the file; the text follows.
+static uint32_t settings_bytes(const uint8_t *buf) { return le32_at(buf, 16); }
 
 Test(checkpoint, write_then_load_gives_back_every_bit) {
     TrainState a, b;
@@ -212,15 +226,13 @@ static void set_le64(uint8_t *b, size_t at, uint64_t v) { legacy_put(b, &at, v, 
 
 Test(checkpoint, counters_no_run_can_reach_are_refused) {
     TrainState a, b;
-    char path[] = "/tmp/pongrl-ckpt-XXXXXX";
-    write_state(&a, 1, path);
     size_t len4, len3;
-    uint8_t *v4 = read_all(path, &len4);
+    uint8_t *v4 = state_bytes(&a, 1, &len4);
     const Policy *net = &pg_state(&a)->net;
     const LearnerArray cache = { "RMSProp cache", pg_state(&a)->cache, net->n, true };
     uint8_t *v3 = legacy_checkpoint(&a, 3, net->w, 1, &cache, 1, &len3);
     // the counters follow the settings text: magic, version, header bytes, its length, itself
-    const uint32_t st = (uint32_t)v4[16] | (uint32_t)v4[17] << 8 | (uint32_t)v4[18] << 16 | (uint32_t)v4[19] << 24;
+    const uint32_t st = settings_bytes(v4);
     cr_assert_eq(memcmp(v3 + 16, v4 + 16, 4 + st), 0);
     const size_t counters = 20 + st;
     const uint64_t values[] = { INT64_MAX, INT64_MAX - 3, ((uint64_t)1 << 50) + 1, ((uint64_t)1 << 62) };
@@ -251,18 +263,15 @@ Test(checkpoint, counters_no_run_can_reach_are_refused) {
     free(v4);
     free(v3);
     train_state_free(&a);
-    unlink(path);
 }
 
 // An array whose stored bits are not what a fresh run of the file's settings gives back (its
 // settings changed under it, with the CRC redone): the array's own checksum refuses it.
 Test(checkpoint, an_array_that_does_not_come_back_is_refused) {
     TrainState a, b;
-    char path[] = "/tmp/pongrl-ckpt-XXXXXX";
-    write_state(&a, 1, path);
     size_t len;
-    uint8_t *buf = read_all(path, &len);
-    const uint32_t st = (uint32_t)buf[16] | (uint32_t)buf[17] << 8 | (uint32_t)buf[18] << 16 | (uint32_t)buf[19] << 24;
+    uint8_t *buf = state_bytes(&a, 1, &len);
+    const uint32_t st = settings_bytes(buf);
     char *seed = memmem(buf + 20, st, "\nseed=42\n", 9);
     cr_assert_not_null(seed);
     seed[7] = '3'; // seed=43: another fresh run
@@ -275,16 +284,13 @@ Test(checkpoint, an_array_that_does_not_come_back_is_refused) {
     train_state_free(&b);
     free(buf);
     train_state_free(&a);
-    unlink(path);
 }
 
 Test(checkpoint, every_prefix_and_every_byte_change_is_refused) {
     TrainState a, b;
-    char path[] = "/tmp/pongrl-ckpt-XXXXXX";
-    write_state(&a, 1, path);
     char err[512];
     size_t len;
-    uint8_t *buf = read_all(path, &len);
+    uint8_t *buf = state_bytes(&a, 1, &len);
     // every prefix (the header byte by byte, then coarser)
     for (size_t n = 0; n < len; n += n < 400 ? 1 : 997) {
         err[0] = 0;
@@ -308,7 +314,6 @@ Test(checkpoint, every_prefix_and_every_byte_change_is_refused) {
     train_state_free(&b);
     free(buf);
     train_state_free(&a);
-    unlink(path);
 }
 
 Test(npy, write_then_read_and_strict_headers) {

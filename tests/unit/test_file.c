@@ -23,6 +23,32 @@ static void make_dir(void) {
     cr_assert_not_null(mkdtemp(dir));
 }
 
+// dir/name into path (a test's buffers are all this size)
+enum { TEST_PATH_MAX = 160 };
+static void in_dir(char path[TEST_PATH_MAX], const char *name) { snprintf(path, TEST_PATH_MAX, "%s/%s", dir, name); }
+
+// dir and whatever a test left in it
+static void remove_dir(void) {
+    DIR *dd = opendir(dir);
+    struct dirent *e;
+    char p[384];
+    while (dd && (e = readdir(dd)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+            if (unlink(p)) rmdir(p);
+        }
+    if (dd) closedir(dd);
+    rmdir(dir);
+}
+
+// A new test directory holding victim.txt ("victim"), the file a planted link points at.
+static void make_dir_with_victim(char victim[TEST_PATH_MAX]) {
+    make_dir();
+    in_dir(victim, "victim.txt");
+    char err[256];
+    cr_assert_eq(file_replace(victim, "victim", 6, err, sizeof(err)), 0, "%s", err);
+}
+
 static size_t read_back(const char *path, char *buf, size_t cap) {
     FILE *f = fopen(path, "rb");
     cr_assert_not_null(f, "%s", path);
@@ -38,24 +64,23 @@ static bool exists(const char *path) {
 
 Test(file, replace_writes_the_bytes_and_leaves_no_temporary) {
     make_dir();
-    char path[128], tmp[160], buf[64], err[256];
-    snprintf(path, sizeof(path), "%s/a.bin", dir);
+    char path[TEST_PATH_MAX], tmp[TEST_PATH_MAX + 8], buf[64], err[256];
+    in_dir(path, "a.bin");
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     cr_assert_eq(file_replace(path, "first", 5, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(file_replace(path, "second!", 7, err, sizeof(err)), 0, "%s", err);
     cr_expect_eq(read_back(path, buf, sizeof(buf)), 7);
     cr_expect(!memcmp(buf, "second!", 7));
     cr_expect(!exists(tmp), "a temporary file was left");
-    unlink(path);
-    rmdir(dir);
+    remove_dir();
 }
 
 // What a caller writes by name (a FILE *, gnuplot, ffmpeg) becomes the file on commit; an
 // abort leaves the old file as it was.
 Test(file, begin_commit_abort) {
     make_dir();
-    char path[128], buf[64], err[256];
-    snprintf(path, sizeof(path), "%s/c.txt", dir);
+    char path[TEST_PATH_MAX], buf[64], err[256];
+    in_dir(path, "c.txt");
     cr_assert_eq(file_replace(path, "old", 3, err, sizeof(err)), 0, "%s", err);
     FileReplace fr;
     cr_assert_eq(file_replace_begin(&fr, path, err, sizeof(err)), 0, "%s", err);
@@ -75,8 +100,7 @@ Test(file, begin_commit_abort) {
     cr_expect_eq(read_back(path, buf, sizeof(buf)), 7);
     cr_expect(!memcmp(buf, "new one", 7));
     cr_expect(!exists(fr.tmp));
-    unlink(path);
-    rmdir(dir);
+    remove_dir();
 }
 
 // A place that cannot be written fails at once with one line naming it; nothing is created.
@@ -103,19 +127,6 @@ static int count_entries(const char *d) {
     return n;
 }
 
-static void remove_dir(void) {
-    DIR *dd = opendir(dir);
-    struct dirent *e;
-    char p[384];
-    while (dd && (e = readdir(dd)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-            if (unlink(p)) rmdir(p);
-        }
-    if (dd) closedir(dd);
-    rmdir(dir);
-}
-
 // One refusal: -1, one line naming the path and what it is, and the directory as it was.
 static void expect_refused(const char *path, const char *kind, int entries) {
     char err[512] = "";
@@ -128,14 +139,11 @@ static void expect_refused(const char *path, const char *kind, int entries) {
 }
 
 Test(file, symlink_fifo_directory_at_the_path_are_refused) {
-    make_dir();
-    char victim[128], link[128], fifo[128], sub[128], buf[16];
-    snprintf(victim, sizeof(victim), "%s/victim.txt", dir);
-    snprintf(link, sizeof(link), "%s/link.bin", dir);
-    snprintf(fifo, sizeof(fifo), "%s/fifo.bin", dir);
-    snprintf(sub, sizeof(sub), "%s/sub", dir);
-    char err[256];
-    cr_assert_eq(file_replace(victim, "victim", 6, err, sizeof(err)), 0, "%s", err);
+    char victim[TEST_PATH_MAX], link[TEST_PATH_MAX], fifo[TEST_PATH_MAX], sub[TEST_PATH_MAX], buf[16];
+    make_dir_with_victim(victim);
+    in_dir(link, "link.bin");
+    in_dir(fifo, "fifo.bin");
+    in_dir(sub, "sub");
     cr_assert_eq(symlink(victim, link), 0);
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     cr_assert_eq(mkdir(sub, 0700), 0);
@@ -154,8 +162,8 @@ Test(file, symlink_fifo_directory_at_the_path_are_refused) {
 // (where mknod is allowed) stands for it.
 Test(file, a_device_at_the_path_is_refused) {
     make_dir();
-    char dev[128];
-    snprintf(dev, sizeof(dev), "%s/null", dir);
+    char dev[TEST_PATH_MAX];
+    in_dir(dev, "null");
     if (mknod(dev, S_IFCHR | 0666, makedev(1, 3))) {
         rmdir(dir);
         cr_skip_test("mknod not allowed here: %s", strerror(errno));
@@ -169,12 +177,10 @@ Test(file, a_device_at_the_path_is_refused) {
 // The temporary file was PATH.tmp, opened with O_CREAT|O_TRUNC: a symlink planted under that
 // name had the write go wherever it pointed. One is planted there: nothing but PATH may change.
 Test(file, a_symlink_planted_as_the_temporary_is_not_followed) {
-    make_dir();
-    char victim[128], path[128], planted[160], buf[16], err[256];
-    snprintf(victim, sizeof(victim), "%s/victim.txt", dir);
-    snprintf(path, sizeof(path), "%s/out.bin", dir);
+    char victim[TEST_PATH_MAX], path[TEST_PATH_MAX], planted[TEST_PATH_MAX + 8], buf[16], err[256];
+    make_dir_with_victim(victim);
+    in_dir(path, "out.bin");
     snprintf(planted, sizeof(planted), "%s.tmp", path);
-    cr_assert_eq(file_replace(victim, "victim", 6, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(symlink(victim, planted), 0);
     cr_assert_eq(file_replace(path, "the new contents", 16, err, sizeof(err)), 0, "%s", err);
     cr_expect_eq(read_back(victim, buf, sizeof(buf)), 6);
@@ -202,11 +208,9 @@ Test(file, a_symlink_planted_as_the_temporary_is_not_followed) {
 
 // What path became while the contents were made is checked again before the rename.
 Test(file, a_path_turned_into_a_symlink_before_commit_is_kept) {
-    make_dir();
-    char victim[128], path[128], buf[16], err[256];
-    snprintf(victim, sizeof(victim), "%s/victim.txt", dir);
-    snprintf(path, sizeof(path), "%s/out.gif", dir);
-    cr_assert_eq(file_replace(victim, "victim", 6, err, sizeof(err)), 0, "%s", err);
+    char victim[TEST_PATH_MAX], path[TEST_PATH_MAX], buf[16], err[256];
+    make_dir_with_victim(victim);
+    in_dir(path, "out.gif");
     FileReplace fr;
     cr_assert_eq(file_replace_begin(&fr, path, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(symlink(victim, path), 0);
@@ -230,10 +234,10 @@ static double now_s(void) {
 
 Test(file, open_to_read_refuses_a_fifo_without_waiting, .timeout = 10) {
     make_dir();
-    char fifo[128], reg[128], link[128], err[512];
-    snprintf(fifo, sizeof(fifo), "%s/model.bin", dir);
-    snprintf(reg, sizeof(reg), "%s/reg.bin", dir);
-    snprintf(link, sizeof(link), "%s/link.csv", dir);
+    char fifo[TEST_PATH_MAX], reg[TEST_PATH_MAX], link[TEST_PATH_MAX], err[512];
+    in_dir(fifo, "model.bin");
+    in_dir(reg, "reg.bin");
+    in_dir(link, "link.csv");
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     double t0 = now_s();
     cr_expect_eq(file_open_read(fifo, err, sizeof(err)), -1);
@@ -290,8 +294,8 @@ Test(file, a_long_path_is_cut_in_the_middle) {
 // Found by fuzz_npy: a dtype holding a newline was echoed raw, a message of two lines.
 Test(file, an_npy_dtype_of_control_bytes_is_said_in_one_printable_line) {
     make_dir();
-    char path[128], err[256];
-    snprintf(path, sizeof(path), "%s/bad.npy", dir);
+    char path[TEST_PATH_MAX], err[256];
+    in_dir(path, "bad.npy");
     static const char hdr[] = "{'descr': '<f\n4', 'fortran_order': False, 'shape': (0,), }";
     char file[128];
     memset(file, ' ', sizeof(file));

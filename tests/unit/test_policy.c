@@ -91,21 +91,31 @@ static double objective(const Policy *p, const Episode *e) {
     return J;
 }
 
+// A TD-TH-1 network with seeded random weights.
+static void make_policy(Policy *p, uint64_t seed) {
+    cr_assert_eq(policy_alloc(p, TD, TH), 0);
+    policy_init_random(p, seed);
+}
+
+// Step t of the episode: the forward pass, then its gradient added to g (fresh: NULL, or which
+// of the step's rows are written instead of added to).
+static void backward_at(const Policy *p, const Episode *e, int t, double *g, const uint8_t *fresh) {
+    double h[TH], dh[TH];
+    SparseX x = { e->nnz[t], e->idx[t], e->sign[t] };
+    double pr = policy_forward(p, x, h);
+    policy_backward_step(p, x, h, e->adv[t] * (e->y[t] - pr), g, dh, fresh);
+}
+
 Test(policy, backward_matches_finite_differences) {
     Policy p;
-    cr_assert_eq(policy_alloc(&p, TD, TH), 0);
-    policy_init_random(&p, 42);
+    make_policy(&p, 42);
     for (size_t k = 0; k < p.n; k++) p.w[k] *= 3; // sizeable activations, both ReLU sides
     Rng rng;
     rng_seed(&rng, 7);
     Episode e;
     make_episode(&e, &rng);
-    double *g = calloc(p.n, sizeof(double)), dh[TH], h[TH];
-    for (int t = 0; t < TT; t++) {
-        SparseX x = { e.nnz[t], e.idx[t], e.sign[t] };
-        double pr = policy_forward(&p, x, h);
-        policy_backward_step(&p, x, h, e.adv[t] * (e.y[t] - pr), g, dh, NULL);
-    }
+    double *g = calloc(p.n, sizeof(double));
+    for (int t = 0; t < TT; t++) backward_at(&p, &e, t, g, NULL);
     double worst = 0, gmax = 0;
     for (size_t k = 0; k < p.n; k++) gmax = fmax(gmax, fabs(g[k]));
     for (size_t k = 0; k < p.n; k++) {
@@ -130,13 +140,12 @@ Test(policy, backward_matches_finite_differences) {
 // which the fixed-point sum does not see).
 Test(policy, fresh_rows_equal_rows_added_from_zero) {
     Policy p;
-    cr_assert_eq(policy_alloc(&p, TD, TH), 0);
-    policy_init_random(&p, 3);
+    make_policy(&p, 3);
     Rng rng;
     rng_seed(&rng, 8);
     Episode e;
     make_episode(&e, &rng);
-    double *a = calloc(p.n, sizeof(double)), *b = malloc(p.n * sizeof(double)), dh[TH], h[TH];
+    double *a = calloc(p.n, sizeof(double)), *b = malloc(p.n * sizeof(double));
     for (size_t k = 0; k < p.n; k++) b[k] = rng_normal(&rng); // stale values
     memset(b + (size_t)TD * TH, 0, TH * sizeof(double));      // W2 is zeroed as before
     uint8_t seen[TD] = { 0 }, fresh[TD];
@@ -148,9 +157,8 @@ Test(policy, fresh_rows_equal_rows_added_from_zero) {
             seen[x.idx[k]] = 1;
             fresh_rows += fresh[k];
         }
-        double pr = policy_forward(&p, x, h);
-        policy_backward_step(&p, x, h, e.adv[t] * (e.y[t] - pr), a, dh, NULL);
-        policy_backward_step(&p, x, h, e.adv[t] * (e.y[t] - pr), b, dh, fresh);
+        backward_at(&p, &e, t, a, NULL);
+        backward_at(&p, &e, t, b, fresh);
     }
     cr_assert_gt(fresh_rows, 0);
     for (int i = 0; i <= TD; i++) {
@@ -166,8 +174,7 @@ Test(policy, fresh_rows_equal_rows_added_from_zero) {
 
 Test(policy, first_step_of_an_episode_is_a_coin_flip) {
     Policy p;
-    cr_assert_eq(policy_alloc(&p, TD, TH), 0);
-    policy_init_random(&p, 1);
+    make_policy(&p, 1);
     double h[TH];
     cr_expect_eq(policy_forward(&p, (SparseX){ 0, NULL, NULL }, h), 0.5); // x = zeros
     policy_free(&p);

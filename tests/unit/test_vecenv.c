@@ -1,13 +1,17 @@
 // test_vecenv.c: the vector env: bit-identical results for 1, 2 and 3 threads, SAME_STEP
 // autoreset against single envs replayed by hand, NEXT_STEP and DISABLED against SAME_STEP,
 // reset masks, every observation type, the ale-py overrides and the errors; std::mt19937 as
-// the C++ standard fixes it. (ale-py's AtariVectorEnv itself: tests/py/test_ale_vector.py.)
+// the C++ standard fixes it; the caller-stepped mode against the threaded vector, and an env's
+// state and counters carried into another vector. (ale-py's AtariVectorEnv itself:
+// tests/py/test_ale_vector.py.)
 #include <criterion/criterion.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "env/vecenv.h"
+#include "util/streams.h"
 
 // ----------------------------------------------------------------------------
 // helpers
@@ -424,4 +428,223 @@ Test(vecenv, bad_action_steps_nothing) {
     bufs_free(&b);
     vecenv_free(v);
     vecenv_free(NULL);
+}
+
+// ----------------------------------------------------------------------------
+// caller-stepped: two threads each step their range of envs (all steps of an env, then the
+// next env, as a learner's rollout does) and get what the threaded vector's vecenv_step gives
+// row by row; a stream word of the creator's seeds the episodes; an env's state and counters
+// carried into a fresh vector continue its games exactly, through the ends of episodes.
+
+#define CS_N     5
+#define CS_STEPS 120
+
+typedef struct {
+    VecEnv *v;
+    int lo, hi, t0, t1;
+    const int32_t (*actions)[CS_N];
+    VecEnvStep (*got)[CS_N];
+    uint64_t (*obs_hash)[CS_N];
+    int rc;
+} CsRange;
+
+static void *cs_play(void *arg) {
+    CsRange *r = arg;
+    uint8_t obs[PONG_OBS80 * PONG_OBS80];
+    for (int i = r->lo; i < r->hi; i++)
+        for (int t = r->t0; t < r->t1; t++) {
+            r->rc |= vecenv_step_env(r->v, i, r->actions[t][i], &r->got[t][i]);
+            env_render_obs(vecenv_env(r->v, i), OBS_OBS80, obs);
+            r->obs_hash[t][i] = fnv1a(0xcbf29ce484222325ULL, obs, sizeof obs);
+        }
+    return NULL;
+}
+
+// Steps [t0, t1) of every env on two threads (envs [0, 2) and [2, N)).
+static void cs_steps(
+    VecEnv *v, int t0, int t1, const int32_t (*actions)[CS_N], VecEnvStep (*got)[CS_N], uint64_t (*obs_hash)[CS_N]) {
+    CsRange r[2] = { { v, 0, 2, t0, t1, actions, got, obs_hash, 0 },
+        { v, 2, CS_N, t0, t1, actions, got, obs_hash, 0 } };
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, cs_play, &r[1]), 0);
+    cs_play(&r[0]);
+    pthread_join(th, NULL);
+    cr_assert_eq(r[0].rc | r[1].rc, ENV_OK);
+}
+
+static VecEnv *cs_vector(const EnvPreset *p, bool caller, uint32_t stream, int threads) {
+    VecConfig c = { .num_envs = CS_N,
+        .num_threads = threads,
+        .obs_type = OBS_OBS80,
+        .autoreset = VECENV_SAME_STEP,
+        .thread_affinity_offset = -1,
+        .stream = stream,
+        .caller_stepped = caller };
+    const char *why = NULL;
+    VecEnv *v = vecenv_create(p, &c, &why);
+    cr_assert_not_null(v, "%s", why ? why : "out of memory");
+    return v;
+}
+
+Test(vecenv, caller_stepped_steps_as_the_vector_and_its_counters_round_trip) {
+    EnvPreset p = preset_of("ALE/Pong-v5"); // sticky actions: the env's own stream matters
+    p.max_frames = 200;                     // truncations every ~50 steps
+    const uint64_t seed = 77;
+    static int32_t actions[CS_STEPS][CS_N];
+    static VecEnvStep got[CS_STEPS][CS_N], again[CS_STEPS][CS_N];
+    static uint64_t got_obs[CS_STEPS][CS_N], again_obs[CS_STEPS][CS_N];
+    Rng ar;
+    rng_seed(&ar, 5);
+    for (int t = 0; t < CS_STEPS; t++)
+        for (int i = 0; i < CS_N; i++) actions[t][i] = (int32_t)rng_below(&ar, ACTION_COUNT);
+
+    // the creator's word seeds env i's episode 0: the env env_init makes from that seed
+    VecEnv *c = cs_vector(&p, true, STREAM_PPO_ENV, 0);
+    cr_assert_eq(vecenv_num_threads(c), 1);
+    for (int i = 0; i < CS_N; i++) cr_assert_eq(vecenv_reset_env(c, i, seed), ENV_OK);
+    for (int i = 0; i < CS_N; i++) {
+        Env e;
+        env_init_flavour(&e, p.id, 0, 0, rng_key(seed, (uint64_t)i, 0, STREAM_PPO_ENV));
+        e.preset = p;
+        env_reset(&e, rng_key(seed, (uint64_t)i, 0, STREAM_PPO_ENV));
+        uint8_t a[ENV_STATE_BYTES], b[ENV_STATE_BYTES];
+        env_clone(&e, true, a);
+        cr_assert_eq(vecenv_clone(c, i, true, b), ENV_OK);
+        cr_assert(memcmp(a, b, sizeof a) == 0, "env %d: not episode 0 of (seed, %d) with the creator's word", i, i);
+    }
+    cs_steps(c, 0, CS_STEPS / 2, actions, got, got_obs);
+
+    // halfway: every env's state and counters into a fresh caller-stepped vector reset with
+    // the same seed (whose episodes' seeds they continue)
+    VecEnv *d = cs_vector(&p, true, STREAM_PPO_ENV, 0);
+    for (int i = 0; i < CS_N; i++) {
+        uint8_t s[ENV_STATE_BYTES];
+        cr_assert_eq(vecenv_reset_env(d, i, seed), ENV_OK);
+        VecEnvCounters k, k2;
+        cr_assert_eq(vecenv_clone(c, i, true, s), ENV_OK);
+        cr_assert_eq(vecenv_env_counters(c, i, &k), ENV_OK);
+        cr_assert_eq(vecenv_restore(d, i, s), ENV_OK);
+        cr_assert_eq(vecenv_set_counters(d, i, &k), ENV_OK);
+        cr_assert_eq(vecenv_env_counters(d, i, &k2), ENV_OK);
+        cr_assert(k2.episode == k.episode && k2.ep_return == k.ep_return && k2.ep_length == k.ep_length);
+    }
+    memcpy(again, got, sizeof got);
+    memcpy(again_obs, got_obs, sizeof got_obs);
+    cs_steps(c, CS_STEPS / 2, CS_STEPS, actions, got, got_obs);
+    cs_steps(d, CS_STEPS / 2, CS_STEPS, actions, again, again_obs);
+
+    // the threaded vector, all envs a step at a time, with the same word and seed
+    VecEnv *v = cs_vector(&p, false, STREAM_PPO_ENV, 2);
+    Bufs b;
+    bufs_alloc(&b, CS_N, OBS_OBS80);
+    cr_assert_eq(vecenv_reset(v, seed, &b.out), ENV_OK);
+    int ends = 0, later_ends = 0;
+    for (int t = 0; t < CS_STEPS; t++) {
+        cr_assert_eq(vecenv_step(v, actions[t], &b.out, NULL), ENV_OK);
+        for (int i = 0; i < CS_N; i++) {
+            const VecEnvStep *g = &got[t][i], *h = &again[t][i];
+            bool end = b.terminated[i] || b.truncated[i];
+            cr_assert(g->reward == b.rewards[i] && g->terminated == b.terminated[i] && g->truncated == b.truncated[i],
+                "step %d env %d: reward or flags", t, i);
+            cr_assert_eq(got_obs[t][i], fnv1a(0xcbf29ce484222325ULL, b.obs + (size_t)i * b.obs_size, b.obs_size),
+                "step %d env %d: observation", t, i);
+            cr_assert(g->frames >= 1 && g->frames <= p.frameskip_max);
+            if (end) {
+                cr_assert(g->episode_return == b.ep_return[i] && g->episode_length == b.ep_length[i] &&
+                        g->episode_frames == b.ep_frames[i],
+                    "step %d env %d: the ended episode's statistics", t, i);
+                ends++;
+                if (t >= CS_STEPS / 2) later_ends++;
+            }
+            // the carried envs: the same steps, ends, statistics and next episodes
+            cr_assert(memcmp(g, h, sizeof *g) == 0 && got_obs[t][i] == again_obs[t][i],
+                "step %d env %d: the restored env went another way", t, i);
+        }
+    }
+    cr_assert_gt(later_ends, 0, "no episode ended after the hand-over");
+    cr_assert_gt(ends, later_ends);
+    for (int i = 0; i < CS_N; i++) {
+        VecEnvCounters k;
+        vecenv_env_counters(c, i, &k);
+        cr_assert_gt(k.episode, 0, "env %d never started a next episode", i);
+    }
+
+    // the errors: a caller-stepped call on a threaded vector, a bad index, action or counter
+    VecEnvStep st;
+    cr_assert_eq(vecenv_step_env(v, 0, 0, &st), VECENV_ERR_ARG);
+    cr_assert_eq(vecenv_reset_env(v, 0, 1), VECENV_ERR_ARG);
+    cr_assert_eq(vecenv_step_env(c, CS_N, 0, &st), VECENV_ERR_ARG);
+    cr_assert_eq(vecenv_step_env(c, 0, ACTION_COUNT, &st), ENV_ERR_ACTION);
+    cr_assert_eq(vecenv_set_counters(c, 0, &(VecEnvCounters){ -1, 0.0, 0 }), VECENV_ERR_ARG);
+    cr_assert_eq(vecenv_env_counters(c, -1, &(VecEnvCounters){ 0 }), VECENV_ERR_ARG);
+    bufs_free(&b);
+    vecenv_free(v);
+    vecenv_free(d);
+    vecenv_free(c);
+}
+
+Test(vecenv, caller_stepped_and_stream_configurations_are_checked) {
+    EnvPreset p = preset_of("ALE/Pong-v5");
+    const AtariConfig ac = { .img_height = 84,
+        .img_width = 84,
+        .grayscale = true,
+        .stack_num = 4,
+        .frameskip = 4,
+        .maxpool = true,
+        .max_frames = 108000 };
+    cr_assert_null(atari_config_check(&ac)); // refused for being caller-stepped alone
+    const VecConfig bad[] = {
+        { .num_envs = 2, .autoreset = VECENV_NEXT_STEP, .caller_stepped = true },
+        { .num_envs = 2, .autoreset = VECENV_SAME_STEP, .batch_size = 1, .caller_stepped = true },
+        { .num_envs = 2, .autoreset = VECENV_SAME_STEP, .atari = &ac, .caller_stepped = true },
+        { .num_envs = 2, .autoreset = VECENV_SAME_STEP, .stream = STREAM_PPO_ACT },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const char *why = NULL;
+        cr_assert_null(vecenv_create(&p, &bad[k], &why), "configuration %zu", k);
+        cr_assert_not_null(why, "configuration %zu: no reason", k);
+    }
+    // the default word is "venv": a zeroed stream gives vecenv_new's games
+    VecConfig c = { .num_envs = 2, .num_threads = 1, .obs_type = OBS_RAM, .autoreset = VECENV_SAME_STEP };
+    VecEnv *a = vecenv_create(&p, &c, NULL);
+    c.stream = STREAM_VECENV;
+    VecEnv *b = vecenv_create(&p, &c, NULL);
+    c.stream = STREAM_PPO_ENV;
+    VecEnv *o = vecenv_create(&p, &c, NULL);
+    cr_assert(a && b && o);
+    Bufs ba, bb, bo;
+    bufs_alloc(&ba, 2, OBS_RAM);
+    bufs_alloc(&bb, 2, OBS_RAM);
+    bufs_alloc(&bo, 2, OBS_RAM);
+    vecenv_reset(a, 9, &ba.out);
+    vecenv_reset(b, 9, &bb.out);
+    vecenv_reset(o, 9, &bo.out);
+    uint8_t sa[ENV_STATE_BYTES], sb[ENV_STATE_BYTES], so[ENV_STATE_BYTES];
+    vecenv_clone(a, 1, true, sa);
+    vecenv_clone(b, 1, true, sb);
+    vecenv_clone(o, 1, true, so);
+    cr_assert(memcmp(sa, sb, sizeof sa) == 0, "stream 0 is not STREAM_VECENV");
+    cr_assert(memcmp(sa, so, sizeof sa) != 0, "another word, the same random stream");
+    // a caller-stepped vector's batch calls run on the calling thread, with the same results
+    c.stream = 0;
+    c.caller_stepped = true;
+    VecEnv *cs = vecenv_create(&p, &c, NULL);
+    cr_assert_not_null(cs);
+    Bufs bc;
+    bufs_alloc(&bc, 2, OBS_RAM);
+    cr_assert_eq(vecenv_reset(cs, 9, &bc.out), ENV_OK);
+    for (int t = 0; t < 30; t++) {
+        const int32_t act[2] = { t % ACTION_COUNT, (3 * t) % ACTION_COUNT };
+        cr_assert_eq(vecenv_step(a, act, &ba.out, NULL), ENV_OK);
+        cr_assert_eq(vecenv_step(cs, act, &bc.out, NULL), ENV_OK);
+        cr_assert(memcmp(ba.obs, bc.obs, 2 * ba.obs_size) == 0 && ba.rewards[1] == bc.rewards[1], "step %d", t);
+    }
+    bufs_free(&bc);
+    vecenv_free(cs);
+    bufs_free(&ba);
+    bufs_free(&bb);
+    bufs_free(&bo);
+    vecenv_free(a);
+    vecenv_free(b);
+    vecenv_free(o);
 }

@@ -132,6 +132,7 @@ void ppo_destroy(Ppo *p) {
     free(p->xcap);
     free(p->xoff);
     free(p->envs);
+    vecenv_free(p->venv);
     free(p->action);
     free(p->logp);
     free(p->value);

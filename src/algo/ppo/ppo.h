@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "../../env/env.h"
+#include "../../env/vecenv.h"
 #include "acnet.h"
 #include "../../rl/agent.h"
 #include "../../rl/sparse_input.h"
@@ -91,14 +92,10 @@ static inline int ppo_value_units(const TrainConfig *c) {
 // wrong (one line).
 const char *ppo_check(const TrainConfig *c);
 
-// One env of the rollout: the game, the previous 80x80 frame, its episode counters.
+// What the rollout keeps of env e beside its game and episode counters (Ppo.venv's env e).
 typedef struct {
-    Env env;
-    uint8_t prev[POLICY_D];
-    int64_t episode;  // episodes this env started (its seed's index)
-    double ep_return; // the running episode's
-    int64_t ep_len;
-    int64_t frames; // emulated in the last rollout
+    uint8_t prev[POLICY_D]; // the previous 80x80 frame
+    int64_t frames;         // emulated in the last rollout
 } PpoEnv;
 
 // A finished episode: where it ended in the rollout (step t of env e) and what it scored.
@@ -128,6 +125,7 @@ typedef struct Ppo {
     int64_t episodes;        // finished
     int64_t frames;          // emulated in the last rollout, all envs
     PpoEnv *envs;            // (N,)
+    VecEnv *venv;            // (N,) the games, caller-stepped (ppo_envs.c)
     // the rollout, env-major (s = e*T + t)
     uint32_t *xoff;  // (N, T+1) env e's step t input: xs[e] entries [xoff[e][t], xoff[e][t+1])
     uint16_t **xidx; // (N,) growing arrays of sparse inputs

@@ -44,11 +44,17 @@ void ppo_rows_grad(Ppo *p, const double *dh, double scale);
 // ----------------------------------------------------------------------------
 // the rollout's envs (ppo_envs.c) and inputs (ppo_inputs.c)
 
-// Every env at its episode 0. 0, or -1 (out of memory).
+// p->venv, every env at its episode 0. 0, or -1 (out of memory).
 int ppo_envs_start(Ppo *p);
 // Env e's step t with action index a: reward, end and, when the episode ended, its record in
-// p->ended_slot and the env's next episode started (autoreset).
+// p->ended_slot and the env's next episode started (autoreset). Threads may step distinct envs.
 void ppo_env_step(Ppo *p, int e, int t, int a);
+// Env e's counters as the checkpoint and the ranks' exchange hold them: the episodes it
+// started (its next episode's seed index), the running episode's return and length.
+void ppo_env_counters(const Ppo *p, int e, int64_t *episodes, double *ep_return, int64_t *ep_len);
+// Env e's game from its state (env_clone's bytes) and its counters as above. 0, or -1 (a state
+// or a counter no save writes).
+int ppo_env_set(Ppo *p, int e, const uint8_t *state, int64_t episodes, double ep_return, int64_t ep_len);
 // Room for `need` input entries of env e. 0, or -1 (out of memory).
 int ppo_reserve_inputs(Ppo *p, int e, size_t need);
 // Every rank's envs to every rank (ppo_wire.c): then each holds the whole rollout and every

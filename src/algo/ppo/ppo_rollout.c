@@ -42,7 +42,7 @@ static void collect_part(void *ctx, int part, int parts) {
             }
             uint16_t *idx = p->xidx[e] + off[t];
             int8_t *sign = p->xsign[e] + off[t];
-            env_render_obs80(&v->env, cur);
+            env_render_obs80(vecenv_env(p->venv, e), cur);
             int nnz = ppo_input(cur, v->prev, p->cfg.coarse, idx, sign);
             if (t == T) {
                 // (the next rollout starts from the same state and recomputes it)

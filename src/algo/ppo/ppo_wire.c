@@ -31,14 +31,17 @@ static int wire_pack(Ppo *p) {
         const PpoEnv *v = &p->envs[e];
         const uint32_t *off = p->xoff + (size_t)e * (T + 1);
         const size_t s0 = (size_t)e * T;
+        int64_t episodes, ep_len;
+        double ep_return;
+        ppo_env_counters(p, e, &episodes, &ep_return, &ep_len);
         bytes_put_u32(w, (uint32_t)e);
-        bytes_put(w, &v->episode, 8);
-        bytes_put(w, &v->ep_return, 8);
-        bytes_put(w, &v->ep_len, 8);
+        bytes_put(w, &episodes, 8);
+        bytes_put(w, &ep_return, 8);
+        bytes_put(w, &ep_len, 8);
         bytes_put(w, &v->frames, 8);
         bytes_put(w, &p->next_value[e], 8);
         bytes_put_u32(w, off[T]);
-        env_clone(&v->env, true, w->p + w->pos);
+        vecenv_clone(p->venv, e, true, w->p + w->pos);
         w->pos += ENV_STATE_BYTES;
         for (int k = 0; k < POLICY_D; k += 8) {
             uint8_t b = 0;
@@ -70,14 +73,16 @@ static int wire_unpack_env(Ppo *p, ByteReader *r, int e) {
     uint32_t *off = p->xoff + (size_t)e * (T + 1);
     const size_t s0 = (size_t)e * T;
     if (bytes_get_u32(r) != (uint32_t)e) return -1;
-    bytes_get(r, &v->episode, 8);
-    bytes_get(r, &v->ep_return, 8);
-    bytes_get(r, &v->ep_len, 8);
+    int64_t episodes, ep_len;
+    double ep_return;
+    bytes_get(r, &episodes, 8);
+    bytes_get(r, &ep_return, 8);
+    bytes_get(r, &ep_len, 8);
     bytes_get(r, &v->frames, 8);
     bytes_get(r, &p->next_value[e], 8);
     const uint32_t nnz = bytes_get_u32(r);
     if (!bytes_take(r, ENV_STATE_BYTES + POLICY_D / 8)) return -1;
-    if (env_restore(&v->env, r->p + r->pos) != ENV_OK) return -1;
+    if (ppo_env_set(p, e, r->p + r->pos, episodes, ep_return, ep_len)) return -1;
     r->pos += ENV_STATE_BYTES;
     for (int k = 0; k < POLICY_D; k += 8) {
         const uint8_t b = bytes_get_u8(r);
