@@ -63,8 +63,11 @@ static inline uint64_t stream_pg_init(uint64_t run_seed) { return rng_key(run_se
 static inline uint64_t stream_eval_env(uint64_t seed, int64_t e) { return rng_key(seed, STREAM_EVAL, (uint64_t)e, 1); }
 static inline uint64_t stream_eval_act(uint64_t seed, int64_t e) { return rng_key(seed, STREAM_EVAL, (uint64_t)e, 2); }
 // Env `env`'s episode `episode` of a vector of envs (env/vecenv.h), with the word its creator
-// chose: STREAM_VECENV (the default) or STREAM_PPO_ENV (PPO's rollout), the words of this place.
-static inline bool stream_is_env_episode(uint32_t word) { return word == STREAM_VECENV || word == STREAM_PPO_ENV; }
+// chose: STREAM_VECENV (the default), STREAM_PPO_ENV (PPO's rollout) or STREAM_QR_ENV (QR-DQN's
+// envs), the words of this place.
+static inline bool stream_is_env_episode(uint32_t word) {
+    return word == STREAM_VECENV || word == STREAM_PPO_ENV || word == STREAM_QR_ENV;
+}
 static inline uint64_t stream_env_episode(uint64_t seed, uint64_t env, uint64_t episode, StreamKey word) {
     return rng_key(seed, env, episode, word);
 }
@@ -78,9 +81,6 @@ static inline uint64_t stream_ppo_perm(uint64_t seed, uint64_t iteration, uint64
     return rng_key(seed, iteration, epoch, STREAM_PPO_PERM);
 }
 static inline uint64_t stream_ppo_init(uint64_t seed) { return rng_key(seed, 0, 0, STREAM_PPO_INIT); }
-static inline uint64_t stream_qr_env(uint64_t seed, uint64_t env, uint64_t episode) {
-    return rng_key(seed, env, episode, STREAM_QR_ENV);
-}
 static inline uint64_t stream_qr_act(uint64_t seed, uint64_t iteration, uint64_t env) {
     return rng_key(seed, iteration, env, STREAM_QR_ACT);
 }

@@ -3,29 +3,20 @@
 // Each steps with autoreset (an episode that ends starts the next inside the step) and seeds
 // its episode j from (run seed, env, j) with PPO's own word ("ppoe"), so that an env's games do
 // not depend on who plays them. Beside the games PPO keeps each env's previous frame (its
-// input) and the frames it emulated in this rollout. Their state (episode counters, games with
-// their random streams, previous frames) as float64s is what a checkpoint keeps of them.
+// input) and the frames it emulated in this rollout. A checkpoint keeps each env as an
+// rl/learner_envs.h record (episode counters, game with its random stream, previous frame).
 #include "ppo_parts.h"
 
-#include <math.h>
+#include <stddef.h>
 #include <string.h>
 
+#include "../../rl/learner_envs.h"
 #include "../../util/streams.h"
 
 int ppo_envs_start(Ppo *p) {
-    const EnvPreset *preset = env_preset_find(p->cfg.env_id);
-    if (preset == NULL) return -1;
-    VecConfig c = { .num_envs = p->cfg.envs,
-        .obs_type = OBS_OBS80,
-        .autoreset = VECENV_SAME_STEP,
-        .thread_affinity_offset = -1,
-        .stream = STREAM_PPO_ENV,
-        .caller_stepped = true };
-    p->venv = vecenv_create(preset, &c, NULL);
-    if (p->venv == NULL) return -1;
-    for (int e = 0; e < p->cfg.envs; e++)
-        if (vecenv_reset_env(p->venv, e, p->cfg.seed) != ENV_OK) return -1;
-    return 0;
+    // mode and difficulty 0: PPO's rollout has always played the default flavour
+    p->venv = learner_envs_create(p->cfg.env_id, p->cfg.envs, 0, 0, STREAM_PPO_ENV, p->cfg.seed);
+    return p->venv ? 0 : -1;
 }
 
 void ppo_env_step(Ppo *p, int e, int t, int a) {
@@ -58,47 +49,14 @@ int ppo_env_set(Ppo *p, int e, const uint8_t *state, int64_t episodes, double ep
 }
 
 // ----------------------------------------------------------------------------
-// the envs' state as float64 (a learner's arrays are float64): per env its episode counter,
-// running return and length, its ALE-style state (env_clone, with its random stream) and its
-// previous frame, the bytes packed 4 to a double (exact: below 2^32)
+// the envs' state as float64s: an rl/learner_envs.h record an env
 
-#define REC_BYTES   (ENV_STATE_BYTES + POLICY_D)
-#define REC_DOUBLES (3 + (REC_BYTES + 3) / 4)
-
-size_t ppo_envs_doubles(const Ppo *p) { return (size_t)p->cfg.envs * REC_DOUBLES; }
+size_t ppo_envs_doubles(const Ppo *p) { return (size_t)p->cfg.envs * ENV_RECORD_DOUBLES; }
 
 void ppo_envs_save(const Ppo *p, double *out) {
-    uint8_t bytes[REC_BYTES + 3];
-    for (int e = 0; e < p->cfg.envs; e++) {
-        double *o = out + (size_t)e * REC_DOUBLES;
-        int64_t episodes, ep_len;
-        ppo_env_counters(p, e, &episodes, &o[1], &ep_len);
-        o[0] = (double)episodes;
-        o[2] = (double)ep_len;
-        memset(bytes, 0, sizeof(bytes));
-        vecenv_clone(p->venv, e, true, bytes);
-        memcpy(bytes + ENV_STATE_BYTES, p->envs[e].prev, POLICY_D);
-        for (int k = 0; k < (REC_BYTES + 3) / 4; k++)
-            o[3 + k] = (double)((uint32_t)bytes[4 * k] | (uint32_t)bytes[4 * k + 1] << 8 |
-                (uint32_t)bytes[4 * k + 2] << 16 | (uint32_t)bytes[4 * k + 3] << 24);
-    }
+    env_records_save(p->venv, p->cfg.envs, (const uint8_t *)p->envs + offsetof(PpoEnv, prev), sizeof(PpoEnv), out);
 }
 
 int ppo_envs_load(Ppo *p, const double *in) {
-    uint8_t bytes[REC_BYTES + 3];
-    for (int e = 0; e < p->cfg.envs; e++) {
-        const double *o = in + (size_t)e * REC_DOUBLES;
-        for (int k = 0; k < (REC_BYTES + 3) / 4; k++) {
-            const double d = o[3 + k];
-            if (!(d >= 0 && d < 4294967296.0) || d != (double)(uint32_t)d) return -1;
-            const uint32_t u = (uint32_t)d;
-            for (int b = 0; b < 4; b++) bytes[4 * k + b] = (uint8_t)(u >> (8 * b));
-        }
-        if (!(o[0] >= 1 && o[0] < 9e15) || !(fabs(o[1]) <= 1e6) || !(o[2] >= 0 && o[2] < 9e15)) return -1;
-        for (int k = 0; k < POLICY_D; k++)
-            if (bytes[ENV_STATE_BYTES + k] > 1) return -1;
-        if (ppo_env_set(p, e, bytes, (int64_t)o[0], o[1], (int64_t)o[2])) return -1;
-        memcpy(p->envs[e].prev, bytes + ENV_STATE_BYTES, POLICY_D);
-    }
-    return 0;
+    return env_records_load(p->venv, p->cfg.envs, in, (uint8_t *)p->envs + offsetof(PpoEnv, prev), sizeof(PpoEnv));
 }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../rl/learner_envs.h"
+
 static int reserve(Qr *q, size_t need) {
     if (need <= q->wire_cap) return 0;
     uint8_t *w = realloc(q->wire, need);
@@ -89,7 +91,7 @@ int qr_exchange_round(Qr *q, char *err, size_t errlen) {
 }
 
 int qr_exchange_envs(Qr *q, char *err, size_t errlen) {
-    const size_t rec = qr_env_doubles() + 2; // the env's index, its state, its frames
+    const size_t rec = ENV_RECORD_DOUBLES + 2; // the env's index, its state, its frames
     if (reserve(q, (size_t)(q->env1 - q->env0) * rec * sizeof(double))) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -97,7 +99,7 @@ int qr_exchange_envs(Qr *q, char *err, size_t errlen) {
     double *d = (double *)(void *)q->wire;
     for (int e = q->env0; e < q->env1; e++, d += rec) {
         d[0] = e;
-        qr_env_save(q, e, d + 1);
+        env_record_save(q->venv, e, q->envs[e].prev, d + 1);
         d[rec - 1] = (double)q->envs[e].frames;
     }
     const uint8_t *all;
@@ -112,7 +114,7 @@ int qr_exchange_envs(Qr *q, char *err, size_t errlen) {
         memcpy(one, all + off, rec * sizeof(double));
         const int e = (int)one[0];
         if (e < q->env0 || e >= q->env1) {
-            if (e < 0 || e >= q->cfg.envs || qr_env_load(q, e, one + 1)) {
+            if (e < 0 || e >= q->cfg.envs || env_record_load(q->venv, e, one + 1, q->envs[e].prev)) {
                 snprintf(err, errlen, "a rank sent an env state that is not valid (env %d)", e);
                 return -1;
             }

@@ -91,6 +91,7 @@ void qr_destroy(Qr *q) {
     free(q->adam_m);
     free(q->adam_v);
     free(q->envs);
+    vecenv_free(q->venv);
     free(q->rng);
     free(q->frames);
     free(q->step);

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "../../env/env.h"
+#include "../../env/vecenv.h"
 #include "../../rl/agent.h"
 #include "../../rl/sparse_input.h"
 #include "../../train/comm.h"
@@ -77,15 +78,10 @@ void qr_forward(const QrShape *sh, const double *w, SparseX x, double *h, double
 // The greedy action: the first with the largest mean quantile; *mean: that mean.
 int qr_greedy(const QrShape *sh, const double *q, double *mean);
 
-// One env: its game, previous frame and episode counters.
+// What QR-DQN keeps of env e beside its game and episode counters (Qr.venv's env e).
 typedef struct {
-    Env env;
-    uint8_t prev[POLICY_D];
-    bool start;       // its next frame is an episode's first (the previous frame is zeros)
-    int64_t episode;  // episodes it started (its seed's index)
-    double ep_return; // the running episode's
-    int64_t ep_len;
-    int64_t frames; // emulated this iteration
+    uint8_t prev[POLICY_D]; // the previous 80x80 frame (zeros before an episode's first)
+    int64_t frames;         // emulated this iteration
 } QrEnv;
 
 // What env e's step of a round left for the replay memory and the counters.
@@ -131,6 +127,7 @@ typedef struct Qr {
     QrShape sh;
     double *w, *target, *adam_m, *adam_v; // (n,) each
     QrEnv *envs;                          // (N,)
+    VecEnv *venv;                         // (N,) the games, caller-stepped (qr_envs.c)
     Rng *rng;                             // (N,) each env's draws this iteration
     uint8_t *frames;                      // (N, 6400) each env's frame this round
     QrStep *step;                         // (N,) each env's step this round
@@ -174,17 +171,14 @@ int64_t qr_updates_at(const TrainConfig *c, int64_t s);
 // The epsilon of a round that starts after s agent steps.
 double qr_epsilon(const TrainConfig *c, int64_t s);
 
-// The envs (qr_envs.c): every env at its episode 0; a round's step of env e (its draws from
-// q->rng[e]); their state as float64s and back (load: -1 for values no save writes).
+// The envs (qr_envs.c): q->venv, every env at its episode 0 (0, or -1: out of memory); a
+// round's step of env e (its draws from q->rng[e]; threads may step distinct envs); their state
+// as float64s, an rl/learner_envs.h record an env, and back (load: -1 for values no save writes).
 int qr_envs_start(Qr *q);
 void qr_env_step(Qr *q, int e, double *h, double *qv);
 size_t qr_envs_doubles(const Qr *q);
 void qr_envs_save(const Qr *q, double *out);
 int qr_envs_load(Qr *q, const double *in);
-// The same of one env (qr_env_doubles of them).
-size_t qr_env_doubles(void);
-void qr_env_save(const Qr *q, int e, double *out);
-int qr_env_load(Qr *q, int e, const double *in);
 
 // Under MPI (qr_wire.c): the round's steps of every rank's envs (their actions, rewards, flags,
 // ended episodes and frames) to every rank, and, after the last round, every env's state and
