@@ -73,6 +73,10 @@ d=$("$bin" train "${T[@]}" --iterations 2 --seed 4 --run-dir "$tmp/s4" | crc)
 e=$("$bin" train "${T[@]}" --iterations 2 --run-dir "$tmp/s3" | crc)
 echo "seed 3: $e, seed 4: $d"
 [ "$d" != "$e" ] || fail "another seed, the same weights"
+# the game's flavour (--mode, --difficulty) is the one the rollout plays
+f=$("$bin" train "${T[@]}" --iterations 2 --mode 1 --difficulty 1 --run-dir "$tmp/m1" | crc)
+echo "mode 1, difficulty 1: $f"
+[ -n "$f" ] && [ "$f" != "$e" ] || fail "--mode 1 --difficulty 1 played the default flavour"
 
 # eval and record play the PPO network (sampled and greedy); export and import: test_ppo_export.sh
 for g in "" --greedy; do

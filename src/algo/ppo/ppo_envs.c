@@ -14,8 +14,8 @@
 #include "../../util/streams.h"
 
 int ppo_envs_start(Ppo *p) {
-    // mode and difficulty 0: PPO's rollout has always played the default flavour
-    p->venv = learner_envs_create(p->cfg.env_id, p->cfg.envs, 0, 0, STREAM_PPO_ENV, p->cfg.seed);
+    const TrainConfig *c = &p->cfg;
+    p->venv = learner_envs_create(c->env_id, c->envs, c->mode, c->difficulty, STREAM_PPO_ENV, c->seed);
     return p->venv ? 0 : -1;
 }
 
