@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../env/env.h"
 #include "../util/file.h"
 #include "../util/npy.h"
 #include "state.h"
@@ -141,6 +142,60 @@ int model_txt_write(const char *dir, const TrainConfig *cfg, const ModelNotes *n
     int rc = file_replace(path, text, used, err, errlen);
     free(text);
     return rc;
+}
+
+// ALE's names of the actions, by env.h's ACTION_* index (what get_action_meanings() says)
+static const char *const ACTION_NAME[ACTION_COUNT] = { "NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE" };
+
+void model_notes_network(ModelNotes *notes, int input_size, const int *ids, int n) {
+    char size[16], names[64] = "", list[32] = "";
+    memset(notes, 0, sizeof(*notes));
+    snprintf(size, sizeof(size), "%d", input_size);
+    for (int a = 0; a < n; a++) {
+        snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", a ? "," : "", ACTION_NAME[ids[a]]);
+        snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", a ? "," : "", ids[a]);
+    }
+    model_notes_add(notes, "input_size", size);
+    model_notes_add(notes, "actions", names);
+    model_notes_add(notes, "action_ids", list);
+}
+
+int model_notes_match(
+    const char *dir, const ModelNotes *notes, const ModelNotes *want, const char *network, char *err, size_t errlen) {
+    for (int i = 0; i < notes->n; i++) {
+        const char *v = model_notes_get(want, notes->key[i]);
+        if (!v) {
+            snprintf(err, errlen, "%s/%s: unknown line '%s'", dir, MODEL_TXT, notes->key[i]);
+            return -1;
+        }
+        if (strcmp(v, notes->value[i])) {
+            snprintf(err, errlen, "%s/%s: %s=%s, but this build's %s network with these settings has %s=%s", dir,
+                MODEL_TXT, notes->key[i], notes->value[i], network, notes->key[i], v);
+            return -1;
+        }
+    }
+    for (int i = 0; i < want->n; i++)
+        if (!model_notes_get(notes, want->key[i])) {
+            snprintf(err, errlen, "%s/%s: no %s line", dir, MODEL_TXT, want->key[i]);
+            return -1;
+        }
+    return 0;
+}
+
+int model_export(const char *dir, const TrainConfig *cfg, const NpyArray *a, int n, const ModelNotes *notes,
+    char *wrote, size_t wlen, char *err, size_t errlen) {
+    if (npy_arrays_export(dir, a, n, err, errlen) || model_txt_write(dir, cfg, notes, err, errlen)) return -1;
+    size_t used = 0;
+    for (int k = 0; k < n && used < wlen; k++) {
+        // the first array by its path, the others by their names without ".npy"; matrices with their shape
+        const size_t len = strlen(a[k].name), stem = len > 4 && !strcmp(a[k].name + len - 4, ".npy") ? len - 4 : len;
+        used += k ? (size_t)snprintf(wrote + used, wlen - used, ", %.*s", (int)stem, a[k].name)
+                  : (size_t)snprintf(wrote + used, wlen - used, "%s/%s", dir, a[k].name);
+        if (a[k].ndim == 2 && used < wlen)
+            used += (size_t)snprintf(wrote + used, wlen - used, " (%zu, %zu)", a[k].shape[0], a[k].shape[1]);
+    }
+    if (used < wlen) snprintf(wrote + used, wlen - used, " (.npy, float64) and %s/%s", dir, MODEL_TXT);
+    return 0;
 }
 
 #define MODEL_TXT_MAX 65536 // far more than any model.txt

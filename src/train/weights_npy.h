@@ -47,6 +47,21 @@ int model_notes_add(ModelNotes *notes, const char *key, const char *value);
 // The value of key, or NULL.
 const char *model_notes_get(const ModelNotes *notes, const char *key);
 int model_txt_write(const char *dir, const TrainConfig *cfg, const ModelNotes *notes, char *err, size_t errlen);
+// The notes of a network of input_size inputs whose outputs (or blocks of outputs) are the env
+// actions ids[0 .. n) (env.h's ACTION_*), in this order: input_size, actions (ALE's names),
+// action_ids. Every learner with model.txt writes these three, so that play_npy.py and nets.py
+// read any export alike.
+void model_notes_network(ModelNotes *notes, int input_size, const int *ids, int n);
+// A model.txt's notes against want (what this build's `network`, its name in the message, has
+// with the model's settings): no line unknown, none of another value, none missing. 0, or -1
+// with one line in err naming DIR/model.txt.
+int model_notes_match(
+    const char *dir, const ModelNotes *notes, const ModelNotes *want, const char *network, char *err, size_t errlen);
+// A learner's export: the n arrays, then DIR/model.txt (last: a folder with it holds the arrays
+// it describes); wrote says what was written ("DIR/x_W1.npy (D, H), x_b1, x_W2 (A, H), x_b2
+// (.npy, float64) and DIR/model.txt"). 0, or -1 with one line in err.
+int model_export(const char *dir, const TrainConfig *cfg, const NpyArray *a, int n, const ModelNotes *notes,
+    char *wrote, size_t wlen, char *err, size_t errlen);
 // Reads DIR/model.txt: cfg gets the defaults and then the file's settings; the lines that are
 // no setting go to notes. 0, or -1 with one line in err.
 int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *err, size_t errlen);

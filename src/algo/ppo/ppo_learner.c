@@ -136,21 +136,9 @@ static const double *ppo_learner_weights(const TrainState *s, size_t *n) {
 // ----------------------------------------------------------------------------
 // its network as .npy files (export, import): the arrays and model.txt (train/weights_npy.h)
 
-static const char *const PPO_ACTION_NAME[PPO_ACTIONS] = { "NOOP", "RIGHT", "LEFT" }; // ALE's names
-
-// What model.txt says beside the settings, for readers that know no pongrl: the input's size
-// and what each output means, by ALE's action name and by its index in Pong's minimal set.
+// What model.txt says beside the settings, for readers that know no pongrl.
 static void ppo_notes(const TrainConfig *c, ModelNotes *notes) {
-    char size[16], names[64] = "", ids[32] = "";
-    memset(notes, 0, sizeof(*notes));
-    snprintf(size, sizeof(size), "%d", ppo_input_size(c->coarse));
-    for (int a = 0; a < PPO_ACTIONS; a++) {
-        snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", a ? "," : "", PPO_ACTION_NAME[a]);
-        snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%d", a ? "," : "", PPO_ACTION_ID[a]);
-    }
-    model_notes_add(notes, "input_size", size);
-    model_notes_add(notes, "actions", names);
-    model_notes_add(notes, "action_ids", ids);
+    model_notes_network(notes, ppo_input_size(c->coarse), PPO_ACTION_ID, PPO_ACTIONS);
 }
 
 // Its network's six arrays, each as stored (acnet.h): DIR/ppo_W1.npy (D, H), ppo_b1.npy (H,),
@@ -170,41 +158,16 @@ static int ppo_npy_arrays(const AcNet *net, NpyArray *a) {
 static AgentPolicy ppo_agent(TrainState *s, bool greedy) { return ppo_agent_policy(ppo_of(s), greedy); }
 
 static int ppo_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
-    const AcNet *net = &ppo_of(s)->net;
     ModelNotes notes;
     NpyArray a[NPY_ARRAYS_MAX];
     ppo_notes(&s->cfg, &notes);
-    // model.txt last: a folder with it holds the arrays it describes
-    if (npy_arrays_export(dir, a, ppo_npy_arrays(net, a), err, errlen) ||
-        model_txt_write(dir, &s->cfg, &notes, err, errlen))
-        return -1;
-    snprintf(wrote, wlen,
-        "%s/ppo_W1.npy (%d, %d), ppo_b1, ppo_Wpi (%d, %d), ppo_bpi, ppo_wv, ppo_bv (.npy, float64) "
-        "and %s/model.txt",
-        dir, net->D, net->H, net->A, net->H, dir);
-    return 0;
+    return model_export(dir, &s->cfg, a, ppo_npy_arrays(&ppo_of(s)->net, a), &notes, wrote, wlen, err, errlen);
 }
 
 static int ppo_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
     ModelNotes want;
     ppo_notes(&s->cfg, &want);
-    for (int i = 0; i < notes->n; i++) {
-        const char *v = model_notes_get(&want, notes->key[i]);
-        if (!v) {
-            snprintf(err, errlen, "%s/model.txt: unknown line '%s'", dir, notes->key[i]);
-            return -1;
-        }
-        if (strcmp(v, notes->value[i])) {
-            snprintf(err, errlen, "%s/model.txt: %s=%s, but this build's PPO network with these settings has %s=%s",
-                dir, notes->key[i], notes->value[i], notes->key[i], v);
-            return -1;
-        }
-    }
-    for (int i = 0; i < want.n; i++)
-        if (!model_notes_get(notes, want.key[i])) {
-            snprintf(err, errlen, "%s/model.txt: no %s line", dir, want.key[i]);
-            return -1;
-        }
+    if (model_notes_match(dir, notes, &want, "PPO", err, errlen)) return -1;
     if (train_state_attach(s, &PPO_LEARNER, err, errlen)) return -1; // its state as a fresh run's
     AcNet *net = &ppo_of(s)->net;
     NpyArray a[NPY_ARRAYS_MAX];

@@ -134,19 +134,8 @@ static AgentPolicy qr_agent(TrainState *s, bool greedy) { return qr_agent_policy
 // .npy files: DIR/qrdqn_W1.npy (D, H), qrdqn_b1.npy (H,), qrdqn_W2.npy (A N, H), qrdqn_b2.npy
 // (A N,) float64; output a N + i is action a's quantile i
 
-static const char *const QR_ACTION_NAME[QR_ACTIONS] = { "NOOP", "RIGHT", "LEFT" }; // ALE's names
-
 static void qr_notes(const TrainConfig *c, ModelNotes *notes) {
-    char size[16], names[64] = "", ids[32] = "";
-    memset(notes, 0, sizeof(*notes));
-    snprintf(size, sizeof(size), "%d", qr_shape(c).D);
-    for (int a = 0; a < QR_ACTIONS; a++) {
-        snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", a ? "," : "", QR_ACTION_NAME[a]);
-        snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%d", a ? "," : "", QR_ACTION_ID[a]);
-    }
-    model_notes_add(notes, "input_size", size);
-    model_notes_add(notes, "actions", names);
-    model_notes_add(notes, "action_ids", ids);
+    model_notes_network(notes, qr_shape(c).D, QR_ACTION_ID, QR_ACTIONS);
 }
 
 static int qr_npy_arrays(const Qr *q, NpyArray *a) {
@@ -160,40 +149,16 @@ static int qr_npy_arrays(const Qr *q, NpyArray *a) {
 }
 
 static int qr_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
-    const Qr *q = qr_of(s);
     ModelNotes notes;
     NpyArray a[NPY_ARRAYS_MAX];
     qr_notes(&s->cfg, &notes);
-    // model.txt last: a folder with it holds the arrays it describes
-    if (npy_arrays_export(dir, a, qr_npy_arrays(q, a), err, errlen) ||
-        model_txt_write(dir, &s->cfg, &notes, err, errlen))
-        return -1;
-    snprintf(wrote, wlen,
-        "%s/qrdqn_W1.npy (%d, %d), qrdqn_b1, qrdqn_W2 (%d, %d), qrdqn_b2 (.npy, float64) and %s/model.txt", dir,
-        q->sh.D, q->sh.H, q->sh.A * q->sh.N, q->sh.H, dir);
-    return 0;
+    return model_export(dir, &s->cfg, a, qr_npy_arrays(qr_of(s), a), &notes, wrote, wlen, err, errlen);
 }
 
 static int qr_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
     ModelNotes want;
     qr_notes(&s->cfg, &want);
-    for (int i = 0; i < notes->n; i++) {
-        const char *v = model_notes_get(&want, notes->key[i]);
-        if (!v) {
-            snprintf(err, errlen, "%s/model.txt: unknown line '%s'", dir, notes->key[i]);
-            return -1;
-        }
-        if (strcmp(v, notes->value[i])) {
-            snprintf(err, errlen, "%s/model.txt: %s=%s, but this build's QR-DQN network with these settings has %s=%s",
-                dir, notes->key[i], notes->value[i], notes->key[i], v);
-            return -1;
-        }
-    }
-    for (int i = 0; i < want.n; i++)
-        if (!model_notes_get(notes, want.key[i])) {
-            snprintf(err, errlen, "%s/model.txt: no %s line", dir, want.key[i]);
-            return -1;
-        }
+    if (model_notes_match(dir, notes, &want, "QR-DQN", err, errlen)) return -1;
     if (train_state_attach(s, &QRDQN_LEARNER, err, errlen)) return -1; // its state as a fresh run's
     Qr *q = qr_of(s);
     NpyArray a[NPY_ARRAYS_MAX];
