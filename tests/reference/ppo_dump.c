@@ -34,9 +34,7 @@
 #include "algo/algo.h"
 #include "algo/ppo/ppo.h"
 #include "train/model.h"
-#include "util/npy.h"
-
-static const char *dir;
+#include "dump_common.h"
 
 static void usage(const char *why) {
     fprintf(stderr,
@@ -47,25 +45,13 @@ static void usage(const char *why) {
     exit(2);
 }
 
-static void save(const char *name, const char *descr, int ndim, size_t a, size_t b, const void *data) {
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/%s.npy", dir, name);
-    size_t shape[2] = { a, b };
-    if (npy_write(path, descr, ndim, shape, data)) {
-        fprintf(stderr, "ppo_dump: cannot write %s\n", path);
-        exit(1);
-    }
-}
-
 // --model: the model's probabilities on N steps of a game, beside the player's act.
-static int play_model(const char *model, uint64_t seed, int steps) {
+static int play_model(const char *dir, const char *model, uint64_t seed, int steps) {
     TrainState s;
     char desc[2048], err[2048];
     if (model_load(model, ALGO_LEARNERS, &s, desc, sizeof(desc), err, sizeof(err)) ||
-        (!s.learner && train_state_attach(&s, &PPO_LEARNER, err, sizeof(err)))) {
-        fprintf(stderr, "ppo_dump: %s\n", err);
-        return 1;
-    }
+        (!s.learner && train_state_attach(&s, &PPO_LEARNER, err, sizeof(err))))
+        dump_die("%s", err);
     const Ppo *p = ppo_of(&s);
     const AgentPolicy ap = ppo_agent_policy(p, false);
     static const uint8_t zeros[POLICY_D];
@@ -75,10 +61,8 @@ static int play_model(const char *model, uint64_t seed, int steps) {
     uint16_t idx[ACNET_D + 2 * PPO_COARSE];
     int8_t sign[ACNET_D + 2 * PPO_COARSE];
     Env env;
-    if (!frames || !start || !action || !probs || !h || env_init(&env, s.cfg.env_id, seed) != ENV_OK) {
-        fprintf(stderr, "ppo_dump: out of memory\n");
-        return 1;
-    }
+    if (!frames || !start || !action || !probs || !h || env_init(&env, s.cfg.env_id, seed) != ENV_OK)
+        dump_die("out of memory");
     Rng rng;
     rng_seed(&rng, seed);
     start[0] = 1;
@@ -93,11 +77,9 @@ static int play_model(const char *model, uint64_t seed, int steps) {
         acnet_log_softmax(logits, PPO_ACTIONS, logp);
         for (int a = 0; a < PPO_ACTIONS; a++) probs[(size_t)t * PPO_ACTIONS + a] = exp(logp[a]);
         action[t] = ap.act(&ap, (SparseX){ 0, idx, sign }, cur, prev, rng_uniform(&rng), h, &p_up);
-        if (p_up != probs[(size_t)t * PPO_ACTIONS + 1]) {
-            fprintf(stderr, "ppo_dump: step %d: the player's p(RIGHT) %.17g is not the network's %.17g\n", t, p_up,
+        if (p_up != probs[(size_t)t * PPO_ACTIONS + 1])
+            dump_die("step %d: the player's p(RIGHT) %.17g is not the network's %.17g", t, p_up,
                 probs[(size_t)t * PPO_ACTIONS + 1]);
-            return 1;
-        }
         EnvStep st;
         env_step(&env, action[t], &st);
         if ((st.terminated || st.truncated) && t + 1 < steps) {
@@ -105,10 +87,10 @@ static int play_model(const char *model, uint64_t seed, int steps) {
             start[t + 1] = 1;
         }
     }
-    save("frames", "|u1", 2, (size_t)steps, POLICY_D, frames);
-    save("start", "|u1", 1, (size_t)steps, 0, start);
-    save("action", "<i4", 1, (size_t)steps, 0, action);
-    save("probs", "<f8", 2, (size_t)steps, PPO_ACTIONS, probs);
+    dump_save(dir, "frames", "|u1", 2, (size_t)steps, POLICY_D, frames);
+    dump_save(dir, "start", "|u1", 1, (size_t)steps, 0, start);
+    dump_save(dir, "action", "<i4", 1, (size_t)steps, 0, action);
+    dump_save(dir, "probs", "<f8", 2, (size_t)steps, PPO_ACTIONS, probs);
     free(frames);
     free(start);
     free(action);
@@ -122,7 +104,7 @@ int main(int argc, char **argv) {
     static const struct option opts[] = { { "seed", 1, 0, 's' }, { "threads", 1, 0, 't' }, { "iterations", 1, 0, 'i' },
         { "coarse", 1, 0, 'c' }, { "out", 1, 0, 'o' }, { "model", 1, 0, 'm' }, { "play", 1, 0, 'p' },
         { "value-hidden", 1, 0, 'v' }, { "ent-coef", 1, 0, 'e' }, { 0, 0, 0, 0 } };
-    const char *model = NULL;
+    const char *model = NULL, *dir = NULL;
     int play = 600;
     TrainConfig c;
     train_config_fresh(&c, "ppo");
@@ -152,85 +134,63 @@ int main(int argc, char **argv) {
     if (!dir) usage("--out DIR is needed");
     if (model) {
         if (play < 1) usage("--play must be at least 1");
-        return play_model(model, c.seed, play);
+        return play_model(dir, model, c.seed, play);
     }
     if (threads < 1 || iterations < 0) usage("--threads or --iterations out of range");
     char err[256];
     // the pool's threads run PPO's passes (no scratch for Karpathy's network)
     Pool *pool = NULL;
     Ppo *p = ppo_create(&c, err, sizeof(err));
-    if (!p) {
-        fprintf(stderr, "ppo_dump: %s\n", err);
-        return 1;
-    }
-    if (!(pool = pool_create(threads)) || ppo_bind(p, pool, NULL)) {
-        fprintf(stderr, "ppo_dump: out of memory\n");
-        return 1;
-    }
+    if (!p) dump_die("%s", err);
+    if (!(pool = pool_create(threads)) || ppo_bind(p, pool, NULL)) dump_die("out of memory");
     PpoStats st;
     for (int i = 0; i < iterations; i++)
-        if (ppo_iteration(p, &st, err, sizeof(err))) {
-            fprintf(stderr, "ppo_dump: %s\n", err);
-            return 1;
-        }
+        if (ppo_iteration(p, &st, err, sizeof(err))) dump_die("%s", err);
     const int N = c.envs, T = c.steps, B = N * T, M = B / c.minibatches, D = p->net.D;
     const size_t n = p->net.n;
     // rollouts with these weights until one holds an episode's end (GAE's cut is tested too)
     for (int tries = 0;; tries++) {
-        if (ppo_collect(p)) {
-            fprintf(stderr, "ppo_dump: out of memory\n");
-            return 1;
-        }
+        if (ppo_collect(p)) dump_die("out of memory");
         if (p->n_ended > 0 || tries == 100) break;
     }
     ppo_advantages(p);
-    save("w", "<f8", 1, n, 0, p->net.w);
-    save("m", "<f8", 1, n, 0, p->adam_m);
-    save("v", "<f8", 1, n, 0, p->adam_v);
+    dump_weights(dir, "", p->net.w, p->adam_m, p->adam_v, n);
     int8_t *x = calloc((size_t)B * D, 1);
     int32_t *a = malloc(sizeof(int32_t) * B), *mb = malloc(sizeof(int32_t) * M);
     double *g = calloc(n, sizeof(double));
-    if (!x || !a || !mb || !g) {
-        fprintf(stderr, "ppo_dump: out of memory\n");
-        return 1;
-    }
+    if (!x || !a || !mb || !g) dump_die("out of memory");
     for (int s = 0; s < B; s++) {
         SparseX sx = ppo_sample_x(p, s);
         for (int k = 0; k < sx.nnz; k++) x[(size_t)s * D + sx.idx[k]] = sx.sign[k];
         a[s] = p->action[s];
     }
-    save("x", "|i1", 2, (size_t)B, (size_t)D, x);
-    save("action", "<i4", 1, (size_t)B, 0, a);
-    save("logp", "<f8", 1, (size_t)B, 0, p->logp);
-    save("value", "<f8", 1, (size_t)B, 0, p->value);
-    save("reward", "<f8", 1, (size_t)B, 0, p->reward);
-    save("done", "|u1", 1, (size_t)B, 0, p->done);
-    save("next_value", "<f8", 1, (size_t)N, 0, p->next_value);
-    save("adv", "<f8", 1, (size_t)B, 0, p->adv);
-    save("ret", "<f8", 1, (size_t)B, 0, p->ret);
+    dump_save(dir, "x", "|i1", 2, (size_t)B, (size_t)D, x);
+    dump_save(dir, "action", "<i4", 1, (size_t)B, 0, a);
+    dump_save(dir, "logp", "<f8", 1, (size_t)B, 0, p->logp);
+    dump_save(dir, "value", "<f8", 1, (size_t)B, 0, p->value);
+    dump_save(dir, "reward", "<f8", 1, (size_t)B, 0, p->reward);
+    dump_save(dir, "done", "|u1", 1, (size_t)B, 0, p->done);
+    dump_save(dir, "next_value", "<f8", 1, (size_t)N, 0, p->next_value);
+    dump_save(dir, "adv", "<f8", 1, (size_t)B, 0, p->adv);
+    dump_save(dir, "ret", "<f8", 1, (size_t)B, 0, p->ret);
     // a minibatch: every third sample, from the middle on (a fixed, non-contiguous choice)
     for (int i = 0; i < M; i++) mb[i] = (int32_t)((B / 2 + 3 * i) % B);
-    save("mb", "<i4", 1, (size_t)M, 0, mb);
+    dump_save(dir, "mb", "<i4", 1, (size_t)M, 0, mb);
     double sums[6];
-    if (ppo_minibatch_grad(p, mb, M, sums)) {
-        fprintf(stderr, "ppo_dump: gradient diverged\n");
-        return 1;
-    }
+    if (ppo_minibatch_grad(p, mb, M, sums)) dump_die("gradient diverged");
     const size_t H = (size_t)p->net.H;
     for (int r = 0; r < p->rows.n; r++)
         memcpy(g + p->rows.list[r] * H, p->g + (size_t)r * H, sizeof(double) * H); // packed: row k at k H
     memcpy(g + p->net.tail, p->g + p->net.tail, sizeof(double) * (n - p->net.tail));
-    save("grad", "<f8", 1, n, 0, g);
-    save("stats", "<f8", 1, 5, 0, sums);
+    dump_save(dir, "grad", "<f8", 1, n, 0, g);
+    dump_save(dir, "stats", "<f8", 1, 5, 0, sums);
     const double lr = c.lr * 0.75;
     double hyper[8] = { lr, c.gamma, c.lambda, c.clip, c.ent_coef, c.vf_coef, c.max_grad_norm, 0 };
     hyper[7] = ppo_step(p, lr);
-    save("hyper", "<f8", 1, 8, 0, hyper);
+    dump_save(dir, "hyper", "<f8", 1, 8, 0, hyper);
     double dims[6] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M, p->net.Hv };
-    save("shape", "<f8", 1, 6, 0, dims);
-    save("w_new", "<f8", 1, n, 0, p->net.w);
-    save("m_new", "<f8", 1, n, 0, p->adam_m);
-    save("v_new", "<f8", 1, n, 0, p->adam_v);
+    dump_save(dir, "shape", "<f8", 1, 6, 0, dims);
+    dump_weights(dir, "_new", p->net.w, p->adam_m, p->adam_v, n);
     free(x);
     free(a);
     free(mb);

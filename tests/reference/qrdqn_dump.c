@@ -23,20 +23,7 @@
 #include "algo/qrdqn/qrdqn.h"
 #include "train/config.h"
 #include "train/pool.h"
-#include "util/npy.h"
-
-static const char *dir;
-
-static void save(const char *name, const char *descr, int ndim, const size_t *shape, const void *data) {
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/%s.npy", dir, name);
-    if (npy_write(path, descr, ndim, shape, data)) {
-        fprintf(stderr, "qrdqn_dump: cannot write %s\n", path);
-        exit(1);
-    }
-}
-
-static void save_vec(const char *name, const double *v, size_t n) { save(name, "<f8", 1, (size_t[]){ n, 0 }, v); }
+#include "dump_common.h"
 
 // slot k's frame and its previous frame (zeros at an episode's start) into out (2 x 6400)
 static void state_frames(const Qr *q, int64_t k, uint8_t *out) {
@@ -49,6 +36,7 @@ static void state_frames(const Qr *q, int64_t k, uint8_t *out) {
 
 int main(int argc, char **argv) {
     uint64_t seed = 1;
+    const char *dir = NULL;
     int iterations = 12, nstep = 3;
     static const struct option opts[] = { { "seed", 1, 0, 's' }, { "iterations", 1, 0, 'i' }, { "nstep", 1, 0, 'n' },
         { "out", 1, 0, 'o' }, { 0, 0, 0, 0 } };
@@ -88,16 +76,10 @@ int main(int argc, char **argv) {
     char err[256];
     Qr *q = qr_create(&c, err, sizeof(err));
     Pool *pool = pool_create(1);
-    if (!q || !pool || qr_bind(q, pool, NULL)) {
-        fprintf(stderr, "qrdqn_dump: %s\n", q ? "out of memory" : err);
-        return 1;
-    }
+    if (!q || !pool || qr_bind(q, pool, NULL)) dump_die("%s", q ? "out of memory" : err);
     for (int i = 0; i < iterations; i++) {
         q->iteration = i;
-        if (qr_iteration(q, err, sizeof(err))) {
-            fprintf(stderr, "qrdqn_dump: %s\n", err);
-            return 1;
-        }
+        if (qr_iteration(q, err, sizeof(err))) dump_die("%s", err);
     }
     const size_t n = q->sh.n;
     const int B = c.minibatch;
@@ -116,26 +98,19 @@ int main(int argc, char **argv) {
             }
     }
     free(slots);
-    save_vec("w", q->w, n);
-    save_vec("target", q->target, n);
-    save_vec("m", q->adam_m, n);
-    save_vec("v", q->adam_v, n);
+    dump_weights(dir, "", q->w, q->adam_m, q->adam_v, n);
+    dump_save(dir, "target", "<f8", 1, n, 0, q->target);
     q->stats.loss = 0.0;
-    if (!qr_update(q, u)) {
-        fprintf(stderr, "qrdqn_dump: the replay memory holds nothing to draw\n");
-        return 1;
-    }
-    save_vec("w_new", q->w, n);
-    save_vec("m_new", q->adam_m, n);
-    save_vec("v_new", q->adam_v, n);
+    if (!qr_update(q, u)) dump_die("the replay memory holds nothing to draw");
+    dump_weights(dir, "_new", q->w, q->adam_m, q->adam_v, n);
     const int32_t shape[6] = { q->sh.D, q->sh.H, q->sh.A, q->sh.N, nstep, (int32_t)u };
-    save("shape", "<i4", 1, (size_t[]){ 6, 0 }, shape);
+    dump_save(dir, "shape", "<i4", 1, 6, 0, shape);
     const double hyper[5] = { c.gamma, c.lr, c.adam_eps, QR_KAPPA, q->stats.loss };
-    save_vec("hyper", hyper, 5);
+    dump_save(dir, "hyper", "<f8", 1, 5, 0, hyper);
     int32_t *action = calloc((size_t)B, sizeof(int32_t)), *reward = calloc((size_t)B * nstep, sizeof(int32_t)),
             *flags = calloc((size_t)B * nstep, sizeof(int32_t));
     uint8_t *frames = calloc((size_t)B * 4, POLICY_D);
-    if (!action || !reward || !flags || !frames) return 1;
+    if (!action || !reward || !flags || !frames) dump_die("out of memory");
     for (int b = 0; b < B; b++) {
         const int64_t k = q->batch[b];
         action[b] = q->mem.action[(size_t)(k % q->mem.cap)];
@@ -147,10 +122,10 @@ int main(int argc, char **argv) {
         state_frames(q, k, frames + (size_t)b * 4 * POLICY_D);
         state_frames(q, k + (int64_t)nstep * c.envs, frames + ((size_t)b * 4 + 2) * POLICY_D);
     }
-    save("action", "<i4", 1, (size_t[]){ (size_t)B, 0 }, action);
-    save("reward", "<i4", 2, (size_t[]){ (size_t)B, (size_t)nstep }, reward);
-    save("flags", "<i4", 2, (size_t[]){ (size_t)B, (size_t)nstep }, flags);
-    save("frames", "|u1", 2, (size_t[]){ (size_t)B * 4, POLICY_D }, frames);
+    dump_save(dir, "action", "<i4", 1, (size_t)B, 0, action);
+    dump_save(dir, "reward", "<i4", 2, (size_t)B, (size_t)nstep, reward);
+    dump_save(dir, "flags", "<i4", 2, (size_t)B, (size_t)nstep, flags);
+    dump_save(dir, "frames", "|u1", 2, (size_t)B * 4, POLICY_D, frames);
     free(action);
     free(reward);
     free(flags);

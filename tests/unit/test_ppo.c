@@ -1,7 +1,6 @@
 // test_ppo.c: PPO's checkpoint (format version 4) gives back every setting and every bit of
-// its arrays, and its state resumes: a run saved, loaded and attached plays its next iteration
-// to the same bits as the run that went on; every prefix of a version 4 file and single-byte
-// changes across it are refused, never a crash (this binary runs under ASan+UBSan). A PPO run
+// its arrays, and its state resumes; every prefix and single-byte changes are refused
+// (test_learner_common.h, the checks every learner's checkpoint passes). A PPO run
 // has no pg network; a version 2 file, which carried an unused one, still loads and drops it.
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -9,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "test_files.h"
+#include "test_learner_common.h"
 #include "test_legacy.h"
 #include "algo/ppo/ppo.h"
 #include "train/checkpoint.h"
@@ -28,85 +27,24 @@ static void ppo_run_config(TrainConfig *c) {
     c->workers = 2;
 }
 
-static void iterate(TrainState *s, Pool *pool, Comm *comm) {
-    LearnerBatch lb = { 0 };
-    char err[256];
-    cr_assert_eq(s->learner->iterate(s, pool, comm, &lb, err, sizeof(err)), 0, "%s", err);
-    s->iteration++;
-    s->agent_steps += lb.steps;
+static void ppo_same_settings(const TrainConfig *a, const TrainConfig *b) {
+    cr_assert_eq(b->envs, 3);
+    cr_assert_eq(b->steps, 40);
+    cr_assert_eq(b->minibatches, 2);
+    cr_assert_eq(b->epochs, 1);
+    cr_assert(b->coarse);
+    cr_assert_eq(b->lambda, a->lambda);
+    cr_assert_eq(b->clip, a->clip);
+    cr_assert_eq(b->ent_coef, a->ent_coef);
+    cr_assert_eq(b->vf_coef, a->vf_coef);
+    cr_assert_eq(b->max_grad_norm, a->max_grad_norm);
+    cr_assert_eq(b->anneal_steps, a->anneal_steps);
 }
 
 Test(ppo, checkpoint_round_trip_and_resume) {
     TrainConfig c;
     ppo_run_config(&c);
-    TrainState a, b;
-    cr_assert_eq(train_state_init(&a, &c, &PPO_LEARNER), 0);
-    Pool *pool = pool_create(2);
-    Comm *comm = comm_local_create();
-    cr_assert(pool && comm);
-    iterate(&a, pool, comm);
-    iterate(&a, pool, comm);
-    train_state_settle(&a);
-    char path[] = "/tmp/pongrl-ppo-ckpt-XXXXXX";
-    close(mkstemp(path));
-    char err[512];
-    cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
-    cr_assert_eq(checkpoint_load(path, &b, NULL, err, sizeof(err)), 0, "%s", err);
-    cr_assert_str_eq(b.cfg.algo, "ppo");
-    cr_assert_eq(b.cfg.envs, 3);
-    cr_assert_eq(b.cfg.steps, 40);
-    cr_assert_eq(b.cfg.minibatches, 2);
-    cr_assert_eq(b.cfg.epochs, 1);
-    cr_assert(b.cfg.coarse);
-    cr_assert_eq(b.cfg.lambda, a.cfg.lambda);
-    cr_assert_eq(b.cfg.clip, a.cfg.clip);
-    cr_assert_eq(b.cfg.ent_coef, a.cfg.ent_coef);
-    cr_assert_eq(b.cfg.vf_coef, a.cfg.vf_coef);
-    cr_assert_eq(b.cfg.max_grad_norm, a.cfg.max_grad_norm);
-    cr_assert_eq(b.cfg.anneal_steps, a.cfg.anneal_steps);
-    cr_assert_eq(b.iteration, 2);
-    cr_assert_eq(b.agent_steps, 240);
-    b.cfg.workers = 1;
-    cr_assert_eq(train_state_attach(&b, &PPO_LEARNER, err, sizeof(err)), 0, "%s", err);
-    LearnerArray la[LEARNER_ARRAYS_MAX], lb[LEARNER_ARRAYS_MAX];
-    int na = train_state_arrays(&a, la), nb = train_state_arrays(&b, lb);
-    cr_assert_eq(na, 4);
-    cr_assert_eq(nb, 4);
-    for (int k = 0; k < na; k++) {
-        cr_assert_str_eq(la[k].name, lb[k].name);
-        cr_assert_eq(la[k].n, lb[k].n);
-        cr_assert_eq(memcmp(la[k].data, lb[k].data, la[k].n * sizeof(double)), 0, "array %s", la[k].name);
-    }
-    // the next iteration, from the loaded state on one thread, equals the saved run's on two
-    Pool *pool1 = pool_create(1);
-    iterate(&a, pool, comm);
-    iterate(&b, pool1, comm);
-    size_t n = 0;
-    const double *wa = PPO_LEARNER.weights(&a, &n), *wb = PPO_LEARNER.weights(&b, &n);
-    cr_assert_eq(memcmp(wa, wb, n * sizeof(double)), 0, "the resumed iteration differs");
-
-    // every prefix refused; single bytes changed across the file refused (by the CRC) or, with the
-    // CRC not checked, refused or loaded, never a crash
-    size_t len;
-    uint8_t *buf = read_all(path, &len);
-    TrainState t;
-    for (size_t cut = 0; cut < len; cut += cut < 400 ? 1 : 4099)
-        cr_assert_neq(checkpoint_parse(buf, cut, true, &t, NULL, err, sizeof(err)), 0, "prefix %zu loaded", cut);
-    for (size_t at = 8; at < len; at += at < 400 ? 1 : 997) {
-        buf[at] ^= 0x5a;
-        cr_assert_neq(checkpoint_parse(buf, len, true, &t, NULL, err, sizeof(err)), 0, "byte %zu changed, loaded", at);
-        if (checkpoint_parse(buf, len, false, &t, NULL, err, sizeof(err)) == 0) train_state_free(&t);
-        buf[at] ^= 0x5a;
-    }
-    cr_assert_eq(checkpoint_parse(buf, len, true, &t, NULL, err, sizeof(err)), 0, "%s", err);
-    train_state_free(&t);
-    free(buf);
-    unlink(path);
-    pool_destroy(pool);
-    pool_destroy(pool1);
-    comm->destroy(comm);
-    train_state_free(&a);
-    train_state_free(&b);
+    learner_checkpoint_round_trip(&c, &PPO_LEARNER, 4, ppo_same_settings);
 }
 
 // A version 2 PPO checkpoint carried Karpathy's network (H = hidden) before its arrays, unused:

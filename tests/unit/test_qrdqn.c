@@ -1,8 +1,7 @@
 // test_qrdqn.c: QR-DQN's checkpoint gives back every setting and every bit of its arrays (the
-// weights, the target, Adam's moments, the replay memory, the envs), and its state resumes: a
-// run saved, loaded and attached plays its next iteration to the same bits as the run that went
-// on; every prefix of the file and single-byte changes across it are refused, never a crash
-// (this binary runs under ASan+UBSan). The replay memory drops a slot when its ring passes it or
+// weights, the target, Adam's moments, the replay memory, the envs), and its state resumes;
+// every prefix and single-byte changes are refused (test_learner_common.h, the checks every
+// learner's checkpoint passes). The replay memory drops a slot when its ring passes it or
 // when the pixel pool overwrites its pixels, and gives back each kept frame.
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -10,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "test_files.h"
+#include "test_learner_common.h"
 #include "algo/qrdqn/qrdqn.h"
 #include "train/checkpoint.h"
 #include "train/comm.h"
@@ -31,77 +30,19 @@ static void qr_run_config(TrainConfig *c) {
     c->workers = 2;
 }
 
-static void iterate(TrainState *s, Pool *pool, Comm *comm) {
-    LearnerBatch lb = { 0 };
-    char err[256];
-    cr_assert_eq(s->learner->iterate(s, pool, comm, &lb, err, sizeof(err)), 0, "%s", err);
-    s->iteration++;
-    s->agent_steps += lb.steps;
+static void qr_same_settings(const TrainConfig *a, const TrainConfig *b) {
+    cr_assert_eq(b->envs, 3);
+    cr_assert_eq(b->quantiles, 4);
+    cr_assert_eq(b->replay, 100);
+    cr_assert_eq(b->target_every, 7);
+    cr_assert_eq(b->nstep, a->nstep);
+    cr_assert_eq(b->adam_eps, a->adam_eps);
 }
 
 Test(qrdqn, checkpoint_round_trip_and_resume) {
     TrainConfig c;
     qr_run_config(&c);
-    TrainState a, b;
-    cr_assert_eq(train_state_init(&a, &c, &QRDQN_LEARNER), 0);
-    Pool *pool = pool_create(2);
-    Comm *comm = comm_local_create();
-    cr_assert(pool && comm);
-    iterate(&a, pool, comm);
-    iterate(&a, pool, comm);
-    train_state_settle(&a);
-    char path[] = "/tmp/pongrl-qrdqn-ckpt-XXXXXX";
-    close(mkstemp(path));
-    char err[512];
-    cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
-    cr_assert_eq(checkpoint_load(path, &b, NULL, err, sizeof(err)), 0, "%s", err);
-    cr_assert_str_eq(b.cfg.algo, "qrdqn");
-    cr_assert_eq(b.cfg.envs, 3);
-    cr_assert_eq(b.cfg.quantiles, 4);
-    cr_assert_eq(b.cfg.replay, 100);
-    cr_assert_eq(b.cfg.target_every, 7);
-    cr_assert_eq(b.cfg.nstep, a.cfg.nstep);
-    cr_assert_eq(b.cfg.adam_eps, a.cfg.adam_eps);
-    cr_assert_eq(b.agent_steps, 240);
-    b.cfg.workers = 1;
-    cr_assert_eq(train_state_attach(&b, &QRDQN_LEARNER, err, sizeof(err)), 0, "%s", err);
-    LearnerArray la[LEARNER_ARRAYS_MAX], lb[LEARNER_ARRAYS_MAX];
-    int na = train_state_arrays(&a, la), nb = train_state_arrays(&b, lb);
-    cr_assert_eq(na, 6);
-    cr_assert_eq(nb, 6);
-    for (int k = 0; k < na; k++) {
-        cr_assert_str_eq(la[k].name, lb[k].name);
-        cr_assert_eq(la[k].n, lb[k].n);
-        cr_assert_eq(memcmp(la[k].data, lb[k].data, la[k].n * sizeof(double)), 0, "array %s", la[k].name);
-    }
-    // the next iteration, from the loaded state on one thread, equals the saved run's on two
-    Pool *pool1 = pool_create(1);
-    iterate(&a, pool, comm);
-    iterate(&b, pool1, comm);
-    size_t n = 0;
-    const double *wa = QRDQN_LEARNER.weights(&a, &n), *wb = QRDQN_LEARNER.weights(&b, &n);
-    cr_assert_eq(memcmp(wa, wb, n * sizeof(double)), 0, "the resumed iteration differs");
-
-    size_t len;
-    uint8_t *buf = read_all(path, &len);
-    TrainState t;
-    for (size_t cut = 0; cut < len; cut += cut < 400 ? 1 : 4099)
-        cr_assert_neq(checkpoint_parse(buf, cut, true, &t, NULL, err, sizeof(err)), 0, "prefix %zu loaded", cut);
-    for (size_t at = 8; at < len; at += at < 400 ? 1 : 997) {
-        buf[at] ^= 0x5a;
-        cr_assert_neq(checkpoint_parse(buf, len, true, &t, NULL, err, sizeof(err)), 0, "byte %zu changed, loaded", at);
-        if (checkpoint_parse(buf, len, false, &t, NULL, err, sizeof(err)) == 0) train_state_free(&t);
-        buf[at] ^= 0x5a;
-    }
-    cr_assert_eq(checkpoint_parse(buf, len, true, &t, NULL, err, sizeof(err)), 0, "%s", err);
-    train_state_free(&t);
-    free(buf);
-    unlink(path);
-    pool_destroy(pool);
-    pool_destroy(pool1);
-    comm->destroy(comm);
-    train_state_free(&a);
-    train_state_free(&b);
+    learner_checkpoint_round_trip(&c, &QRDQN_LEARNER, 6, qr_same_settings);
 }
 
 Test(qrdqn, replay_keeps_what_its_rings_hold) {
