@@ -88,13 +88,27 @@ def log_softmax(logits):
 # the policies
 
 
+# Pong's minimal action set as PPO's and QR-DQN's outputs stand: ALE's names, the env's indices
+ACTIONS, ACTION_IDS = ("NOOP", "RIGHT", "LEFT"), (0, 2, 3)
+
+
+def _export_lines(path, settings, *numbers):
+    """model.txt's actions and action_ids of an export, then its lines named in numbers as ints;
+    a line missing or bad: one ValueError naming the file."""
+    try:
+        names, ids = settings["actions"].split(","), [int(a) for a in settings["action_ids"].split(",")]
+        return (names, ids) + tuple(int(settings[k]) for k in numbers)
+    except (KeyError, ValueError) as e:
+        raise ValueError("pongrl: %s: a line missing or bad (%s)" % (os.path.join(path, "model.txt"), e))
+
+
 class _Player:
     """What both policies keep between steps: the last frame of each row of a batch (one
     observation is a batch of one) and which rows start an episode (reset() forgets them all,
     reset(rows) those rows); the env's index of each output (action_ids, Pong's minimal set
     unless use_action_meanings says otherwise); the sampling stream."""
 
-    def __init__(self, action_names, action_ids, algo, source, greedy, seed):
+    def __init__(self, action_names, action_ids, algo, source="", greedy=False, seed=None):
         self._prev = None
         self.action_names, self.action_ids = tuple(action_names), tuple(action_ids)
         self.algo, self.source, self.greedy = algo, source, greedy
@@ -145,8 +159,8 @@ class PgPolicy(_Player):
             )
         return cls(np.ascontiguousarray(W1.T), W2, **kw)
 
-    def __init__(self, w1t, w2, algo="pg", source="", greedy=False, seed=None):
-        super().__init__(("RIGHT", "LEFT"), (2, 3), algo, source, greedy, seed)
+    def __init__(self, w1t, w2, algo="pg", **kw):
+        super().__init__(("RIGHT", "LEFT"), (2, 3), algo, **kw)
         self.w1t, self.w2 = w1t, w2  # (D, H) and (H,) float64
         self.H = w2.shape[0]
 
@@ -195,14 +209,13 @@ class PpoPolicy(_Player):
     @classmethod
     def from_export(cls, path, settings, **kw):
         """From model.txt's lines and ppo_W1, ppo_b1, ppo_Wpi, ppo_bpi, ppo_wv, ppo_bv.npy."""
-        txt = os.path.join(path, "model.txt")
-        try:
-            names, ids = settings["actions"].split(","), [int(a) for a in settings["action_ids"].split(",")]
-            coarse, size, hidden = int(settings["coarse"]) != 0, int(settings["input_size"]), int(settings["hidden"])
-        except (KeyError, ValueError) as e:
-            raise ValueError("pongrl: %s: a line missing or bad (%s)" % (txt, e))
+        names, ids, coarse, size, hidden = _export_lines(path, settings, "coarse", "input_size", "hidden")
         pol = cls(
-            *(_npy(path, "ppo_%s.npy" % a) for a in ("W1", "b1", "Wpi", "bpi", "wv", "bv")), coarse, names, ids, **kw
+            *(_npy(path, "ppo_%s.npy" % a) for a in ("W1", "b1", "Wpi", "bpi", "wv", "bv")),
+            coarse != 0,
+            names,
+            ids,
+            **kw
         )
         if pol.W1.shape[0] != size or pol.H != hidden:
             raise ValueError(
@@ -211,23 +224,8 @@ class PpoPolicy(_Player):
             )
         return pol
 
-    def __init__(
-        self,
-        W1,
-        b1,
-        Wpi,
-        bpi,
-        wv,
-        bv,
-        coarse,
-        action_names=("NOOP", "RIGHT", "LEFT"),
-        action_ids=(0, 2, 3),
-        algo="ppo",
-        source="",
-        greedy=False,
-        seed=None,
-    ):
-        super().__init__(action_names, action_ids, algo, source, greedy, seed)
+    def __init__(self, W1, b1, Wpi, bpi, wv, bv, coarse, action_names=ACTIONS, action_ids=ACTION_IDS, algo="ppo", **kw):
+        super().__init__(action_names, action_ids, algo, **kw)
         self.W1, self.b1, self.Wpi, self.bpi = W1, b1, Wpi, bpi
         self.wv, self.bv = wv, bv.reshape(())
         self.coarse, self.H = coarse, b1.shape[0]
@@ -287,26 +285,11 @@ class QrdqnPolicy(_Player):
     @classmethod
     def from_export(cls, path, settings, **kw):
         """From model.txt's lines and qrdqn_W1, qrdqn_b1, qrdqn_W2, qrdqn_b2.npy."""
-        try:
-            names, ids = settings["actions"].split(","), [int(a) for a in settings["action_ids"].split(",")]
-        except (KeyError, ValueError) as e:
-            raise ValueError("pongrl: %s: a line missing or bad (%s)" % (os.path.join(path, "model.txt"), e))
+        names, ids = _export_lines(path, settings)
         return cls(*(_npy(path, "qrdqn_%s.npy" % a) for a in ("W1", "b1", "W2", "b2")), names, ids, **kw)
 
-    def __init__(
-        self,
-        W1,
-        b1,
-        W2,
-        b2,
-        action_names=("NOOP", "RIGHT", "LEFT"),
-        action_ids=(0, 2, 3),
-        algo="qrdqn",
-        source="",
-        greedy=False,
-        seed=None,
-    ):
-        super().__init__(action_names, action_ids, algo, source, greedy, seed)
+    def __init__(self, W1, b1, W2, b2, action_names=ACTIONS, action_ids=ACTION_IDS, algo="qrdqn", **kw):
+        super().__init__(action_names, action_ids, algo, **kw)
         self.W1, self.b1, self.W2, self.b2, self.H = W1, b1, W2, b2, b1.shape[0]
         self.A = len(action_names)
         if W1.shape != (2 * D + 2 * COARSE, self.H) or W2.shape[0] % self.A or W2.shape[1:] != (self.H,):

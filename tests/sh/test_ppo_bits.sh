@@ -10,16 +10,12 @@
 # weights; eval and record play a PPO model; PPO's flags are refused for Karpathy's recipe.
 set -uo pipefail
 source "$(dirname "$0")/run_common.sh"
+source "$(dirname "$0")/lib_learner.sh"
 # 8 envs x 100 steps x 10 iterations: 1,000 steps an env, past the ends of random episodes;
 # minibatches of 160 samples: 20 blocks of 8 for the threads
 T=(--algo ppo --envs 8 --steps 100 --hidden 32 --minibatches 5 --epochs 2 --seed 3 --quiet)
 
-a=$("$bin" train "${T[@]}" --iterations 10 --workers 1 --run-dir "$tmp/w1" | crc)
-b=$("$bin" train "${T[@]}" --iterations 10 --workers 2 --run-dir "$tmp/w2" | crc)
-c=$("$bin" train "${T[@]}" --iterations 10 --workers 3 --run-dir "$tmp/w3" | crc)
-echo "workers 1: $a  2: $b  3: $c"
-[ -n "$a" ] && [ "$a" = "$b" ] && [ "$b" = "$c" ] || fail "weights differ with the thread count"
-for w in 2 3; do diff <(rows "$tmp/w1") <(rows "$tmp/w$w") || fail "metrics differ, workers 1 and $w"; done
+same_bits_threads 10
 # --chunk is still accepted (older runs' config.txt and checkpoints hold it) but PPO no longer
 # reads it: another value, the same bits
 f=$("$bin" train "${T[@]}" --chunk 16 --iterations 10 --workers 3 --run-dir "$tmp/c3" | crc)
@@ -29,12 +25,8 @@ grep -q '^chunk = 16$' "$tmp/c3/config.txt" || fail "--chunk 16 not in config.tx
 eps=$(tail -1 "$tmp/w1/metrics.csv" | cut -d, -f2)
 [ "$eps" -gt 0 ] || fail "no episode ended: the resume below would not cross an episode's end"
 
-"$bin" train "${T[@]}" --iterations 5 --workers 2 --run-dir "$tmp/r" >/dev/null || fail "first half"
+resumed_same_bits 10
 head -c 12 "$tmp/r/checkpoints/ckpt-00000005.bin" | od -An -tu4 -j8 | grep -q ' 4$' || fail "not format version 4"
-got=$("$bin" train --resume "$tmp/r" --iterations 10 --workers 1 --quiet | crc)
-echo "straight $a, resumed $got"
-[ "$got" = "$a" ] || fail "resumed weights differ"
-diff <(rows "$tmp/w1") <(rows "$tmp/r") || fail "resumed metrics differ"
 
 # one network for both heads (as before --value-hidden): the same bits with 1 and 3 threads and
 # stopped and resumed; another network than the default's H/2 split
@@ -68,24 +60,13 @@ grep -qE '^Iteration 4/4: 2000 agent steps, [0-9]+ episodes? ended in [0-9.]+ se
     <<<"$line" || fail "the line of an iteration that ended episodes"
 grep -qE '^4,[1-9][0-9]*,8000,[0-9.]+,-?[0-9.]+,-?[0-9.]+,[0-9.]+,' "$tmp/ended/metrics.csv" || fail "metrics.csv row 4: $(tail -1 "$tmp/ended/metrics.csv")"
 
-d=$("$bin" train "${T[@]}" --iterations 2 --seed 4 --run-dir "$tmp/s4" | crc)
-[ -n "$d" ] || fail "seed 4 run"
-e=$("$bin" train "${T[@]}" --iterations 2 --run-dir "$tmp/s3" | crc)
-echo "seed 3: $e, seed 4: $d"
-[ "$d" != "$e" ] || fail "another seed, the same weights"
+other_seed 2
 # the game's flavour (--mode, --difficulty) is the one the rollout plays
 f=$("$bin" train "${T[@]}" --iterations 2 --mode 1 --difficulty 1 --run-dir "$tmp/m1" | crc)
 echo "mode 1, difficulty 1: $f"
 [ -n "$f" ] && [ "$f" != "$e" ] || fail "--mode 1 --difficulty 1 played the default flavour"
 
 # eval and record play the PPO network (sampled and greedy); export and import: test_ppo_export.sh
-for g in "" --greedy; do
-    out=$("$bin" eval "$tmp/w1" --episodes 2 $g) || fail "eval $g"
-    echo "$out" | grep -q 'mean score' || fail "eval $g: no score"
-done
-"$bin" record "$tmp/w1" --out "$tmp/g.gif" >/dev/null && [ -s "$tmp/g.gif" ] || fail "record"
-
-err=$("$bin" train --envs 4 --iterations 1 --run-dir "$tmp/pg" 2>&1 >/dev/null); rc=$?
-[ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] || fail "--envs without --algo ppo: rc=$rc '$err'"
-echo "$err"
+plays_model 2
+refused 2 "--envs without --algo ppo" --envs 4 --iterations 1
 echo "ok"

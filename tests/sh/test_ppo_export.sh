@@ -11,6 +11,7 @@
 # that calls pongrl.make), mapping the outputs by action name (full_action_space too).
 set -uo pipefail
 source "$(dirname "$0")/run_common.sh"
+source "$(dirname "$0")/lib_learner.sh"
 py=/usr/bin/python3
 
 "$bin" train --algo ppo --envs 4 --steps 64 --hidden 16 --minibatches 2 --epochs 2 --lr 0.01 --iterations 4 \
@@ -28,13 +29,7 @@ echo "PPO checkpoint: format version $ver, arrays $names"
 [ "$ver" = 4 ] && [ "$first" = PPO_weights ] && ! echo ",$names," | grep -q ',weights,' ||
     fail "a PPO checkpoint carries Karpathy's network or is not version 4"
 
-out=$("$bin" export "$tmp/run" --out "$tmp/a") || fail "export"
-echo "$out"
-[ "$(ls "$tmp/a" | tr '\n' ' ')" = "model.txt ppo_W1.npy ppo_Wpi.npy ppo_b1.npy ppo_bpi.npy ppo_bv.npy ppo_wv.npy " ] ||
-    fail "export wrote $(ls "$tmp/a" | tr '\n' ' ')"
-"$bin" import "$tmp/a" --out "$tmp/imp.bin" || fail "import"
-"$bin" export "$tmp/imp.bin" --out "$tmp/b" >/dev/null || fail "export of the imported model"
-for f in "$tmp"/a/*; do cmp "$f" "$tmp/b/$(basename "$f")" || fail "$(basename "$f") differs after export, import, export"; done
+export_round_trip "model.txt ppo_W1.npy ppo_Wpi.npy ppo_b1.npy ppo_bpi.npy ppo_bv.npy ppo_wv.npy"
 # the arrays are the checkpoint's weights, in acnet.h's order, bit for bit
 $py - "$ck" "$tmp/a" <<'EOF' || fail "the exported arrays are not the checkpoint's weights"
 import struct, sys, zlib, numpy as np
@@ -50,25 +45,9 @@ assert name.rstrip(b"\0") == b"PPO weights" and length == n, (name, length, n)
 assert zlib.crc32(np.concatenate(parts).astype("<f8").tobytes()) == crc
 print("exported arrays = the checkpoint's %d weights, bit for bit" % n)
 EOF
-for g in "" --greedy; do
-    r=$("$bin" eval "$tmp/run" --episodes 2 --workers 2 $g | tail -n +3) || fail "eval run $g"
-    i=$("$bin" eval "$tmp/imp.bin" --episodes 2 --workers 1 $g | tail -n +3) || fail "eval imported $g"
-    e=$("$bin" eval "$tmp/a" --episodes 2 --workers 2 $g | tail -n +3) || fail "eval exported folder $g"
-    [ "$r" = "$i" ] && [ "$r" = "$e" ] || fail "eval $g differs: run '$r', imported '$i', folder '$e'"
-done
-echo "eval (sampled, greedy): the run, the imported checkpoint and the exported folder play alike"
+plays_alike 2 2
 
 # bad folders: one line, exit 1, from import and from eval
-one_line() {   # NAME PATTERN: import and eval of $tmp/NAME refuse with PATTERN
-    for cmd in import eval; do
-        if [ $cmd = import ]; then args=(import "$tmp/$1" --out "$tmp/x.bin"); else args=(eval "$tmp/$1" --episodes 1); fi
-        err=$("$bin" "${args[@]}" 2>&1 >/dev/null); rc=$?
-        [ $rc = 1 ] && [ "$(echo "$err" | wc -l)" = 1 ] && echo "$err" | grep -q -- "$2" ||
-            fail "$cmd of $1: rc=$rc '$err' (want '$2')"
-    done
-    echo "$1: $err"
-}
-bad() { rm -rf "${tmp:?}/$1"; cp -r "$tmp/a" "$tmp/$1"; }
 bad nob1; rm "$tmp/nob1/ppo_b1.npy"; one_line nob1 "ppo_b1.npy: .*No such file"
 bad wpi; cp "$tmp/a/ppo_b1.npy" "$tmp/wpi/ppo_Wpi.npy"; one_line wpi "ppo_Wpi.npy: shape must be (3, 16)"
 bad nan; $py -c 'import numpy as np, sys; np.save(sys.argv[1], np.array([np.nan]))' "$tmp/nan/ppo_bv.npy"
