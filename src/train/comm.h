@@ -68,6 +68,14 @@ typedef struct Comm {
     void *ctx;
 } Comm;
 
+// This rank's share [*lo, *hi) of n items split in rank order (c NULL: one process, all of them),
+// as the learners split their envs and blocks of samples.
+static inline void comm_share(const Comm *c, int n, int *lo, int *hi) {
+    const int rank = c ? c->rank : 0, ranks = c ? c->size : 1;
+    *lo = (int)((int64_t)n * rank / ranks);
+    *hi = (int)((int64_t)n * (rank + 1) / ranks);
+}
+
 // The single-process transport (work items from an atomic counter, nothing to send); NULL if
 // out of memory.
 Comm *comm_local_create(void);

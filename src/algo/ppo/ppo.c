@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../util/clock.h"
+#include "../learner_util.h"
 #include "../../util/rng.h"
 #include "../../util/streams.h"
 
@@ -167,12 +168,7 @@ void ppo_destroy(Ppo *p) {
 }
 
 Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
-    const char *why = train_config_check(cfg, err, errlen);
-    if (!why) why = ppo_check(cfg);
-    if (why) {
-        if (why != err) snprintf(err, errlen, "%s", why);
-        return NULL;
-    }
+    if (learner_settings_check(cfg, ppo_check, err, errlen)) return NULL;
     Ppo *p = calloc(1, sizeof(*p));
     if (!p) goto oom;
     p->cfg = *cfg;
@@ -232,9 +228,7 @@ oom:
 int ppo_bind(Ppo *p, Pool *pool, Comm *comm) {
     p->pool = pool;
     p->comm = comm;
-    const int rank = comm ? comm->rank : 0, ranks = comm ? comm->size : 1, N = p->cfg.envs;
-    p->env0 = (int)((int64_t)N * rank / ranks);
-    p->env1 = (int)((int64_t)N * (rank + 1) / ranks);
+    comm_share(comm, p->cfg.envs, &p->env0, &p->env1);
     const int n = pool_threads(pool);
     if (n == p->threads) return 0;
     for (int i = 0; i < p->threads; i++) ppo_thread_free(&p->th[i]);

@@ -181,8 +181,8 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     }
     // this rank's share of the blocks (all of them in one process); the others' loss terms are zeros
     const int blocks = (M + PPO_BLOCK - 1) / PPO_BLOCK;
-    const int rank = p->comm ? p->comm->rank : 0, ranks = p->comm ? p->comm->size : 1;
-    const int b0 = (int)((int64_t)blocks * rank / ranks), b1 = (int)((int64_t)blocks * (rank + 1) / ranks);
+    int b0, b1;
+    comm_share(p->comm, blocks, &b0, &b1);
     memset(p->block_stats, 0, sizeof(double) * (size_t)blocks * PPO_N_STATS);
     SampleJob job = { p, mb, M, b1, b0 };
     pool_for(p->pool, sample_part, &job);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../util/mem.h"
+#include "../learner_util.h"
 #include "../../util/streams.h"
 
 int64_t qr_updates_at(const TrainConfig *c, int64_t s) {
@@ -118,12 +119,7 @@ void qr_destroy(Qr *q) {
 }
 
 Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
-    const char *why = train_config_check(c, err, errlen);
-    if (!why) why = qr_check(c);
-    if (why) {
-        if (why != err) snprintf(err, errlen, "%s", why);
-        return NULL;
-    }
+    if (learner_settings_check(c, qr_check, err, errlen)) return NULL;
     Qr *q = calloc(1, sizeof(*q));
     if (!q) goto oom;
     q->cfg = *c;
@@ -172,9 +168,7 @@ oom:
 int qr_bind(Qr *q, Pool *pool, Comm *comm) {
     q->pool = pool;
     q->comm = comm;
-    const int rank = comm ? comm->rank : 0, ranks = comm ? comm->size : 1, N = q->cfg.envs;
-    q->env0 = (int)((int64_t)N * rank / ranks);
-    q->env1 = (int)((int64_t)N * (rank + 1) / ranks);
+    comm_share(comm, q->cfg.envs, &q->env0, &q->env1);
     const int n = pool_threads(pool);
     if (n == q->threads) return 0;
     free(q->th_h);
