@@ -16,12 +16,11 @@
 #include "../../train/state.h"
 #include "../../train/weights_npy.h"
 #include "../../util/mem.h"
+#include "../learner_util.h"
 
 typedef struct {
     Ppo *ppo;
-    double *envs;        // (ppo_envs_doubles) the envs' state, as last settled or loaded
-    bool loaded;         // envs holds a loaded state the envs have not taken yet
-    int64_t settled_at;  // the iteration envs was settled at
+    LearnerHeld held;    // the envs' state (ppo_envs_doubles), as last settled or loaded
     EpisodeStats *ended; // (N*T) an iteration's finished episodes, in (step, env) order
 } PpoState;
 
@@ -41,11 +40,14 @@ static void ppo_learner_destroy(TrainState *s) {
     PpoState *st = ppo_state(s);
     if (!st) return;
     ppo_destroy(st->ppo);
-    free(st->envs);
+    learner_held_free(&st->held);
     free(st->ended);
     free(st);
     s->algo = NULL;
 }
+
+static void envs_save(const void *p, double *out) { ppo_envs_save(p, out); }
+static int envs_load(void *p, const double *in) { return ppo_envs_load(p, in); }
 
 static int ppo_learner_create(TrainState *s, bool fresh) {
     (void)fresh; // the weights are drawn from the seed either way; a load overwrites them
@@ -57,15 +59,13 @@ static int ppo_learner_create(TrainState *s, bool fresh) {
         ppo_learner_destroy(s);
         return -1;
     }
-    st->envs = malloc(sizeof(double) * ppo_envs_doubles(st->ppo));
+    st->held.part[st->held.n++] = (LearnerHeldPart){ "the checkpoint's env states are not valid", NULL,
+        ppo_envs_doubles(st->ppo), envs_save, envs_load };
     st->ended = calloc((size_t)s->cfg.envs * s->cfg.steps, sizeof(EpisodeStats));
-    if (!st->envs || !st->ended) {
+    if (!st->ended || learner_held_start(&st->held, st->ppo, s->iteration)) {
         ppo_learner_destroy(s);
         return -1;
     }
-    ppo_envs_save(st->ppo, st->envs);
-    st->loaded = true; // a load overwrites envs; a fresh run takes back what it saved
-    st->settled_at = s->iteration;
     return 0;
 }
 
@@ -75,21 +75,13 @@ static int ppo_learner_arrays(TrainState *s, LearnerArray *out) {
     out[0] = (LearnerArray){ "PPO weights", st->ppo->net.w, n, false };
     out[1] = (LearnerArray){ "Adam m", st->ppo->adam_m, n, false };
     out[2] = (LearnerArray){ "Adam v", st->ppo->adam_v, n, true };
-    out[3] = (LearnerArray){ "PPO envs", st->envs, ppo_envs_doubles(st->ppo), false };
+    out[3] = (LearnerArray){ "PPO envs", st->held.part[0].data, st->held.part[0].len, false };
     return 4;
 }
 
-static void ppo_learner_settle(TrainState *s) {
-    PpoState *st = ppo_state(s);
-    if (st->loaded) return; // envs still holds the state the envs will take
-    ppo_envs_save(st->ppo, st->envs);
-    st->settled_at = s->iteration;
-}
+static void ppo_learner_settle(TrainState *s) { learner_held_settle(&ppo_state(s)->held, ppo_of(s), s->iteration); }
 
-static bool ppo_learner_settled(const TrainState *s) {
-    const PpoState *st = ppo_state(s);
-    return st->loaded || st->settled_at == s->iteration;
-}
+static bool ppo_learner_settled(const TrainState *s) { return learner_held_settled(&ppo_state(s)->held, s->iteration); }
 
 static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
     PpoState *st = ppo_state(s);
@@ -98,13 +90,7 @@ static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBat
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (st->loaded) {
-        if (ppo_envs_load(p, st->envs)) {
-            snprintf(err, errlen, "the checkpoint's env states are not valid");
-            return -1;
-        }
-        st->loaded = false;
-    }
+    if (learner_held_take(&st->held, p, err, errlen)) return -1;
     p->iteration = s->iteration;
     p->agent_steps = s->agent_steps;
     const int64_t per = (int64_t)p->cfg.epochs * p->cfg.minibatches; // Adam's steps an iteration

@@ -13,12 +13,11 @@
 #include <string.h>
 
 #include "../../train/weights_npy.h"
+#include "../learner_util.h"
 
 typedef struct {
     Qr *qr;
-    double *envs, *mem; // the envs' and the memory's state, as last settled or loaded
-    bool loaded;        // they hold a loaded state the envs and memory have not taken yet
-    int64_t settled_at; // the iteration they were settled at
+    LearnerHeld held; // the envs' and the memory's state, as last settled or loaded
 } QrState;
 
 static QrState *qr_state(const TrainState *s) { return (QrState *)s->algo; }
@@ -35,11 +34,15 @@ static void qr_learner_destroy(TrainState *s) {
     QrState *st = qr_state(s);
     if (!st) return;
     qr_destroy(st->qr);
-    free(st->envs);
-    free(st->mem);
+    learner_held_free(&st->held);
     free(st);
     s->algo = NULL;
 }
+
+static void envs_save(const void *q, double *out) { qr_envs_save(q, out); }
+static int envs_load(void *q, const double *in) { return qr_envs_load(q, in); }
+static void replay_save(const void *q, double *out) { qr_replay_save(&((const Qr *)q)->mem, out); }
+static int replay_load(void *q, const double *in) { return qr_replay_load(&((Qr *)q)->mem, in); }
 
 static int qr_learner_create(TrainState *s, bool fresh) {
     (void)fresh; // the weights are drawn from the seed either way; a load overwrites them
@@ -51,16 +54,15 @@ static int qr_learner_create(TrainState *s, bool fresh) {
         qr_learner_destroy(s);
         return -1;
     }
-    st->envs = malloc(sizeof(double) * qr_envs_doubles(st->qr));
-    st->mem = malloc(sizeof(double) * qr_replay_doubles(&st->qr->mem));
-    if (!st->envs || !st->mem) {
+    LearnerHeld *h = &st->held;
+    h->part[h->n++] = (LearnerHeldPart){ "the checkpoint's env states are not valid", NULL, qr_envs_doubles(st->qr),
+        envs_save, envs_load };
+    h->part[h->n++] = (LearnerHeldPart){ "the checkpoint's replay memory is not valid", NULL,
+        qr_replay_doubles(&st->qr->mem), replay_save, replay_load };
+    if (learner_held_start(h, st->qr, s->iteration)) {
         qr_learner_destroy(s);
         return -1;
     }
-    qr_envs_save(st->qr, st->envs);
-    qr_replay_save(&st->qr->mem, st->mem);
-    st->loaded = true; // a load overwrites them; a fresh run takes back what it saved
-    st->settled_at = s->iteration;
     return 0;
 }
 
@@ -71,23 +73,14 @@ static int qr_learner_arrays(TrainState *s, LearnerArray *out) {
     out[1] = (LearnerArray){ "QR-DQN target", q->target, q->sh.n, false };
     out[2] = (LearnerArray){ "Adam m", q->adam_m, q->sh.n, false };
     out[3] = (LearnerArray){ "Adam v", q->adam_v, q->sh.n, true };
-    out[4] = (LearnerArray){ "QR-DQN replay", st->mem, qr_replay_doubles(&q->mem), true };
-    out[5] = (LearnerArray){ "QR-DQN envs", st->envs, qr_envs_doubles(q), false };
+    out[4] = (LearnerArray){ "QR-DQN replay", st->held.part[1].data, st->held.part[1].len, true };
+    out[5] = (LearnerArray){ "QR-DQN envs", st->held.part[0].data, st->held.part[0].len, false };
     return 6;
 }
 
-static void qr_learner_settle(TrainState *s) {
-    QrState *st = qr_state(s);
-    if (st->loaded || st->settled_at == s->iteration) return;
-    qr_envs_save(st->qr, st->envs);
-    qr_replay_save(&st->qr->mem, st->mem);
-    st->settled_at = s->iteration;
-}
+static void qr_learner_settle(TrainState *s) { learner_held_settle(&qr_state(s)->held, qr_of(s), s->iteration); }
 
-static bool qr_learner_settled(const TrainState *s) {
-    const QrState *st = qr_state(s);
-    return st->loaded || st->settled_at == s->iteration;
-}
+static bool qr_learner_settled(const TrainState *s) { return learner_held_settled(&qr_state(s)->held, s->iteration); }
 
 static int qr_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
     QrState *st = qr_state(s);
@@ -96,17 +89,7 @@ static int qr_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatc
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (st->loaded) {
-        if (qr_envs_load(q, st->envs)) {
-            snprintf(err, errlen, "the checkpoint's env states are not valid");
-            return -1;
-        }
-        if (qr_replay_load(&q->mem, st->mem)) {
-            snprintf(err, errlen, "the checkpoint's replay memory is not valid");
-            return -1;
-        }
-        st->loaded = false;
-    }
+    if (learner_held_take(&st->held, q, err, errlen)) return -1;
     q->iteration = s->iteration;
     q->agent_steps = s->agent_steps;
     if (qr_iteration(q, err, errlen)) return -1;
