@@ -85,6 +85,11 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "(a separate value network); -1: H/2; 0: all serve both") \
     X(INT,  chunk,            "chunk",            "128",         "", "256",        1, 16777216,         RUN,  "ppo", \
       "accepted and recorded for the runs of older versions; no longer used (any value: the same bits)") \
+    X(I64,  ent_anneal_steps, "ent-anneal-steps", "0",           "", "",           0, INT64_MAX,        RUN,  "ppo", \
+      "agent steps over which the entropy coefficient falls linearly to 0, 0: constant") \
+    X(I64,  sticky_warmup,    "sticky-warmup",    "0",           "", "",           0, INT64_MAX,        RUN,  "ppo", \
+      "agent steps over which the training envs' repeat-action probability rises linearly from 0 to the env's own " \
+      "(0.25 in ALE/Pong-v5), 0: the env's own throughout") \
     X(I64,  iterations,       "iterations",       "-1",          "", "",           -1, INT64_MAX,       GOAL, "", \
       "stop after N updates in total (default: -1, no limit)") \
     X(OPT,  target_reward,    "target-reward",    "none",        "", "",           -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX, GOAL, "", \

@@ -99,6 +99,7 @@ static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBat
         return -1;
     }
     if (st->loaded) {
+        ppo_sticky_set(p, s->agent_steps); // what the saved envs were set to
         if (ppo_envs_load(p, st->envs)) {
             snprintf(err, errlen, "the checkpoint's env states are not valid");
             return -1;
