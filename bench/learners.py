@@ -5,7 +5,7 @@ agent steps, episodes and seconds to the target with their ratios, and a plot of
 
     /usr/bin/python3 bench/learners.py [--target 0] [--seeds 1] [--cores 2]
         [--max-seconds 900] [--max-steps 0] [--learners pg,ppo,example(,qrdqn)]
-        [--out build/bench_learners] [--publish] [--plot-only]
+        [--out build/bench_learners] [--publish] [--plot-only] [--ppo-flags="FLAGS"]
 
 Each (each process pinned with sched_setaffinity to the first --cores CPUs it may use):
   pg       build/pongrl train --workers CORES              Karpathy's recipe (default --algo pg)
@@ -13,8 +13,12 @@ Each (each process pinned with sched_setaffinity to the first --cores CPUs it ma
   qrdqn    build/pongrl train --algo qrdqn --workers CORES  the same (not in the plot: the table)
   example  examples/ppo_pong.py --env-threads CORES --torch-threads CORES   PyTorch (Debian's);
            skipped with a line when /usr/bin/python3 cannot import torch
-Everything else is each learner's default (no checkpoints during the C runs). The running mean
-is pongrl train's for all three: the first episode's return, then 0.99 x running + 0.01 x each
+Everything else is each learner's default (no checkpoints during the C runs), but that the ppo
+runs also get --ppo-flags, as they are (given with "=": they start with "--"); so PPO's defaults
+against a change of them is this run twice, each with its own --out (docs/results/ppo.md):
+    bench/learners.py --learners ppo --seeds 1,2,3 --target 20 --max-steps 10000000
+        --max-seconds 0 --ppo-flags="--ent-anneal-steps 4000000" --out build/bench_entanneal
+The running mean is pongrl train's for all three: the first episode's return, then 0.99 x running + 0.01 x each
 episode's return, episodes in the order the learner logs them ((step, env) for both PPOs; the
 example's --target-running keeps the same). Seconds are each learner's own clock, read from its
 CSV (pongrl's wall_s: the sum of its iterations; the example's: from its first step); the whole
@@ -75,6 +79,7 @@ def parse_args():
         help="copy the curves and table to docs/results/learners/, draw docs/img/learners.png",
     )
     p.add_argument("--plot-only", action="store_true", help="no runs: the table and plot from OUT's CSVs")
+    p.add_argument("--ppo-flags", default="", help="more flags for the ppo runs, as one string (default none)")
     p.add_argument("--pongrl", default=os.path.join(ROOT, "build", "pongrl"))
     p.add_argument("--python", default="/usr/bin/python3", help="the interpreter with PyTorch, for the example")
     a = p.parse_args()
@@ -120,6 +125,8 @@ def command(learner, seed, a, csv, run_dir):
             "--run-dir",
             run_dir,
         ]
+        if learner == "ppo":
+            cmd += a.ppo_flags.split()
         return cmd, f"{cores} worker threads"
     torch = str(a.example_torch_threads)
     cmd = [

@@ -354,3 +354,10 @@ int env_set_flavour(Env *env, int mode, int difficulty) {
     env->difficulty = difficulty;
     return ENV_OK;
 }
+
+bool env_set_repeat_prob(Env *env, double prob) {
+    // (a NaN fails both comparisons)
+    if (!(prob >= 0.0 && prob <= 1.0)) return false;
+    env->preset.repeat_prob = prob;
+    return true;
+}

@@ -163,6 +163,10 @@ int env_act(Env *env, int action, int frames, EnvStep *out);
 bool env_set_ram(Env *env, int index, uint8_t value);
 // getScreen(): NTSC palette indices, (210, 160).
 void env_render_indices(const Env *env, uint8_t *screen);
+// repeat_action_probability between steps (a schedule of it during training): the next steps'
+// sticky draws use prob, from the env's own stream as ever; false (env untouched) outside [0, 1].
+// A state cloned afterwards holds prob among the preset's numbers.
+bool env_set_repeat_prob(Env *env, double prob);
 // setMode/setDifficulty: the flavour the next env_reset plays (env_init_flavour's meanings);
 // ENV_ERR_FLAVOUR (env untouched) outside its ranges.
 int env_set_flavour(Env *env, int mode, int difficulty);

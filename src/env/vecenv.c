@@ -411,6 +411,11 @@ int vecenv_restore(VecEnv *v, int i, const uint8_t *buf) {
     return ENV_OK;
 }
 
+int vecenv_set_repeat_prob(VecEnv *v, int i, double prob) {
+    if (i < 0 || i >= v->n || v->is_atari) return VECENV_ERR_ARG;
+    return env_set_repeat_prob(&v->envs[i], prob) ? ENV_OK : VECENV_ERR_ARG;
+}
+
 int vecenv_env_counters(const VecEnv *v, int i, VecEnvCounters *c) {
     if (i < 0 || i >= v->n) return VECENV_ERR_ARG;
     *c = (VecEnvCounters){ v->slot[i].episode, v->slot[i].ep_return, v->slot[i].ep_length };

@@ -126,6 +126,10 @@ const Env *vecenv_env(const VecEnv *v, int i);
 // its length and frames from the state, its return from the score (a point is a reward).
 int vecenv_clone(const VecEnv *v, int i, bool include_rng, uint8_t *buf);
 int vecenv_restore(VecEnv *v, int i, const uint8_t *buf);
+// Env i's repeat_action_probability from its next step (env_set_repeat_prob: a schedule of it
+// during training; a state cloned afterwards holds it, and restores only into an env set alike).
+// VECENV_ERR_ARG for an index out of range, prob outside [0, 1] or an Atari vector env.
+int vecenv_set_repeat_prob(VecEnv *v, int i, double prob);
 
 // Env i's episode index (its seed's j) and the running episode's return and length in agent
 // steps: with vecenv_clone, all a caller must keep to continue env i exactly in a vector reset

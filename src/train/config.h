@@ -86,6 +86,11 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
       "(a separate value network); -1: H/2; 0: all serve both") \
     X(INT,  chunk,            "chunk",            "128",         "", "256",        1, 16777216,         RUN,  "ppo", \
       "accepted and recorded for the runs of older versions; no longer used (any value: the same bits)") \
+    X(I64,  ent_anneal_steps, "ent-anneal-steps", "0",           "", "",           0, INT64_MAX,        RUN,  "ppo", \
+      "agent steps over which the entropy coefficient falls linearly to 0, 0: constant") \
+    X(I64,  sticky_warmup,    "sticky-warmup",    "0",           "", "",           0, INT64_MAX,        RUN,  "ppo", \
+      "agent steps over which the training envs' repeat-action probability rises linearly from 0 to the env's own " \
+      "(0.25 in ALE/Pong-v5), 0: the env's own throughout") \
     X(INT,  quantiles,        "quantiles",        "32",          "", "",           1, 1024,             RUN,  "qrdqn", \
       "quantiles of each action's return") \
     X(INT,  nstep,            "nstep",            "3",           "", "",           1, 1000,             RUN,  "qrdqn", \

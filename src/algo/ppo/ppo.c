@@ -20,6 +20,7 @@
 // one iteration
 
 static double annealed_lr(const Ppo *p);
+static double annealed_ent_coef(const Ppo *p);
 static void shuffle(Ppo *p, int epoch);
 static double explained_variance(const Ppo *p);
 
@@ -28,6 +29,8 @@ int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen) {
     const int B = c->envs * c->steps, M = B / c->minibatches;
     memset(st, 0, sizeof(*st));
     st->lr = annealed_lr(p);
+    p->ent_coef = annealed_ent_coef(p);
+    ppo_sticky_set(p, p->agent_steps);
     double t0 = clock_now_s();
     if (ppo_collect(p)) {
         snprintf(err, errlen, "%s", p->why);
@@ -60,6 +63,8 @@ int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen) {
     st->update_s = clock_now_s() - t1;
     p->iteration++;
     p->last = *st;
+    // the envs as the next iteration plays them, so that a checkpoint taken now holds them so
+    ppo_sticky_set(p, p->agent_steps);
     return 0;
 }
 
@@ -68,6 +73,27 @@ static double annealed_lr(const Ppo *p) {
     const TrainConfig *c = &p->cfg;
     double frac = c->anneal_steps > 0 ? 1.0 - (double)p->agent_steps / (double)c->anneal_steps : 1.0;
     return c->lr * (frac > 0.0 ? frac : 0.0);
+}
+
+// The entropy coefficient, falling linearly to zero over ent_anneal_steps agent steps (RLlib's
+// Pong setting: the bonus explores early and stops blurring the policy late).
+static double annealed_ent_coef(const Ppo *p) {
+    const TrainConfig *c = &p->cfg;
+    if (c->ent_anneal_steps <= 0) return c->ent_coef;
+    double frac = 1.0 - (double)p->agent_steps / (double)c->ent_anneal_steps;
+    return c->ent_coef * (frac > 0.0 ? frac : 0.0);
+}
+
+// From p's agent steps alone, never from who plays: the same seed plays the same games with
+// any thread or rank count, and a resumed run sets what the stopped one had. The draw that
+// keeps an action stays the env's own (env_step), so the envs' streams are as without it.
+void ppo_sticky_set(Ppo *p, int64_t agent_steps) {
+    const TrainConfig *c = &p->cfg;
+    const EnvPreset *preset = env_preset_find(c->env_id);
+    if (!preset || c->sticky_warmup <= 0) return; // the envs keep their preset's
+    double frac = (double)agent_steps / (double)c->sticky_warmup;
+    const double prob = frac < 1.0 ? preset->repeat_prob * frac : preset->repeat_prob;
+    for (int e = 0; e < c->envs; e++) vecenv_set_repeat_prob(p->venv, e, prob);
 }
 
 // p->perm: the samples in the order of epoch `epoch`, Fisher-Yates from the epoch's own stream.
@@ -218,6 +244,8 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
         rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D))
         goto oom;
     if (ppo_envs_start(p)) goto oom;
+    p->ent_coef = annealed_ent_coef(p);
+    ppo_sticky_set(p, 0);
     return p;
 oom:
     snprintf(err, errlen, "out of memory");

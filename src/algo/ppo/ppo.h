@@ -124,6 +124,7 @@ typedef struct Ppo {
     int64_t agent_steps;     // all envs, all iterations
     int64_t episodes;        // finished
     int64_t frames;          // emulated in the last rollout, all envs
+    double ent_coef;         // the entropy coefficient of this iteration's update (--ent-anneal-steps)
     PpoEnv *envs;            // (N,)
     VecEnv *venv;            // (N,) the games, caller-stepped (ppo_envs.c)
     // the rollout, env-major (s = e*T + t)
@@ -195,6 +196,10 @@ int ppo_envs_load(Ppo *p, const double *in);
 
 // One iteration: rollout, advantages, update. 0, or -1 with a line in err.
 int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen);
+// Every env's repeat-action probability as --sticky-warmup has it after agent_steps agent steps
+// (the env's own once the warm-up is over). An env's state holds it, so a checkpoint's envs are
+// restored into envs set for the checkpoint's agent steps.
+void ppo_sticky_set(Ppo *p, int64_t agent_steps);
 
 // ----------------------------------------------------------------------------
 // The phases, for tests (ppo_iteration is these in order)

@@ -52,8 +52,8 @@ typedef struct {
 
 // The loss of one sample and its gradient wrt the logits and the value (not divided by M).
 // stats += policy loss, value loss, entropy, approx kl, clipped (0/1).
-static void sample_loss(const TrainConfig *c, const double *logits, double v, int a, double old_logp, double old_v,
-    double adv, double ret, double *dlogits, double *dv, double *stats) {
+static void sample_loss(const TrainConfig *c, double ent_coef, const double *logits, double v, int a, double old_logp,
+    double old_v, double adv, double ret, double *dlogits, double *dv, double *stats) {
     double logp[ACNET_A_MAX];
     const int A = PPO_ACTIONS;
     const double ent = acnet_log_softmax(logits, A, logp);
@@ -64,7 +64,7 @@ static void sample_loss(const TrainConfig *c, const double *logits, double v, in
     const double dlogp = pg1 >= pg2 ? -adv * ratio : 0.0;
     for (int k = 0; k < A; k++) {
         const double pk = exp(logp[k]);
-        dlogits[k] = dlogp * ((k == a ? 1.0 : 0.0) - pk) + c->ent_coef * pk * (logp[k] + ent);
+        dlogits[k] = dlogp * ((k == a ? 1.0 : 0.0) - pk) + ent_coef * pk * (logp[k] + ent);
     }
     // value: 0.5 max((v - R)^2, (v_old + clip(v - v_old, -c, c) - R)^2)
     const double dvv = v - old_v;
@@ -91,8 +91,8 @@ static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi,
         const int s = mb[i];
         double *h = p->hid + (size_t)i * H; // W1' x + b1 (ppo_rows_forward)
         const double v = acnet_heads(net, h, logits);
-        sample_loss(
-            &p->cfg, logits, v, p->action[s], p->logp[s], p->value[s], p->mb_adv[i], p->ret[s], dlogits, &dv, stats);
+        sample_loss(&p->cfg, p->ent_coef, logits, v, p->action[s], p->logp[s], p->value[s], p->mb_adv[i], p->ret[s],
+            dlogits, &dv, stats);
         acnet_backward_tail(net, h, dlogits, dv, th->gt, p->dh + (size_t)i * H);
     }
     th->bad |= th->used ? gradsum_add(&th->acc, th->gt, 0, tail_n) : gradsum_set(&th->acc, th->gt, 0, tail_n);

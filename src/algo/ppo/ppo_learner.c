@@ -90,6 +90,7 @@ static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBat
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    ppo_sticky_set(p, s->agent_steps); // what saved envs were set to, before a load takes them
     if (learner_held_take(&st->held, p, err, errlen)) return -1;
     p->iteration = s->iteration;
     p->agent_steps = s->agent_steps;
