@@ -1,7 +1,8 @@
 # PPO in C on ALE/Pong-v5, seeds 1 2 3, 10 M agent steps: today's defaults (solid,
 # ppo_sticky_defaults_seed*.csv) against the defaults with one change (dashed,
-# ppo_sticky_CHANGE_seed*.csv), all six runs at once with others on the 2 cores (the seconds are
-# inflated, the agent steps are not).
+# ppo_sticky_CHANGE_seed*.csv), each sharing the 2 cores with many other runs (the seconds are
+# inflated, and unequally: the change's runs started 23 minutes later, under a heavier load; the
+# agent steps are not).
 # gnuplot docs/results/ppo_schedules.gp   (run from the repository root; writes docs/img/ppo_schedules.png)
 if (!exists("out")) out = 'docs/img/ppo_schedules.png'
 if (!exists("chg")) chg = 'entanneal'
