@@ -376,6 +376,13 @@ int cmd_train(int argc, char **argv) {
     const char *resume = NULL, *init = NULL;
     parse(argc, argv, &flags, given, &resume, &init);
     char why[512];
+    // before configure: with --resume the learner is the run's, not yet read, and a flag of it is
+    // refused for being given at all, not for belonging to another learner
+    if (resume && init) die_usage("--resume continues a run with its own weights: --init may not be given");
+    for (int i = 0; resume && i < TRAIN_SETTING_COUNT; i++)
+        if (given[i] && TRAIN_SETTING_ROWS[i].role == SETTING_RUN)
+            die_usage("--resume continues the run with its own configuration: --%s may not be given",
+                TRAIN_SETTING_ROWS[i].flag);
     if (init && !given[algo_row()]) {
         // the learner is MODEL's, known once rank 0 has read it (init_load); until then the flags
         // over the default learner's settings (the other ranks take rank 0's)
@@ -384,11 +391,6 @@ int cmd_train(int argc, char **argv) {
         snprintf(cfg.run_dir, sizeof(cfg.run_dir), "%s", flags.run_dir);
     } else if (configure(&cfg, &flags, given, why, sizeof(why)))
         die_usage("%s", why);
-    if (resume && init) die_usage("--resume continues a run with its own weights: --init may not be given");
-    for (int i = 0; resume && i < TRAIN_SETTING_COUNT; i++)
-        if (given[i] && TRAIN_SETTING_ROWS[i].role == SETTING_RUN)
-            die_usage("--resume continues the run with its own configuration: --%s may not be given",
-                TRAIN_SETTING_ROWS[i].flag);
     if (resume && cfg.run_dir[0])
         die_usage("--resume continues the run in its own directory: --run-dir may not be given");
     char owner[RUN_DIR_MAX];

@@ -41,6 +41,12 @@ diff <(rows "$tmp/straight") <(rows "$tmp/c") || fail "resume from the older che
 # resume keeps the run's configuration; a fresh run does not overwrite a run
 err=$("$bin" train --resume "$tmp/a" --hidden 32 2>&1 >/dev/null); rc=$?
 [ $rc = 2 ] && [ "$(echo "$err" | wc -l)" = 1 ] || fail "--resume with --hidden: rc=$rc '$err'"
+# a flag of another learner than pg's (the default) says the same, not "a setting of --algo ppo"
+for f in "--envs 4" "--sticky-warmup 1" "--replay 10"; do
+    err=$("$bin" train --resume "$tmp/a" $f 2>&1 >/dev/null); rc=$?
+    [ $rc = 2 ] && echo "$err" | grep -q -- "its own configuration: ${f%% *} may not be given" ||
+        fail "--resume with $f: rc=$rc '$err'"
+done
 err=$("$bin" train "${T[@]}" --iterations 1 --run-dir "$tmp/a" 2>&1 >/dev/null); rc=$?
 [ $rc = 1 ] && echo "$err" | grep -q 'already holds a run' || fail "fresh run into a used dir: rc=$rc '$err'"
 err=$("$bin" train --resume "$tmp/nothing" 2>&1 >/dev/null); rc=$?
