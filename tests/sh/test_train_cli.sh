@@ -18,7 +18,7 @@ rows=$(tail -n +2 "$tmp/run/metrics.csv" | wc -l)
 head -1 "$tmp/run/metrics.csv" | grep -q '^iteration,episodes,agent_steps,wall_s,batch_mean_reward,running_mean,mean_episode_length$' || fail "metrics header"
 tail -1 "$tmp/run/metrics.csv" | grep -qE '^3,12,[0-9]+,' || fail "last row"
 
-"$bin" train --help | grep -q -- '--target-reward' || fail "help"
+"$bin" train --help >"$tmp/help.txt" && grep -q -- '--target-reward' "$tmp/help.txt" || fail "help"
 for bad in "--batch-size 0" "--batch-size x" "--lr -1" "--env Breakout-v5" "--bogus" "--iterations" "extra"; do
     err=$("$bin" train $bad --run-dir "$tmp/bad" 2>&1 >/dev/null); rc=$?
     [ $rc = 2 ] || fail "'$bad' exited $rc"

@@ -1,10 +1,13 @@
 // qr_update.c: one update of QR-DQN (qrdqn.h): a minibatch drawn uniformly from the replay
-// memory, each transition's quantile Huber loss against its n-step target, the gradient summed
-// in sample order on one thread (the same bits whatever the threads), one step of Adam (lazy on
-// W1: only the rows the minibatch's inputs touched), and the target network's copy when due.
+// memory, each transition's quantile Huber loss against its n-step target (the pool's threads
+// share the transitions by fixed ranges: each one's forward passes are its own), the gradient
+// summed in sample order on one thread, one step of Adam (lazy on W1: only the rows the
+// minibatch's inputs touched; the threads share the rows, each row's step its own), and the
+// target network's copy when due. No sum depends on the threads: the same bits on any number.
 #include "qrdqn.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../rl/adam.h"
@@ -35,19 +38,27 @@ double qr_quantile_loss(const double *qa, const double *tgt, int N, double *dq) 
 }
 
 // The input of slot k's state (its frame, and the previous slot of its env unless it starts
-// an episode) into q->idx/sign; returns its count.
-static int state_input(Qr *q, int64_t k) {
-    qr_replay_frame(&q->mem, k, q->cur);
+// an episode; cur and prev: room for two frames) into idx/sign; returns its count.
+static int state_input(const Qr *q, int64_t k, uint8_t *cur, uint8_t *prev, uint16_t *idx, int8_t *sign) {
+    qr_replay_frame(&q->mem, k, cur);
     if (q->mem.flags[(size_t)(k % q->mem.cap)] & QR_START)
-        memset(q->prev, 0, POLICY_D);
+        memset(prev, 0, POLICY_D);
     else
-        qr_replay_frame(&q->mem, k - q->cfg.envs, q->prev);
-    return sparse_input(q->cur, q->prev, true, q->idx, q->sign);
+        qr_replay_frame(&q->mem, k - q->cfg.envs, prev);
+    return sparse_input(cur, prev, true, idx, sign);
 }
+
+// A thread's scratch for one transition (the frames and the next state's input on its stack).
+typedef struct {
+    uint8_t cur[POLICY_D], prev[POLICY_D];
+    uint16_t idx[SPARSE_INPUT_MAX];
+    int8_t sign[SPARSE_INPUT_MAX];
+    double *h, *q; // (H), (A N): the pool's thread's
+} Scratch;
 
 // The n-step target of slot k into tgt (N): R = sum_m gamma^m r_{k + m N} up to the episode's
 // end or n steps, plus gamma^n q'(s_{k + n N}, a*) where it did not end.
-static void target_of(Qr *q, int64_t k, double *tgt) {
+static void target_of(const Qr *q, int64_t k, double *tgt, Scratch *t) {
     const int N = q->sh.N, E = q->cfg.envs;
     double R = 0.0, disc = 1.0;
     bool ended = false;
@@ -61,56 +72,84 @@ static void target_of(Qr *q, int64_t k, double *tgt) {
         for (int j = 0; j < N; j++) tgt[j] = R;
         return;
     }
-    const int nnz = state_input(q, k + (int64_t)q->cfg.nstep * E);
-    qr_forward(&q->sh, q->target, (SparseX){ nnz, q->idx, q->sign }, q->h, q->qt);
-    const int a = qr_greedy(&q->sh, q->qt, NULL);
-    for (int j = 0; j < N; j++) tgt[j] = R + disc * q->qt[a * N + j];
+    const int nnz = state_input(q, k + (int64_t)q->cfg.nstep * E, t->cur, t->prev, t->idx, t->sign);
+    qr_forward(&q->sh, q->target, (SparseX){ nnz, t->idx, t->sign }, t->h, t->q);
+    const int a = qr_greedy(&q->sh, t->q, NULL);
+    for (int j = 0; j < N; j++) tgt[j] = R + disc * t->q[a * N + j];
 }
 
-// The gradient of one transition (slot k), added into q->g; returns its loss.
-static double add_sample(Qr *q, int64_t k, double scale) {
-    const int H = q->sh.H, N = q->sh.N, O = q->sh.A * N;
-    double *tgt = q->tgt, *dh = q->dh;
-    target_of(q, k, tgt);
-    const int nnz = state_input(q, k);
-    qr_forward(&q->sh, q->w, (SparseX){ nnz, q->idx, q->sign }, q->h, q->q);
+// Transition b of the minibatch: its input (q->xs), hidden layer (q->hs), the loss's gradient
+// wrt its action's quantiles (q->dqs), its loss and its action's mean quantile (q->terms).
+static void sample_pass(Qr *q, int b, Scratch *t) {
+    const int H = q->sh.H, N = q->sh.N, stride = SPARSE_INPUT_MAX;
+    const int64_t k = q->batch[b];
+    double *tgt = q->tgts + (size_t)b * N, *h = q->hs + (size_t)b * H;
+    target_of(q, k, tgt, t);
+    uint16_t *idx = q->xs_idx + (size_t)b * stride;
+    int8_t *sign = q->xs_sign + (size_t)b * stride;
+    q->xs_nnz[b] = state_input(q, k, t->cur, t->prev, idx, sign);
+    qr_forward(&q->sh, q->w, (SparseX){ q->xs_nnz[b], idx, sign }, h, t->q);
     const int a = q->mem.action[(size_t)(k % q->mem.cap)];
-    const double loss = qr_quantile_loss(q->q + a * N, tgt, N, q->dq);
+    q->terms[2 * b] = qr_quantile_loss(t->q + a * N, tgt, N, q->dqs + (size_t)b * N);
     double qa = 0.0;
-    for (int i = 0; i < N; i++) qa += q->q[a * N + i];
-    q->stats.mean_q += qa / N;
+    for (int i = 0; i < N; i++) qa += t->q[a * N + i];
+    q->terms[2 * b + 1] = qa / N;
+}
+
+static void samples_part(void *ctx, int part, int parts) {
+    Qr *q = ctx;
+    const int B = q->cfg.minibatch;
+    Scratch *t = malloc(sizeof(Scratch));
+    if (!t) {
+        q->bad = 1;
+        return;
+    }
+    t->h = q->th_h + (size_t)part * q->sh.H;
+    t->q = q->th_q + (size_t)part * q->sh.A * q->sh.N;
+    for (int b = (int)((int64_t)B * part / parts); b < (int)((int64_t)B * (part + 1) / parts); b++)
+        sample_pass(q, b, t);
+    free(t);
+}
+
+// Transition b's gradient, added into q->g (in sample order: the same bits whoever computed b).
+static void add_sample(Qr *q, int b, double scale) {
+    const int H = q->sh.H, N = q->sh.N, O = q->sh.A * N;
+    const int64_t k = q->batch[b];
+    const int a = q->mem.action[(size_t)(k % q->mem.cap)], nnz = q->xs_nnz[b];
+    const double *h = q->hs + (size_t)b * H, *dq = q->dqs + (size_t)b * N;
+    const uint16_t *idx = q->xs_idx + (size_t)b * SPARSE_INPUT_MAX;
+    const int8_t *sign = q->xs_sign + (size_t)b * SPARSE_INPUT_MAX;
     const double *W2 = q->w + q->sh.tail + H;
-    double *gb1 = q->g + q->sh.tail, *gW2 = gb1 + H, *gb2 = gW2 + (size_t)O * H;
+    double *gb1 = q->g + q->sh.tail, *gW2 = gb1 + H, *gb2 = gW2 + (size_t)O * H, *dh = q->dh;
     memset(dh, 0, sizeof(double) * (size_t)H);
     for (int i = 0; i < N; i++) {
-        const double d = q->dq[i] * scale;
+        const double d = dq[i] * scale;
         const int o = a * N + i;
         double *gr = gW2 + (size_t)o * H;
         const double *wr = W2 + (size_t)o * H;
         for (int j = 0; j < H; j++) {
-            gr[j] += d * q->h[j];
+            gr[j] += d * h[j];
             dh[j] += d * wr[j];
         }
         gb2[o] += d;
     }
     for (int j = 0; j < H; j++) {
-        if (q->h[j] <= 0.0) dh[j] = 0.0;
+        if (h[j] <= 0.0) dh[j] = 0.0;
         gb1[j] += dh[j];
     }
     for (int t = 0; t < nnz; t++) {
-        const int r = q->idx[t];
+        const int r = idx[t];
         if (q->row_slot[r] < 0) {
             q->row_slot[r] = q->n_rows;
             q->rows[q->n_rows++] = r;
             memset(q->g + (size_t)q->row_slot[r] * H, 0, sizeof(double) * (size_t)H);
         }
         double *gr = q->g + (size_t)q->row_slot[r] * H;
-        if (q->sign[t] > 0)
+        if (sign[t] > 0)
             for (int j = 0; j < H; j++) gr[j] += dh[j];
         else
             for (int j = 0; j < H; j++) gr[j] -= dh[j];
     }
-    return loss;
 }
 
 bool qr_draw(const Qr *q, int64_t u, int64_t *slots) {
@@ -122,23 +161,45 @@ bool qr_draw(const Qr *q, int64_t u, int64_t *slots) {
     return true;
 }
 
-bool qr_update(Qr *q, int64_t u) {
-    if (!qr_draw(q, u, q->batch)) return false;
-    const int B = q->cfg.minibatch, H = q->sh.H;
+typedef struct {
+    Qr *q;
+    AdamStep st;
+} AdamJob;
+
+// This part's share of the touched rows; the last part the tail.
+static void adam_part(void *ctx, int part, int parts) {
+    AdamJob *job = ctx;
+    Qr *q = job->q;
+    const size_t H = (size_t)q->sh.H;
+    for (int k = (int)((int64_t)q->n_rows * part / parts); k < (int)((int64_t)q->n_rows * (part + 1) / parts); k++) {
+        const size_t off = (size_t)q->rows[k] * H;
+        adam_update(q->w + off, q->adam_m + off, q->adam_v + off, q->g + (size_t)k * H, H, 1.0, &job->st);
+    }
+    if (part == parts - 1) {
+        const size_t t = q->sh.tail;
+        adam_update(q->w + t, q->adam_m + t, q->adam_v + t, q->g + t, q->sh.n - t, 1.0, &job->st);
+    }
+}
+
+int qr_update(Qr *q, int64_t u) {
+    if (!qr_draw(q, u, q->batch)) return 0;
+    const int B = q->cfg.minibatch;
+    q->bad = 0;
+    pool_for(q->pool, samples_part, q);
+    if (q->bad) return -1;
     memset(q->g + q->sh.tail, 0, sizeof(double) * (q->sh.n - q->sh.tail));
     double loss = 0.0;
-    for (int b = 0; b < B; b++) loss += add_sample(q, q->batch[b], 1.0 / B);
+    for (int b = 0; b < B; b++) {
+        add_sample(q, b, 1.0 / B);
+        loss += q->terms[2 * b];
+        q->stats.mean_q += q->terms[2 * b + 1];
+    }
     q->stats.loss += loss / B;
     q->stats.updates++;
-    const AdamStep st = adam_step(q->cfg.lr, QR_ADAM_BETA1, QR_ADAM_BETA2, q->cfg.adam_eps, u);
-    for (int k = 0; k < q->n_rows; k++) {
-        const size_t off = (size_t)q->rows[k] * H;
-        adam_update(q->w + off, q->adam_m + off, q->adam_v + off, q->g + (size_t)k * H, (size_t)H, 1.0, &st);
-        q->row_slot[q->rows[k]] = -1;
-    }
+    AdamJob job = { q, adam_step(q->cfg.lr, QR_ADAM_BETA1, QR_ADAM_BETA2, q->cfg.adam_eps, u) };
+    pool_for(q->pool, adam_part, &job);
+    for (int k = 0; k < q->n_rows; k++) q->row_slot[q->rows[k]] = -1;
     q->n_rows = 0;
-    const size_t t = q->sh.tail;
-    adam_update(q->w + t, q->adam_m + t, q->adam_v + t, q->g + t, q->sh.n - t, 1.0, &st);
     if (u % q->cfg.target_every == 0) memcpy(q->target, q->w, sizeof(double) * q->sh.n);
-    return true;
+    return 1;
 }

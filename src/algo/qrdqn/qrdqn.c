@@ -64,7 +64,10 @@ int qr_iteration(Qr *q, char *err, size_t errlen) {
         }
         q->agent_steps += N;
         for (int64_t u = qr_updates_at(&q->cfg, s0) + 1; u <= qr_updates_at(&q->cfg, q->agent_steps); u++)
-            qr_update(q, u);
+            if (qr_update(q, u) < 0) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
     }
     if (ranks > 1 && qr_exchange_envs(q, err, errlen)) return -1;
     q->iteration++;
@@ -101,16 +104,14 @@ void qr_destroy(Qr *q) {
     free(q->row_slot);
     free(q->rows);
     free(q->batch);
-    free(q->h);
-    free(q->q);
-    free(q->qt);
-    free(q->dq);
+    free(q->xs_idx);
+    free(q->xs_sign);
+    free(q->xs_nnz);
+    free(q->hs);
+    free(q->dqs);
+    free(q->tgts);
+    free(q->terms);
     free(q->dh);
-    free(q->tgt);
-    free(q->cur);
-    free(q->prev);
-    free(q->idx);
-    free(q->sign);
     free(q->th_h);
     free(q->th_q);
     free(q->ended);
@@ -124,7 +125,7 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     if (!q) goto oom;
     q->cfg = *c;
     q->sh = qr_shape(c);
-    const size_t n = q->sh.n, N = (size_t)c->envs, H = (size_t)q->sh.H, O = (size_t)q->sh.A * q->sh.N;
+    const size_t n = q->sh.n, N = (size_t)c->envs, H = (size_t)q->sh.H;
     q->w = big_calloc(n, sizeof(double));
     q->target = big_calloc(n, sizeof(double));
     q->adam_m = big_calloc(n, sizeof(double));
@@ -137,20 +138,19 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     q->row_slot = malloc(sizeof(int32_t) * (size_t)q->sh.D);
     q->rows = calloc((size_t)q->sh.D, sizeof(int32_t));
     q->batch = calloc((size_t)c->minibatch, sizeof(int64_t));
-    q->h = calloc(H, sizeof(double));
+    const size_t B = (size_t)c->minibatch, NQ = (size_t)q->sh.N;
+    q->xs_idx = calloc(B * SPARSE_INPUT_MAX, sizeof(uint16_t));
+    q->xs_sign = calloc(B * SPARSE_INPUT_MAX, 1);
+    q->xs_nnz = calloc(B, sizeof(int));
+    q->hs = calloc(B * H, sizeof(double));
+    q->dqs = calloc(B * NQ, sizeof(double));
+    q->tgts = calloc(B * NQ, sizeof(double));
+    q->terms = calloc(B * 2, sizeof(double));
     q->dh = calloc(H, sizeof(double));
-    q->q = calloc(O, sizeof(double));
-    q->qt = calloc(O, sizeof(double));
-    q->dq = calloc((size_t)q->sh.N, sizeof(double));
-    q->tgt = calloc((size_t)q->sh.N, sizeof(double));
-    q->cur = calloc(POLICY_D, 1);
-    q->prev = calloc(POLICY_D, 1);
-    q->idx = calloc(SPARSE_INPUT_MAX, sizeof(uint16_t));
-    q->sign = calloc(SPARSE_INPUT_MAX, 1);
     q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
     if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
-        !q->row_slot || !q->rows || !q->batch || !q->h || !q->dh || !q->q || !q->qt || !q->dq || !q->tgt || !q->cur ||
-        !q->prev || !q->idx || !q->sign || !q->ended || qr_replay_alloc(&q->mem, c->replay))
+        !q->row_slot || !q->rows || !q->batch || !q->xs_idx || !q->xs_sign || !q->xs_nnz || !q->hs || !q->dqs ||
+        !q->tgts || !q->terms || !q->dh || !q->ended || qr_replay_alloc(&q->mem, c->replay))
         goto oom;
     for (int r = 0; r < q->sh.D; r++) q->row_slot[r] = -1;
     q->env0 = 0;

@@ -138,12 +138,14 @@ typedef struct Qr {
     double *g;         // (n,) the gradient: W1 row rows[k] at k H, the tail at tail
     int32_t *row_slot; // (D,) -1, or the row's place in rows
     int32_t *rows;     // (D,) the rows the minibatch touched, as they came
-    int64_t *batch;    // (minibatch) the last update's slots, in draw order
     int n_rows;
-    double *h, *q, *qt, *dq, *dh, *tgt; // (H), (A N), (A N), (N), (H), (N)
-    uint8_t *cur, *prev;                // (6400) a state's frames
-    uint16_t *idx;                      // (SPARSE_INPUT_MAX)
-    int8_t *sign;
+    int64_t *batch;                  // (B) the last update's slots, in draw order
+    uint16_t *xs_idx;                // (B, SPARSE_INPUT_MAX) each transition's input
+    int8_t *xs_sign;                 // (B, SPARSE_INPUT_MAX)
+    int *xs_nnz;                     // (B)
+    double *hs, *dqs, *tgts, *terms; // (B, H), (B, N), (B, N), (B, 2): hidden layer, dL/dq, targets, loss and mean q
+    double *dh;                      // (H)
+    int bad;                         // a thread ran out of memory
     // the threads' scratch (qr_bind)
     Pool *pool;
     int threads;
@@ -186,9 +188,9 @@ int qr_envs_load(Qr *q, const double *in);
 int qr_exchange_round(Qr *q, char *err, size_t errlen);
 int qr_exchange_envs(Qr *q, char *err, size_t errlen);
 
-// Update u (1-based): a minibatch from its stream, the loss's gradient, a step of Adam. false
-// when the memory holds no transition to draw (nothing done).
-bool qr_update(Qr *q, int64_t u);
+// Update u (1-based): a minibatch from its stream, the loss's gradient, a step of Adam. 1, or 0
+// when the memory holds no transition to draw (nothing done), or -1 (out of memory).
+int qr_update(Qr *q, int64_t u);
 // Update u's minibatch (cfg.minibatch slots, drawn uniformly from the slots that have their
 // previous and n-th next step) into slots; false when there is none.
 bool qr_draw(const Qr *q, int64_t u, int64_t *slots);
