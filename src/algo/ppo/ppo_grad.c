@@ -31,8 +31,8 @@ void ppo_thread_free(PpoThread *t) {
 
 int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
     memset(t, 0, sizeof(*t));
-    t->h = calloc((size_t)net->H, sizeof(double));
-    t->gt = calloc(net->n - net->tail, sizeof(double));
+    t->h = pad_calloc((size_t)net->H, sizeof(double));
+    t->gt = pad_calloc(net->n - net->tail, sizeof(double));
     if (!t->h || !t->gt || gradsum_alloc(&t->acc, net->n - net->tail)) {
         ppo_thread_free(t);
         return -1;
