@@ -3,6 +3,7 @@
 // (test_learner_common.h, the checks every learner's checkpoint passes). A PPO run
 // has no pg network; a version 2 file, which carried an unused one, still loads and drops it.
 #include <criterion/criterion.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "test_learner_common.h"
 #include "test_legacy.h"
 #include "algo/ppo/ppo.h"
+#include "algo/ppo/ppo_parts.h"
 #include "train/checkpoint.h"
 #include "train/comm.h"
 #include "util/crc.h"
@@ -157,4 +159,38 @@ Test(settings, defaults_per_learner_and_one_range) {
     c.value_hidden = -1;
     c.lr = 2;
     cr_assert_str_eq(train_config_check(&c, why, sizeof(why)), "--lr must be in [0, 1], got 2");
+}
+
+// Each thread writes its hidden layer once per input row of every forward pass: a cache line
+// it shared with another thread's scratch would bounce between the cores (malloc had placed
+// two threads' hidden layers back to back), so no MEM_PAD block holds two threads' scratch.
+Test(ppo, threads_scratch_shares_no_cache_line_between_threads) {
+    TrainConfig c;
+    ppo_run_config(&c); // H = 4: 32 bytes, less than a line
+    char err[256] = "";
+    Ppo *p = ppo_create(&c, err, sizeof(err));
+    cr_assert_not_null(p, "%s", err);
+    Pool *pool = pool_create(3);
+    cr_assert_eq(ppo_bind(p, pool, NULL), 0);
+    cr_assert_geq(p->threads, 2);
+    const size_t h_bytes = sizeof(double) * (size_t)p->net.H, gt_bytes = sizeof(double) * (p->net.n - p->net.tail);
+    for (int i = 0; i < p->threads; i++) {
+        const uintptr_t h = (uintptr_t)p->th[i].h, gt = (uintptr_t)p->th[i].gt;
+        cr_assert_eq(h % MEM_PAD, 0, "thread %d's hidden layer at %#lx", i, (unsigned long)h);
+        cr_assert_eq(gt % MEM_PAD, 0, "thread %d's tail gradient at %#lx", i, (unsigned long)gt);
+        for (int j = 0; j < p->threads; j++) {
+            if (j == i) continue;
+            // the MEM_PAD blocks of thread i's scratch and of thread j's
+            const uintptr_t hj = (uintptr_t)p->th[j].h, gtj = (uintptr_t)p->th[j].gt;
+            const uintptr_t a[2][2] = { { h / MEM_PAD, (h + h_bytes - 1) / MEM_PAD },
+                { gt / MEM_PAD, (gt + gt_bytes - 1) / MEM_PAD } };
+            const uintptr_t b[2][2] = { { hj / MEM_PAD, (hj + h_bytes - 1) / MEM_PAD },
+                { gtj / MEM_PAD, (gtj + gt_bytes - 1) / MEM_PAD } };
+            for (int x = 0; x < 2; x++)
+                for (int y = 0; y < 2; y++)
+                    cr_assert(a[x][1] < b[y][0] || b[y][1] < a[x][0], "threads %d and %d share a block", i, j);
+        }
+    }
+    pool_destroy(pool);
+    ppo_destroy(p);
 }
