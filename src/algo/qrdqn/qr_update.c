@@ -104,8 +104,8 @@ static void samples_part(void *ctx, int part, int parts) {
         q->bad = 1;
         return;
     }
-    t->h = q->th_h + (size_t)part * q->sh.H;
-    t->q = q->th_q + (size_t)part * q->sh.A * q->sh.N;
+    t->h = q->th_h + (size_t)part * q->th_hs;
+    t->q = q->th_q + (size_t)part * q->th_qs;
     for (int b = (int)((int64_t)B * part / parts); b < (int)((int64_t)B * (part + 1) / parts); b++)
         sample_pass(q, b, t);
     free(t);

@@ -32,8 +32,8 @@ typedef struct {
 // This part's range of the envs, one step each.
 static void round_part(void *ctx, int part, int parts) {
     Qr *q = ((RoundJob *)ctx)->q;
-    const int e0 = q->env0, n = q->env1 - q->env0, O = q->sh.A * q->sh.N;
-    double *h = q->th_h + (size_t)part * q->sh.H, *qv = q->th_q + (size_t)part * O;
+    const int e0 = q->env0, n = q->env1 - q->env0;
+    double *h = q->th_h + (size_t)part * q->th_hs, *qv = q->th_q + (size_t)part * q->th_qs;
     for (int e = e0 + (int)((int64_t)n * part / parts); e < e0 + (int)((int64_t)n * (part + 1) / parts); e++)
         qr_env_step(q, e, h, qv);
 }
@@ -173,8 +173,11 @@ int qr_bind(Qr *q, Pool *pool, Comm *comm) {
     if (n == q->threads) return 0;
     free(q->th_h);
     free(q->th_q);
-    q->th_h = calloc((size_t)n * q->sh.H, sizeof(double));
-    q->th_q = calloc((size_t)n * q->sh.A * q->sh.N, sizeof(double));
+    const size_t line = MEM_PAD / sizeof(double);
+    q->th_hs = ((size_t)q->sh.H + line - 1) / line * line;
+    q->th_qs = ((size_t)q->sh.A * q->sh.N + line - 1) / line * line;
+    q->th_h = pad_calloc((size_t)n * q->th_hs, sizeof(double));
+    q->th_q = pad_calloc((size_t)n * q->th_qs, sizeof(double));
     q->threads = q->th_h && q->th_q ? n : 0;
     return q->threads ? 0 : -1;
 }

@@ -153,7 +153,8 @@ typedef struct Qr {
     int env0, env1;
     uint8_t *wire; // this rank's part of an exchange
     size_t wire_cap;
-    double *th_h, *th_q; // (threads, H), (threads, A N)
+    double *th_h, *th_q; // (threads, hs), (threads, qs): each thread's H and A N, a line of its own
+    size_t th_hs, th_qs; // H and A N rounded up to MEM_PAD bytes (no cache line shared by two threads)
     QrStats stats;
     EpisodeStats *ended; // (N T) this iteration's finished episodes, (round, env) order
     int n_ended;
