@@ -17,8 +17,6 @@ vectorization_mode="vector_entry_point")). Without it, stand-ins with the same b
 The C library is found in this package (pip install), at ../../build/libpongrl.so (the
 source tree after `make`), or at $PONGRL_LIB.
 """
-import inspect
-
 from . import roms, spaces
 from .ale import Action, ALEInterface, ALEState, LoggerMode
 from .env import (
@@ -67,31 +65,17 @@ __all__ = [
 ]
 __version__ = "0.2.0"
 
-# Env's keyword arguments, in its order, but caps (make's alone, not make_vec's)
-_ENV_KWARGS = tuple(p for p in inspect.signature(Env.__init__).parameters if p not in ("self", "preset", "caps"))
-
-
-def _check_kwargs(fn, kwargs, extra=()):
-    bad = sorted(set(kwargs) - set(_ENV_KWARGS) - set(extra))
-    if bad:
-        raise TypeError(
-            "pongrl.%s: unsupported arguments %s (supported: %s)"
-            % (fn, ", ".join(bad), ", ".join(_ENV_KWARGS + tuple(extra)))
-        )
-
 
 def make(id, **kwargs):
     """pongrl.make("ALE/Pong-v5", seed=0, obs_type="rgb", render_mode="rgb_array", ...): one
     env, for any id in pongrl.ENV_IDS (or its pongrl/ name); ale-py's keyword arguments, and
     caps="gym-0.21" for gym 0.21's step caps instead of ale-py's 108,000 frames."""
-    _check_kwargs("make", kwargs, extra=("caps",))
     return Env(id, **kwargs)
 
 
 def make_vec(id, num_envs, num_threads=None, **kwargs):
     """pongrl.make_vec("ALE/Pong-v5", 64, num_threads=2, obs_type="obs80", copy=False):
     num_envs envs stepped in C by num_threads threads (default: one per core)."""
-    _check_kwargs("make_vec", kwargs, extra=("copy", "autoreset_mode"))
     return VecEnv(id, num_envs, num_threads=num_threads, **kwargs)
 
 

@@ -164,13 +164,48 @@ def resolve(
     return id, obs_type, preset
 
 
-# resolve()'s ale-py keyword arguments, in its order (which a spec's and a pickle's kwargs keep)
-ALE_KWARGS = tuple(p for p in inspect.signature(resolve).parameters if p not in ("id", "render_modes", "flavours"))
+# resolve()'s ale-py keyword arguments and their defaults, in its order (which a spec's and a
+# pickle's kwargs keep): the one list that Env, VecEnv, make and make_vec accept
+ALE_DEFAULTS = {
+    name: p.default
+    for name, p in inspect.signature(resolve).parameters.items()
+    if name not in ("id", "render_modes", "flavours")
+}
 
 
-def ale_kwargs(args):
-    """Those of ALE_KWARGS among a constructor's arguments (its locals()), for resolve()."""
-    return {k: args[k] for k in ALE_KWARGS if k in args}
+def ale_options(owner, options, without=()):
+    """options (the **options of owner's constructor) with every ale-py keyword argument of
+    ALE_DEFAULTS but those `without`, the missing ones at their defaults. Any other keyword is
+    a TypeError that names it, as Python's for a parameter spelled out, and lists what the
+    constructor of owner (a class) accepts."""
+    names = [k for k in ALE_DEFAULTS if k not in without]
+    bad = sorted(set(options) - set(names))
+    if bad:
+        params = inspect.signature(owner.__init__).parameters.values()
+        own = [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD][2:]  # after self, preset
+        raise TypeError(
+            "pongrl.%s: unsupported arguments %s (supported: %s)"
+            % (owner.__name__, ", ".join(bad), ", ".join(own + names))
+        )
+    return {k: options.get(k, ALE_DEFAULTS[k]) for k in names}
+
+
+def ale_signature(without=()):
+    """For a constructor that takes (self, preset, ..., **options): its signature with the
+    **options spelled out as ALE_DEFAULTS's keywords, so that help() and inspect.signature
+    show what it accepts."""
+
+    def sign(init):
+        params = list(inspect.signature(init).parameters.values())[:-1]
+        params += [
+            inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v)
+            for k, v in ALE_DEFAULTS.items()
+            if k not in without
+        ]
+        init.__signature__ = inspect.Signature(params)
+        return init
+
+    return sign
 
 
 def observation_space(obs_type):
@@ -252,23 +287,12 @@ class Env(_EnvBase):
     # render_fps: ale-py's AtariEnv says 30 whatever the frameskip
     metadata = {"render_modes": ["human", "rgb_array"], "obs_types": list(OBS_SHAPES), "render_fps": 30}
 
-    def __init__(
-        self,
-        preset="ALE/Pong-v5",
-        seed=None,
-        render_mode=None,
-        obs_type=None,
-        frameskip=None,
-        repeat_action_probability=None,
-        max_num_frames_per_episode=None,
-        max_episode_steps=None,
-        full_action_space=False,
-        mode=None,
-        difficulty=None,
-        caps=None,
-    ):
-        kwargs = ale_kwargs(locals())
+    @ale_signature()
+    def __init__(self, preset="ALE/Pong-v5", seed=None, **options):
+        kwargs = ale_options(Env, options)
         id, obs_type, preset = resolve(preset, render_modes=self.metadata["render_modes"], flavours=True, **kwargs)
+        render_mode, full_action_space = kwargs["render_mode"], kwargs["full_action_space"]
+        mode, difficulty = kwargs["mode"], kwargs["difficulty"]
         self.ale = None
         self._window = None
         self._kwargs = dict(kwargs, preset=id)  # for pickle and copy

@@ -34,7 +34,8 @@ from .env import (
     FULL_TO_MINIMAL,
     OBS_SHAPES,
     SCREEN_SHAPE,
-    ale_kwargs,
+    ale_options,
+    ale_signature,
     as_seed,
     entropy_seed,
     make_spec,
@@ -204,6 +205,7 @@ class VecEnv(_VecBase, NativeVec):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["rgb_array"]}
 
+    @ale_signature(without=("caps",))
     def __init__(
         self,
         preset="ALE/Pong-v5",
@@ -211,22 +213,16 @@ class VecEnv(_VecBase, NativeVec):
         num_threads=None,
         seed=None,
         copy=True,
-        render_mode=None,
-        obs_type=None,
-        frameskip=None,
-        repeat_action_probability=None,
-        max_num_frames_per_episode=None,
-        max_episode_steps=None,
-        full_action_space=False,
-        mode=None,
-        difficulty=None,
         autoreset_mode=AutoresetMode.SAME_STEP,
+        **options,
     ):
         self._h = None
         self.autoreset_mode = autoreset_mode = globals()["autoreset_mode"](autoreset_mode)
         self.metadata = dict(type(self).metadata, autoreset_mode=autoreset_mode)
-        kwargs = ale_kwargs(locals())
+        kwargs = ale_options(VecEnv, options, without=("caps",))
         id, obs_type, preset = resolve(preset, flavours=True, **kwargs)
+        render_mode, full_action_space = kwargs["render_mode"], kwargs["full_action_space"]
+        mode, difficulty = kwargs["mode"], kwargs["difficulty"]
         self._flavour = (int(mode or 0), int(difficulty or 0))
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError("pongrl: num_envs must be an integer >= 1, got %r" % (num_envs,))

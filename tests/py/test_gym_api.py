@@ -12,6 +12,7 @@ from `git archive v0.29.1 gymnasium` of its repository) runs this test and
 test_ale_interface.py (AtariPreprocessing, register_ale_ids) once per tree.
 Exit 0 pass, 77 skip (library not built), anything else fail.
 """
+import inspect
 import os
 import subprocess
 import sys
@@ -151,6 +152,36 @@ def test_keyword_arguments():
     ):
         raises(ValueError, pongrl.make, "ALE/Pong-v5", **bad)
     raises(TypeError, pongrl.make, "ALE/Pong-v5", frameskip=2.0)
+
+
+def test_one_list_of_keywords():
+    """Env, VecEnv, make and make_vec take ale-py's keywords from one list (resolve()'s
+    signature): inspect.signature shows each with its default, spelling the defaults out
+    changes nothing, and any other keyword is a TypeError that names it, however the env is made."""
+    # ale-py's keywords; each defaults to None (the id's preset) but full_action_space
+    keywords = dict.fromkeys(
+        "obs_type frameskip repeat_action_probability max_num_frames_per_episode max_episode_steps "
+        "full_action_space mode difficulty render_mode".split()
+    )
+    keywords["full_action_space"] = False
+    for cls, only in ((pongrl.Env, dict(caps=None)), (pongrl.VecEnv, {})):
+        params = inspect.signature(cls).parameters.values()
+        got = {p.name: p.default for p in params if p.kind == p.KEYWORD_ONLY}
+        assert got == dict(keywords, **only), (cls.__name__, got)
+    acts = [int(a) for a in np.random.default_rng(1).integers(0, 6, 200)]
+    a = play(pongrl.make("ALE/Pong-v5"), 3, acts)
+    b = play(pongrl.make("ALE/Pong-v5", caps=None, **keywords), 3, acts)
+    assert same(a, b)
+    makers = [(pongrl.make, ()), (pongrl.Env, ()), (pongrl.make_vec, (2,)), (pongrl.VecEnv, (2,))]
+    if GYM:
+        import gymnasium
+
+        makers.append((gymnasium.make, ()))
+    for fn, args in makers:
+        msg = raises(TypeError, fn, "pongrl/Pong-v5", *args, sticky=0.1, frameskip=2)
+        assert "unsupported arguments sticky (" in msg and "repeat_action_probability" in msg, msg
+    msg = raises(TypeError, pongrl.make_vec, "ALE/Pong-v5", 2, caps="gym-0.21")  # make's alone
+    assert "unsupported arguments caps" in msg, msg
 
 
 def test_full_action_space():
@@ -349,6 +380,7 @@ if __name__ == "__main__":
                 test_spaces,
                 test_obs_types_and_render,
                 test_keyword_arguments,
+                test_one_list_of_keywords,
                 test_full_action_space,
                 test_ids_and_spec,
                 test_seeding_like_check_env,
