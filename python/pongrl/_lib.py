@@ -30,101 +30,63 @@ CONSTANTS = {
 }
 
 
-class EnvStep(ctypes.Structure):  # env.h EnvStep
-    _fields_ = [
-        ("reward", ctypes.c_int),
-        ("terminated", ctypes.c_bool),
-        ("truncated", ctypes.c_bool),
-        ("frames", ctypes.c_int),
-    ]
+# C's scalar types as ctypes has them (a pointer is a void pointer, the address of an array,
+# unless it points to another mirror)
+C_TYPES = {
+    "int": ctypes.c_int,
+    "bool": ctypes.c_bool,
+    "double": ctypes.c_double,
+    "int64_t": ctypes.c_int64,
+    "uint32_t": ctypes.c_uint32,
+}
 
 
-STATE_FIELDS = (
-    "ball_x",
-    "ball_y",
-    "ball_vx",
-    "ball_vy",
-    "ball_visible",
-    "cpu_y",
-    "agent_y",
-    "score_cpu",
-    "score_agent",
-    "game_frame",
-    "resistance",
-    "last_action",
-    "steps",
-    "frames",
-    "terminated",
-    "truncated",
+def mirror(name, fields, *pointees):
+    """A ctypes.Structure named name from the fields of its C struct, in the header's words and
+    order ("int a, b; const double *c; Other *d"): a pointer to one of pointees (mirrors) is a
+    POINTER to it, any other pointer a c_void_p."""
+    pointee = {t.__name__: t for t in pointees}
+    out = []
+    for decl in filter(None, (d.strip() for d in fields.split(";"))):
+        ctype, names = decl.replace("const ", "").split(None, 1)
+        for n in (n.strip() for n in names.split(",")):
+            if n.startswith("*"):
+                out.append((n[1:], ctypes.POINTER(pointee[ctype]) if ctype in pointee else ctypes.c_void_p))
+            else:
+                out.append((n, C_TYPES[ctype]))
+    return type(name, (ctypes.Structure,), {"_fields_": out})
+
+
+EnvStep = mirror("EnvStep", "int reward; bool terminated; bool truncated; int frames")  # env.h
+EnvState = mirror(  # env.h
+    "EnvState",
+    "int64_t ball_x, ball_y, ball_vx, ball_vy, ball_visible; int64_t cpu_y, agent_y; int64_t score_cpu, score_agent;"
+    "int64_t game_frame; int64_t resistance; int64_t last_action; int64_t steps, frames; int64_t terminated, truncated",
 )
-
-
-class EnvState(ctypes.Structure):  # env.h EnvState: every field int64_t
-    _fields_ = [(name, ctypes.c_int64) for name in STATE_FIELDS]
-
-
-class EnvPreset(ctypes.Structure):  # env.h EnvPreset
-    _fields_ = [
-        ("id", ctypes.c_void_p),
-        ("frameskip_min", ctypes.c_int),
-        ("frameskip_max", ctypes.c_int),
-        ("repeat_prob", ctypes.c_double),
-        ("max_steps", ctypes.c_int64),
-        ("max_frames", ctypes.c_int64),
-    ]
-
-
-class VecOut(ctypes.Structure):  # vecenv.h VecOut: pointers to caller-owned arrays
-    _fields_ = [
-        (name, ctypes.c_void_p)
-        for name in (
-            "obs",
-            "rewards",
-            "terminated",
-            "truncated",
-            "final_obs",
-            "episode_return",
-            "episode_length",
-            "episode_frames",
-            "env_ids",
-            "frame_number",
-            "episode_frame_number",
-        )
-    ]
-
-
-class AtariConfig(ctypes.Structure):  # atari_prep.h AtariConfig
-    _fields_ = [
-        ("img_height", ctypes.c_int),
-        ("img_width", ctypes.c_int),
-        ("grayscale", ctypes.c_bool),
-        ("stack_num", ctypes.c_int),
-        ("frameskip", ctypes.c_int),
-        ("maxpool", ctypes.c_bool),
-        ("noop_max", ctypes.c_int),
-        ("use_fire_reset", ctypes.c_bool),
-        ("episodic_life", ctypes.c_bool),
-        ("life_loss_info", ctypes.c_bool),
-        ("reward_clipping", ctypes.c_bool),
-        ("max_frames", ctypes.c_int64),
-        ("repeat_action_probability", ctypes.c_double),
-    ]
-
-
-class VecConfig(ctypes.Structure):  # vecenv.h VecConfig
-    _fields_ = [
-        ("num_envs", ctypes.c_int),
-        ("num_threads", ctypes.c_int),
-        ("obs_type", ctypes.c_int),
-        ("autoreset", ctypes.c_int),
-        ("batch_size", ctypes.c_int),
-        ("thread_affinity_offset", ctypes.c_int),
-        ("atari", ctypes.POINTER(AtariConfig)),
-        ("mode", ctypes.c_int),
-        ("difficulty", ctypes.c_int),
-        ("stream", ctypes.c_uint32),
-        ("caller_stepped", ctypes.c_bool),
-    ]
+STATE_FIELDS = tuple(f[0] for f in EnvState._fields_)
+EnvPreset = mirror(  # env.h
+    "EnvPreset",
+    "const char *id; int frameskip_min; int frameskip_max; double repeat_prob; int64_t max_steps; int64_t max_frames",
+)
+VecOut = mirror(  # vecenv.h: pointers to caller-owned arrays
+    "VecOut",
+    "uint8_t *obs; double *rewards; bool *terminated; bool *truncated; uint8_t *final_obs; double *episode_return;"
+    "int64_t *episode_length; int64_t *episode_frames; int32_t *env_ids; int64_t *frame_number;"
+    "int64_t *episode_frame_number",
+)
+AtariConfig = mirror(  # atari_prep.h
+    "AtariConfig",
+    "int img_height, img_width; bool grayscale; int stack_num; int frameskip; bool maxpool; int noop_max;"
+    "bool use_fire_reset; bool episodic_life; bool life_loss_info; bool reward_clipping; int64_t max_frames;"
+    "double repeat_action_probability",
+)
+VecConfig = mirror(  # vecenv.h
+    "VecConfig",
+    "int num_envs; int num_threads; int obs_type; int autoreset; int batch_size; int thread_affinity_offset;"
+    "const AtariConfig *atari; int mode, difficulty; uint32_t stream; bool caller_stepped",
+    AtariConfig,
+)
+MIRRORS = (EnvStep, EnvPreset, EnvState, VecOut, AtariConfig, VecConfig)  # checked against the library's table
 
 
 AUTORESET_MODES = {"NextStep": 0, "SameStep": 1, "Disabled": 2}  # vecenv.h VECENV_*
@@ -133,9 +95,6 @@ CONSTANTS.update(VECENV_NEXT_STEP=0, VECENV_SAME_STEP=1, VECENV_DISABLED=2)
 
 class AbiEntry(ctypes.Structure):  # abi.h AbiEntry
     _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
-
-
-MIRRORS = (EnvStep, EnvPreset, EnvState, VecOut, AtariConfig, VecConfig)
 
 
 def abi_table(lib):
