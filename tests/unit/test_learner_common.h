@@ -1,5 +1,6 @@
 // test_learner_common.h: what every learner's unit tests check of its checkpoint (not a test
-// itself): a run saved after two iterations loads back with its settings, counters and every bit
+// itself), and the small run they check it on (settings as text, through the settings table):
+// a run saved after two iterations loads back with every setting, its counters and every bit
 // of its arrays; attached on one thread it plays its next iteration to the bits of the saved run
 // on two; every prefix of the file and single-byte changes across it are refused (by the CRC) or,
 // with the CRC not checked, refused or loaded, never a crash (the binary runs under ASan+UBSan).
@@ -15,6 +16,31 @@
 #include "test_files.h"
 #include "train/checkpoint.h"
 #include "train/comm.h"
+#include "train/config.h"
+
+// A small run of the learner `algo`: its fresh settings, seed 8 and two workers, then `settings`
+// ("name=value name=value", config.txt's names and values, read as a checkpoint's are).
+static inline void learner_run_config(TrainConfig *c, const char *algo, const char *settings) {
+    train_config_fresh(c, algo);
+    char text[512], why[256];
+    snprintf(text, sizeof(text), "seed=8 workers=2 %s ", settings);
+    for (char *sp = text; (sp = strchr(sp, ' '));) *sp = '\n'; // train_config_read's lines
+    const int roles = SETTING_RUN | SETTING_GOAL | SETTING_HOST;
+    cr_assert_null(train_config_read(c, text, strlen(text), roles, why, sizeof(why)), "%s", why);
+}
+
+// Whether a and b hold the same value, to the bit, of every setting a checkpoint keeps.
+static inline void learner_same_settings(const TrainConfig *a, const TrainConfig *b) {
+    const int saved = SETTING_RUN | SETTING_GOAL;
+    const size_t n = train_config_write(a, saved, NULL, 0);
+    char *ta = malloc(n + 1), *tb = malloc(n + 1);
+    cr_assert(ta && tb);
+    train_config_write(a, saved, ta, n + 1);
+    cr_assert_eq(train_config_write(b, saved, tb, n + 1), n, "the settings' text differs in length:\n%s", ta);
+    cr_assert_str_eq(tb, ta);
+    free(ta);
+    free(tb);
+}
 
 // One iteration of s, and the counters the loop moves after it.
 static inline void learner_iterate(TrainState *s, Pool *pool, Comm *comm) {
@@ -25,10 +51,9 @@ static inline void learner_iterate(TrainState *s, Pool *pool, Comm *comm) {
     s->agent_steps += lb.steps;
 }
 
-// A run of l with settings c (workers 2), two iterations, saved, loaded and resumed; same_settings
-// checks the loaded settings (b) against the saved run's (a); the run has `arrays` arrays.
-static inline void learner_checkpoint_round_trip(const TrainConfig *c, const Learner *l, int arrays,
-    void (*same_settings)(const TrainConfig *a, const TrainConfig *b)) {
+// A run of l with settings c (workers 2), two iterations, saved, loaded with every setting, and
+// resumed; the run has `arrays` arrays.
+static inline void learner_checkpoint_round_trip(const TrainConfig *c, const Learner *l, int arrays) {
     TrainState a, b;
     cr_assert_eq(train_state_init(&a, c, l), 0);
     Pool *pool = pool_create(2);
@@ -43,7 +68,7 @@ static inline void learner_checkpoint_round_trip(const TrainConfig *c, const Lea
     cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(checkpoint_load(path, &b, NULL, err, sizeof(err)), 0, "%s", err);
     cr_assert_str_eq(b.cfg.algo, l->name);
-    same_settings(&a.cfg, &b.cfg);
+    learner_same_settings(&a.cfg, &b.cfg);
     cr_assert_eq(b.iteration, 2);
     cr_assert_eq(b.agent_steps, 2 * (int64_t)c->envs * c->steps);
     b.cfg.workers = 1;

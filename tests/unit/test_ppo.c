@@ -18,35 +18,13 @@
 #include "util/crc.h"
 
 static void ppo_run_config(TrainConfig *c) {
-    train_config_fresh(c, "ppo");
-    c->envs = 3;
-    c->steps = 40;
-    c->hidden = 4;
-    c->minibatches = 2;
-    c->epochs = 1;
-    c->coarse = true;
-    c->seed = 8;
-    c->workers = 2;
-}
-
-static void ppo_same_settings(const TrainConfig *a, const TrainConfig *b) {
-    cr_assert_eq(b->envs, 3);
-    cr_assert_eq(b->steps, 40);
-    cr_assert_eq(b->minibatches, 2);
-    cr_assert_eq(b->epochs, 1);
-    cr_assert(b->coarse);
-    cr_assert_eq(b->lambda, a->lambda);
-    cr_assert_eq(b->clip, a->clip);
-    cr_assert_eq(b->ent_coef, a->ent_coef);
-    cr_assert_eq(b->vf_coef, a->vf_coef);
-    cr_assert_eq(b->max_grad_norm, a->max_grad_norm);
-    cr_assert_eq(b->anneal_steps, a->anneal_steps);
+    learner_run_config(c, "ppo", "envs=3 steps=40 hidden=4 minibatches=2 epochs=1 coarse=1");
 }
 
 Test(ppo, checkpoint_round_trip_and_resume) {
     TrainConfig c;
     ppo_run_config(&c);
-    learner_checkpoint_round_trip(&c, &PPO_LEARNER, 4, ppo_same_settings);
+    learner_checkpoint_round_trip(&c, &PPO_LEARNER, 4);
 }
 
 // A version 2 PPO checkpoint carried Karpathy's network (H = hidden) before its arrays, unused:

@@ -14,35 +14,12 @@
 #include "train/checkpoint.h"
 #include "train/comm.h"
 
-static void qr_run_config(TrainConfig *c) {
-    train_config_fresh(c, "qrdqn");
-    c->envs = 3;
-    c->steps = 40;
-    c->hidden = 4;
-    c->quantiles = 4;
-    c->minibatch = 4;
-    c->learn_start = 60;
-    c->update_every = 2;
-    c->replay = 100;
-    c->target_every = 7;
-    c->eps_steps = 100;
-    c->seed = 8;
-    c->workers = 2;
-}
-
-static void qr_same_settings(const TrainConfig *a, const TrainConfig *b) {
-    cr_assert_eq(b->envs, 3);
-    cr_assert_eq(b->quantiles, 4);
-    cr_assert_eq(b->replay, 100);
-    cr_assert_eq(b->target_every, 7);
-    cr_assert_eq(b->nstep, a->nstep);
-    cr_assert_eq(b->adam_eps, a->adam_eps);
-}
-
 Test(qrdqn, checkpoint_round_trip_and_resume) {
     TrainConfig c;
-    qr_run_config(&c);
-    learner_checkpoint_round_trip(&c, &QRDQN_LEARNER, 6, qr_same_settings);
+    learner_run_config(&c, "qrdqn",
+        "envs=3 steps=40 hidden=4 quantiles=4 minibatch=4 learn_start=60 update_every=2 replay=100 target_every=7 "
+        "eps_steps=100");
+    learner_checkpoint_round_trip(&c, &QRDQN_LEARNER, 6);
 }
 
 Test(qrdqn, replay_keeps_what_its_rings_hold) {
