@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "env/env.h"
+#include "test_sticky.h"
 
 // ----------------------------------------------------------------------------
 // helpers
@@ -184,34 +185,12 @@ Test(env, same_seed_same_frameskips_on_v4) {
 // ----------------------------------------------------------------------------
 // sticky actions
 
-// Frame by frame (frameskip 1): among frames whose chosen action differs from the previous
-// frame's applied action, the fraction that kept the previous one is repeat_prob.
-static double sticky_fraction_per_frame(const char *id, int64_t nsteps) {
-    Env env;
-    cr_assert_eq(env_init(&env, id, 3), ENV_OK);
-    Rng ar;
-    rng_seed(&ar, 4);
-    int64_t informative = 0, kept = 0;
-    for (int64_t i = 0; i < nsteps; i++) {
-        int prev = env.last_action, a = random_action(&ar);
-        EnvStep st;
-        cr_assert_eq(env_step(&env, a, &st), ENV_OK);
-        cr_assert(env.last_action == a || env.last_action == prev);
-        if (a != prev) {
-            informative++;
-            kept += env.last_action == prev;
-        }
-        if (st.terminated || st.truncated) env_reset(&env, 1000 + (uint64_t)i);
-    }
-    return (double)kept / (double)informative;
-}
-
 Test(env, sticky_actions_per_frame) {
     // ~33,000 informative frames: the standard deviation of the fraction is ~0.0024
-    double f = sticky_fraction_per_frame("PongNoFrameskip-v0", 40000);
+    double f = sticky_kept_fraction("PongNoFrameskip-v0", -1, 40000);
     cr_log_info("PongNoFrameskip-v0: kept fraction %.4f\n", f);
     cr_assert(f > 0.24 && f < 0.26, "PongNoFrameskip-v0 kept fraction %.4f", f);
-    cr_assert_eq(sticky_fraction_per_frame("PongNoFrameskip-v4", 5000), 0.0);
+    cr_assert_eq(sticky_kept_fraction("PongNoFrameskip-v4", -1, 5000), 0.0);
 }
 
 // On ALE/Pong-v5 (4 frames a step) the applied actions inside a step are not visible, but the

@@ -7,34 +7,14 @@
 #include <string.h>
 
 #include "env/env.h"
+#include "test_sticky.h"
 
-// Frameskip 1 (PongNoFrameskip-v0, 0.25 of its own): of the frames whose action differs from the
-// previous frame's applied one, the fraction that kept the previous one, after setting prob.
-static double kept_fraction(double prob, int64_t nsteps) {
-    Env env;
-    cr_assert_eq(env_init(&env, "PongNoFrameskip-v0", 3), ENV_OK);
-    cr_assert(env_set_repeat_prob(&env, prob));
-    Rng ar;
-    rng_seed(&ar, 4);
-    int64_t informative = 0, kept = 0;
-    for (int64_t i = 0; i < nsteps; i++) {
-        int prev = env.last_action, a = (int)rng_below(&ar, ACTION_COUNT);
-        EnvStep st;
-        cr_assert_eq(env_step(&env, a, &st), ENV_OK);
-        if (a != prev) {
-            informative++;
-            kept += env.last_action == prev;
-        }
-        if (st.terminated || st.truncated) env_reset(&env, 1000 + (uint64_t)i);
-    }
-    return (double)kept / (double)informative;
-}
-
+// PongNoFrameskip-v0 (frameskip 1, 0.25 of its own) set to other probabilities
 Test(env_repeat, the_rate_follows_the_setting) {
-    cr_assert_eq(kept_fraction(0.0, 5000), 0.0);
-    cr_assert_eq(kept_fraction(1.0, 5000), 1.0);
+    cr_assert_eq(sticky_kept_fraction("PongNoFrameskip-v0", 0.0, 5000), 0.0);
+    cr_assert_eq(sticky_kept_fraction("PongNoFrameskip-v0", 1.0, 5000), 1.0);
     // ~33,000 informative frames: the standard deviation of the fraction is ~0.0017 at 0.1
-    double f = kept_fraction(0.1, 40000);
+    double f = sticky_kept_fraction("PongNoFrameskip-v0", 0.1, 40000);
     cr_assert(f > 0.09 && f < 0.11, "set to 0.1: kept fraction %.4f", f);
 }
 
