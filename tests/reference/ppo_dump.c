@@ -55,14 +55,15 @@ static int play_model(const char *dir, const char *model, uint64_t seed, int ste
     const Ppo *p = ppo_of(&s);
     const AgentPolicy ap = ppo_agent_policy(p, false);
     static const uint8_t zeros[POLICY_D];
-    uint8_t *frames = malloc((size_t)steps * POLICY_D), *start = calloc((size_t)steps, 1);
-    int32_t *action = malloc(sizeof(int32_t) * (size_t)steps);
-    double *probs = malloc(sizeof(double) * PPO_ACTIONS * (size_t)steps), *h = malloc(sizeof(double) * p->net.H);
+    DumpHeap heap = { 0 };
+    uint8_t *frames = dump_alloc(&heap, (size_t)steps * POLICY_D), *start = dump_alloc(&heap, (size_t)steps);
+    int32_t *action = dump_alloc(&heap, sizeof(int32_t) * (size_t)steps);
+    double *probs = dump_alloc(&heap, sizeof(double) * PPO_ACTIONS * (size_t)steps);
+    double *h = dump_alloc(&heap, sizeof(double) * p->net.H);
     uint16_t idx[ACNET_D + 2 * PPO_COARSE];
     int8_t sign[ACNET_D + 2 * PPO_COARSE];
     Env env;
-    if (!frames || !start || !action || !probs || !h || env_init(&env, s.cfg.env_id, seed) != ENV_OK)
-        dump_die("out of memory");
+    if (env_init(&env, s.cfg.env_id, seed) != ENV_OK) dump_die("out of memory");
     Rng rng;
     rng_seed(&rng, seed);
     start[0] = 1;
@@ -91,11 +92,7 @@ static int play_model(const char *dir, const char *model, uint64_t seed, int ste
     dump_save(dir, "start", "|u1", 1, (size_t)steps, 0, start);
     dump_save(dir, "action", "<i4", 1, (size_t)steps, 0, action);
     dump_save(dir, "probs", "<f8", 2, (size_t)steps, PPO_ACTIONS, probs);
-    free(frames);
-    free(start);
-    free(action);
-    free(probs);
-    free(h);
+    dump_free(&heap);
     train_state_free(&s);
     return 0;
 }
@@ -108,26 +105,21 @@ int main(int argc, char **argv) {
     int play = 600;
     TrainConfig c;
     train_config_fresh(&c, "ppo");
-    c.envs = 8;
-    c.steps = 32;
-    c.hidden = 16;
-    c.value_hidden = 0;
-    c.minibatches = 2;
-    c.epochs = 2;
-    c.lr = 2.5e-3; // large enough that the few iterations move the weights
+    // lr: large enough that the few iterations move the weights
+    dump_settings(&c, "envs=8 steps=32 hidden=16 value_hidden=0 minibatches=2 epochs=2 lr=2.5e-3");
     int threads = 2, iterations = 6, o;
     opterr = 0;
     while ((o = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (o) {
-            case 's': c.seed = strtoull(optarg, NULL, 10); break;
+            case 's': dump_setting(&c, "seed", optarg); break;
             case 't': threads = atoi(optarg); break;
             case 'i': iterations = atoi(optarg); break;
-            case 'c': c.coarse = atoi(optarg) != 0; break;
+            case 'c': dump_setting(&c, "coarse", optarg); break;
             case 'o': dir = optarg; break;
             case 'm': model = optarg; break;
             case 'p': play = atoi(optarg); break;
-            case 'v': c.value_hidden = atoi(optarg); break;
-            case 'e': c.ent_coef = strtod(optarg, NULL); break;
+            case 'v': dump_setting(&c, "value_hidden", optarg); break;
+            case 'e': dump_setting(&c, "ent_coef", optarg); break;
             default: usage("bad option");
         }
     }
@@ -155,10 +147,10 @@ int main(int argc, char **argv) {
     }
     ppo_advantages(p);
     dump_weights(dir, "", p->net.w, p->adam_m, p->adam_v, n);
-    int8_t *x = calloc((size_t)B * D, 1);
-    int32_t *a = malloc(sizeof(int32_t) * B), *mb = malloc(sizeof(int32_t) * M);
-    double *g = calloc(n, sizeof(double));
-    if (!x || !a || !mb || !g) dump_die("out of memory");
+    DumpHeap heap = { 0 };
+    int8_t *x = dump_alloc(&heap, (size_t)B * D);
+    int32_t *a = dump_alloc(&heap, sizeof(int32_t) * B), *mb = dump_alloc(&heap, sizeof(int32_t) * M);
+    double *g = dump_alloc(&heap, sizeof(double) * n);
     for (int s = 0; s < B; s++) {
         SparseX sx = ppo_sample_x(p, s);
         for (int k = 0; k < sx.nnz; k++) x[(size_t)s * D + sx.idx[k]] = sx.sign[k];
@@ -191,10 +183,7 @@ int main(int argc, char **argv) {
     double dims[6] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M, p->net.Hv };
     dump_save(dir, "shape", "<f8", 1, 6, 0, dims);
     dump_weights(dir, "_new", p->net.w, p->adam_m, p->adam_v, n);
-    free(x);
-    free(a);
-    free(mb);
-    free(g);
+    dump_free(&heap);
     ppo_destroy(p);
     pool_destroy(pool);
     return 0;

@@ -35,19 +35,23 @@ static void state_frames(const Qr *q, int64_t k, uint8_t *out) {
 }
 
 int main(int argc, char **argv) {
-    uint64_t seed = 1;
+    TrainConfig c;
+    train_config_fresh(&c, "qrdqn");
+    dump_settings(&c,
+        "envs=4 steps=100 hidden=16 quantiles=8 minibatch=32 update_every=2 learn_start=200 replay=6000 "
+        "eps_steps=500 target_every=50 lr=1e-3");
     const char *dir = NULL;
-    int iterations = 12, nstep = 3;
+    int iterations = 12;
     static const struct option opts[] = { { "seed", 1, 0, 's' }, { "iterations", 1, 0, 'i' }, { "nstep", 1, 0, 'n' },
         { "out", 1, 0, 'o' }, { 0, 0, 0, 0 } };
-    for (int c; (c = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
-        if (c == 's')
-            seed = strtoull(optarg, NULL, 10);
-        else if (c == 'i')
+    for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
+        if (o == 's')
+            dump_setting(&c, "seed", optarg);
+        else if (o == 'i')
             iterations = atoi(optarg);
-        else if (c == 'n')
-            nstep = atoi(optarg);
-        else if (c == 'o')
+        else if (o == 'n')
+            dump_setting(&c, "nstep", optarg);
+        else if (o == 'o')
             dir = optarg;
         else {
             fprintf(stderr, "usage: qrdqn_dump [--seed N] [--iterations N] [--nstep N] --out DIR\n");
@@ -58,21 +62,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "qrdqn_dump: --out DIR is required\n");
         return 2;
     }
-    TrainConfig c;
-    train_config_fresh(&c, "qrdqn");
-    c.seed = seed;
-    c.envs = 4;
-    c.steps = 100;
-    c.hidden = 16;
-    c.quantiles = 8;
-    c.minibatch = 32;
-    c.update_every = 2;
-    c.learn_start = 200;
-    c.replay = 6000;
-    c.eps_steps = 500;
-    c.target_every = 50;
-    c.nstep = nstep;
-    c.lr = 1e-3;
+    const int nstep = c.nstep;
+    DumpHeap heap = { 0 };
     char err[256];
     Qr *q = qr_create(&c, err, sizeof(err));
     Pool *pool = pool_create(1);
@@ -86,7 +77,7 @@ int main(int argc, char **argv) {
     // an update (Adam's step u) whose minibatch holds a reward, an episode's end and an episode's
     // first frame within its windows, and whose target is not copied after it (w_new alone)
     int64_t u = qr_updates_at(&c, q->agent_steps);
-    int64_t *slots = calloc((size_t)c.minibatch, sizeof(int64_t));
+    int64_t *slots = dump_alloc(&heap, sizeof(int64_t) * (size_t)c.minibatch);
     for (int seen = 0; seen != 7;) {
         if (++u % c.target_every == 0 || !qr_draw(q, u, slots)) continue;
         seen = 0;
@@ -97,7 +88,6 @@ int main(int argc, char **argv) {
                     (q->mem.flags[s] & QR_START ? 4 : 0);
             }
     }
-    free(slots);
     dump_weights(dir, "", q->w, q->adam_m, q->adam_v, n);
     dump_save(dir, "target", "<f8", 1, n, 0, q->target);
     q->stats.loss = 0.0;
@@ -107,10 +97,10 @@ int main(int argc, char **argv) {
     dump_save(dir, "shape", "<i4", 1, 6, 0, shape);
     const double hyper[5] = { c.gamma, c.lr, c.adam_eps, QR_KAPPA, q->stats.loss };
     dump_save(dir, "hyper", "<f8", 1, 5, 0, hyper);
-    int32_t *action = calloc((size_t)B, sizeof(int32_t)), *reward = calloc((size_t)B * nstep, sizeof(int32_t)),
-            *flags = calloc((size_t)B * nstep, sizeof(int32_t));
-    uint8_t *frames = calloc((size_t)B * 4, POLICY_D);
-    if (!action || !reward || !flags || !frames) dump_die("out of memory");
+    int32_t *action = dump_alloc(&heap, sizeof(int32_t) * (size_t)B);
+    int32_t *reward = dump_alloc(&heap, sizeof(int32_t) * (size_t)B * nstep);
+    int32_t *flags = dump_alloc(&heap, sizeof(int32_t) * (size_t)B * nstep);
+    uint8_t *frames = dump_alloc(&heap, (size_t)B * 4 * POLICY_D);
     for (int b = 0; b < B; b++) {
         const int64_t k = q->batch[b];
         action[b] = q->mem.action[(size_t)(k % q->mem.cap)];
@@ -126,10 +116,7 @@ int main(int argc, char **argv) {
     dump_save(dir, "reward", "<i4", 2, (size_t)B, (size_t)nstep, reward);
     dump_save(dir, "flags", "<i4", 2, (size_t)B, (size_t)nstep, flags);
     dump_save(dir, "frames", "|u1", 2, (size_t)B * 4, POLICY_D, frames);
-    free(action);
-    free(reward);
-    free(flags);
-    free(frames);
+    dump_free(&heap);
     pool_destroy(pool);
     qr_destroy(q);
     return 0;
