@@ -70,6 +70,7 @@ ifeq ($(MPI_LIBS),)
 BIN_SRC := $(filter-out src/cluster/allreduce.c,$(BIN_SRC))
 endif
 TEST_SRC:= $(sort $(wildcard tests/unit/*.c))
+TEST_HDRS:= $(wildcard tests/unit/*.h)
 # Each object depends on the headers it includes, as the compiler lists them (-MMD -MP: a .d
 # file beside the object, read back below; a header that goes away is no error). The unit tests
 # and the fuzzer are built from many sources in one command, where gcc lists only the last
@@ -141,7 +142,7 @@ $(BUILD)/san/libpongrl.a: $(SAN_LIB_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
 # Unit tests are built with the sanitizers: every test run is an ASan/UBSan run.
-$(BUILD)/test_unit: $(TEST_SRC) $(BUILD)/san/libpongrl.a $(HDRS)
+$(BUILD)/test_unit: $(TEST_SRC) $(TEST_HDRS) $(BUILD)/san/libpongrl.a $(HDRS)
 	$(CC) $(BASE) $(SAN) -Isrc -o $@ $(TEST_SRC) $(BUILD)/san/libpongrl.a $(CRIT) $(LIBS)
 
 # The all-reduce on its own against an exact reference, under mpirun (test_mpi_allreduce.sh).
