@@ -9,6 +9,16 @@
 
 #include "../train/config.h"
 
+// The slots every learner of algo.c's list fills, from its functions PREFIX_memory_bytes,
+// PREFIX_create, ... PREFIX_agent (train/learner.h says what each is for): one list, so that a
+// learner that lacks one does not compile, rather than leaving a NULL for the loop to call.
+// Its table names the rest: name, summary, metrics and the slots only some learners have.
+#define LEARNER_SLOTS(PREFIX) \
+    .memory_bytes = PREFIX##_memory_bytes, .create = PREFIX##_create, .destroy = PREFIX##_destroy, \
+    .arrays = PREFIX##_arrays, .settle = PREFIX##_settle, .settled = PREFIX##_settled, .iterate = PREFIX##_iterate, \
+    .weights = PREFIX##_weights, .export_npy = PREFIX##_export_npy, .import_npy = PREFIX##_import_npy, \
+    .agent = PREFIX##_agent
+
 // A learner's create takes only settings that can be: every row of TRAIN_SETTINGS in its range
 // (train_config_check), then the learner's own check of them together (check, its
 // Learner.check). 0, or -1 with one line in err.

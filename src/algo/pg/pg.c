@@ -11,6 +11,7 @@
 #include "../../util/mem.h"
 #include "../../util/rng.h"
 #include "../../util/streams.h"
+#include "../learner_util.h"
 
 // ----------------------------------------------------------------------------
 // the update: RMSProp over the touched rows
@@ -239,18 +240,8 @@ const Learner PG_LEARNER = {
     .name = "pg",
     .summary = "Karpathy's policy gradient: whole episodes, REINFORCE, RMSProp, his 6400-H-1 network",
     .metrics = PG_METRICS,
-    .memory_bytes = pg_memory_bytes,
-    .create = pg_create,
-    .destroy = pg_destroy,
-    .arrays = pg_arrays,
-    .settle = pg_settle,
-    .settled = pg_settled,
-    .iterate = pg_iterate,
+    LEARNER_SLOTS(pg),
     .episodes_per_iteration = pg_episodes_per_iteration,
-    .weights = pg_weights,
-    .agent = pg_agent,
-    .export_npy = pg_export_npy,
-    .import_npy = pg_import_npy,
     .bare_npy = pg_bare_npy,
 };
 // clang-format on

@@ -30,7 +30,7 @@ Ppo *ppo_of(const TrainState *s) { return ppo_state(s)->ppo; }
 // Weights, Adam's two moments, the minibatch gradient; a minibatch's hidden layers, their
 // gradients and the first layer's slices (the threads' scratch is the size of the tail:
 // nothing W1-sized).
-static double ppo_memory_bytes(const TrainConfig *c) {
+static double ppo_learner_memory_bytes(const TrainConfig *c) {
     const double n = (double)ppo_input_size(c->coarse) * c->hidden;
     const double M = c->minibatches > 0 ? (double)c->envs * c->steps / c->minibatches : 0.0;
     return n * 8 * 4 + M * c->hidden * 8 * 3;
@@ -142,16 +142,16 @@ static int ppo_npy_arrays(const AcNet *net, NpyArray *a) {
     return 6;
 }
 
-static AgentPolicy ppo_agent(TrainState *s, bool greedy) { return ppo_agent_policy(ppo_of(s), greedy); }
+static AgentPolicy ppo_learner_agent(TrainState *s, bool greedy) { return ppo_agent_policy(ppo_of(s), greedy); }
 
-static int ppo_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
+static int ppo_learner_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
     ModelNotes notes;
     NpyArray a[NPY_ARRAYS_MAX];
     ppo_notes(&s->cfg, &notes);
     return model_export(dir, &s->cfg, a, ppo_npy_arrays(&ppo_of(s)->net, a), &notes, wrote, wlen, err, errlen);
 }
 
-static int ppo_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
+static int ppo_learner_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
     ModelNotes want;
     ppo_notes(&s->cfg, &want);
     if (model_notes_match(dir, notes, &want, "PPO", err, errlen)) return -1;
@@ -178,16 +178,6 @@ const Learner PPO_LEARNER = {
     .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
     .metrics = PPO_METRICS,
     .check = ppo_check,
-    .memory_bytes = ppo_memory_bytes,
-    .create = ppo_learner_create,
-    .destroy = ppo_learner_destroy,
-    .arrays = ppo_learner_arrays,
-    .settle = ppo_learner_settle,
-    .settled = ppo_learner_settled,
-    .iterate = ppo_learner_iterate,
-    .weights = ppo_learner_weights,
-    .export_npy = ppo_export_npy,
-    .import_npy = ppo_import_npy,
-    .agent = ppo_agent,
+    LEARNER_SLOTS(ppo_learner),
 };
 // clang-format on

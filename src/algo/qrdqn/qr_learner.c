@@ -24,7 +24,7 @@ static QrState *qr_state(const TrainState *s) { return (QrState *)s->algo; }
 Qr *qr_of(const TrainState *s) { return qr_state(s)->qr; }
 
 // Weights, target, Adam's moments and the gradient; the memory and its float64 copy.
-static double qr_memory_bytes(const TrainConfig *c) {
+static double qr_learner_memory_bytes(const TrainConfig *c) {
     const QrShape sh = qr_shape(c);
     const double mem = (double)c->replay * (13.0 + 2.0 * QR_LIT_SLOT);
     return (double)sh.n * 8 * 5 + mem + (double)c->replay * (16.0 + 8.0 * QR_LIT_SLOT / 3.0);
@@ -111,7 +111,7 @@ static const double *qr_learner_weights(const TrainState *s, size_t *n) {
     return qr_state(s)->qr->w;
 }
 
-static AgentPolicy qr_agent(TrainState *s, bool greedy) { return qr_agent_policy(qr_of(s), greedy); }
+static AgentPolicy qr_learner_agent(TrainState *s, bool greedy) { return qr_agent_policy(qr_of(s), greedy); }
 
 // ----------------------------------------------------------------------------
 // .npy files: DIR/qrdqn_W1.npy (D, H), qrdqn_b1.npy (H,), qrdqn_W2.npy (A N, H), qrdqn_b2.npy
@@ -131,14 +131,14 @@ static int qr_npy_arrays(const Qr *q, NpyArray *a) {
     return 4;
 }
 
-static int qr_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
+static int qr_learner_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
     ModelNotes notes;
     NpyArray a[NPY_ARRAYS_MAX];
     qr_notes(&s->cfg, &notes);
     return model_export(dir, &s->cfg, a, qr_npy_arrays(qr_of(s), a), &notes, wrote, wlen, err, errlen);
 }
 
-static int qr_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
+static int qr_learner_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
     ModelNotes want;
     qr_notes(&s->cfg, &want);
     if (model_notes_match(dir, notes, &want, "QR-DQN", err, errlen)) return -1;
@@ -158,16 +158,6 @@ const Learner QRDQN_LEARNER = {
     .summary = "QR-DQN: replay, n-step quantile regression targets, epsilon-greedy, Adam",
     .metrics = QR_METRICS,
     .check = qr_check,
-    .memory_bytes = qr_memory_bytes,
-    .create = qr_learner_create,
-    .destroy = qr_learner_destroy,
-    .arrays = qr_learner_arrays,
-    .settle = qr_learner_settle,
-    .settled = qr_learner_settled,
-    .iterate = qr_learner_iterate,
-    .weights = qr_learner_weights,
-    .export_npy = qr_export_npy,
-    .import_npy = qr_import_npy,
-    .agent = qr_agent,
+    LEARNER_SLOTS(qr_learner),
 };
 // clang-format on
