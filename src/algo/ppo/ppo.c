@@ -170,6 +170,7 @@ void ppo_destroy(Ppo *p) {
     free(p->next_value);
     free(p->ended);
     free(p->ended_slot);
+    free(p->ended_stats);
     free(p->perm);
     free(p->mb_adv);
     free(p->dh);
@@ -222,6 +223,7 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     p->next_value = calloc((size_t)N, sizeof(double));
     p->ended = calloc(B, sizeof(PpoEpisode));
     p->ended_slot = calloc(B, sizeof(PpoEpisode));
+    p->ended_stats = calloc(B, sizeof(EpisodeStats));
     p->perm = calloc(B, sizeof(int32_t));
     p->mb_adv = calloc((size_t)M, sizeof(double));
     p->dh = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
@@ -240,7 +242,7 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off ||
         !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
         !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended ||
-        !p->ended_slot || !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->block_stats ||
+        !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->block_stats ||
         rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D))
         goto oom;
     if (ppo_envs_start(p)) goto oom;

@@ -138,7 +138,8 @@ typedef struct Ppo {
     double *next_value;                        // (N,) the value of each env's state after the rollout
     PpoEpisode *ended;                         // (N*T) episodes that ended this rollout, (t, env) order
     int n_ended;
-    PpoEpisode *ended_slot; // (N*T) scratch: at e*T + t, the episode env e ended at step t
+    PpoEpisode *ended_slot;    // (N*T) scratch: at e*T + t, the episode env e ended at step t
+    EpisodeStats *ended_stats; // (N*T) ended as the training loop takes them (ppo_learner.c)
     // the update
     int32_t *perm;    // (B,)
     double *mb_adv;   // (B / M) normalised advantages of the current minibatch

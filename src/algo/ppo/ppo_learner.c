@@ -18,14 +18,7 @@
 #include "../../util/mem.h"
 #include "../learner_util.h"
 
-typedef struct {
-    Ppo *ppo;
-    LearnerHeld held;    // the envs' state (ppo_envs_doubles), as last settled or loaded
-    EpisodeStats *ended; // (N*T) an iteration's finished episodes, in (step, env) order
-} PpoState;
-
-static PpoState *ppo_state(const TrainState *s) { return (PpoState *)s->algo; }
-Ppo *ppo_of(const TrainState *s) { return ppo_state(s)->ppo; }
+Ppo *ppo_of(const TrainState *s) { return learner_box(s)->obj; }
 
 // Weights, Adam's two moments, the minibatch gradient; a minibatch's hidden layers, their
 // gradients and the first layer's slices (the threads' scratch is the size of the tail:
@@ -36,62 +29,31 @@ static double ppo_learner_memory_bytes(const TrainConfig *c) {
     return n * 8 * 4 + M * c->hidden * 8 * 3;
 }
 
-static void ppo_learner_destroy(TrainState *s) {
-    PpoState *st = ppo_state(s);
-    if (!st) return;
-    ppo_destroy(st->ppo);
-    learner_held_free(&st->held);
-    free(st->ended);
-    free(st);
-    s->algo = NULL;
-}
-
+static void ppo_free(void *p) { ppo_destroy(p); }
 static void envs_save(const void *p, double *out) { ppo_envs_save(p, out); }
 static int envs_load(void *p, const double *in) { return ppo_envs_load(p, in); }
 
+// The weights are drawn from the seed whether fresh or not; a load overwrites them.
 static int ppo_learner_create(TrainState *s, bool fresh) {
-    (void)fresh; // the weights are drawn from the seed either way; a load overwrites them
-    PpoState *st = calloc(1, sizeof(PpoState));
-    if (!st) return -1;
-    s->algo = st;
-    char err[256];
-    if (!(st->ppo = ppo_create(&s->cfg, err, sizeof(err)))) {
-        ppo_learner_destroy(s);
-        return -1;
-    }
-    st->held.part[st->held.n++] = (LearnerHeldPart){ "the checkpoint's env states are not valid", NULL,
-        ppo_envs_doubles(st->ppo), envs_save, envs_load };
-    st->ended = calloc((size_t)s->cfg.envs * s->cfg.steps, sizeof(EpisodeStats));
-    if (!st->ended || learner_held_start(&st->held, st->ppo, s->iteration)) {
-        ppo_learner_destroy(s);
-        return -1;
-    }
-    return 0;
+    char err[256]; // learner_settings_check passed them: what fails here is memory
+    Ppo *p = ppo_create(&s->cfg, err, sizeof(err));
+    const LearnerHeldPart envs = { "PPO envs", false, "the checkpoint's env states are not valid",
+        p ? ppo_envs_doubles(p) : 0, envs_save, envs_load, NULL };
+    return learner_box_create(s, p, ppo_free, &envs, 1);
 }
 
 static int ppo_learner_arrays(TrainState *s, LearnerArray *out) {
-    PpoState *st = ppo_state(s);
-    const size_t n = st->ppo->net.n;
-    out[0] = (LearnerArray){ "PPO weights", st->ppo->net.w, n, false };
-    out[1] = (LearnerArray){ "Adam m", st->ppo->adam_m, n, false };
-    out[2] = (LearnerArray){ "Adam v", st->ppo->adam_v, n, true };
-    out[3] = (LearnerArray){ "PPO envs", st->held.part[0].data, st->held.part[0].len, false };
-    return 4;
+    const AcNet *net = &ppo_of(s)->net;
+    out[0] = (LearnerArray){ "PPO weights", net->w, net->n, false };
+    out[1] = (LearnerArray){ "Adam m", ppo_of(s)->adam_m, net->n, false };
+    out[2] = (LearnerArray){ "Adam v", ppo_of(s)->adam_v, net->n, true };
+    return 3 + learner_box_arrays(s, out + 3);
 }
 
-static void ppo_learner_settle(TrainState *s) { learner_held_settle(&ppo_state(s)->held, ppo_of(s), s->iteration); }
-
-static bool ppo_learner_settled(const TrainState *s) { return learner_held_settled(&ppo_state(s)->held, s->iteration); }
-
 static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
-    PpoState *st = ppo_state(s);
-    Ppo *p = st->ppo;
-    if (ppo_bind(p, pool, comm)) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    Ppo *p = ppo_of(s);
     ppo_sticky_set(p, s->agent_steps); // what saved envs were set to, before a load takes them
-    if (learner_held_take(&st->held, p, err, errlen)) return -1;
+    if (learner_box_begin(s, ppo_bind(p, pool, comm), err, errlen)) return -1;
     p->iteration = s->iteration;
     p->agent_steps = s->agent_steps;
     const int64_t per = (int64_t)p->cfg.epochs * p->cfg.minibatches; // Adam's steps an iteration
@@ -104,8 +66,8 @@ static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBat
     PpoStats ps;
     if (ppo_iteration(p, &ps, err, errlen)) return -1;
     for (int i = 0; i < p->n_ended; i++)
-        st->ended[i] = (EpisodeStats){ (int)p->ended[i].ret, (int)p->ended[i].len, 0, false };
-    lb->episodes = st->ended;
+        p->ended_stats[i] = (EpisodeStats){ (int)p->ended[i].ret, (int)p->ended[i].len, 0, false };
+    lb->episodes = p->ended_stats;
     lb->count = p->n_ended;
     lb->steps = (int64_t)p->cfg.envs * p->cfg.steps;
     lb->frames = p->frames;
@@ -116,8 +78,8 @@ static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBat
 }
 
 static const double *ppo_learner_weights(const TrainState *s, size_t *n) {
-    *n = ppo_state(s)->ppo->net.n;
-    return ppo_state(s)->ppo->net.w;
+    *n = ppo_of(s)->net.n;
+    return ppo_of(s)->net.w;
 }
 
 // ----------------------------------------------------------------------------
@@ -178,6 +140,6 @@ const Learner PPO_LEARNER = {
     .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
     .metrics = PPO_METRICS,
     .check = ppo_check,
-    LEARNER_SLOTS(ppo_learner),
+    LEARNER_BOX_SLOTS(ppo_learner),
 };
 // clang-format on
