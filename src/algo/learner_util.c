@@ -21,8 +21,17 @@ void learner_box_destroy(TrainState *s) {
     s->algo = NULL;
 }
 
+void *learner_object_create(const TrainConfig *c, const char *(*check)(const TrainConfig *), size_t size,
+    int (*make)(void *obj, const TrainConfig *c), void (*destroy)(void *obj), char *err, size_t errlen) {
+    if (learner_settings_check(c, check, err, errlen)) return NULL;
+    void *obj = calloc(1, size);
+    if (obj && !make(obj, c)) return obj;
+    snprintf(err, errlen, "out of memory");
+    if (obj) destroy(obj);
+    return NULL;
+}
+
 int learner_box_create(TrainState *s, void *obj, void (*obj_free)(void *), const LearnerHeldPart *parts, int n) {
-    if (!obj) return -1;
     LearnerBox *b = calloc(1, sizeof(*b));
     if (!b) {
         obj_free(obj);

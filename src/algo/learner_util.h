@@ -7,17 +7,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../train/comm.h"
 #include "../train/config.h"
+#include "../train/pool.h"
 #include "../train/state.h"
 
-// The slots every learner of algo.c's list fills, from its functions PREFIX_memory_bytes,
-// PREFIX_create, ... PREFIX_agent (train/learner.h says what each is for): one list, so that a
-// learner that lacks one does not compile, rather than leaving a NULL for the loop to call.
-// Its table names the rest: name, summary, metrics and the slots only some learners have.
+// The slots every learner of algo.c's list fills, from its PREFIX_metrics and its functions
+// PREFIX_memory_bytes, PREFIX_create, ... PREFIX_agent (train/learner.h says what each is for):
+// one list, so that a learner that lacks one does not compile, rather than leaving a NULL for
+// the loop to call. Its table names the rest: name, summary and the slots only some learners
+// have.
 #define LEARNER_OWN_SLOTS(PREFIX) \
-    .memory_bytes = PREFIX##_memory_bytes, .create = PREFIX##_create, .arrays = PREFIX##_arrays, \
-    .iterate = PREFIX##_iterate, .weights = PREFIX##_weights, .export_npy = PREFIX##_export_npy, \
-    .import_npy = PREFIX##_import_npy, .agent = PREFIX##_agent
+    .metrics = PREFIX##_metrics, .memory_bytes = PREFIX##_memory_bytes, .create = PREFIX##_create, \
+    .arrays = PREFIX##_arrays, .iterate = PREFIX##_iterate, .weights = PREFIX##_weights, \
+    .export_npy = PREFIX##_export_npy, .import_npy = PREFIX##_import_npy, .agent = PREFIX##_agent
 #define LEARNER_SLOTS(PREFIX) \
     LEARNER_OWN_SLOTS(PREFIX), .destroy = PREFIX##_destroy, .settle = PREFIX##_settle, .settled = PREFIX##_settled
 
@@ -25,6 +28,21 @@
 // (train_config_check), then the learner's own check of them together (check, its
 // Learner.check). 0, or -1 with one line in err.
 int learner_settings_check(const TrainConfig *c, const char *(*check)(const TrainConfig *), char *err, size_t errlen);
+
+// A learner's object (PPO's Ppo, QR-DQN's Qr) for settings c: c checked
+// (learner_settings_check with check), size zeroed bytes, then make fills them in (0, or -1: out
+// of memory, what it made left for destroy). The object, or NULL with one line in err.
+void *learner_object_create(const TrainConfig *c, const char *(*check)(const TrainConfig *), size_t size,
+    int (*make)(void *obj, const TrainConfig *c), void (*destroy)(void *obj), char *err, size_t errlen);
+
+// A learner object's bind (ppo_bind, qr_bind) to an iteration's pool and transport, the same
+// for every object type with the fields pool, comm, env0, env1, threads and cfg: they are set,
+// [env0, env1) to its rank's range of the envs (comm_share); where the pool has another number
+// of threads than its per-thread scratch was made for, THREADS(OBJ, n) makes that again for n
+// (and sets OBJ->threads). 0, or -1 (out of memory).
+#define LEARNER_BIND(OBJ, POOL, COMM, THREADS) \
+    ((OBJ)->pool = (POOL), (OBJ)->comm = (COMM), comm_share((COMM), (OBJ)->cfg.envs, &(OBJ)->env0, &(OBJ)->env1), \
+        pool_threads(POOL) == (OBJ)->threads ? 0 : THREADS((OBJ), pool_threads(POOL)))
 
 // A learner's state that lives outside its arrays (its envs' games, a replay memory), held as
 // float64 arrays for the checkpoint (each part one of Learner.arrays): saved into them when the
@@ -60,10 +78,10 @@ typedef struct {
 
 static inline LearnerBox *learner_box(const TrainState *s) { return (LearnerBox *)s->algo; }
 
-// Learner.create's end: s->algo a box of obj (NULL: its create ran out of memory) and its n held
-// parts but their data (each part's len from obj), which are made and saved as a fresh run's
-// (a checkpoint's load overwrites them), as settled at s->iteration. 0, or -1 (out of memory)
-// with obj freed and s->algo NULL.
+// Learner.create's end: s->algo a box of obj (as made) and its n held parts but their data (each
+// part's len from obj), which are made and saved as a fresh run's (a checkpoint's load
+// overwrites them), as settled at s->iteration. 0, or -1 (out of memory) with obj freed and
+// s->algo NULL.
 int learner_box_create(TrainState *s, void *obj, void (*obj_free)(void *), const LearnerHeldPart *parts, int n);
 void learner_box_destroy(TrainState *s);
 // Learner.settle: every part saved, unless it holds a state not yet taken or was saved at this

@@ -29,7 +29,6 @@ static double ppo_learner_memory_bytes(const TrainConfig *c) {
     return n * 8 * 4 + M * c->hidden * 8 * 3;
 }
 
-static void ppo_free(void *p) { ppo_destroy(p); }
 static void envs_save(const void *p, double *out) { ppo_envs_save(p, out); }
 static int envs_load(void *p, const double *in) { return ppo_envs_load(p, in); }
 
@@ -37,8 +36,9 @@ static int envs_load(void *p, const double *in) { return ppo_envs_load(p, in); }
 static int ppo_learner_create(TrainState *s, bool fresh) {
     char err[256]; // learner_settings_check passed them: what fails here is memory
     Ppo *p = ppo_create(&s->cfg, err, sizeof(err));
-    const LearnerHeldPart envs = { "PPO envs", false, "the checkpoint's env states are not valid",
-        p ? ppo_envs_doubles(p) : 0, envs_save, envs_load, NULL };
+    if (!p) return -1;
+    const LearnerHeldPart envs = { "PPO envs", false, "the checkpoint's env states are not valid", ppo_envs_doubles(p),
+        envs_save, envs_load, NULL };
     return learner_box_create(s, p, ppo_free, &envs, 1);
 }
 
@@ -131,14 +131,13 @@ static int ppo_learner_import_npy(TrainState *s, const char *dir, const ModelNot
     return 0;
 }
 
-static const char *const PPO_METRICS[] = { "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac",
+static const char *const ppo_learner_metrics[] = { "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac",
     "explained_var", "grad_norm", "lr", NULL };
 
 // clang-format off
 const Learner PPO_LEARNER = {
     .name = "ppo",
     .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
-    .metrics = PPO_METRICS,
     .check = ppo_check,
     LEARNER_BOX_SLOTS(ppo_learner),
 };

@@ -24,7 +24,6 @@ static double qr_learner_memory_bytes(const TrainConfig *c) {
     return (double)sh.n * 8 * 5 + mem + (double)c->replay * (16.0 + 8.0 * QR_LIT_SLOT / 3.0);
 }
 
-static void qr_free(void *q) { qr_destroy(q); }
 static void envs_save(const void *q, double *out) { qr_envs_save(q, out); }
 static int envs_load(void *q, const double *in) { return qr_envs_load(q, in); }
 static void replay_save(const void *q, double *out) { qr_replay_save(&((const Qr *)q)->mem, out); }
@@ -116,13 +115,12 @@ static int qr_learner_import_npy(TrainState *s, const char *dir, const ModelNote
     return 0;
 }
 
-static const char *const QR_METRICS[] = { "loss", "mean_q", "epsilon", "replay", "updates", NULL };
+static const char *const qr_learner_metrics[] = { "loss", "mean_q", "epsilon", "replay", "updates", NULL };
 
 // clang-format off
 const Learner QRDQN_LEARNER = {
     .name = "qrdqn",
     .summary = "QR-DQN: replay, n-step quantile regression targets, epsilon-greedy, Adam",
-    .metrics = QR_METRICS,
     .check = qr_check,
     LEARNER_BOX_SLOTS(qr_learner),
 };
