@@ -9,13 +9,11 @@
 #include "ppo.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../../train/comm.h"
 #include "../../train/state.h"
 #include "../../train/weights_npy.h"
-#include "../../util/mem.h"
 #include "../learner_util.h"
 
 Ppo *ppo_of(const TrainState *s) { return learner_box(s)->obj; }
@@ -34,7 +32,7 @@ static int envs_load(void *p, const double *in) { return ppo_envs_load(p, in); }
 
 // The weights are drawn from the seed whether fresh or not; a load overwrites them.
 static int ppo_learner_create(TrainState *s, bool fresh) {
-    char err[256]; // learner_settings_check passed them: what fails here is memory
+    char err[256]; // train_state_attach checked the settings: what fails here is memory
     Ppo *p = ppo_create(&s->cfg, err, sizeof(err));
     if (!p) return -1;
     const LearnerHeldPart envs = { "PPO envs", false, "the checkpoint's env states are not valid", ppo_envs_doubles(p),

@@ -9,7 +9,6 @@
 #include "qrdqn.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../../train/weights_npy.h"
@@ -31,7 +30,7 @@ static int replay_load(void *q, const double *in) { return qr_replay_load(&((Qr 
 
 // The weights are drawn from the seed whether fresh or not; a load overwrites them.
 static int qr_learner_create(TrainState *s, bool fresh) {
-    char err[256]; // learner_settings_check passed them: what fails here is memory
+    char err[256]; // train_state_attach checked the settings: what fails here is memory
     Qr *q = qr_create(&s->cfg, err, sizeof(err));
     if (!q) return -1;
     const LearnerHeldPart held[] = {
