@@ -7,6 +7,7 @@
 
 #include "../train/model.h"
 #include "../train/state.h"
+#include "../util/mem.h"
 #include "algo.h"
 
 struct Actor {
@@ -66,10 +67,7 @@ fail:
 void actor_close(Actor *a) {
     if (!a) return;
     model_close(a->model);
-    free(a->h);
-    free(a->prev);
-    free(a->fresh);
-    free(a);
+    mem_free_all(a->h, a->prev, a->fresh, a);
 }
 
 int actor_actions(const Actor *a, int *ids) {

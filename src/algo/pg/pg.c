@@ -11,6 +11,7 @@
 #include "../../util/mem.h"
 #include "../../util/rng.h"
 #include "../../util/streams.h"
+#include "../learner_util.h"
 
 // ----------------------------------------------------------------------------
 // the update: RMSProp over the touched rows
@@ -161,15 +162,9 @@ static void pg_destroy(TrainState *s) {
     PgState *pg = pg_state(s);
     if (!pg) return;
     policy_free(&pg->net);
-    free(pg->cache);
-    free(pg->cache_at);
-    free(pg->stats);
-    free(pg->x);
-    free(pg->scratch);
-    free(pg->digests);
     pg_players_destroy(pg->players);
     rowset_free(&pg->rows);
-    free(pg);
+    mem_free_all(pg->cache, pg->cache_at, pg->stats, pg->x, pg->scratch, pg->digests, pg);
     s->algo = NULL;
 }
 
@@ -212,7 +207,7 @@ static double pg_memory_bytes(const TrainConfig *c) {
 
 static int pg_episodes_per_iteration(const TrainConfig *c) { return c->batch_size; }
 
-static const char *const PG_METRICS[] = { NULL };
+static const char *const pg_metrics[] = { NULL };
 
 static AgentPolicy pg_agent(TrainState *s, bool greedy) { return pg_agent_policy(&pg_state(s)->net, greedy); }
 
@@ -238,19 +233,8 @@ static const double *pg_weights(const TrainState *s, size_t *n) {
 const Learner PG_LEARNER = {
     .name = "pg",
     .summary = "Karpathy's policy gradient: whole episodes, REINFORCE, RMSProp, his 6400-H-1 network",
-    .metrics = PG_METRICS,
-    .memory_bytes = pg_memory_bytes,
-    .create = pg_create,
-    .destroy = pg_destroy,
-    .arrays = pg_arrays,
-    .settle = pg_settle,
-    .settled = pg_settled,
-    .iterate = pg_iterate,
+    LEARNER_SLOTS(pg),
     .episodes_per_iteration = pg_episodes_per_iteration,
-    .weights = pg_weights,
-    .agent = pg_agent,
-    .export_npy = pg_export_npy,
-    .import_npy = pg_import_npy,
     .bare_npy = pg_bare_npy,
 };
 // clang-format on

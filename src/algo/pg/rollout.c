@@ -56,17 +56,8 @@ int worker_alloc(Worker *w, const Policy *p) {
 
 void worker_free(Worker *w) {
     Trajectory *tr = &w->tr;
-    free(tr->h);
-    free(tr->dlogp);
-    free(tr->reward);
-    free(tr->action);
-    free(tr->xoff);
-    free(tr->idx);
-    free(tr->sign);
-    free(w->grad);
-    free(w->dh);
     rowset_free(&w->touched);
-    free(w->fresh);
+    mem_free_all(tr->h, tr->dlogp, tr->reward, tr->action, tr->xoff, tr->idx, tr->sign, w->grad, w->dh, w->fresh);
     memset(w, 0, sizeof(*w));
 }
 

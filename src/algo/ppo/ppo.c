@@ -154,55 +154,28 @@ void ppo_destroy(Ppo *p) {
             free(p->xidx[e]);
             free(p->xsign[e]);
         }
-    free(p->xidx);
-    free(p->xsign);
-    free(p->xcap);
-    free(p->xoff);
-    free(p->envs);
     vecenv_free(p->venv);
-    free(p->action);
-    free(p->logp);
-    free(p->value);
-    free(p->reward);
-    free(p->adv);
-    free(p->ret);
-    free(p->done);
-    free(p->next_value);
-    free(p->ended);
-    free(p->ended_slot);
-    free(p->perm);
-    free(p->mb_adv);
-    free(p->dh);
-    free(p->hid);
-    free(p->slices);
-    free(p->rowsq);
-    free(p->g);
-    free(p->block_stats);
-    free(p->row_at);
-    free(p->row_off);
-    free(p->ent);
     gradsum_free(&p->tail_sum);
-    free(p->wire.p);
-    free(p->x);
-    free(p->digests);
     rowset_free(&p->rows);
     rowset_free(&p->none);
-    free(p->adam_m);
-    free(p->adam_v);
     acnet_free(&p->net);
-    free(p);
+    mem_free_all(p->xidx, p->xsign, p->xcap, p->xoff, p->envs, p->action, p->logp, p->value, p->reward, p->adv, p->ret,
+        p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh, p->hid, p->slices,
+        p->rowsq, p->g, p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m,
+        p->adam_v, p);
 }
 
-Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
-    if (learner_settings_check(cfg, ppo_check, err, errlen)) return NULL;
-    Ppo *p = calloc(1, sizeof(*p));
-    if (!p) goto oom;
+void ppo_free(void *p) { ppo_destroy(p); }
+
+// The arrays of p for settings cfg, its network drawn, its envs started. 0, or -1 (out of memory).
+static int ppo_make(void *obj, const TrainConfig *cfg) {
+    Ppo *p = obj;
     p->cfg = *cfg;
     const int N = cfg->envs, T = cfg->steps;
     const size_t B = (size_t)N * T;
     const int M = (int)(B / (size_t)cfg->minibatches);
     const int blocks = (M + PPO_BLOCK - 1) / PPO_BLOCK;
-    if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) goto oom;
+    if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) return -1;
     p->net.Hv = ppo_value_units(cfg);
     acnet_init_random(&p->net, stream_ppo_init(cfg->seed));
     p->adam_m = big_calloc(p->net.n, sizeof(double));
@@ -222,6 +195,7 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     p->next_value = calloc((size_t)N, sizeof(double));
     p->ended = calloc(B, sizeof(PpoEpisode));
     p->ended_slot = calloc(B, sizeof(PpoEpisode));
+    p->ended_stats = calloc(B, sizeof(EpisodeStats));
     p->perm = calloc(B, sizeof(int32_t));
     p->mb_adv = calloc((size_t)M, sizeof(double));
     p->dh = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
@@ -240,25 +214,21 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off ||
         !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
         !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended ||
-        !p->ended_slot || !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->block_stats ||
+        !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->block_stats ||
         rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D))
-        goto oom;
-    if (ppo_envs_start(p)) goto oom;
+        return -1;
+    if (ppo_envs_start(p)) return -1;
     p->ent_coef = annealed_ent_coef(p);
     ppo_sticky_set(p, 0);
-    return p;
-oom:
-    snprintf(err, errlen, "out of memory");
-    ppo_destroy(p);
-    return NULL;
+    return 0;
 }
 
-int ppo_bind(Ppo *p, Pool *pool, Comm *comm) {
-    p->pool = pool;
-    p->comm = comm;
-    comm_share(comm, p->cfg.envs, &p->env0, &p->env1);
-    const int n = pool_threads(pool);
-    if (n == p->threads) return 0;
+Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
+    return learner_object_create(cfg, ppo_check, sizeof(Ppo), ppo_make, ppo_free, err, errlen);
+}
+
+// Each of n threads' scratch (PpoThread) and digest, made again for n.
+static int ppo_threads(Ppo *p, int n) {
     for (int i = 0; i < p->threads; i++) ppo_thread_free(&p->th[i]);
     free(p->th);
     free(p->digests);
@@ -272,3 +242,5 @@ int ppo_bind(Ppo *p, Pool *pool, Comm *comm) {
     }
     return 0;
 }
+
+int ppo_bind(Ppo *p, Pool *pool, Comm *comm) { return LEARNER_BIND(p, pool, comm, ppo_threads); }

@@ -138,7 +138,8 @@ typedef struct Ppo {
     double *next_value;                        // (N,) the value of each env's state after the rollout
     PpoEpisode *ended;                         // (N*T) episodes that ended this rollout, (t, env) order
     int n_ended;
-    PpoEpisode *ended_slot; // (N*T) scratch: at e*T + t, the episode env e ended at step t
+    PpoEpisode *ended_slot;    // (N*T) scratch: at e*T + t, the episode env e ended at step t
+    EpisodeStats *ended_stats; // (N*T) ended as the training loop takes them (ppo_learner.c)
     // the update
     int32_t *perm;    // (B,)
     double *mb_adv;   // (B / M) normalised advantages of the current minibatch
@@ -176,6 +177,7 @@ typedef struct Ppo {
 // reset to its episode 0. NULL with a line in err (bad settings, out of memory).
 Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen);
 void ppo_destroy(Ppo *p);
+void ppo_free(void *p); // ppo_destroy, for the learner glue that holds it as a void * (learner_util.h)
 // The pool whose threads run its passes (pool_for), scratch for each, and the ranks it plays
 // with (comm; NULL: this process alone); before the first iteration, and again if either
 // changes. 0, or -1 (out of memory).

@@ -9,89 +9,49 @@
 #include "ppo.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../../train/comm.h"
 #include "../../train/state.h"
 #include "../../train/weights_npy.h"
-#include "../../util/mem.h"
 #include "../learner_util.h"
 
-typedef struct {
-    Ppo *ppo;
-    LearnerHeld held;    // the envs' state (ppo_envs_doubles), as last settled or loaded
-    EpisodeStats *ended; // (N*T) an iteration's finished episodes, in (step, env) order
-} PpoState;
-
-static PpoState *ppo_state(const TrainState *s) { return (PpoState *)s->algo; }
-Ppo *ppo_of(const TrainState *s) { return ppo_state(s)->ppo; }
+Ppo *ppo_of(const TrainState *s) { return learner_box(s)->obj; }
 
 // Weights, Adam's two moments, the minibatch gradient; a minibatch's hidden layers, their
 // gradients and the first layer's slices (the threads' scratch is the size of the tail:
 // nothing W1-sized).
-static double ppo_memory_bytes(const TrainConfig *c) {
+static double ppo_learner_memory_bytes(const TrainConfig *c) {
     const double n = (double)ppo_input_size(c->coarse) * c->hidden;
     const double M = c->minibatches > 0 ? (double)c->envs * c->steps / c->minibatches : 0.0;
     return n * 8 * 4 + M * c->hidden * 8 * 3;
 }
 
-static void ppo_learner_destroy(TrainState *s) {
-    PpoState *st = ppo_state(s);
-    if (!st) return;
-    ppo_destroy(st->ppo);
-    learner_held_free(&st->held);
-    free(st->ended);
-    free(st);
-    s->algo = NULL;
-}
-
 static void envs_save(const void *p, double *out) { ppo_envs_save(p, out); }
 static int envs_load(void *p, const double *in) { return ppo_envs_load(p, in); }
 
+// The weights are drawn from the seed whether fresh or not; a load overwrites them.
 static int ppo_learner_create(TrainState *s, bool fresh) {
-    (void)fresh; // the weights are drawn from the seed either way; a load overwrites them
-    PpoState *st = calloc(1, sizeof(PpoState));
-    if (!st) return -1;
-    s->algo = st;
-    char err[256];
-    if (!(st->ppo = ppo_create(&s->cfg, err, sizeof(err)))) {
-        ppo_learner_destroy(s);
-        return -1;
-    }
-    st->held.part[st->held.n++] = (LearnerHeldPart){ "the checkpoint's env states are not valid", NULL,
-        ppo_envs_doubles(st->ppo), envs_save, envs_load };
-    st->ended = calloc((size_t)s->cfg.envs * s->cfg.steps, sizeof(EpisodeStats));
-    if (!st->ended || learner_held_start(&st->held, st->ppo, s->iteration)) {
-        ppo_learner_destroy(s);
-        return -1;
-    }
-    return 0;
+    char err[256]; // train_state_attach checked the settings: what fails here is memory
+    Ppo *p = ppo_create(&s->cfg, err, sizeof(err));
+    if (!p) return -1;
+    const LearnerHeldPart envs = { "PPO envs", false, "the checkpoint's env states are not valid", ppo_envs_doubles(p),
+        envs_save, envs_load, NULL };
+    return learner_box_create(s, p, ppo_free, &envs, 1);
 }
 
 static int ppo_learner_arrays(TrainState *s, LearnerArray *out) {
-    PpoState *st = ppo_state(s);
-    const size_t n = st->ppo->net.n;
-    out[0] = (LearnerArray){ "PPO weights", st->ppo->net.w, n, false };
-    out[1] = (LearnerArray){ "Adam m", st->ppo->adam_m, n, false };
-    out[2] = (LearnerArray){ "Adam v", st->ppo->adam_v, n, true };
-    out[3] = (LearnerArray){ "PPO envs", st->held.part[0].data, st->held.part[0].len, false };
-    return 4;
+    const AcNet *net = &ppo_of(s)->net;
+    out[0] = (LearnerArray){ "PPO weights", net->w, net->n, false };
+    out[1] = (LearnerArray){ "Adam m", ppo_of(s)->adam_m, net->n, false };
+    out[2] = (LearnerArray){ "Adam v", ppo_of(s)->adam_v, net->n, true };
+    return 3 + learner_box_arrays(s, out + 3);
 }
 
-static void ppo_learner_settle(TrainState *s) { learner_held_settle(&ppo_state(s)->held, ppo_of(s), s->iteration); }
-
-static bool ppo_learner_settled(const TrainState *s) { return learner_held_settled(&ppo_state(s)->held, s->iteration); }
-
 static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
-    PpoState *st = ppo_state(s);
-    Ppo *p = st->ppo;
-    if (ppo_bind(p, pool, comm)) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    Ppo *p = ppo_of(s);
     ppo_sticky_set(p, s->agent_steps); // what saved envs were set to, before a load takes them
-    if (learner_held_take(&st->held, p, err, errlen)) return -1;
+    if (learner_box_begin(s, ppo_bind(p, pool, comm), err, errlen)) return -1;
     p->iteration = s->iteration;
     p->agent_steps = s->agent_steps;
     const int64_t per = (int64_t)p->cfg.epochs * p->cfg.minibatches; // Adam's steps an iteration
@@ -104,8 +64,8 @@ static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBat
     PpoStats ps;
     if (ppo_iteration(p, &ps, err, errlen)) return -1;
     for (int i = 0; i < p->n_ended; i++)
-        st->ended[i] = (EpisodeStats){ (int)p->ended[i].ret, (int)p->ended[i].len, 0, false };
-    lb->episodes = st->ended;
+        p->ended_stats[i] = (EpisodeStats){ (int)p->ended[i].ret, (int)p->ended[i].len, 0, false };
+    lb->episodes = p->ended_stats;
     lb->count = p->n_ended;
     lb->steps = (int64_t)p->cfg.envs * p->cfg.steps;
     lb->frames = p->frames;
@@ -116,8 +76,8 @@ static int ppo_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBat
 }
 
 static const double *ppo_learner_weights(const TrainState *s, size_t *n) {
-    *n = ppo_state(s)->ppo->net.n;
-    return ppo_state(s)->ppo->net.w;
+    *n = ppo_of(s)->net.n;
+    return ppo_of(s)->net.w;
 }
 
 // ----------------------------------------------------------------------------
@@ -142,16 +102,16 @@ static int ppo_npy_arrays(const AcNet *net, NpyArray *a) {
     return 6;
 }
 
-static AgentPolicy ppo_agent(TrainState *s, bool greedy) { return ppo_agent_policy(ppo_of(s), greedy); }
+static AgentPolicy ppo_learner_agent(TrainState *s, bool greedy) { return ppo_agent_policy(ppo_of(s), greedy); }
 
-static int ppo_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
+static int ppo_learner_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
     ModelNotes notes;
     NpyArray a[NPY_ARRAYS_MAX];
     ppo_notes(&s->cfg, &notes);
     return model_export(dir, &s->cfg, a, ppo_npy_arrays(&ppo_of(s)->net, a), &notes, wrote, wlen, err, errlen);
 }
 
-static int ppo_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
+static int ppo_learner_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
     ModelNotes want;
     ppo_notes(&s->cfg, &want);
     if (model_notes_match(dir, notes, &want, "PPO", err, errlen)) return -1;
@@ -169,25 +129,14 @@ static int ppo_import_npy(TrainState *s, const char *dir, const ModelNotes *note
     return 0;
 }
 
-static const char *const PPO_METRICS[] = { "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac",
+static const char *const ppo_learner_metrics[] = { "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac",
     "explained_var", "grad_norm", "lr", NULL };
 
 // clang-format off
 const Learner PPO_LEARNER = {
     .name = "ppo",
     .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
-    .metrics = PPO_METRICS,
     .check = ppo_check,
-    .memory_bytes = ppo_memory_bytes,
-    .create = ppo_learner_create,
-    .destroy = ppo_learner_destroy,
-    .arrays = ppo_learner_arrays,
-    .settle = ppo_learner_settle,
-    .settled = ppo_learner_settled,
-    .iterate = ppo_learner_iterate,
-    .weights = ppo_learner_weights,
-    .export_npy = ppo_export_npy,
-    .import_npy = ppo_import_npy,
-    .agent = ppo_agent,
+    LEARNER_BOX_SLOTS(ppo_learner),
 };
 // clang-format on

@@ -9,34 +9,18 @@
 #include "qrdqn.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../../train/weights_npy.h"
 #include "../learner_util.h"
 
-typedef struct {
-    Qr *qr;
-    LearnerHeld held; // the envs' and the memory's state, as last settled or loaded
-} QrState;
-
-static QrState *qr_state(const TrainState *s) { return (QrState *)s->algo; }
-Qr *qr_of(const TrainState *s) { return qr_state(s)->qr; }
+Qr *qr_of(const TrainState *s) { return learner_box(s)->obj; }
 
 // Weights, target, Adam's moments and the gradient; the memory and its float64 copy.
-static double qr_memory_bytes(const TrainConfig *c) {
+static double qr_learner_memory_bytes(const TrainConfig *c) {
     const QrShape sh = qr_shape(c);
     const double mem = (double)c->replay * (13.0 + 2.0 * QR_LIT_SLOT);
     return (double)sh.n * 8 * 5 + mem + (double)c->replay * (16.0 + 8.0 * QR_LIT_SLOT / 3.0);
-}
-
-static void qr_learner_destroy(TrainState *s) {
-    QrState *st = qr_state(s);
-    if (!st) return;
-    qr_destroy(st->qr);
-    learner_held_free(&st->held);
-    free(st);
-    s->algo = NULL;
 }
 
 static void envs_save(const void *q, double *out) { qr_envs_save(q, out); }
@@ -44,52 +28,32 @@ static int envs_load(void *q, const double *in) { return qr_envs_load(q, in); }
 static void replay_save(const void *q, double *out) { qr_replay_save(&((const Qr *)q)->mem, out); }
 static int replay_load(void *q, const double *in) { return qr_replay_load(&((Qr *)q)->mem, in); }
 
+// The weights are drawn from the seed whether fresh or not; a load overwrites them.
 static int qr_learner_create(TrainState *s, bool fresh) {
-    (void)fresh; // the weights are drawn from the seed either way; a load overwrites them
-    QrState *st = calloc(1, sizeof(QrState));
-    if (!st) return -1;
-    s->algo = st;
-    char err[256];
-    if (!(st->qr = qr_create(&s->cfg, err, sizeof(err)))) {
-        qr_learner_destroy(s);
-        return -1;
-    }
-    LearnerHeld *h = &st->held;
-    h->part[h->n++] = (LearnerHeldPart){ "the checkpoint's env states are not valid", NULL, qr_envs_doubles(st->qr),
-        envs_save, envs_load };
-    h->part[h->n++] = (LearnerHeldPart){ "the checkpoint's replay memory is not valid", NULL,
-        qr_replay_doubles(&st->qr->mem), replay_save, replay_load };
-    if (learner_held_start(h, st->qr, s->iteration)) {
-        qr_learner_destroy(s);
-        return -1;
-    }
-    return 0;
+    char err[256]; // train_state_attach checked the settings: what fails here is memory
+    Qr *q = qr_create(&s->cfg, err, sizeof(err));
+    if (!q) return -1;
+    const LearnerHeldPart held[] = {
+        { "QR-DQN replay", true, "the checkpoint's replay memory is not valid", qr_replay_doubles(&q->mem), replay_save,
+            replay_load, NULL },
+        { "QR-DQN envs", false, "the checkpoint's env states are not valid", qr_envs_doubles(q), envs_save, envs_load,
+            NULL },
+    };
+    return learner_box_create(s, q, qr_free, held, 2);
 }
 
 static int qr_learner_arrays(TrainState *s, LearnerArray *out) {
-    QrState *st = qr_state(s);
-    Qr *q = st->qr;
+    Qr *q = qr_of(s);
     out[0] = (LearnerArray){ "QR-DQN weights", q->w, q->sh.n, false };
     out[1] = (LearnerArray){ "QR-DQN target", q->target, q->sh.n, false };
     out[2] = (LearnerArray){ "Adam m", q->adam_m, q->sh.n, false };
     out[3] = (LearnerArray){ "Adam v", q->adam_v, q->sh.n, true };
-    out[4] = (LearnerArray){ "QR-DQN replay", st->held.part[1].data, st->held.part[1].len, true };
-    out[5] = (LearnerArray){ "QR-DQN envs", st->held.part[0].data, st->held.part[0].len, false };
-    return 6;
+    return 4 + learner_box_arrays(s, out + 4);
 }
 
-static void qr_learner_settle(TrainState *s) { learner_held_settle(&qr_state(s)->held, qr_of(s), s->iteration); }
-
-static bool qr_learner_settled(const TrainState *s) { return learner_held_settled(&qr_state(s)->held, s->iteration); }
-
 static int qr_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, char *err, size_t errlen) {
-    QrState *st = qr_state(s);
-    Qr *q = st->qr;
-    if (qr_bind(q, pool, comm)) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    if (learner_held_take(&st->held, q, err, errlen)) return -1;
+    Qr *q = qr_of(s);
+    if (learner_box_begin(s, qr_bind(q, pool, comm), err, errlen)) return -1;
     q->iteration = s->iteration;
     q->agent_steps = s->agent_steps;
     if (qr_iteration(q, err, errlen)) return -1;
@@ -107,11 +71,11 @@ static int qr_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatc
 }
 
 static const double *qr_learner_weights(const TrainState *s, size_t *n) {
-    *n = qr_state(s)->qr->sh.n;
-    return qr_state(s)->qr->w;
+    *n = qr_of(s)->sh.n;
+    return qr_of(s)->w;
 }
 
-static AgentPolicy qr_agent(TrainState *s, bool greedy) { return qr_agent_policy(qr_of(s), greedy); }
+static AgentPolicy qr_learner_agent(TrainState *s, bool greedy) { return qr_agent_policy(qr_of(s), greedy); }
 
 // ----------------------------------------------------------------------------
 // .npy files: DIR/qrdqn_W1.npy (D, H), qrdqn_b1.npy (H,), qrdqn_W2.npy (A N, H), qrdqn_b2.npy
@@ -131,14 +95,14 @@ static int qr_npy_arrays(const Qr *q, NpyArray *a) {
     return 4;
 }
 
-static int qr_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
+static int qr_learner_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
     ModelNotes notes;
     NpyArray a[NPY_ARRAYS_MAX];
     qr_notes(&s->cfg, &notes);
     return model_export(dir, &s->cfg, a, qr_npy_arrays(qr_of(s), a), &notes, wrote, wlen, err, errlen);
 }
 
-static int qr_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
+static int qr_learner_import_npy(TrainState *s, const char *dir, const ModelNotes *notes, char *err, size_t errlen) {
     ModelNotes want;
     qr_notes(&s->cfg, &want);
     if (model_notes_match(dir, notes, &want, "QR-DQN", err, errlen)) return -1;
@@ -150,24 +114,13 @@ static int qr_import_npy(TrainState *s, const char *dir, const ModelNotes *notes
     return 0;
 }
 
-static const char *const QR_METRICS[] = { "loss", "mean_q", "epsilon", "replay", "updates", NULL };
+static const char *const qr_learner_metrics[] = { "loss", "mean_q", "epsilon", "replay", "updates", NULL };
 
 // clang-format off
 const Learner QRDQN_LEARNER = {
     .name = "qrdqn",
     .summary = "QR-DQN: replay, n-step quantile regression targets, epsilon-greedy, Adam",
-    .metrics = QR_METRICS,
     .check = qr_check,
-    .memory_bytes = qr_memory_bytes,
-    .create = qr_learner_create,
-    .destroy = qr_learner_destroy,
-    .arrays = qr_learner_arrays,
-    .settle = qr_learner_settle,
-    .settled = qr_learner_settled,
-    .iterate = qr_learner_iterate,
-    .weights = qr_learner_weights,
-    .export_npy = qr_export_npy,
-    .import_npy = qr_import_npy,
-    .agent = qr_agent,
+    LEARNER_BOX_SLOTS(qr_learner),
 };
 // clang-format on

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../util/mem.h"
+
 int qr_replay_alloc(QrReplay *r, int64_t cap) {
     memset(r, 0, sizeof(*r));
     r->cap = cap;
@@ -22,12 +24,7 @@ int qr_replay_alloc(QrReplay *r, int64_t cap) {
 }
 
 void qr_replay_free(QrReplay *r) {
-    free(r->off);
-    free(r->count);
-    free(r->action);
-    free(r->flags);
-    free(r->reward);
-    free(r->pool);
+    mem_free_all(r->off, r->count, r->action, r->flags, r->reward, r->pool);
     memset(r, 0, sizeof(*r));
 }
 

@@ -90,39 +90,18 @@ const char *qr_check(const TrainConfig *c) {
 
 void qr_destroy(Qr *q) {
     if (!q) return;
-    free(q->w);
-    free(q->target);
-    free(q->adam_m);
-    free(q->adam_v);
-    free(q->envs);
     vecenv_free(q->venv);
-    free(q->rng);
-    free(q->frames);
-    free(q->step);
     qr_replay_free(&q->mem);
-    free(q->g);
-    free(q->row_slot);
-    free(q->rows);
-    free(q->batch);
-    free(q->xs_idx);
-    free(q->xs_sign);
-    free(q->xs_nnz);
-    free(q->hs);
-    free(q->dqs);
-    free(q->tgts);
-    free(q->terms);
-    free(q->dh);
-    free(q->th_h);
-    free(q->th_q);
-    free(q->ended);
-    free(q->wire);
-    free(q);
+    mem_free_all(q->w, q->target, q->adam_m, q->adam_v, q->envs, q->rng, q->frames, q->step, q->g, q->row_slot, q->rows,
+        q->batch, q->xs_idx, q->xs_sign, q->xs_nnz, q->hs, q->dqs, q->tgts, q->terms, q->dh, q->th_h, q->th_q, q->ended,
+        q->wire, q);
 }
 
-Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
-    if (learner_settings_check(c, qr_check, err, errlen)) return NULL;
-    Qr *q = calloc(1, sizeof(*q));
-    if (!q) goto oom;
+void qr_free(void *q) { qr_destroy(q); }
+
+// The arrays of q for settings c, its network drawn, its envs started. 0, or -1 (out of memory).
+static int qr_make(void *obj, const TrainConfig *c) {
+    Qr *q = obj;
     q->cfg = *c;
     q->sh = qr_shape(c);
     const size_t n = q->sh.n, N = (size_t)c->envs, H = (size_t)q->sh.H;
@@ -151,26 +130,21 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
         !q->row_slot || !q->rows || !q->batch || !q->xs_idx || !q->xs_sign || !q->xs_nnz || !q->hs || !q->dqs ||
         !q->tgts || !q->terms || !q->dh || !q->ended || qr_replay_alloc(&q->mem, c->replay))
-        goto oom;
+        return -1;
     for (int r = 0; r < q->sh.D; r++) q->row_slot[r] = -1;
     q->env0 = 0;
     q->env1 = c->envs;
     qr_net_init(&q->sh, q->w, stream_qr_init(c->seed));
     memcpy(q->target, q->w, sizeof(double) * n);
-    if (qr_envs_start(q)) goto oom;
-    return q;
-oom:
-    snprintf(err, errlen, "out of memory");
-    qr_destroy(q);
-    return NULL;
+    return qr_envs_start(q);
 }
 
-int qr_bind(Qr *q, Pool *pool, Comm *comm) {
-    q->pool = pool;
-    q->comm = comm;
-    comm_share(comm, q->cfg.envs, &q->env0, &q->env1);
-    const int n = pool_threads(pool);
-    if (n == q->threads) return 0;
+Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
+    return learner_object_create(c, qr_check, sizeof(Qr), qr_make, qr_free, err, errlen);
+}
+
+// Each of n threads' hidden layer and Q values, made again for n.
+static int qr_threads(Qr *q, int n) {
     free(q->th_h);
     free(q->th_q);
     const size_t line = MEM_PAD / sizeof(double);
@@ -181,3 +155,5 @@ int qr_bind(Qr *q, Pool *pool, Comm *comm) {
     q->threads = q->th_h && q->th_q ? n : 0;
     return q->threads ? 0 : -1;
 }
+
+int qr_bind(Qr *q, Pool *pool, Comm *comm) { return LEARNER_BIND(q, pool, comm, qr_threads); }

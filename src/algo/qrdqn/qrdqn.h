@@ -163,6 +163,7 @@ typedef struct Qr {
 const char *qr_check(const TrainConfig *c);
 Qr *qr_create(const TrainConfig *c, char *err, size_t errlen);
 void qr_destroy(Qr *q);
+void qr_free(void *q); // qr_destroy, for the learner glue that holds it as a void * (learner_util.h)
 // The pool whose threads play its envs and the ranks it plays with (NULL: alone): this rank's
 // range of the envs. 0, or -1 (out of memory).
 int qr_bind(Qr *q, Pool *pool, Comm *comm);
