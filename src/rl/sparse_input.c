@@ -9,96 +9,57 @@
 // the previous frame's. The scans skip 64 zero (or unchanged) bytes at a time, then 8: ~99% of
 // the 80x80 grid is zeros, and a scan of words alone was a tenth of a training run's time.
 #define SPAN 64 // POLICY_D is a multiple
-static inline bool span_zero(const uint8_t *a) {
-    uint64_t w[SPAN / 8], o = 0;
-    memcpy(w, a, SPAN);
-    for (int k = 0; k < SPAN / 8; k++) o |= w[k];
-    return !o;
-}
-static inline bool span_same(const uint8_t *a, const uint8_t *b) {
-    uint64_t u[SPAN / 8], v[SPAN / 8], o = 0;
+// Whether SPAN bytes of a equal those of b (b NULL: are zero).
+__attribute__((always_inline)) static inline bool span_same(const uint8_t *a, const uint8_t *b) {
+    uint64_t u[SPAN / 8], v[SPAN / 8] = { 0 }, o = 0;
     memcpy(u, a, SPAN);
-    memcpy(v, b, SPAN);
+    if (b) memcpy(v, b, SPAN);
     for (int k = 0; k < SPAN / 8; k++) o |= u[k] ^ v[k];
     return !o;
 }
 
-static void coarse_view(const uint8_t *f, uint8_t *c) {
-    memset(c, 0, SPARSE_COARSE);
-    for (int b = 0; b < POLICY_D; b += 8) {
-        if (b % SPAN == 0 && span_zero(f + b)) {
+// Appends to idx/sign (from entry n; sign may be NULL) base + k and cur[k] - prev[k] for every k
+// < len where they differ (prev NULL: where cur[k] is not zero); returns the new count.
+__attribute__((always_inline)) static inline int scan(
+    const uint8_t *cur, const uint8_t *prev, int len, int base, uint16_t *idx, int8_t *sign, int n) {
+    for (int b = 0; b < len; b += 8) {
+        if (b % SPAN == 0 && b + SPAN <= len && span_same(cur + b, prev ? prev + b : NULL)) {
             b += SPAN - 8;
             continue;
         }
-        uint64_t w;
-        memcpy(&w, f + b, 8);
-        if (!w) continue;
+        uint64_t c, q = 0;
+        memcpy(&c, cur + b, 8);
+        if (prev) memcpy(&q, prev + b, 8);
+        if (c == q) continue;
         for (int k = b; k < b + 8; k++) {
-            if (!f[k]) continue;
-            const int y = k / 80, x = k % 80;
-            c[(y / SPARSE_POOL) * (80 / SPARSE_POOL) + x / SPARSE_POOL] = 1;
-            c[SPARSE_COARSE_ROWS + (x / SPARSE_BAND) * 80 + y] = 1;
-            c[SPARSE_COARSE_COLS + (y / SPARSE_BAND) * 80 + x] = 1;
+            const int d = prev ? cur[k] - prev[k] : cur[k] != 0;
+            if (!d) continue;
+            if (sign) sign[n] = (int8_t)d;
+            idx[n++] = (uint16_t)(base + k);
         }
+    }
+    return n;
+}
+
+static void coarse_view(const uint8_t *f, uint8_t *c) {
+    memset(c, 0, SPARSE_COARSE);
+    uint16_t lit[POLICY_D];
+    const int n = scan(f, NULL, POLICY_D, 0, lit, NULL, 0);
+    for (int t = 0; t < n; t++) {
+        const int y = lit[t] / 80, x = lit[t] % 80;
+        c[(y / SPARSE_POOL) * (80 / SPARSE_POOL) + x / SPARSE_POOL] = 1;
+        c[SPARSE_COARSE_ROWS + (x / SPARSE_BAND) * 80 + y] = 1;
+        c[SPARSE_COARSE_COLS + (y / SPARSE_BAND) * 80 + x] = 1;
     }
 }
 
 int sparse_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign) {
-    int n = 0;
-    for (int b = 0; b < POLICY_D; b += 8) {
-        if (b % SPAN == 0 && span_zero(cur + b)) {
-            b += SPAN - 8;
-            continue;
-        }
-        uint64_t c;
-        memcpy(&c, cur + b, 8);
-        if (!c) continue;
-        for (int k = b; k < b + 8; k++)
-            if (cur[k]) {
-                idx[n] = (uint16_t)k;
-                sign[n++] = 1;
-            }
-    }
-    for (int b = 0; b < POLICY_D; b += 8) {
-        if (b % SPAN == 0 && span_same(cur + b, prev + b)) {
-            b += SPAN - 8;
-            continue;
-        }
-        uint64_t c, q;
-        memcpy(&c, cur + b, 8);
-        memcpy(&q, prev + b, 8);
-        if (c == q) continue;
-        for (int k = b; k < b + 8; k++)
-            if (cur[k] != prev[k]) {
-                idx[n] = (uint16_t)(POLICY_D + k);
-                sign[n++] = (int8_t)(cur[k] - prev[k]);
-            }
-    }
+    int n = scan(cur, NULL, POLICY_D, 0, idx, sign, 0);
+    n = scan(cur, prev, POLICY_D, POLICY_D, idx, sign, n);
     if (!coarse) return n;
     uint8_t cc[SPARSE_COARSE], pc[SPARSE_COARSE];
     coarse_view(cur, cc);
     coarse_view(prev, pc);
-    // 8 cells at a time, as the pixels (SPARSE_COARSE is a multiple of 8): most are zeros
-    for (int b = 0; b < SPARSE_COARSE; b += 8) {
-        uint64_t c;
-        memcpy(&c, cc + b, 8);
-        if (!c) continue;
-        for (int k = b; k < b + 8; k++)
-            if (cc[k]) {
-                idx[n] = (uint16_t)(2 * POLICY_D + k);
-                sign[n++] = 1;
-            }
-    }
-    for (int b = 0; b < SPARSE_COARSE; b += 8) {
-        uint64_t c, q;
-        memcpy(&c, cc + b, 8);
-        memcpy(&q, pc + b, 8);
-        if (c == q) continue;
-        for (int k = b; k < b + 8; k++)
-            if (cc[k] != pc[k]) {
-                idx[n] = (uint16_t)(2 * POLICY_D + SPARSE_COARSE + k);
-                sign[n++] = (int8_t)(cc[k] - pc[k]);
-            }
-    }
-    return n;
+    n = scan(cc, NULL, SPARSE_COARSE, 2 * POLICY_D, idx, sign, n);
+    return scan(cc, pc, SPARSE_COARSE, 2 * POLICY_D + SPARSE_COARSE, idx, sign, n);
 }
