@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/mem.h"
 #include "../util/streams.h"
 
 const char *atari_config_check(const AtariConfig *c) {
@@ -149,11 +150,7 @@ int area_resize_init(AreaResize *r, int src_h, int src_w, int dst_h, int dst_w, 
 }
 
 void area_resize_free(AreaResize *r) {
-    free(r->xtab);
-    free(r->ytab);
-    free(r->ytab_of);
-    free(r->col_src);
-    free(r->col_w);
+    mem_free_all(r->xtab, r->ytab, r->ytab_of, r->col_src, r->col_w);
     *r = (AreaResize){ 0 }; // a second free (after a failed init) frees nothing
 }
 

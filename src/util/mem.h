@@ -1,4 +1,5 @@
-// mem.h: zeroed allocations for the big parameter-shaped arrays (10 MB each at H = 200).
+// mem.h: zeroed allocations for the big parameter-shaped arrays (10 MB each at H = 200), for one
+// thread's scratch, and the one way to free a struct's many arrays.
 //
 // Forward and backward read and write whole 1.6 KB rows of W1 and of the gradient at
 // scattered pixels. With 4 KB pages nearly every row is a TLB miss. Aligned to 2 MB and
@@ -56,6 +57,14 @@ static inline void *pad_calloc(size_t n, size_t size) {
     if (posix_memalign(&p, MEM_PAD, bytes ? bytes : MEM_PAD)) return NULL;
     memset(p, 0, bytes);
     return p;
+}
+
+// Frees every pointer given (NULL ones too, as free() does): a struct's owned arrays in one
+// line, which the struct then zeroes (`mem_free_all(r->a, r->b); *r = (T){ 0 };`), so that the
+// list of what it owns is written once and no free is left out of a long run of them.
+#define mem_free_all(...) mem_free_each((void *[]){ __VA_ARGS__ }, sizeof((void *[]){ __VA_ARGS__ }) / sizeof(void *))
+static inline void mem_free_each(void *const *p, size_t n) {
+    for (size_t i = 0; i < n; i++) free(p[i]);
 }
 
 #endif
