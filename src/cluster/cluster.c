@@ -306,19 +306,10 @@ static Comm *comm_mpi_create(char *err, size_t errlen) {
         mpi_die(rank, "out of memory");
     }
     Comm *c = &m->comm;
+    *c = (Comm){ COMM_SLOTS(mpi), .ctx = m };
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
     c->local_size = cluster_launch_local_size();
-    c->begin = mpi_begin;
-    c->source = mpi_source;
-    c->reduce = mpi_reduce;
-    c->allgather = mpi_allgather;
-    c->agree = mpi_agree;
-    c->describe = mpi_describe;
-    c->report = mpi_report;
-    c->fail = mpi_fail;
-    c->destroy = mpi_destroy;
-    c->ctx = m;
     int len = 0;
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     MPI_Get_processor_name(name, &len);
