@@ -337,18 +337,14 @@ void atari_env_free(AtariEnv *a) {
 }
 
 int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
-    s->frame = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
-    s->frame1 = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
-    if (s->frame == NULL || s->frame1 == NULL) {
-        atari_scratch_free(s);
-        return -1;
-    }
-    return 0;
+    const size_t bytes = (size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3);
+    s->frame = malloc(2 * bytes); // frame1 is its second half
+    s->frame1 = s->frame ? s->frame + bytes : NULL;
+    return s->frame ? 0 : -1;
 }
 
 void atari_scratch_free(AtariScratch *s) {
-    free(s->frame);
-    free(s->frame1);
+    free(s->frame); // frame1 with it
     s->frame = s->frame1 = NULL;
 }
 
