@@ -8,16 +8,21 @@
 #include <string.h>
 
 int gradsum_alloc(GradSum *s, size_t n) {
-    // hi and lo in one block, lo from the start of a cache line
-    const size_t lo_at = (n + 7) / 8 * 8;
-    int64_t *block = n > SIZE_MAX / 32 ? NULL : big_calloc(lo_at + n, sizeof(int64_t));
-    *s = block ? (GradSum){ n, block, block + lo_at } : (GradSum){ 0 };
-    return block ? 0 : -1;
+    s->n = n;
+    s->hi = big_calloc(n, sizeof(int64_t));
+    s->lo = big_calloc(n, sizeof(int64_t));
+    if (!s->hi || !s->lo) {
+        gradsum_free(s);
+        return -1;
+    }
+    return 0;
 }
 
 void gradsum_free(GradSum *s) {
-    free(s->hi); // lo with it
-    *s = (GradSum){ 0 };
+    free(s->hi);
+    free(s->lo);
+    s->hi = s->lo = NULL;
+    s->n = 0;
 }
 
 void gradsum_zero(GradSum *s) { gradsum_zero_range(s, 0, s->n); }

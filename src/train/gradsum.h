@@ -20,7 +20,7 @@
 
 typedef struct {
     size_t n;
-    int64_t *hi, *lo; // (n,) each, in one block: value = hi * 2^-32 + lo * 2^-64
+    int64_t *hi, *lo; // (n,) each: value = hi * 2^-32 + lo * 2^-64
 } GradSum;
 
 int gradsum_alloc(GradSum *s, size_t n); // 0 or -1; zeroed
