@@ -74,8 +74,8 @@ TEST_HDRS:= $(wildcard tests/unit/*.h)
 # Each object depends on the headers it includes, as the compiler lists them (-MMD -MP: a .d
 # file beside the object, read back below; a header that goes away is no error). The unit tests
 # and the fuzzer are built from many sources in one command, where gcc lists only the last
-# one's headers: they depend on every header instead.
-HDRS    := $(wildcard src/*/*.h src/*/*/*.h)
+# one's headers: they depend on every header (and every table a header includes, *.def) instead.
+HDRS    := $(wildcard src/*/*.h src/*/*/*.h src/*/*.def)
 DEP     := -MMD -MP
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -61,11 +61,7 @@ static double t975(int df) {
 int cmd_eval(int argc, char **argv) {
     PlayArgs a;
     play_args_parse(argc, argv, PLAY_OPTS_GAME | PLAY_OPT_EPISODES | PLAY_OPT_WORKERS | PLAY_OPT_VERBOSE,
-        "MODEL [options]",
-        "Plays games with a trained policy and reports how well it does. MODEL is a checkpoint\n"
-        "file, a run directory (its newest checkpoint), a folder with Karpathy's W1.npy/W2.npy, or\n"
-        "one that `pongrl export` wrote with model.txt (a PPO network).\n",
-        &a);
+        "MODEL [options]", "Plays games with a trained policy and reports how well it does.\n", &a);
     int episodes = a.episodes, workers = a.workers;
     const bool greedy = a.greedy, verbose = a.verbose;
     const uint64_t seed = a.seed;

@@ -39,10 +39,8 @@ int cmd_record(int argc, char **argv) {
         "MODEL --out game.gif|game.mp4 [options]",
         "Plays one whole game with a trained policy and writes it at real speed (one picture per\n"
         "agent step, 1/60 s per emulated frame): game.gif an animated GIF looping forever,\n"
-        "game.mp4 an H.264 MP4 scaled up 4 times (needs ffmpeg on PATH). MODEL is a\n"
-        "checkpoint file, a run directory (its newest checkpoint), a folder with W1.npy/W2.npy,\n"
-        "or one that `pongrl export` wrote with model.txt (a PPO network).\n"
-        "The game is episode 0 of `pongrl eval --seed S`.\n",
+        "game.mp4 an H.264 MP4 scaled up 4 times (needs ffmpeg on PATH). The game is episode 0\n"
+        "of `pongrl eval --seed S`.\n",
         &a);
     const char *out = a.out;
     char err[2048];

@@ -22,7 +22,7 @@ int cmd_watch(int argc, char **argv) {
         "MODEL [options]",
         "Shows a trained policy playing in a window, in real time (60 emulated frames/s), game\n"
         "after game until the window is closed (or Esc, q, Ctrl-C). Needs a display and a pongrl\n"
-        "built with SDL2 (libsdl2-dev). MODEL as for eval; game g is eval's episode g.\n",
+        "built with SDL2 (libsdl2-dev). Game g is eval's episode g.\n",
         &a);
     const uint64_t seed = a.seed;
     const bool greedy = a.greedy;

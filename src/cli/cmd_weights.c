@@ -17,8 +17,9 @@
 #include "../train/weights_npy.h"
 #include "../train/model.h"
 
-// MODEL --out PATH, the form both commands take; returns the out path.
-static const char *parse_model_out(int argc, char **argv, const char *cmd, const char *usage, const char *help) {
+// MODEL --out PATH, the form both commands take; returns the out path. -h/--help prints "usage:
+// pongrl CMD USAGE" and `about`.
+static const char *parse_model_out(int argc, char **argv, const char *cmd, const char *usage, const char *about) {
     static const struct option opts[] = { { "out", 1, 0, 'o' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
     const char *out = NULL;
     opterr = 0;
@@ -26,7 +27,7 @@ static const char *parse_model_out(int argc, char **argv, const char *cmd, const
     while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (o) {
             case 'o': out = optarg; break;
-            case 'h': fputs(help, stdout); exit(0);
+            case 'h': printf("usage: pongrl %s %s\n\n%s", cmd, usage, about); exit(0);
             case ':': die_usage("%s needs a value", argv[optind - 1]);
             default: die_usage("%s: unknown option '%s'", cmd, argv[optind - 1]);
         }
@@ -36,73 +37,69 @@ static const char *parse_model_out(int argc, char **argv, const char *cmd, const
     return out;
 }
 
-// MODEL loaded into st (train_state_free frees it), its description into desc, and its
-// learner, which must be able to export when `exporting`. NULL after one line on stderr.
-static const Learner *load_model_learner(
-    const char *model, bool exporting, TrainState *st, char *desc, size_t desclen) {
-    char err[2048];
-    if (model_load(model, ALGO_LEARNERS, st, desc, desclen, err, sizeof(err))) {
+// What export and import do with the model once its learner holds it: write it to `out`, and say
+// where in `wrote`. 0, or -1 with one line in err.
+typedef int (*ModelWrite)(
+    const Learner *l, TrainState *st, const char *out, char *wrote, size_t wrotelen, char *err, size_t errlen);
+
+// MODEL --out PATH: MODEL loaded, attached to its learner (which must be able to export when
+// `exporting`) and written by `write`; `done` then says so on stdout, given the model's
+// description and where it went. The exit status, after one line on stderr on failure.
+static int model_command(int argc, char **argv, const char *cmd, const char *usage, bool exporting, ModelWrite write,
+    const char *done, const char *about) {
+    const char *out = parse_model_out(argc, argv, cmd, usage, about);
+    const char *model = argv[optind];
+    TrainState st;
+    char desc[2048], wrote[2048], err[2048];
+    if (model_load(model, ALGO_LEARNERS, &st, desc, sizeof(desc), err, sizeof(err))) {
         fprintf(stderr, "pongrl: %s\n", err);
-        return NULL;
+        return 1;
     }
-    const Learner *l = algo_find(st->cfg.algo);
-    if (l && (!exporting || l->export_npy)) return l;
-    fprintf(stderr, "pongrl: %s: a model of --algo %s, which this build %s\n", model, st->cfg.algo,
-        exporting ? "cannot export" : "does not have");
-    train_state_free(st);
-    return NULL;
+    const Learner *l = algo_find(st.cfg.algo);
+    int rc = 1;
+    if (!l || (exporting && !l->export_npy))
+        fprintf(stderr, "pongrl: %s: a model of --algo %s, which this build %s\n", model, st.cfg.algo,
+            exporting ? "cannot export" : "does not have");
+    // the model's learner takes it, its state as a fresh run's (for Karpathy's network an RMSProp
+    // cache of zeros; a learner that read its own files has attached itself already)
+    else if (train_state_attach(&st, l, err, sizeof(err)) || write(l, &st, out, wrote, sizeof(wrote), err, sizeof(err)))
+        fprintf(stderr, "pongrl: %s\n", err);
+    else {
+        printf(done, desc, wrote);
+        rc = 0;
+    }
+    train_state_free(&st);
+    return rc;
+}
+
+static int export_write(
+    const Learner *l, TrainState *st, const char *out, char *wrote, size_t wrotelen, char *err, size_t errlen) {
+    if (mkdir(out, 0777) && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+        return -1;
+    }
+    return l->export_npy(st, out, wrote, wrotelen, err, errlen);
 }
 
 int cmd_export(int argc, char **argv) {
-    const char *help = "usage: pongrl export MODEL --out DIR\n"
-                       "\n"
-                       "Karpathy's network (--algo pg): writes DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64,\n"
-                       "Karpathy's model['W1'] and model['W2']. A learner with its own network (--algo ppo):\n"
-                       "writes its arrays as DIR/ppo_*.npy and its settings as DIR/model.txt (docs/runs.md gives\n"
-                       "the forward pass; tools/play_npy.py plays them). MODEL: a checkpoint, a run directory\n"
-                       "(its newest checkpoint) or a folder that export wrote. DIR is created if missing.\n";
-    const char *out = parse_model_out(argc, argv, "export", "MODEL --out DIR", help);
-    TrainState st;
-    char desc[2048], err[2048], wrote[2048];
-    const Learner *l = load_model_learner(argv[optind], true, &st, desc, sizeof(desc));
-    if (!l) return 1;
-    int rc = 1;
-    if (mkdir(out, 0777) && errno != EEXIST)
-        fprintf(stderr, "pongrl: cannot create %s: %s\n", out, strerror(errno));
-    else if (train_state_attach(&st, l, err, sizeof(err)) ||
-        l->export_npy(&st, out, wrote, sizeof(wrote), err, sizeof(err)))
-        fprintf(stderr, "pongrl: %s\n", err);
-    else {
-        printf("exported %s\n  to %s\n", desc, wrote);
-        rc = 0;
-    }
-    train_state_free(&st);
-    return rc;
+    return model_command(argc, argv, "export", "MODEL --out DIR", true, export_write, "exported %s\n  to %s\n",
+        "Karpathy's network (--algo pg): writes DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64,\n"
+        "Karpathy's model['W1'] and model['W2']. A learner with its own network (--algo ppo):\n"
+        "writes its arrays as DIR/ppo_*.npy and its settings as DIR/model.txt (docs/runs.md gives\n"
+        "the forward pass; tools/play_npy.py plays them). MODEL: a checkpoint, a run directory\n"
+        "(its newest checkpoint) or a folder that export wrote. DIR is created if missing.\n");
+}
+
+static int import_write(
+    const Learner *l, TrainState *st, const char *out, char *wrote, size_t wrotelen, char *err, size_t errlen) {
+    snprintf(wrote, wrotelen, "%s", out);
+    return checkpoint_write(out, st, CKPT_FLAG_IMPORTED, err, errlen);
 }
 
 int cmd_import(int argc, char **argv) {
-    const char *help = "usage: pongrl import DIR --out FILE.bin\n"
-                       "\n"
-                       "Reads DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64 (Karpathy's model, saved with\n"
-                       "np.save), or a folder that `pongrl export` wrote with model.txt (a PPO network), and\n"
-                       "writes it as a pongrl weights file that eval, record and export read. (eval, record and\n"
-                       "export also read such a folder directly.)\n";
-    const char *out = parse_model_out(argc, argv, "import", "DIR --out FILE.bin", help);
-    TrainState st;
-    char desc[2048], err[2048];
-    // a checkpoint of the model's learner, its state as a fresh run's (for Karpathy's network an
-    // RMSProp cache of zeros; a learner that read its own files has attached itself already)
-    const Learner *l = load_model_learner(argv[optind], false, &st, desc, sizeof(desc));
-    if (!l) return 1;
-    int rc = 1;
-    if (train_state_attach(&st, l, err, sizeof(err)))
-        fprintf(stderr, "pongrl: %s\n", err);
-    else if (checkpoint_write(out, &st, CKPT_FLAG_IMPORTED, err, sizeof(err)))
-        fprintf(stderr, "pongrl: %s\n", err);
-    else {
-        printf("imported %s to %s\n", desc, out);
-        rc = 0;
-    }
-    train_state_free(&st);
-    return rc;
+    return model_command(argc, argv, "import", "DIR --out FILE.bin", false, import_write, "imported %s to %s\n",
+        "Reads DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64 (Karpathy's model, saved with\n"
+        "np.save), or a folder that `pongrl export` wrote with model.txt (a PPO network), and\n"
+        "writes it as a pongrl weights file that eval, record and export read. (eval, record and\n"
+        "export also read such a folder directly.)\n");
 }

@@ -73,8 +73,9 @@ typedef struct {
 } PlayArgs;
 
 // Parses argv (argv[0]: the command's name) for the flags in `opts` (PLAY_OPT_*) and one MODEL.
-// -h/--help prints "usage: pongrl CMD USAGE", `about` and the flags, and exits 0; anything
-// else that is wrong ends in die_usage.
+// -h/--help prints "usage: pongrl CMD USAGE", `about`, what MODEL may be (the same for every
+// command that plays one) and the flags, and exits 0; anything else that is wrong ends in
+// die_usage.
 void play_args_parse(int argc, char **argv, unsigned opts, const char *usage, const char *about, PlayArgs *a);
 
 // Loads MODEL (a->model: a checkpoint, a run directory, a folder with W1.npy/W2.npy) into st

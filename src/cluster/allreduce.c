@@ -2,6 +2,7 @@
 #include "allreduce.h"
 
 #include "../util/clock.h"
+#include "../util/mem.h"
 
 #include <mpi.h>
 #include <stdbool.h>
@@ -79,11 +80,7 @@ int allreduce_init(Allreduce *a, int ranks, size_t D, size_t H, size_t L) {
 static void parts_free(Allreduce *a) {
     for (int p = 0; p < a->nparts; p++) {
         struct AllreducePart *t = &a->part[p];
-        free(t->cur);
-        free(t->inL);
-        free(t->inH);
-        free(t->accL);
-        free(t->accH);
+        mem_free_all(t->cur, t->inL, t->inH, t->accL, t->accH);
     }
     free(a->part);
     a->part = NULL;
@@ -116,21 +113,8 @@ static int parts_alloc(Allreduce *a, int n) {
 
 void allreduce_free(Allreduce *a) {
     parts_free(a);
-    free(a->order);
-    free(a->first);
-    free(a->owner);
-    free(a->load);
-    free(a->nin);
-    free(a->nout);
-    free(a->out);
-    free(a->scount);
-    free(a->sdispl);
-    free(a->rcount);
-    free(a->rdispl);
-    free(a->gcount);
-    free(a->gdispl);
-    free(a->send);
-    free(a->recv);
+    mem_free_all(a->order, a->first, a->owner, a->load, a->nin, a->nout, a->out, a->scount, a->sdispl, a->rcount,
+        a->rdispl, a->gcount, a->gdispl, a->send, a->recv);
     memset(a, 0, sizeof(*a));
 }
 

@@ -186,9 +186,7 @@ static int mpi_reduce(Comm *c, Pool *pool, const GradSum *sum, RowSet *rows, siz
 
 // The buffers of the exchange at the end of play, for a gradient of D rows of H, then L.
 static void buffers_free(MpiComm *m) {
-    free(m->rec);
-    free(m->recs);
-    free(m->g);
+    mem_free_all(m->rec, m->recs, m->g);
     m->rec = m->recs = NULL;
     m->g = NULL;
     if (m->D) allreduce_free(&m->ar);
@@ -203,11 +201,7 @@ static int buffers_for(MpiComm *m, size_t D, size_t H, size_t L) {
     m->recs = calloc(nrec * (size_t)m->comm.size, sizeof(int64_t));
     m->g = big_calloc(D * H + L, sizeof(double));
     if (!m->rec || !m->recs || !m->g || allreduce_init(&m->ar, m->comm.size, D, H, L)) {
-        free(m->rec);
-        free(m->recs);
-        free(m->g);
-        m->rec = m->recs = NULL;
-        m->g = NULL;
+        buffers_free(m); // m->D is still 0: the all-reduce freed itself
         return -1;
     }
     m->D = D;
@@ -286,16 +280,7 @@ static void mpi_destroy(Comm *c) {
     pthread_mutex_destroy(&m->mu);
     pthread_cond_destroy(&m->cv);
     buffers_free(m);
-    free(m->queue);
-    free(m->replies);
-    free(m->reply_reqs);
-    free(m->x);
-    free(m->gsize64);
-    free(m->gsize);
-    free(m->gcount);
-    free(m->gdispl);
-    free(m->gbuf);
-    free(m);
+    mem_free_all(m->queue, m->replies, m->reply_reqs, m->x, m->gsize64, m->gsize, m->gcount, m->gdispl, m->gbuf, m);
 }
 
 static Comm *comm_mpi_create(char *err, size_t errlen) {
@@ -321,19 +306,10 @@ static Comm *comm_mpi_create(char *err, size_t errlen) {
         mpi_die(rank, "out of memory");
     }
     Comm *c = &m->comm;
+    *c = (Comm){ COMM_SLOTS(mpi), .ctx = m };
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size);
     c->local_size = cluster_launch_local_size();
-    c->begin = mpi_begin;
-    c->source = mpi_source;
-    c->reduce = mpi_reduce;
-    c->allgather = mpi_allgather;
-    c->agree = mpi_agree;
-    c->describe = mpi_describe;
-    c->report = mpi_report;
-    c->fail = mpi_fail;
-    c->destroy = mpi_destroy;
-    c->ctx = m;
     int len = 0;
     char name[MPI_MAX_PROCESSOR_NAME] = "";
     MPI_Get_processor_name(name, &len);

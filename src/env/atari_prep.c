@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/mem.h"
 #include "../util/streams.h"
 
 const char *atari_config_check(const AtariConfig *c) {
@@ -149,11 +150,7 @@ int area_resize_init(AreaResize *r, int src_h, int src_w, int dst_h, int dst_w, 
 }
 
 void area_resize_free(AreaResize *r) {
-    free(r->xtab);
-    free(r->ytab);
-    free(r->ytab_of);
-    free(r->col_src);
-    free(r->col_w);
+    mem_free_all(r->xtab, r->ytab, r->ytab_of, r->col_src, r->col_w);
     *r = (AreaResize){ 0 }; // a second free (after a failed init) frees nothing
 }
 
@@ -340,18 +337,14 @@ void atari_env_free(AtariEnv *a) {
 }
 
 int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
-    s->frame = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
-    s->frame1 = malloc((size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3));
-    if (s->frame == NULL || s->frame1 == NULL) {
-        atari_scratch_free(s);
-        return -1;
-    }
-    return 0;
+    const size_t bytes = (size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3);
+    s->frame = malloc(2 * bytes); // frame1 is its second half
+    s->frame1 = s->frame ? s->frame + bytes : NULL;
+    return s->frame ? 0 : -1;
 }
 
 void atari_scratch_free(AtariScratch *s) {
-    free(s->frame);
-    free(s->frame1);
+    free(s->frame); // frame1 with it
     s->frame = s->frame1 = NULL;
 }
 

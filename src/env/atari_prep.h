@@ -82,7 +82,7 @@ void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *
 // before they are pooled.
 typedef struct {
     uint8_t *frame;  // (210, 160[, 3]): ALE's raw_frames_[0] as captured
-    uint8_t *frame1; // (210, 160[, 3]): raw_frames_[1]
+    uint8_t *frame1; // (210, 160[, 3]): raw_frames_[1], in frame's block
 } AtariScratch;
 int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg); // -1: out of memory
 void atari_scratch_free(AtariScratch *s);

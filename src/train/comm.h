@@ -68,6 +68,13 @@ typedef struct Comm {
     void *ctx;
 } Comm;
 
+// The slots every transport fills, from its functions PREFIX_begin, ... PREFIX_destroy: one
+// list, so that a transport that lacks one does not compile rather than leave a NULL to call.
+#define COMM_SLOTS(PREFIX) \
+    .begin = PREFIX##_begin, .source = PREFIX##_source, .reduce = PREFIX##_reduce, .allgather = PREFIX##_allgather, \
+    .agree = PREFIX##_agree, .describe = PREFIX##_describe, .report = PREFIX##_report, .fail = PREFIX##_fail, \
+    .destroy = PREFIX##_destroy
+
 // This rank's share [*lo, *hi) of n items split in rank order (c NULL: one process, all of them),
 // as the learners split their envs and blocks of samples.
 static inline void comm_share(const Comm *c, int n, int *lo, int *hi) {

@@ -99,18 +99,6 @@ Comm *comm_local_create(void) {
         free(ls);
         return NULL;
     }
-    *c = (Comm){ .rank = 0,
-        .size = 1,
-        .begin = local_begin,
-        .source = local_source,
-        .reduce = local_reduce,
-        .allgather = local_allgather,
-        .local_size = 1,
-        .agree = local_agree,
-        .describe = local_describe,
-        .report = local_report,
-        .fail = local_fail,
-        .destroy = local_destroy,
-        .ctx = ls };
+    *c = (Comm){ COMM_SLOTS(local), .rank = 0, .size = 1, .local_size = 1, .ctx = ls };
     return c;
 }

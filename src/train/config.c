@@ -27,12 +27,11 @@
 
 // clang-format off
 const TrainSetting TRAIN_SETTING_ROWS[] = {
-#define X(kind_, name_, flag_, def_, learner_defs_, before_, min_, max_, role_, learner_, help_) \
+#define SETTING(kind_, name_, flag_, def_, learner_defs_, before_, min_, max_, role_, learner_, help_) \
     { .kind = SETTING_##kind_, .name = #name_, .flag = flag_, .offset = offsetof(TrainConfig, name_), \
       SETTING_HAS_##kind_(name_) .def = def_, .learner_defs = learner_defs_, .before = before_, \
       .min = (double)(min_), .max = (double)(max_), .role = SETTING_##role_, .learner = learner_, .help = help_ },
-    TRAIN_SETTINGS(X)
-#undef X
+#include "settings.def"
 };
 // clang-format on
 const int TRAIN_SETTING_COUNT = (int)(sizeof(TRAIN_SETTING_ROWS) / sizeof(TRAIN_SETTING_ROWS[0]));

@@ -1,4 +1,4 @@
-// config.h: what a training run is asked to do, as ONE table of settings (TRAIN_SETTINGS). Each
+// config.h: what a training run is asked to do, as ONE table of settings (settings.def). Each
 // row makes a TrainConfig field, and from the rows alone come: the flags of `pongrl train` and
 // their --help, config.txt, the checkpoint's settings, the comparison of the ranks' settings
 // under MPI, what the other ranks of a resumed run take from rank 0, and what --resume may
@@ -27,106 +27,6 @@ enum { SETTING_RUN = 1, SETTING_GOAL = 2, SETTING_HOST = 4 };
 //   OPT double, unset until given (and bool has_<name>) | BOOL bool, a flag without a value
 typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, SETTING_OPT, SETTING_BOOL } SettingKind;
 
-// X(KIND, field, "flag", "default", "learners' defaults", "before", min, max, ROLE, "learner", "help")
-//   default: what a new run gets, as config.txt writes it; "learners' defaults": "" or the
-//   learners that start otherwise, as "NAME=VALUE NAME=VALUE" (the default of `--algo NAME`).
-//   before: what runs before the setting existed had, "" for the default: a checkpoint, a
-//   model.txt or a config.txt without the row gets it, so that those runs go on the same.
-//   min, max: the one range of the setting, for every learner (INT, I64, F64, OPT).
-//   learner: "" for every learner's setting, else the --algo names whose setting it is, one space
-//   between two (its flag is refused with another learner, and it is saved and compared only in
-//   those learners' runs).
-//   workers: 0 here, one per core at run time.
-// clang-format off
-#define TRAIN_SETTINGS(X) \
-    X(STR,  algo,             "algo",             "pg",          "", "",           0, 0,                RUN,  "", \
-      "the learner") \
-    X(STR,  env_id,           "env",              "ALE/Pong-v5", "", "",           0, 0,                RUN,  "", \
-      "ALE/Pong-v5, Pong-v0, Pong-v4, PongDeterministic-v0/-v4, PongNoFrameskip-v0/-v4") \
-    X(INT,  mode,             "mode",             "0",           "", "",           0, 1,                RUN,  "", \
-      "ALE's game mode: 0 or 1 (the cartridge's games 1 and 2)") \
-    X(INT,  difficulty,       "difficulty",       "0",           "", "",           0, 3,                RUN,  "", \
-      "ALE's difficulty 0-3: bit 0 halves the CPU's bat, bit 1 the agent's") \
-    X(INT,  batch_size,       "batch-size",       "10",          "", "",           1, TRAIN_BATCH_MAX,  RUN,  "pg", \
-      "episodes per update") \
-    X(INT,  hidden,           "hidden",           "200",         "ppo=128 qrdqn=256", "",   1, TRAIN_H_MAX,      RUN,  "", \
-      "hidden units H") \
-    X(F64,  lr,               "lr",               "0.0001",      "ppo=0.001 qrdqn=0.0001", "", 0, 1,                RUN,  "", \
-      "learning rate") \
-    X(F64,  gamma,            "gamma",            "0.99",        "", "",           0, 1,                RUN,  "", \
-      "reward discount") \
-    X(F64,  decay,            "decay",            "0.99",        "", "",           0, 1,                RUN,  "pg", \
-      "RMSProp decay") \
-    X(U64,  seed,             "seed",             "1",           "", "",           0, 0,                RUN,  "", \
-      "run seed: same seed, same bits") \
-    X(INT,  envs,             "envs",             "32",          "qrdqn=16", "",   1, 65536,            RUN,  "ppo qrdqn", \
-      "envs played together") \
-    X(INT,  steps,            "steps",            "128",         "qrdqn=64", "",   1, 65536,            RUN,  "ppo qrdqn", \
-      "steps of each env an iteration (a rollout)") \
-    X(INT,  epochs,           "epochs",           "2",           "", "",           1, 1000,             RUN,  "ppo", \
-      "passes over a rollout") \
-    X(INT,  minibatches,      "minibatches",      "16",          "", "",           1, 16777216,         RUN,  "ppo", \
-      "minibatches a pass") \
-    X(F64,  lambda,           "lambda",           "0.95",        "", "",           0, 1,                RUN,  "ppo", \
-      "GAE's lambda") \
-    X(F64,  clip,             "clip",             "0.1",         "", "",           1e-9, 1e9,           RUN,  "ppo", \
-      "the probability ratio's clip (and the value's)") \
-    X(F64,  ent_coef,         "ent-coef",         "0.001",       "", "",           -1, 1e9,             RUN,  "ppo", \
-      "entropy bonus; negative: a penalty, that makes the policy surer") \
-    X(F64,  vf_coef,          "vf-coef",          "0.5",         "", "",           0, 1e9,              RUN,  "ppo", \
-      "value loss weight") \
-    X(F64,  max_grad_norm,    "max-grad-norm",    "0.5",         "", "",           1e-12, 1e12,         RUN,  "ppo", \
-      "the gradient's largest global norm") \
-    X(I64,  anneal_steps,     "anneal-steps",     "14000000",    "", "",           0, INT64_MAX,        RUN,  "ppo", \
-      "agent steps over which lr falls to 0, 0: constant") \
-    X(INT,  coarse,           "coarse",           "1",           "", "",           0, 1,                RUN,  "ppo", \
-      "1: the input has the frames' coarse views too") \
-    X(INT,  value_hidden,     "value-hidden",     "-1",          "", "0",          -1, TRAIN_H_MAX,     RUN,  "ppo", \
-      "of the H hidden units, the last N serve the value alone and the rest the policy alone " \
-      "(a separate value network); -1: H/2; 0: all serve both") \
-    X(INT,  chunk,            "chunk",            "128",         "", "256",        1, 16777216,         RUN,  "ppo", \
-      "accepted and recorded for the runs of older versions; no longer used (any value: the same bits)") \
-    X(I64,  ent_anneal_steps, "ent-anneal-steps", "0",           "", "",           0, INT64_MAX,        RUN,  "ppo", \
-      "agent steps over which the entropy coefficient falls linearly to 0, 0: constant") \
-    X(I64,  sticky_warmup,    "sticky-warmup",    "0",           "", "",           0, INT64_MAX,        RUN,  "ppo", \
-      "agent steps over which the training envs' repeat-action probability rises linearly from 0 to the env's own " \
-      "(0.25 in ALE/Pong-v5), 0: the env's own throughout") \
-    X(INT,  quantiles,        "quantiles",        "32",          "", "",           1, 1024,             RUN,  "qrdqn", \
-      "quantiles of each action's return") \
-    X(INT,  nstep,            "nstep",            "3",           "", "",           1, 1000,             RUN,  "qrdqn", \
-      "steps of a target's rewards before it bootstraps") \
-    X(I64,  replay,           "replay",           "100000",      "", "",           1, 67108864,         RUN,  "qrdqn", \
-      "transitions the replay memory holds") \
-    X(I64,  learn_start,      "learn-start",      "20000",       "", "",           0, INT64_MAX,        RUN,  "qrdqn", \
-      "agent steps played before the first update") \
-    X(INT,  update_every,     "update-every",     "4",           "", "",           1, 65536,            RUN,  "qrdqn", \
-      "agent steps an update") \
-    X(INT,  minibatch,        "minibatch",        "32",          "", "",           1, 65536,            RUN,  "qrdqn", \
-      "transitions an update") \
-    X(INT,  target_every,     "target-every",     "2000",        "", "",           1, INT32_MAX,        RUN,  "qrdqn", \
-      "updates between copies of the weights to the target network") \
-    X(I64,  eps_steps,        "eps-steps",        "250000",      "", "",           0, INT64_MAX,        RUN,  "qrdqn", \
-      "agent steps after --learn-start over which epsilon falls from 1 to --eps-final") \
-    X(F64,  eps_final,        "eps-final",        "0.01",        "", "",           0, 1,                RUN,  "qrdqn", \
-      "epsilon of the epsilon-greedy actions, once fallen") \
-    X(F64,  adam_eps,         "adam-eps",         "0.0003125",   "", "",           1e-12, 1,            RUN,  "qrdqn", \
-      "Adam's epsilon (Dopamine's 0.01 / 32)") \
-    X(I64,  iterations,       "iterations",       "-1",          "", "",           -1, INT64_MAX,       GOAL, "", \
-      "stop after N updates in total (default: -1, no limit)") \
-    X(OPT,  target_reward,    "target-reward",    "none",        "", "",           -TRAIN_REWARD_MAX, TRAIN_REWARD_MAX, GOAL, "", \
-      "stop when the running mean reaches X (default: none)") \
-    X(I64,  checkpoint_every, "checkpoint-every", "100",         "", "",           0, INT64_MAX,        GOAL, "", \
-      "checkpoint every N iterations, 0: never") \
-    X(F64,  checkpoint_secs,  "checkpoint-secs",  "300",         "", "",           0, 1e9,              GOAL, "", \
-      "and every X seconds, 0: never") \
-    X(INT,  keep,             "keep",             "3",           "", "",           1, 1000000,          GOAL, "", \
-      "checkpoints kept (the newest)") \
-    X(INT,  workers,          "workers",          "0",           "", "",           1, INT32_MAX,        HOST, "", \
-      "worker threads in this process (default: one per core)") \
-    X(BOOL, quiet,            "quiet",            "false",       "", "",           0, 0,                HOST, "", \
-      "no per-batch line")
-// clang-format on
-
 #define SETTING_FIELD_STR(name) char name[TRAIN_STR_MAX];
 #define SETTING_FIELD_INT(name) int name;
 #define SETTING_FIELD_I64(name) int64_t name;
@@ -138,9 +38,8 @@ typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, 
 #define SETTING_FIELD_BOOL(name) bool name;
 
 typedef struct TrainConfig {
-#define X(kind, name, ...) SETTING_FIELD_##kind(name)
-    TRAIN_SETTINGS(X)
-#undef X
+#define SETTING(kind, name, ...) SETTING_FIELD_##kind(name)
+#include "settings.def"
     char run_dir[RUN_DIR_MAX]; // where the run is kept (the CLI's: --run-dir, --resume)
 } TrainConfig;
 

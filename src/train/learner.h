@@ -27,7 +27,7 @@
 
 typedef struct TrainState TrainState;
 typedef struct TrainConfig TrainConfig;
-typedef struct Pool Pool;
+typedef struct WorkPool Pool; // pool.h
 typedef struct Comm Comm;
 typedef struct ModelNotes ModelNotes;
 

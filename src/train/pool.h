@@ -20,7 +20,8 @@ typedef struct EpisodeSource {
     void *ctx;
 } EpisodeSource;
 
-typedef struct Pool Pool;
+// A WorkPool (util/workpool.h) under the name the training gives it.
+typedef struct WorkPool Pool;
 Pool *pool_create(int threads); // NULL on failure
 void pool_destroy(Pool *pool);
 // Run fn(ctx, part, parts) for every part in [0, parts) at once, one on each of the pool's

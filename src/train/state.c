@@ -131,17 +131,10 @@ int train_state_arrays(TrainState *s, LearnerArray *out) {
     return sv->count;
 }
 
-TrainCounters train_state_counters(const TrainState *s) {
-    return (TrainCounters){ s->iteration, s->episodes, s->agent_steps, s->frames, s->running_reward, s->wall_s };
-}
+TrainCounters train_state_counters(const TrainState *s) { return s->counters; }
 
 void train_state_adopt(TrainState *s, const TrainCounters *c) {
-    s->iteration = c->iteration;
-    s->episodes = c->episodes;
-    s->agent_steps = c->agent_steps;
-    s->frames = c->frames;
-    s->running_reward = c->running_reward;
-    s->wall_s = c->wall_s;
+    s->counters = *c;
     train_state_settle(s);
 }
 

@@ -13,6 +13,19 @@
 
 #define TRAIN_RUNNING_DECAY 0.99 // the seed: running = 0.99 * running + 0.01 * episode reward
 
+// Where a run stands, apart from its weights and the learner's arrays: what the other ranks
+// take from rank 0 when they start. A TrainState holds them by name and as one TrainCounters
+// (the same bytes, as Linux's struct_group), which is copied whole.
+#define TRAIN_COUNTER_FIELDS \
+    int64_t iteration; /* updates done */ \
+    int64_t episodes;  /* episodes finished */ \
+    int64_t agent_steps, frames; \
+    double running_reward; /* meaningful once episodes > 0 */ \
+    double wall_s;         /* training wall time, all sessions of the run together */
+typedef struct {
+    TRAIN_COUNTER_FIELDS
+} TrainCounters;
+
 // A learner's arrays as a checkpoint held them, until a learner takes them (train_state_attach).
 typedef struct {
     // from_fresh: each array is held as its bits XOR those of the same array of a fresh run of
@@ -43,11 +56,12 @@ typedef struct TrainState {
     // Order-free digest of every weight the learner's updates wrote since this state was made
     // or loaded: ranks that update their own copies compare it every iteration.
     uint64_t digest;
-    int64_t iteration; // updates done
-    int64_t episodes;  // episodes finished
-    int64_t agent_steps, frames;
-    double running_reward; // meaningful once episodes > 0
-    double wall_s;         // training wall time, all sessions of the run together
+    union {
+        struct {
+            TRAIN_COUNTER_FIELDS
+        };
+        TrainCounters counters;
+    };
 } TrainState;
 
 // A fresh run of `learner`: its initial weights and state, counters zero. 0 or -1 (out of memory).
@@ -71,12 +85,6 @@ const double *train_state_weights(const TrainState *s, size_t *n);
 // The arrays to save: the learner's (settled), or those loaded and not yet taken. Returns how many.
 int train_state_arrays(TrainState *s, LearnerArray *out);
 
-// Where a run stands, apart from its weights and the learner's arrays: what the other ranks
-// take from rank 0 when they start.
-typedef struct {
-    int64_t iteration, episodes, agent_steps, frames;
-    double running_reward, wall_s;
-} TrainCounters;
 TrainCounters train_state_counters(const TrainState *s);
 // This copy of a run takes another copy's standing (a rank > 0, rank 0's, when it starts): its
 // counters, and the learner's state settled at them, so that nothing is owed when the weights

@@ -4,23 +4,16 @@
 #include <stdlib.h>
 
 int rowset_alloc(RowSet *r, int D) {
-    r->n = 0;
-    r->D = D;
-    r->list = calloc((size_t)D, sizeof(uint16_t));
-    r->in = calloc((size_t)D, 1);
-    if (D > 65536 || !r->list || !r->in) {
-        rowset_free(r);
-        return -1;
-    }
+    *r = (RowSet){ .D = D };
+    // the list and the marks in one block: (D,) uint16_t, then (D,) uint8_t
+    if (D > 65536 || !(r->list = calloc((size_t)D, sizeof(uint16_t) + 1))) return -1;
+    r->in = (uint8_t *)(r->list + D);
     return 0;
 }
 
 void rowset_free(RowSet *r) {
-    free(r->list);
-    free(r->in);
-    r->list = NULL;
-    r->in = NULL;
-    r->n = 0;
+    free(r->list); // in with it
+    *r = (RowSet){ .D = r->D };
 }
 
 void rowset_clear(RowSet *r) {

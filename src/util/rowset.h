@@ -12,8 +12,8 @@
 typedef struct {
     int n, D;
     uint16_t *list; // (D,) the members, in the order they were added
-    uint8_t *in;    // (D,) 0: not a member; else the member's mark (1 unless set
-                    // with rowset_add_marked: a caller's note about the row)
+    uint8_t *in;    // (D,) in list's block: 0 not a member; else the member's mark (1 unless
+                    // set with rowset_add_marked: a caller's note about the row)
 } RowSet;
 
 int rowset_alloc(RowSet *r, int D); // empty; 0, or -1 (out of memory, or D > 65536)
