@@ -24,7 +24,7 @@
 #define LEARNER_SLOTS(PREFIX) \
     LEARNER_OWN_SLOTS(PREFIX), .destroy = PREFIX##_destroy, .settle = PREFIX##_settle, .settled = PREFIX##_settled
 
-// A learner's create takes only settings that can be: every row of TRAIN_SETTINGS in its range
+// A learner's create takes only settings that can be: every row of the settings table (train/settings.def) in its range
 // (train_config_check), then the learner's own check of them together (check, its
 // Learner.check). 0, or -1 with one line in err.
 int learner_settings_check(const TrainConfig *c, const char *(*check)(const TrainConfig *), char *err, size_t errlen);
