@@ -2,7 +2,8 @@
 // weights, the target, Adam's moments, the replay memory, the envs), and its state resumes;
 // every prefix and single-byte changes are refused (test_learner_common.h, the checks every
 // learner's checkpoint passes). The replay memory drops a slot when its ring passes it or
-// when the pixel pool overwrites its pixels, and gives back each kept frame.
+// when the pixel pool overwrites its pixels, and gives back each kept frame. The updates give the
+// same bits on any number of threads.
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "algo/qrdqn/qrdqn.h"
 #include "train/checkpoint.h"
 #include "train/comm.h"
+#include "train/pool.h"
 
 static void qr_run_config(TrainConfig *c) {
     train_config_fresh(c, "qrdqn");
@@ -96,4 +98,50 @@ Test(qrdqn, quantile_loss_is_zero_at_the_targets_and_pulls_towards_them) {
     const double loss = qr_quantile_loss(qa, tgt, 4, dq);
     cr_assert_gt(loss, 0.0);
     for (int i = 0; i < 4; i++) cr_assert_lt(dq[i], 0.0, "quantile %d not pulled up", i); // descent raises it
+}
+
+// The update's threads share the transitions, then the gradient's columns, 8 at a time: H = 21
+// splits into blocks of 8, 8 and 5, so 2 threads take 8 and 13 columns and 3 threads one block
+// each. The weights, the target and Adam's moments after the updates of 4 iterations are the
+// same bits on 1, 2 and 3 threads.
+Test(qrdqn, updates_same_bits_on_1_2_3_threads) {
+    TrainConfig c;
+    qr_run_config(&c);
+    c.hidden = 21;
+    c.quantiles = 5;
+    c.minibatch = 6;
+    double *first = NULL;
+    for (int threads = 1; threads <= 3; threads++) {
+        char err[256];
+        Qr *q = qr_create(&c, err, sizeof(err));
+        cr_assert_not_null(q, "%s", err);
+        Pool *pool = pool_create(threads);
+        cr_assert_not_null(pool);
+        cr_assert_eq(qr_bind(q, pool, NULL), 0);
+        int64_t updates = 0;
+        for (int i = 0; i < 4; i++) {
+            q->iteration = i;
+            cr_assert_eq(qr_iteration(q, err, sizeof(err)), 0, "%s", err);
+            updates += q->stats.updates;
+        }
+        cr_assert_gt(updates, 100);
+        const size_t n = q->sh.n;
+        double *got = malloc(sizeof(double) * 4 * n);
+        cr_assert_not_null(got);
+        memcpy(got, q->w, sizeof(double) * n);
+        memcpy(got + n, q->target, sizeof(double) * n);
+        memcpy(got + 2 * n, q->adam_m, sizeof(double) * n);
+        memcpy(got + 3 * n, q->adam_v, sizeof(double) * n);
+        if (!first)
+            first = got;
+        else {
+            for (size_t k = 0; k < 4 * n; k++)
+                cr_assert_eq(memcmp(first + k, got + k, sizeof(double)), 0, "%d threads: entry %zu of %zu x 4 differs",
+                    threads, k % n, n);
+            free(got);
+        }
+        qr_destroy(q);
+        pool_destroy(pool);
+    }
+    free(first);
 }

@@ -1,9 +1,10 @@
 // qr_update.c: one update of QR-DQN (qrdqn.h): a minibatch drawn uniformly from the replay
 // memory, each transition's quantile Huber loss against its n-step target (the pool's threads
-// share the transitions by fixed ranges: each one's forward passes are its own), the gradient
-// summed in sample order on one thread, one step of Adam (lazy on W1: only the rows the
-// minibatch's inputs touched; the threads share the rows, each row's step its own), and the
-// target network's copy when due. No sum depends on the threads: the same bits on any number.
+// share the transitions by fixed ranges: each one's forward passes are its own), then the
+// gradient and one step of Adam (lazy on W1: only the rows the minibatch's inputs touched) in
+// one pass, the threads sharing the columns: each column's sum in sample order and its step
+// are one thread's. Then the target network's copy when due. No sum depends on the threads:
+// the same bits on any number.
 #include "qrdqn.h"
 
 #include <math.h>
@@ -106,49 +107,100 @@ static void samples_part(void *ctx, int part, int parts) {
     }
     t->h = q->th_h + (size_t)part * q->th_hs;
     t->q = q->th_q + (size_t)part * q->th_qs;
-    for (int b = (int)((int64_t)B * part / parts); b < (int)((int64_t)B * (part + 1) / parts); b++)
-        sample_pass(q, b, t);
+    int b0, b1;
+    part_range(B, part, parts, &b0, &b1);
+    for (int b = b0; b < b1; b++) sample_pass(q, b, t);
     free(t);
 }
 
-// Transition b's gradient, added into q->g (in sample order: the same bits whoever computed b).
-static void add_sample(Qr *q, int b, double scale) {
-    const int H = q->sh.H, N = q->sh.N, O = q->sh.A * N;
-    const int64_t k = q->batch[b];
-    const int a = q->mem.action[(size_t)(k % q->mem.cap)], nnz = q->xs_nnz[b];
-    const double *h = q->hs + (size_t)b * H, *dq = q->dqs + (size_t)b * N;
-    const uint16_t *idx = q->xs_idx + (size_t)b * SPARSE_INPUT_MAX;
-    const int8_t *sign = q->xs_sign + (size_t)b * SPARSE_INPUT_MAX;
-    const double *W2 = q->w + q->sh.tail + H;
-    double *gb1 = q->g + q->sh.tail, *gW2 = gb1 + H, *gb2 = gW2 + (size_t)O * H, *dh = q->dh;
-    memset(dh, 0, sizeof(double) * (size_t)H);
-    for (int i = 0; i < N; i++) {
-        const double d = dq[i] * scale;
-        const int o = a * N + i;
-        double *gr = gW2 + (size_t)o * H;
-        const double *wr = W2 + (size_t)o * H;
-        for (int j = 0; j < H; j++) {
-            gr[j] += d * h[j];
-            dh[j] += d * wr[j];
+// The rows the minibatch's inputs touch, in the order they first come (transition b's t-th
+// entry's row is rows[xs_slot[b][t]]): one serial pass over the ~2,000 entries, before the
+// threads share the columns.
+static void batch_rows(Qr *q) {
+    for (int b = 0; b < q->cfg.minibatch; b++) {
+        const uint16_t *idx = q->xs_idx + (size_t)b * SPARSE_INPUT_MAX;
+        uint16_t *slot = q->xs_slot + (size_t)b * SPARSE_INPUT_MAX;
+        for (int t = 0; t < q->xs_nnz[b]; t++) {
+            const int r = idx[t];
+            if (q->row_slot[r] < 0) {
+                q->row_slot[r] = q->n_rows;
+                q->rows[q->n_rows++] = (uint16_t)r;
+            }
+            slot[t] = (uint16_t)q->row_slot[r];
         }
-        gb2[o] += d;
     }
-    for (int j = 0; j < H; j++) {
-        if (h[j] <= 0.0) dh[j] = 0.0;
-        gb1[j] += dh[j];
-    }
-    for (int t = 0; t < nnz; t++) {
-        const int r = idx[t];
-        if (q->row_slot[r] < 0) {
-            q->row_slot[r] = q->n_rows;
-            q->rows[q->n_rows++] = r;
-            memset(q->g + (size_t)q->row_slot[r] * H, 0, sizeof(double) * (size_t)H);
+}
+
+typedef struct {
+    Qr *q;
+    AdamStep st;
+} StepJob;
+
+// A part's columns [j0, j1) of every touched row, of b1 and of W2's rows (b2 on the last part):
+// the gradient, each transition's added in sample order, then Adam's step on them. Every entry
+// is summed and stepped by one thread alone, in the same order whatever the thread count: the
+// same bits on any number. The columns go by QR_COL_BLOCK, so no two threads write one line.
+#define QR_COL_BLOCK 8
+static void grad_step_part(void *ctx, int part, int parts) {
+    StepJob *job = ctx;
+    Qr *q = job->q;
+    const int H = q->sh.H, N = q->sh.N, O = q->sh.A * N, B = q->cfg.minibatch;
+    int c0, c1;
+    part_range((H + QR_COL_BLOCK - 1) / QR_COL_BLOCK, part, parts, &c0, &c1);
+    const int j0 = c0 * QR_COL_BLOCK < H ? c0 * QR_COL_BLOCK : H, j1 = c1 * QR_COL_BLOCK < H ? c1 * QR_COL_BLOCK : H;
+    const size_t w = (size_t)(j1 - j0), tail = q->sh.tail;
+    const bool last = part == parts - 1;
+    const double scale = 1.0 / B;
+    const double *W2 = q->w + tail + H;
+    double *gb1 = q->g + tail, *gW2 = gb1 + H, *gb2 = gW2 + (size_t)O * H;
+    double *dh = q->th_h + (size_t)part * q->th_hs;
+    for (int k = 0; k < q->n_rows; k++) memset(q->g + (size_t)k * H + j0, 0, sizeof(double) * w);
+    memset(gb1 + j0, 0, sizeof(double) * w);
+    for (int o = 0; o < O; o++) memset(gW2 + (size_t)o * H + j0, 0, sizeof(double) * w);
+    if (last) memset(gb2, 0, sizeof(double) * (size_t)O);
+    for (int b = 0; b < B; b++) {
+        const int64_t k = q->batch[b];
+        const int a = q->mem.action[(size_t)(k % q->mem.cap)], nnz = q->xs_nnz[b];
+        const double *h = q->hs + (size_t)b * H, *dq = q->dqs + (size_t)b * N;
+        const uint16_t *slot = q->xs_slot + (size_t)b * SPARSE_INPUT_MAX;
+        const int8_t *sign = q->xs_sign + (size_t)b * SPARSE_INPUT_MAX;
+        memset(dh + j0, 0, sizeof(double) * w);
+        for (int i = 0; i < N; i++) {
+            const double d = dq[i] * scale;
+            const int o = a * N + i;
+            double *gr = gW2 + (size_t)o * H;
+            const double *wr = W2 + (size_t)o * H;
+            for (int j = j0; j < j1; j++) {
+                gr[j] += d * h[j];
+                dh[j] += d * wr[j];
+            }
+            if (last) gb2[o] += d;
         }
-        double *gr = q->g + (size_t)q->row_slot[r] * H;
-        if (sign[t] > 0)
-            for (int j = 0; j < H; j++) gr[j] += dh[j];
-        else
-            for (int j = 0; j < H; j++) gr[j] -= dh[j];
+        for (int j = j0; j < j1; j++) {
+            if (h[j] <= 0.0) dh[j] = 0.0;
+            gb1[j] += dh[j];
+        }
+        for (int t = 0; t < nnz; t++) {
+            double *gr = q->g + (size_t)slot[t] * H;
+            if (sign[t] > 0)
+                for (int j = j0; j < j1; j++) gr[j] += dh[j];
+            else
+                for (int j = j0; j < j1; j++) gr[j] -= dh[j];
+        }
+    }
+    double *wt = q->w + tail, *mt = q->adam_m + tail, *vt = q->adam_v + tail;
+    if (w) {
+        adam_rows(
+            q->w, q->adam_m, q->adam_v, q->g, q->rows, q->n_rows, (size_t)H, (size_t)j0, (size_t)j1, 1.0, &job->st);
+        adam_update(wt + j0, mt + j0, vt + j0, gb1 + j0, w, 1.0, &job->st);
+        for (int o = 0; o < O; o++) {
+            const size_t off = H + (size_t)o * H + j0;
+            adam_update(wt + off, mt + off, vt + off, gb1 + off, w, 1.0, &job->st);
+        }
+    }
+    if (last) {
+        const size_t off = H + (size_t)O * H;
+        adam_update(wt + off, mt + off, vt + off, gb1 + off, (size_t)O, 1.0, &job->st);
     }
 }
 
@@ -161,43 +213,22 @@ bool qr_draw(const Qr *q, int64_t u, int64_t *slots) {
     return true;
 }
 
-typedef struct {
-    Qr *q;
-    AdamStep st;
-} AdamJob;
-
-// This part's share of the touched rows; the last part the tail.
-static void adam_part(void *ctx, int part, int parts) {
-    AdamJob *job = ctx;
-    Qr *q = job->q;
-    const size_t H = (size_t)q->sh.H;
-    for (int k = (int)((int64_t)q->n_rows * part / parts); k < (int)((int64_t)q->n_rows * (part + 1) / parts); k++) {
-        const size_t off = (size_t)q->rows[k] * H;
-        adam_update(q->w + off, q->adam_m + off, q->adam_v + off, q->g + (size_t)k * H, H, 1.0, &job->st);
-    }
-    if (part == parts - 1) {
-        const size_t t = q->sh.tail;
-        adam_update(q->w + t, q->adam_m + t, q->adam_v + t, q->g + t, q->sh.n - t, 1.0, &job->st);
-    }
-}
-
 int qr_update(Qr *q, int64_t u) {
     if (!qr_draw(q, u, q->batch)) return 0;
     const int B = q->cfg.minibatch;
     q->bad = 0;
     pool_for(q->pool, samples_part, q);
     if (q->bad) return -1;
-    memset(q->g + q->sh.tail, 0, sizeof(double) * (q->sh.n - q->sh.tail));
     double loss = 0.0;
     for (int b = 0; b < B; b++) {
-        add_sample(q, b, 1.0 / B);
         loss += q->terms[2 * b];
         q->stats.mean_q += q->terms[2 * b + 1];
     }
     q->stats.loss += loss / B;
     q->stats.updates++;
-    AdamJob job = { q, adam_step(q->cfg.lr, QR_ADAM_BETA1, QR_ADAM_BETA2, q->cfg.adam_eps, u) };
-    pool_for(q->pool, adam_part, &job);
+    batch_rows(q);
+    StepJob job = { q, adam_step(q->cfg.lr, QR_ADAM_BETA1, QR_ADAM_BETA2, q->cfg.adam_eps, u) };
+    pool_for(q->pool, grad_step_part, &job);
     for (int k = 0; k < q->n_rows; k++) q->row_slot[q->rows[k]] = -1;
     q->n_rows = 0;
     if (u % q->cfg.target_every == 0) memcpy(q->target, q->w, sizeof(double) * q->sh.n);

@@ -106,12 +106,12 @@ void qr_destroy(Qr *q) {
     free(q->batch);
     free(q->xs_idx);
     free(q->xs_sign);
+    free(q->xs_slot);
     free(q->xs_nnz);
     free(q->hs);
     free(q->dqs);
     free(q->tgts);
     free(q->terms);
-    free(q->dh);
     free(q->th_h);
     free(q->th_q);
     free(q->ended);
@@ -136,21 +136,21 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     q->frames = calloc(N, POLICY_D);
     q->step = calloc(N, sizeof(QrStep));
     q->row_slot = malloc(sizeof(int32_t) * (size_t)q->sh.D);
-    q->rows = calloc((size_t)q->sh.D, sizeof(int32_t));
+    q->rows = calloc((size_t)q->sh.D, sizeof(uint16_t));
     q->batch = calloc((size_t)c->minibatch, sizeof(int64_t));
     const size_t B = (size_t)c->minibatch, NQ = (size_t)q->sh.N;
     q->xs_idx = calloc(B * SPARSE_INPUT_MAX, sizeof(uint16_t));
     q->xs_sign = calloc(B * SPARSE_INPUT_MAX, 1);
+    q->xs_slot = calloc(B * SPARSE_INPUT_MAX, sizeof(uint16_t));
     q->xs_nnz = calloc(B, sizeof(int));
     q->hs = calloc(B * H, sizeof(double));
     q->dqs = calloc(B * NQ, sizeof(double));
     q->tgts = calloc(B * NQ, sizeof(double));
     q->terms = calloc(B * 2, sizeof(double));
-    q->dh = calloc(H, sizeof(double));
     q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
     if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
-        !q->row_slot || !q->rows || !q->batch || !q->xs_idx || !q->xs_sign || !q->xs_nnz || !q->hs || !q->dqs ||
-        !q->tgts || !q->terms || !q->dh || !q->ended || qr_replay_alloc(&q->mem, c->replay))
+        !q->row_slot || !q->rows || !q->batch || !q->xs_idx || !q->xs_sign || !q->xs_slot || !q->xs_nnz || !q->hs ||
+        !q->dqs || !q->tgts || !q->terms || !q->ended || qr_replay_alloc(&q->mem, c->replay))
         goto oom;
     for (int r = 0; r < q->sh.D; r++) q->row_slot[r] = -1;
     q->env0 = 0;

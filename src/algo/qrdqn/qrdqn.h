@@ -19,8 +19,9 @@
 //
 // Same seed, same bits: env e's episode j is seeded from (run seed, e, j), its draws in
 // iteration i from (run seed, i, e), update u's minibatch from (run seed, u); the pool's threads
-// share the envs by fixed ranges, and the update runs on one thread, in sample order. Update u's
-// place in the run, Adam's step count and the target's copies follow from the run's agent steps.
+// share the envs by fixed ranges, an update's transitions too, and the columns of its gradient
+// (each column summed in sample order). Update u's place in the run, Adam's step count and the
+// target's copies follow from the run's agent steps.
 //
 // The replay memory (qr_replay.c) keeps each transition's frame as its lit pixels (a few dozen
 // uint16 indices of the 80x80 grid), its action, reward and flags; slot k is env k % N's step
@@ -137,14 +138,14 @@ typedef struct Qr {
     // the update's scratch
     double *g;         // (n,) the gradient: W1 row rows[k] at k H, the tail at tail
     int32_t *row_slot; // (D,) -1, or the row's place in rows
-    int32_t *rows;     // (D,) the rows the minibatch touched, as they came
+    uint16_t *rows;    // (D,) the rows the minibatch touched, as they came
     int n_rows;
     int64_t *batch;                  // (B) the last update's slots, in draw order
     uint16_t *xs_idx;                // (B, SPARSE_INPUT_MAX) each transition's input
     int8_t *xs_sign;                 // (B, SPARSE_INPUT_MAX)
+    uint16_t *xs_slot;               // (B, SPARSE_INPUT_MAX) each input's row's place in rows
     int *xs_nnz;                     // (B)
     double *hs, *dqs, *tgts, *terms; // (B, H), (B, N), (B, N), (B, 2): hidden layer, dL/dq, targets, loss and mean q
-    double *dh;                      // (H)
     int bad;                         // a thread ran out of memory
     // the threads' scratch (qr_bind)
     Pool *pool;
@@ -153,7 +154,7 @@ typedef struct Qr {
     int env0, env1;
     uint8_t *wire; // this rank's part of an exchange
     size_t wire_cap;
-    double *th_h, *th_q; // (threads, hs), (threads, qs): each thread's H and A N, a line of its own
+    double *th_h, *th_q; // (threads, hs), (threads, qs): each thread's H (h, or dL/dh) and A N, a line of its own
     size_t th_hs, th_qs; // H and A N rounded up to MEM_PAD bytes (no cache line shared by two threads)
     QrStats stats;
     EpisodeStats *ended; // (N T) this iteration's finished episodes, (round, env) order
