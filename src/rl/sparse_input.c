@@ -23,6 +23,14 @@ static inline bool span_same(const uint8_t *a, const uint8_t *b) {
     return !o;
 }
 
+// Pixel k's three coarse cells lit in c.
+static inline void coarse_mark(int k, uint8_t *c) {
+    const int y = k / 80, x = k % 80;
+    c[(y / SPARSE_POOL) * (80 / SPARSE_POOL) + x / SPARSE_POOL] = 1;
+    c[SPARSE_COARSE_ROWS + (x / SPARSE_BAND) * 80 + y] = 1;
+    c[SPARSE_COARSE_COLS + (y / SPARSE_BAND) * 80 + x] = 1;
+}
+
 static void coarse_view(const uint8_t *f, uint8_t *c) {
     memset(c, 0, SPARSE_COARSE);
     for (int b = 0; b < POLICY_D; b += 8) {
@@ -33,14 +41,37 @@ static void coarse_view(const uint8_t *f, uint8_t *c) {
         uint64_t w;
         memcpy(&w, f + b, 8);
         if (!w) continue;
-        for (int k = b; k < b + 8; k++) {
-            if (!f[k]) continue;
-            const int y = k / 80, x = k % 80;
-            c[(y / SPARSE_POOL) * (80 / SPARSE_POOL) + x / SPARSE_POOL] = 1;
-            c[SPARSE_COARSE_ROWS + (x / SPARSE_BAND) * 80 + y] = 1;
-            c[SPARSE_COARSE_COLS + (y / SPARSE_BAND) * 80 + x] = 1;
-        }
+        for (int k = b; k < b + 8; k++)
+            if (f[k]) coarse_mark(k, c);
     }
+}
+
+// The coarse entries of frame cells cc after pc (the third and fourth parts of the input) at
+// idx/sign + n; returns the new count.
+static int coarse_entries(const uint8_t *cc, const uint8_t *pc, uint16_t *idx, int8_t *sign, int n) {
+    // 8 cells at a time, as the pixels (SPARSE_COARSE is a multiple of 8): most are zeros
+    for (int b = 0; b < SPARSE_COARSE; b += 8) {
+        uint64_t c;
+        memcpy(&c, cc + b, 8);
+        if (!c) continue;
+        for (int k = b; k < b + 8; k++)
+            if (cc[k]) {
+                idx[n] = (uint16_t)(2 * POLICY_D + k);
+                sign[n++] = 1;
+            }
+    }
+    for (int b = 0; b < SPARSE_COARSE; b += 8) {
+        uint64_t c, q;
+        memcpy(&c, cc + b, 8);
+        memcpy(&q, pc + b, 8);
+        if (c == q) continue;
+        for (int k = b; k < b + 8; k++)
+            if (cc[k] != pc[k]) {
+                idx[n] = (uint16_t)(2 * POLICY_D + SPARSE_COARSE + k);
+                sign[n++] = (int8_t)(cc[k] - pc[k]);
+            }
+    }
+    return n;
 }
 
 int sparse_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign) {
@@ -78,27 +109,32 @@ int sparse_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t 
     uint8_t cc[SPARSE_COARSE], pc[SPARSE_COARSE];
     coarse_view(cur, cc);
     coarse_view(prev, pc);
-    // 8 cells at a time, as the pixels (SPARSE_COARSE is a multiple of 8): most are zeros
-    for (int b = 0; b < SPARSE_COARSE; b += 8) {
-        uint64_t c;
-        memcpy(&c, cc + b, 8);
-        if (!c) continue;
-        for (int k = b; k < b + 8; k++)
-            if (cc[k]) {
-                idx[n] = (uint16_t)(2 * POLICY_D + k);
-                sign[n++] = 1;
-            }
+    return coarse_entries(cc, pc, idx, sign, n);
+}
+
+int sparse_input_lit(
+    const uint16_t *cur, int nc, const uint16_t *prev, int np, bool coarse, uint16_t *idx, int8_t *sign) {
+    int n = 0;
+    for (int i = 0; i < nc; i++) {
+        idx[n] = cur[i];
+        sign[n++] = 1;
     }
-    for (int b = 0; b < SPARSE_COARSE; b += 8) {
-        uint64_t c, q;
-        memcpy(&c, cc + b, 8);
-        memcpy(&q, pc + b, 8);
-        if (c == q) continue;
-        for (int k = b; k < b + 8; k++)
-            if (cc[k] != pc[k]) {
-                idx[n] = (uint16_t)(2 * POLICY_D + SPARSE_COARSE + k);
-                sign[n++] = (int8_t)(cc[k] - pc[k]);
-            }
+    // the difference: the pixels lit in one frame alone, merged in ascending order
+    for (int i = 0, j = 0; i < nc || j < np;) {
+        if (j == np || (i < nc && cur[i] < prev[j])) {
+            idx[n] = (uint16_t)(POLICY_D + cur[i++]);
+            sign[n++] = 1;
+        } else if (i == nc || prev[j] < cur[i]) {
+            idx[n] = (uint16_t)(POLICY_D + prev[j++]);
+            sign[n++] = -1;
+        } else {
+            i++;
+            j++;
+        }
     }
-    return n;
+    if (!coarse) return n;
+    uint8_t cc[SPARSE_COARSE] = { 0 }, pc[SPARSE_COARSE] = { 0 };
+    for (int i = 0; i < nc; i++) coarse_mark(cur[i], cc);
+    for (int j = 0; j < np; j++) coarse_mark(prev[j], pc);
+    return coarse_entries(cc, pc, idx, sign, n);
 }

@@ -3,7 +3,8 @@
 // every prefix and single-byte changes are refused (test_learner_common.h, the checks every
 // learner's checkpoint passes). The replay memory drops a slot when its ring passes it or
 // when the pixel pool overwrites its pixels, and gives back each kept frame. The updates give the
-// same bits on any number of threads.
+// same bits on any number of threads. The input built from two frames' lit pixels (as the
+// update builds it from the replay) is the one built from the frames.
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "test_learner_common.h"
 #include "algo/qrdqn/qrdqn.h"
+#include "rl/sparse_input.h"
 #include "train/checkpoint.h"
 #include "train/comm.h"
 #include "train/pool.h"
@@ -144,4 +146,39 @@ Test(qrdqn, updates_same_bits_on_1_2_3_threads) {
         pool_destroy(pool);
     }
     free(first);
+}
+
+// Frames of 0 to ~3,000 lit pixels (none, a few, the ball and paddles' few dozen, half the grid),
+// with the previous frame empty, equal, or drawn apart: sparse_input_lit gives sparse_input's
+// entries in its order.
+Test(qrdqn, input_from_lit_pixels_is_the_frames_input) {
+    static uint8_t cur[POLICY_D], prev[POLICY_D];
+    static uint16_t lc[POLICY_D], lp[POLICY_D], ia[SPARSE_INPUT_MAX], ib[SPARSE_INPUT_MAX];
+    static int8_t sa[SPARSE_INPUT_MAX], sb[SPARSE_INPUT_MAX];
+    uint64_t x = 88172645463325252ull;
+    for (int trial = 0; trial < 400; trial++) {
+        const int lit = (int[]){ 0, 1, 5, 40, 3200 }[trial % 5], mode = trial / 5 % 3;
+        for (int f = 0; f < 2; f++) {
+            uint8_t *fr = f ? prev : cur;
+            memset(fr, 0, POLICY_D);
+            for (int p = 0; p < lit; p++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                fr[x % POLICY_D] = 1;
+            }
+        }
+        if (mode == 1) memset(prev, 0, POLICY_D);
+        if (mode == 2) memcpy(prev, cur, POLICY_D);
+        int nc = 0, np = 0;
+        for (int p = 0; p < POLICY_D; p++) {
+            if (cur[p]) lc[nc++] = (uint16_t)p;
+            if (prev[p]) lp[np++] = (uint16_t)p;
+        }
+        for (int coarse = 0; coarse < 2; coarse++) {
+            const int na = sparse_input(cur, prev, coarse, ia, sa),
+                      nb = sparse_input_lit(lc, nc, lp, np, coarse, ib, sb);
+            cr_assert_eq(nb, na, "trial %d: %d entries, not %d", trial, nb, na);
+            cr_assert_eq(memcmp(ia, ib, sizeof(uint16_t) * (size_t)na), 0, "trial %d: other entries", trial);
+            cr_assert_eq(memcmp(sa, sb, (size_t)na), 0, "trial %d: other signs", trial);
+        }
+    }
 }
