@@ -102,18 +102,32 @@ void qr_destroy(Qr *q) {
     qr_replay_free(&q->mem);
     free(q->g);
     free(q->row_slot);
-    free(q->rows);
+    free(q->row_bits);
+    free(q->on.rows);
+    free(q->on.start);
+    free(q->on.b);
+    free(q->on.sign);
+    free(q->tg.rows);
+    free(q->tg.start);
+    free(q->tg.b);
+    free(q->tg.sign);
     free(q->batch);
     free(q->xs_idx);
     free(q->xs_sign);
-    free(q->xs_slot);
     free(q->xs_nnz);
+    free(q->xt_idx);
+    free(q->xt_sign);
+    free(q->xt_nnz);
     free(q->hs);
+    free(q->ht);
+    free(q->dhs);
     free(q->dqs);
     free(q->tgts);
     free(q->terms);
+    free(q->ret);
     free(q->th_h);
     free(q->th_q);
+    free(q->th_g);
     free(q->ended);
     free(q->wire);
     free(q);
@@ -130,29 +144,45 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     q->target = big_calloc(n, sizeof(double));
     q->adam_m = big_calloc(n, sizeof(double));
     q->adam_v = big_calloc(n, sizeof(double));
-    q->g = big_calloc(n, sizeof(double));
+    q->g = calloc(n - q->sh.tail, sizeof(double));
     q->envs = calloc(N, sizeof(QrEnv));
     q->rng = calloc(N, sizeof(Rng));
     q->frames = calloc(N, POLICY_D);
     q->step = calloc(N, sizeof(QrStep));
-    q->row_slot = malloc(sizeof(int32_t) * (size_t)q->sh.D);
-    q->rows = calloc((size_t)q->sh.D, sizeof(uint16_t));
-    q->batch = calloc((size_t)c->minibatch, sizeof(int64_t));
-    const size_t B = (size_t)c->minibatch, NQ = (size_t)q->sh.N;
-    q->xs_idx = calloc(B * SPARSE_INPUT_MAX, sizeof(uint16_t));
-    q->xs_sign = calloc(B * SPARSE_INPUT_MAX, 1);
-    q->xs_slot = calloc(B * SPARSE_INPUT_MAX, sizeof(uint16_t));
+    const size_t D = (size_t)q->sh.D, B = (size_t)c->minibatch, NQ = (size_t)q->sh.N, X = B * SPARSE_INPUT_MAX;
+    q->row_slot = calloc(D, sizeof(int32_t));
+    q->row_bits = calloc((D + 63) / 64, sizeof(uint64_t));
+    bool rows_ok = true;
+    QrRows *rl[2] = { &q->on, &q->tg };
+    for (int i = 0; i < 2; i++) {
+        rl[i]->rows = calloc(D, sizeof(uint16_t));
+        rl[i]->start = calloc(D + 1, sizeof(int32_t));
+        rl[i]->b = calloc(X, sizeof(uint16_t));
+        rl[i]->sign = calloc(X, 1);
+        rows_ok = rows_ok && rl[i]->rows && rl[i]->start && rl[i]->b && rl[i]->sign;
+    }
+    q->batch = calloc(B, sizeof(int64_t));
+    q->xs_idx = calloc(X, sizeof(uint16_t));
+    q->xs_sign = calloc(X, 1);
     q->xs_nnz = calloc(B, sizeof(int));
-    q->hs = calloc(B * H, sizeof(double));
+    q->xt_idx = calloc(X, sizeof(uint16_t));
+    q->xt_sign = calloc(X, 1);
+    q->xt_nnz = calloc(B, sizeof(int));
+    const size_t line = MEM_PAD / sizeof(double);
+    q->hp = (H + line - 1) / line * line;
+    q->hs = pad_calloc(B * q->hp, sizeof(double));
+    q->ht = pad_calloc(B * q->hp, sizeof(double));
+    q->dhs = pad_calloc(B * q->hp, sizeof(double));
     q->dqs = calloc(B * NQ, sizeof(double));
     q->tgts = calloc(B * NQ, sizeof(double));
     q->terms = calloc(B * 2, sizeof(double));
+    q->ret = calloc(B * 2, sizeof(double));
     q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
     if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
-        !q->row_slot || !q->rows || !q->batch || !q->xs_idx || !q->xs_sign || !q->xs_slot || !q->xs_nnz || !q->hs ||
-        !q->dqs || !q->tgts || !q->terms || !q->ended || qr_replay_alloc(&q->mem, c->replay))
+        !q->row_slot || !q->row_bits || !rows_ok || !q->batch || !q->xs_idx || !q->xs_sign || !q->xs_nnz ||
+        !q->xt_idx || !q->xt_sign || !q->xt_nnz || !q->hs || !q->ht || !q->dhs || !q->dqs || !q->tgts || !q->terms ||
+        !q->ret || !q->ended || qr_replay_alloc(&q->mem, c->replay))
         goto oom;
-    for (int r = 0; r < q->sh.D; r++) q->row_slot[r] = -1;
     q->env0 = 0;
     q->env1 = c->envs;
     qr_net_init(&q->sh, q->w, stream_qr_init(c->seed));
@@ -173,11 +203,13 @@ int qr_bind(Qr *q, Pool *pool, Comm *comm) {
     if (n == q->threads) return 0;
     free(q->th_h);
     free(q->th_q);
+    free(q->th_g);
     const size_t line = MEM_PAD / sizeof(double);
     q->th_hs = ((size_t)q->sh.H + line - 1) / line * line;
     q->th_qs = ((size_t)q->sh.A * q->sh.N + line - 1) / line * line;
     q->th_h = pad_calloc((size_t)n * q->th_hs, sizeof(double));
     q->th_q = pad_calloc((size_t)n * q->th_qs, sizeof(double));
-    q->threads = q->th_h && q->th_q ? n : 0;
+    q->th_g = pad_calloc((size_t)n * QR_ROW_CHUNK * q->th_hs, sizeof(double));
+    q->threads = q->th_h && q->th_q && q->th_g ? n : 0;
     return q->threads ? 0 : -1;
 }

@@ -76,6 +76,8 @@ void qr_net_init(const QrShape *sh, double *w, uint64_t seed);
 double qr_dot(const double *a, const double *b, int n);
 // h (H,) after the ReLU, q (A N,).
 void qr_forward(const QrShape *sh, const double *w, SparseX x, double *h, double *q);
+// The rest of it from h = W1' x + b1 (H,): the ReLU (in place) and q (A N,).
+void qr_output(const QrShape *sh, const double *w, double *h, double *q);
 // The greedy action: the first with the largest mean quantile; *mean: that mean.
 int qr_greedy(const QrShape *sh, const double *q, double *mean);
 
@@ -123,6 +125,19 @@ typedef struct {
     int64_t updates;
 } QrStats;
 
+// Rows of W1 that a minibatch's inputs touch, ascending, and for each, the (transition, sign)
+// entries that hold it, in transition order: row rows[k]'s at [start[k], start[k + 1]).
+typedef struct {
+    int n;
+    uint16_t *rows; // (D,)
+    int32_t *start; // (D + 1,)
+    uint16_t *b;    // (B SPARSE_INPUT_MAX,)
+    int8_t *sign;   // (B SPARSE_INPUT_MAX,)
+} QrRows;
+// The update's rows' gradients are summed this many at a time into a thread's own buffer
+// (th_g), then stepped, while the buffer is in the core's first cache.
+#define QR_ROW_CHUNK 16
+
 typedef struct Qr {
     TrainConfig cfg;
     QrShape sh;
@@ -135,18 +150,19 @@ typedef struct Qr {
     QrReplay mem;
     int64_t iteration, agent_steps; // the run's counters, before the iteration
     double eps;                     // this round's epsilon
-    // the update's scratch
-    double *g;         // (n,) the gradient: W1 row rows[k] at k H, the tail at tail
-    int32_t *row_slot; // (D,) -1, or the row's place in rows
-    uint16_t *rows;    // (D,) the rows the minibatch touched, as they came
-    int n_rows;
-    int64_t *batch;                  // (B) the last update's slots, in draw order
-    uint16_t *xs_idx;                // (B, SPARSE_INPUT_MAX) each transition's input
-    int8_t *xs_sign;                 // (B, SPARSE_INPUT_MAX)
-    uint16_t *xs_slot;               // (B, SPARSE_INPUT_MAX) each input's row's place in rows
-    int *xs_nnz;                     // (B)
-    double *hs, *dqs, *tgts, *terms; // (B, H), (B, N), (B, N), (B, 2): hidden layer, dL/dq, targets, loss and mean q
-    int bad;                         // a thread ran out of memory
+    // the update's scratch (qr_update.c)
+    double *g;                        // (n - tail,) the tail's gradient: b1, W2, b2
+    int32_t *row_slot;                // (D,) a row's place in a QrRows (only while row_lists runs)
+    uint64_t *row_bits;               // (D / 64 rounded up) zeros: a bitmap of rows (only while row_lists runs)
+    QrRows on, tg;                    // the rows of the states (online) and of the states n steps on (target)
+    int64_t *batch;                   // (B) the last update's slots, in draw order
+    uint16_t *xs_idx, *xt_idx;        // (B, SPARSE_INPUT_MAX) each transition's input, its n-th next state's
+    int8_t *xs_sign, *xt_sign;        // (B, SPARSE_INPUT_MAX)
+    int *xs_nnz, *xt_nnz;             // (B) (xt: -1 where the episode ended within n steps)
+    size_t hp;                        // H rounded up to MEM_PAD bytes: the stride of hs, ht, dhs
+    double *hs, *ht, *dhs;            // (B, hp) the hidden layers (online, target), dL/dh
+    double *dqs, *tgts, *terms, *ret; // (B, N), (B, N), (B, 2), (B, 2): dL/dq, targets, loss and mean q, R and gamma^n
+    int bad;                          // a thread ran out of memory
     // the threads' scratch (qr_bind)
     Pool *pool;
     int threads;
@@ -154,7 +170,8 @@ typedef struct Qr {
     int env0, env1;
     uint8_t *wire; // this rank's part of an exchange
     size_t wire_cap;
-    double *th_h, *th_q; // (threads, hs), (threads, qs): each thread's H (h, or dL/dh) and A N, a line of its own
+    double *th_h, *th_q; // (threads, hs), (threads, qs): each thread's H and A N, a line of its own
+    double *th_g;        // (threads, QR_ROW_CHUNK H) each thread's rows of the gradient
     size_t th_hs, th_qs; // H and A N rounded up to MEM_PAD bytes (no cache line shared by two threads)
     QrStats stats;
     EpisodeStats *ended; // (N T) this iteration's finished episodes, (round, env) order
