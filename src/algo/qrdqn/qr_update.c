@@ -84,6 +84,7 @@ static void inputs_of(Qr *q, int b, uint16_t *cur, uint16_t *prev) {
     }
     q->ret[2 * b] = R;
     q->ret[2 * b + 1] = disc;
+    q->act[b] = q->mem.action[(size_t)(k % q->mem.cap)];
     const size_t at = (size_t)b * SPARSE_INPUT_MAX;
     q->xt_nnz[b] =
         ended ? -1 : state_input(q, k + (int64_t)q->cfg.nstep * E, cur, prev, q->xt_idx + at, q->xt_sign + at);
@@ -173,10 +174,19 @@ static void hidden_columns(const Qr *q, const double *w, const QrRows *L, double
 static void hidden_part(void *ctx, int part, int parts) {
     Qr *q = ctx;
     int j0, j1;
-    part_columns(q->sh.H, part, parts, &j0, &j1);
-    if (j0 == j1) return;
-    hidden_columns(q, q->w, &q->on, q->hs, j0, j1);
-    hidden_columns(q, q->target, &q->tg, q->ht, j0, j1);
+    if (parts == 1) {
+        hidden_columns(q, q->target, &q->tg, q->ht, 0, q->sh.H);
+        hidden_columns(q, q->w, &q->on, q->hs, 0, q->sh.H);
+        return;
+    }
+    const int half = parts / 2;
+    if (part < half) {
+        part_columns(q->sh.H, part, half, &j0, &j1);
+        if (j0 < j1) hidden_columns(q, q->target, &q->tg, q->ht, j0, j1);
+    } else {
+        part_columns(q->sh.H, part - half, parts - half, &j0, &j1);
+        if (j0 < j1) hidden_columns(q, q->w, &q->on, q->hs, j0, j1);
+    }
 }
 
 // ----------------------------------------------------------------------------
@@ -187,7 +197,6 @@ static void hidden_part(void *ctx, int part, int parts) {
 // (q->dqs), its loss and its action's mean quantile (q->terms). qv: room for A N.
 static void loss_of(Qr *q, int b, double *qv) {
     const int N = q->sh.N;
-    const int64_t k = q->batch[b];
     double *tgt = q->tgts + (size_t)b * N;
     const double R = q->ret[2 * b], disc = q->ret[2 * b + 1];
     if (q->xt_nnz[b] < 0)
@@ -198,7 +207,7 @@ static void loss_of(Qr *q, int b, double *qv) {
         for (int j = 0; j < N; j++) tgt[j] = R + disc * qv[a * N + j];
     }
     qr_output(&q->sh, q->w, q->hs + (size_t)b * q->hp, qv);
-    const int a = q->mem.action[(size_t)(k % q->mem.cap)];
+    const int a = q->act[b];
     q->terms[2 * b] = qr_quantile_loss(qv + a * N, tgt, N, q->dqs + (size_t)b * N);
     double qa = 0.0;
     for (int i = 0; i < N; i++) qa += qv[a * N + i];
@@ -220,6 +229,11 @@ typedef struct {
     AdamStep st;
 } StepJob;
 
+// A vector's lanes are separate IEEE operations: sums kept in them have the bits of the same
+// sums one entry at a time, in registers.
+// (No function takes or returns one: without AVX-512 that would change the ABI.)
+typedef double Lanes __attribute__((vector_size(QR_LANES * sizeof(double))));
+
 // A part's columns of the gradient, then of Adam's step: of the tail (b1, W2's rows: each
 // transition's added in sample order), of dL/dh (q->dhs) for every transition, then of each
 // touched row (its transitions' dL/dh, in sample order) and its step.
@@ -236,27 +250,55 @@ static void step_part(void *ctx, int part, int parts) {
     double *gb1 = q->g, *gW2 = gb1 + H, *gb2 = gW2 + (size_t)O * H;
     double *chunk = q->th_g + (size_t)part * QR_ROW_CHUNK * q->th_hs;
     memset(gb1 + j0, 0, sizeof(double) * w);
-    for (int o = 0; o < O; o++) memset(gW2 + (size_t)o * H + j0, 0, sizeof(double) * w);
     if (last) memset(gb2, 0, sizeof(double) * (size_t)O);
+    // dL/dh of each transition and b1's gradient: every entry's sum over the quantiles (then
+    // over the transitions) in that order, a vector's lanes at a time
     for (int b = 0; b < B; b++) {
-        const int a = q->mem.action[(size_t)(q->batch[b] % q->mem.cap)];
-        const double *h = q->hs + (size_t)b * q->hp, *dq = q->dqs + (size_t)b * N;
+        const int a = q->act[b];
+        const double *h = q->hs + (size_t)b * q->hp, *dq = q->dqs + (size_t)b * N, *W2a = W2 + (size_t)a * N * H;
         double *dh = q->dhs + (size_t)b * q->hp;
-        memset(dh + j0, 0, sizeof(double) * w);
-        for (int i = 0; i < N; i++) {
-            const double d = dq[i] * scale;
-            const int o = a * N + i;
-            double *gr = gW2 + (size_t)o * H;
-            const double *wr = W2 + (size_t)o * H;
-            for (int j = j0; j < j1; j++) {
-                gr[j] += d * h[j];
-                dh[j] += d * wr[j];
+        int j = j0;
+        for (; j + QR_LANES <= j1; j += QR_LANES) {
+            Lanes acc = { 0 };
+            for (int i = 0; i < N; i++) {
+                Lanes x;
+                memcpy(&x, W2a + (size_t)i * H + j, sizeof(x));
+                acc += x * (dq[i] * scale);
             }
-            if (last) gb2[o] += d;
+            memcpy(dh + j, &acc, sizeof(acc));
         }
-        for (int j = j0; j < j1; j++) {
+        for (; j < j1; j++) {
+            double acc = 0.0;
+            for (int i = 0; i < N; i++) acc += W2a[(size_t)i * H + j] * (dq[i] * scale);
+            dh[j] = acc;
+        }
+        for (j = j0; j < j1; j++) {
             if (h[j] <= 0.0) dh[j] = 0.0;
             gb1[j] += dh[j];
+        }
+        if (last)
+            for (int i = 0; i < N; i++) gb2[a * N + i] += dq[i] * scale;
+    }
+    // W2's gradient: row o's entries sum the transitions whose action is o's, in sample order
+    for (int o = 0; o < O; o++) {
+        const int a = o / N, i = o % N;
+        const int *bs = q->by_act + q->act_start[a], nb = q->act_start[a + 1] - q->act_start[a];
+        double *gr = gW2 + (size_t)o * H;
+        int j = j0;
+        for (; j + QR_LANES <= j1; j += QR_LANES) {
+            Lanes acc = { 0 };
+            for (int t = 0; t < nb; t++) {
+                Lanes x;
+                memcpy(&x, q->hs + (size_t)bs[t] * q->hp + j, sizeof(x));
+                acc += x * (q->dqs[(size_t)bs[t] * N + i] * scale);
+            }
+            memcpy(gr + j, &acc, sizeof(acc));
+        }
+        for (; j < j1; j++) {
+            double acc = 0.0;
+            for (int t = 0; t < nb; t++)
+                acc += q->hs[(size_t)bs[t] * q->hp + j] * (q->dqs[(size_t)bs[t] * N + i] * scale);
+            gr[j] = acc;
         }
     }
     const QrRows *L = &q->on;
@@ -315,6 +357,13 @@ int qr_update(Qr *q, int64_t u) {
     }
     q->stats.loss += loss / B;
     q->stats.updates++;
+    // the transitions of each action, in sample order
+    q->act_start[0] = 0;
+    for (int a = 0; a < QR_ACTIONS; a++) {
+        q->act_start[a + 1] = q->act_start[a];
+        for (int b = 0; b < B; b++)
+            if (q->act[b] == a) q->by_act[q->act_start[a + 1]++] = b;
+    }
     StepJob job = { q, adam_step(q->cfg.lr, QR_ADAM_BETA1, QR_ADAM_BETA2, q->cfg.adam_eps, u) };
     pool_for(q->pool, step_part, &job);
     if (u % q->cfg.target_every == 0) memcpy(q->target, q->w, sizeof(double) * q->sh.n);

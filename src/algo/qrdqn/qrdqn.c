@@ -112,6 +112,8 @@ void qr_destroy(Qr *q) {
     free(q->tg.b);
     free(q->tg.sign);
     free(q->batch);
+    free(q->act);
+    free(q->by_act);
     free(q->xs_idx);
     free(q->xs_sign);
     free(q->xs_nnz);
@@ -144,7 +146,7 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     q->target = big_calloc(n, sizeof(double));
     q->adam_m = big_calloc(n, sizeof(double));
     q->adam_v = big_calloc(n, sizeof(double));
-    q->g = calloc(n - q->sh.tail, sizeof(double));
+    q->g = pad_calloc(n - q->sh.tail, sizeof(double)); // lines of its own: the threads share its columns
     q->envs = calloc(N, sizeof(QrEnv));
     q->rng = calloc(N, sizeof(Rng));
     q->frames = calloc(N, POLICY_D);
@@ -162,6 +164,8 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
         rows_ok = rows_ok && rl[i]->rows && rl[i]->start && rl[i]->b && rl[i]->sign;
     }
     q->batch = calloc(B, sizeof(int64_t));
+    q->act = calloc(B, 1);
+    q->by_act = calloc(B, sizeof(int));
     q->xs_idx = calloc(X, sizeof(uint16_t));
     q->xs_sign = calloc(X, 1);
     q->xs_nnz = calloc(B, sizeof(int));
@@ -179,9 +183,9 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     q->ret = calloc(B * 2, sizeof(double));
     q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
     if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
-        !q->row_slot || !q->row_bits || !rows_ok || !q->batch || !q->xs_idx || !q->xs_sign || !q->xs_nnz ||
-        !q->xt_idx || !q->xt_sign || !q->xt_nnz || !q->hs || !q->ht || !q->dhs || !q->dqs || !q->tgts || !q->terms ||
-        !q->ret || !q->ended || qr_replay_alloc(&q->mem, c->replay))
+        !q->row_slot || !q->row_bits || !rows_ok || !q->batch || !q->act || !q->by_act || !q->xs_idx || !q->xs_sign ||
+        !q->xs_nnz || !q->xt_idx || !q->xt_sign || !q->xt_nnz || !q->hs || !q->ht || !q->dhs || !q->dqs || !q->tgts ||
+        !q->terms || !q->ret || !q->ended || qr_replay_alloc(&q->mem, c->replay))
         goto oom;
     q->env0 = 0;
     q->env1 = c->envs;
