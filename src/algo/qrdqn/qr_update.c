@@ -1,11 +1,10 @@
 // qr_update.c: one update of QR-DQN (qrdqn.h): a minibatch drawn uniformly from the replay
 // memory, each transition's quantile Huber loss against its n-step target, the loss's gradient
 // and one step of Adam (lazy on W1: only the rows the minibatch's inputs touched), then the
-// target network's copy when due. Four passes of the pool's threads, and between them short
-// serial steps:
+// target network's copy when due. Five passes of the pool's threads:
 //   1. by transitions: each one's input and its n-th next state's, and its n-step return;
-//   -  the rows the inputs touch, ascending, each with its (transition, sign) list, once for the
-//      online network's states and once for the target's;
+//   -  the rows the inputs touch, ascending, each with its (transition, sign) list: the online
+//      network's states' on one thread, the target's on another;
 //   2. by columns: the hidden layers of every state, one pass over the union of the rows (a row
 //      shared by several states is read once); each state still adds its rows in ascending
 //      order, as qr_forward does: the same bits;
@@ -105,11 +104,11 @@ static void inputs_part(void *ctx, int part, int parts) {
 }
 
 // The rows of the B inputs idx/sign/nnz (nnz -1: none), ascending, each with the list of the
-// (transition, sign) that hold it, in transition order: a bitmap of the rows (q->row_bits,
-// left zeroed), then counts and places (q->row_slot: each row's place, only while it runs).
-static void row_lists(Qr *q, const uint16_t *idx, const int8_t *sign, const int *nnz, QrRows *L) {
+// (transition, sign) that hold it, in transition order: a bitmap of the rows (L->bits, left
+// zeroed), then counts and places (L->slot).
+static void row_lists(const Qr *q, const uint16_t *idx, const int8_t *sign, const int *nnz, QrRows *L) {
     const int B = q->cfg.minibatch, words = (q->sh.D + 63) / 64;
-    uint64_t *bits = q->row_bits;
+    uint64_t *bits = L->bits;
     for (int b = 0; b < B; b++)
         for (int t = 0; t < nnz[b]; t++) {
             const int r = idx[(size_t)b * SPARSE_INPUT_MAX + t];
@@ -119,24 +118,31 @@ static void row_lists(Qr *q, const uint16_t *idx, const int8_t *sign, const int 
     for (int w = 0; w < words; w++)
         for (uint64_t x = bits[w]; x; x &= x - 1) {
             const int r = w * 64 + __builtin_ctzll(x);
-            q->row_slot[r] = L->n;
+            L->slot[r] = L->n;
             L->rows[L->n++] = (uint16_t)r;
         }
     memset(bits, 0, sizeof(uint64_t) * (size_t)words);
     memset(L->start, 0, sizeof(int32_t) * ((size_t)L->n + 1));
     for (int b = 0; b < B; b++)
-        for (int t = 0; t < nnz[b]; t++) L->start[q->row_slot[idx[(size_t)b * SPARSE_INPUT_MAX + t]] + 1]++;
+        for (int t = 0; t < nnz[b]; t++) L->start[L->slot[idx[(size_t)b * SPARSE_INPUT_MAX + t]] + 1]++;
     for (int k = 0; k < L->n; k++) L->start[k + 1] += L->start[k];
     // each entry at its row's next free place (start[k] moves up to row k + 1's start), then back
     for (int b = 0; b < B; b++)
         for (int t = 0; t < nnz[b]; t++) {
             const size_t e = (size_t)b * SPARSE_INPUT_MAX + t;
-            const int32_t at = L->start[q->row_slot[idx[e]]]++;
+            const int32_t at = L->start[L->slot[idx[e]]]++;
             L->b[at] = (uint16_t)b;
             L->sign[at] = sign[e];
         }
     for (int k = L->n; k > 0; k--) L->start[k] = L->start[k - 1];
     L->start[0] = 0;
+}
+
+// The online network's lists on part 0, the target's on part 1 (one part: both).
+static void lists_part(void *ctx, int part, int parts) {
+    Qr *q = ctx;
+    if (part == 0) row_lists(q, q->xs_idx, q->xs_sign, q->xs_nnz, &q->on);
+    if (part == (parts > 1 ? 1 : 0)) row_lists(q, q->xt_idx, q->xt_sign, q->xt_nnz, &q->tg);
 }
 
 // ----------------------------------------------------------------------------
@@ -346,8 +352,7 @@ int qr_update(Qr *q, int64_t u) {
     q->bad = 0;
     pool_for(q->pool, inputs_part, q);
     if (q->bad) return -1;
-    row_lists(q, q->xs_idx, q->xs_sign, q->xs_nnz, &q->on);
-    row_lists(q, q->xt_idx, q->xt_sign, q->xt_nnz, &q->tg);
+    pool_for(q->pool, lists_part, q);
     pool_for(q->pool, hidden_part, q);
     pool_for(q->pool, loss_part, q);
     double loss = 0.0;

@@ -101,16 +101,18 @@ void qr_destroy(Qr *q) {
     free(q->step);
     qr_replay_free(&q->mem);
     free(q->g);
-    free(q->row_slot);
-    free(q->row_bits);
     free(q->on.rows);
     free(q->on.start);
     free(q->on.b);
     free(q->on.sign);
+    free(q->on.slot);
+    free(q->on.bits);
     free(q->tg.rows);
     free(q->tg.start);
     free(q->tg.b);
     free(q->tg.sign);
+    free(q->tg.slot);
+    free(q->tg.bits);
     free(q->batch);
     free(q->act);
     free(q->by_act);
@@ -152,8 +154,6 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     q->frames = calloc(N, POLICY_D);
     q->step = calloc(N, sizeof(QrStep));
     const size_t D = (size_t)q->sh.D, B = (size_t)c->minibatch, NQ = (size_t)q->sh.N, X = B * SPARSE_INPUT_MAX;
-    q->row_slot = calloc(D, sizeof(int32_t));
-    q->row_bits = calloc((D + 63) / 64, sizeof(uint64_t));
     bool rows_ok = true;
     QrRows *rl[2] = { &q->on, &q->tg };
     for (int i = 0; i < 2; i++) {
@@ -161,7 +161,9 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
         rl[i]->start = calloc(D + 1, sizeof(int32_t));
         rl[i]->b = calloc(X, sizeof(uint16_t));
         rl[i]->sign = calloc(X, 1);
-        rows_ok = rows_ok && rl[i]->rows && rl[i]->start && rl[i]->b && rl[i]->sign;
+        rl[i]->slot = calloc(D, sizeof(int32_t));
+        rl[i]->bits = calloc((D + 63) / 64, sizeof(uint64_t));
+        rows_ok = rows_ok && rl[i]->rows && rl[i]->start && rl[i]->b && rl[i]->sign && rl[i]->slot && rl[i]->bits;
     }
     q->batch = calloc(B, sizeof(int64_t));
     q->act = calloc(B, 1);
@@ -183,9 +185,9 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     q->ret = calloc(B * 2, sizeof(double));
     q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
     if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
-        !q->row_slot || !q->row_bits || !rows_ok || !q->batch || !q->act || !q->by_act || !q->xs_idx || !q->xs_sign ||
-        !q->xs_nnz || !q->xt_idx || !q->xt_sign || !q->xt_nnz || !q->hs || !q->ht || !q->dhs || !q->dqs || !q->tgts ||
-        !q->terms || !q->ret || !q->ended || qr_replay_alloc(&q->mem, c->replay))
+        !rows_ok || !q->batch || !q->act || !q->by_act || !q->xs_idx || !q->xs_sign || !q->xs_nnz || !q->xt_idx ||
+        !q->xt_sign || !q->xt_nnz || !q->hs || !q->ht || !q->dhs || !q->dqs || !q->tgts || !q->terms || !q->ret ||
+        !q->ended || qr_replay_alloc(&q->mem, c->replay))
         goto oom;
     q->env0 = 0;
     q->env1 = c->envs;

@@ -133,6 +133,8 @@ typedef struct {
     int32_t *start; // (D + 1,)
     uint16_t *b;    // (B SPARSE_INPUT_MAX,)
     int8_t *sign;   // (B SPARSE_INPUT_MAX,)
+    int32_t *slot;  // (D,) a row's place in rows (only while the lists are built)
+    uint64_t *bits; // (D / 64 rounded up) zeros: a bitmap of the rows (only while the lists are built)
 } QrRows;
 // The update's rows' gradients are summed this many at a time into a thread's own buffer
 // (th_g), then stepped, while the buffer is in the core's first cache.
@@ -151,13 +153,11 @@ typedef struct Qr {
     int64_t iteration, agent_steps; // the run's counters, before the iteration
     double eps;                     // this round's epsilon
     // the update's scratch (qr_update.c)
-    double *g;          // (n - tail,) the tail's gradient: b1, W2, b2
-    int32_t *row_slot;  // (D,) a row's place in a QrRows (only while row_lists runs)
-    uint64_t *row_bits; // (D / 64 rounded up) zeros: a bitmap of rows (only while row_lists runs)
-    QrRows on, tg;      // the rows of the states (online) and of the states n steps on (target)
-    int64_t *batch;     // (B) the last update's slots, in draw order
-    uint8_t *act;       // (B) their actions
-    int *by_act;        // (B) the transitions of action a at [act_start[a], act_start[a + 1]), in order
+    double *g;      // (n - tail,) the tail's gradient: b1, W2, b2
+    QrRows on, tg;  // the rows of the states (online) and of the states n steps on (target)
+    int64_t *batch; // (B) the last update's slots, in draw order
+    uint8_t *act;   // (B) their actions
+    int *by_act;    // (B) the transitions of action a at [act_start[a], act_start[a + 1]), in order
     int act_start[QR_ACTIONS + 1];
     uint16_t *xs_idx, *xt_idx;        // (B, SPARSE_INPUT_MAX) each transition's input, its n-th next state's
     int8_t *xs_sign, *xt_sign;        // (B, SPARSE_INPUT_MAX)
