@@ -23,12 +23,25 @@ static inline bool span_same(const uint8_t *a, const uint8_t *b) {
     return !o;
 }
 
-// Pixel k's three coarse cells lit in c.
-static inline void coarse_mark(int k, uint8_t *c) {
+// Pixel k's three coarse cells: its 4x4 cell, its row in its band of columns, its column in its
+// band of rows.
+static inline void coarse_cells(int k, int cell[3]) {
     const int y = k / 80, x = k % 80;
-    c[(y / SPARSE_POOL) * (80 / SPARSE_POOL) + x / SPARSE_POOL] = 1;
-    c[SPARSE_COARSE_ROWS + (x / SPARSE_BAND) * 80 + y] = 1;
-    c[SPARSE_COARSE_COLS + (y / SPARSE_BAND) * 80 + x] = 1;
+    cell[0] = (y / SPARSE_POOL) * (80 / SPARSE_POOL) + x / SPARSE_POOL;
+    cell[1] = SPARSE_COARSE_ROWS + (x / SPARSE_BAND) * 80 + y;
+    cell[2] = SPARSE_COARSE_COLS + (y / SPARSE_BAND) * 80 + x;
+}
+
+// Pixel k's cells lit in c, as bytes and as bits.
+static inline void coarse_mark(int k, uint8_t *c) {
+    int cell[3];
+    coarse_cells(k, cell);
+    for (int i = 0; i < 3; i++) c[cell[i]] = 1;
+}
+static inline void coarse_bits(int k, uint64_t *c) {
+    int cell[3];
+    coarse_cells(k, cell);
+    for (int i = 0; i < 3; i++) c[cell[i] >> 6] |= 1ull << (cell[i] & 63);
 }
 
 static void coarse_view(const uint8_t *f, uint8_t *c) {
@@ -133,8 +146,21 @@ int sparse_input_lit(
         }
     }
     if (!coarse) return n;
-    uint8_t cc[SPARSE_COARSE] = { 0 }, pc[SPARSE_COARSE] = { 0 };
-    for (int i = 0; i < nc; i++) coarse_mark(cur[i], cc);
-    for (int j = 0; j < np; j++) coarse_mark(prev[j], pc);
-    return coarse_entries(cc, pc, idx, sign, n);
+    // the coarse cells as bitmaps: their entries are the set bits, ascending
+    enum { WORDS = (SPARSE_COARSE + 63) / 64 };
+    uint64_t cc[WORDS] = { 0 }, pc[WORDS] = { 0 };
+    for (int i = 0; i < nc; i++) coarse_bits(cur[i], cc);
+    for (int j = 0; j < np; j++) coarse_bits(prev[j], pc);
+    for (int w = 0; w < WORDS; w++)
+        for (uint64_t x = cc[w]; x; x &= x - 1) {
+            idx[n] = (uint16_t)(2 * POLICY_D + w * 64 + __builtin_ctzll(x));
+            sign[n++] = 1;
+        }
+    for (int w = 0; w < WORDS; w++)
+        for (uint64_t x = cc[w] ^ pc[w]; x; x &= x - 1) {
+            const int k = w * 64 + __builtin_ctzll(x);
+            idx[n] = (uint16_t)(2 * POLICY_D + SPARSE_COARSE + k);
+            sign[n++] = (int8_t)(cc[w] >> (k & 63) & 1 ? 1 : -1);
+        }
+    return n;
 }
