@@ -72,6 +72,36 @@ static void qr_heads(
     for (; o < O; o++) q[o] = b2[o] + qr_dot(W2 + (size_t)o * H, h, H);
 }
 
+// The same for STATES_AT_ONCE states h[s] into q[s]: each block of W2 is loaded once for all of
+// them (W2 is read from the core's second cache, once a state otherwise).
+#define STATES_AT_ONCE 4
+static void qr_heads_states(
+    const double *restrict W2, const double *restrict b2, const double *const *h, int O, int H, double *const *q) {
+    int o = 0;
+    const int J = H / QR_LANES * QR_LANES;
+    for (; o + HEADS_AT_ONCE <= O; o += HEADS_AT_ONCE) {
+        const double *w = W2 + (size_t)o * H;
+        Lanes acc[STATES_AT_ONCE][HEADS_AT_ONCE];
+        memset(acc, 0, sizeof(acc)); // +0.0 in every lane, as qr_dot starts
+        for (int j = 0; j < J; j += QR_LANES) {
+            Lanes x[STATES_AT_ONCE], y[HEADS_AT_ONCE];
+            for (int s = 0; s < STATES_AT_ONCE; s++) memcpy(&x[s], h[s] + j, sizeof(x[s]));
+            for (int r = 0; r < HEADS_AT_ONCE; r++) memcpy(&y[r], w + (size_t)r * H + j, sizeof(y[r]));
+            for (int s = 0; s < STATES_AT_ONCE; s++)
+                for (int r = 0; r < HEADS_AT_ONCE; r++) acc[s][r] += y[r] * x[s];
+        }
+        for (int s = 0; s < STATES_AT_ONCE; s++)
+            for (int r = 0; r < HEADS_AT_ONCE; r++) {
+                double lanes[QR_LANES];
+                memcpy(lanes, &acc[s][r], sizeof(lanes));
+                for (int j = J; j < H; j++) lanes[j % QR_LANES] += w[(size_t)r * H + j] * h[s][j];
+                q[s][o + r] = b2[o + r] + lanes_sum(lanes);
+            }
+    }
+    for (; o < O; o++)
+        for (int s = 0; s < STATES_AT_ONCE; s++) q[s][o] = b2[o] + qr_dot(W2 + (size_t)o * H, h[s], H);
+}
+
 // The input's rows lie scattered in W1 (tens of MB with the target's and Adam's): each is asked
 // for MEM_AHEAD_ROWS rows before it is added.
 void qr_forward(const QrShape *sh, const double *w, SparseX x, double *h, double *q) {
@@ -91,12 +121,18 @@ void qr_forward(const QrShape *sh, const double *w, SparseX x, double *h, double
     qr_output(sh, w, h, q);
 }
 
-void qr_output(const QrShape *sh, const double *w, double *h, double *q) {
+void qr_output(const QrShape *sh, const double *w, double *h, double *q) { qr_outputs(sh, w, 1, &h, &q); }
+
+void qr_outputs(const QrShape *sh, const double *w, int S, double *const *h, double *const *q) {
     const int H = sh->H, O = sh->A * sh->N;
     const double *W2 = w + sh->tail + H, *b2 = W2 + (size_t)O * H;
-    for (int j = 0; j < H; j++)
-        if (h[j] < 0.0) h[j] = 0.0;
-    qr_heads(W2, b2, h, O, H, q);
+    for (int s = 0; s < S; s++)
+        for (int j = 0; j < H; j++)
+            if (h[s][j] < 0.0) h[s][j] = 0.0;
+    int s = 0;
+    for (; s + STATES_AT_ONCE <= S; s += STATES_AT_ONCE)
+        qr_heads_states(W2, b2, (const double *const *)h + s, O, H, q + s);
+    for (; s < S; s++) qr_heads(W2, b2, h[s], O, H, q[s]);
 }
 
 int qr_greedy(const QrShape *sh, const double *q, double *mean) {

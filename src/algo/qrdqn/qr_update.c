@@ -198,21 +198,21 @@ static void hidden_part(void *ctx, int part, int parts) {
 // ----------------------------------------------------------------------------
 // 3. the outputs and the loss
 
-// Transition b: its targets (R + gamma^n q'(s_{k + n N}, a*), a* the target network's greedy
-// action; R alone where the episode ended), the loss's gradient wrt its action's quantiles
-// (q->dqs), its loss and its action's mean quantile (q->terms). qv: room for A N.
-static void loss_of(Qr *q, int b, double *qv) {
+// Transition b, its outputs in q->qs and q->qt: its targets (R + gamma^n q'(s_{k + n N}, a*), a*
+// the target network's greedy action; R alone where the episode ended), the loss's gradient wrt
+// its action's quantiles (q->dqs), its loss and its action's mean quantile (q->terms).
+static void loss_of(Qr *q, int b) {
     const int N = q->sh.N;
     double *tgt = q->tgts + (size_t)b * N;
     const double R = q->ret[2 * b], disc = q->ret[2 * b + 1];
     if (q->xt_nnz[b] < 0)
         for (int j = 0; j < N; j++) tgt[j] = R;
     else {
-        qr_output(&q->sh, q->target, q->ht + (size_t)b * q->hp, qv);
+        const double *qv = q->qt + (size_t)b * q->qp;
         const int a = qr_greedy(&q->sh, qv, NULL);
         for (int j = 0; j < N; j++) tgt[j] = R + disc * qv[a * N + j];
     }
-    qr_output(&q->sh, q->w, q->hs + (size_t)b * q->hp, qv);
+    const double *qv = q->qs + (size_t)b * q->qp;
     const int a = q->act[b];
     q->terms[2 * b] = qr_quantile_loss(qv + a * N, tgt, N, q->dqs + (size_t)b * N);
     double qa = 0.0;
@@ -220,11 +220,31 @@ static void loss_of(Qr *q, int b, double *qv) {
     q->terms[2 * b + 1] = qa / N;
 }
 
+// The part's transitions a few at a time: their outputs (the online network's, and the target's
+// where the episode goes on), computed together (qr_outputs), then their losses.
+#define QR_OUT_GROUP 8
 static void loss_part(void *ctx, int part, int parts) {
     Qr *q = ctx;
     int b0, b1;
     part_range(q->cfg.minibatch, part, parts, &b0, &b1);
-    for (int b = b0; b < b1; b++) loss_of(q, b, q->th_q + (size_t)part * q->th_qs);
+    for (int g = b0; g < b1; g += QR_OUT_GROUP) {
+        const int g1 = g + QR_OUT_GROUP < b1 ? g + QR_OUT_GROUP : b1;
+        double *h[QR_OUT_GROUP], *out[QR_OUT_GROUP];
+        int n = 0;
+        for (int b = g; b < g1; b++, n++) {
+            h[n] = q->hs + (size_t)b * q->hp;
+            out[n] = q->qs + (size_t)b * q->qp;
+        }
+        qr_outputs(&q->sh, q->w, n, h, out);
+        n = 0;
+        for (int b = g; b < g1; b++)
+            if (q->xt_nnz[b] >= 0) {
+                h[n] = q->ht + (size_t)b * q->hp;
+                out[n++] = q->qt + (size_t)b * q->qp;
+            }
+        qr_outputs(&q->sh, q->target, n, h, out);
+        for (int b = g; b < g1; b++) loss_of(q, b);
+    }
 }
 
 // ----------------------------------------------------------------------------

@@ -129,6 +129,8 @@ void qr_destroy(Qr *q) {
     free(q->tgts);
     free(q->terms);
     free(q->ret);
+    free(q->qs);
+    free(q->qt);
     free(q->th_h);
     free(q->th_q);
     free(q->th_g);
@@ -183,11 +185,14 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     q->tgts = calloc(B * NQ, sizeof(double));
     q->terms = calloc(B * 2, sizeof(double));
     q->ret = calloc(B * 2, sizeof(double));
+    q->qp = ((size_t)q->sh.A * NQ + line - 1) / line * line;
+    q->qs = pad_calloc(B * q->qp, sizeof(double));
+    q->qt = pad_calloc(B * q->qp, sizeof(double));
     q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
     if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
         !rows_ok || !q->batch || !q->act || !q->by_act || !q->xs_idx || !q->xs_sign || !q->xs_nnz || !q->xt_idx ||
         !q->xt_sign || !q->xt_nnz || !q->hs || !q->ht || !q->dhs || !q->dqs || !q->tgts || !q->terms || !q->ret ||
-        !q->ended || qr_replay_alloc(&q->mem, c->replay))
+        !q->qs || !q->qt || !q->ended || qr_replay_alloc(&q->mem, c->replay))
         goto oom;
     q->env0 = 0;
     q->env1 = c->envs;

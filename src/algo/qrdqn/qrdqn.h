@@ -78,6 +78,8 @@ double qr_dot(const double *a, const double *b, int n);
 void qr_forward(const QrShape *sh, const double *w, SparseX x, double *h, double *q);
 // The rest of it from h = W1' x + b1 (H,): the ReLU (in place) and q (A N,).
 void qr_output(const QrShape *sh, const double *w, double *h, double *q);
+// The same for S states h[s] into q[s] at once (the same bits as one at a time).
+void qr_outputs(const QrShape *sh, const double *w, int S, double *const *h, double *const *q);
 // The greedy action: the first with the largest mean quantile; *mean: that mean.
 int qr_greedy(const QrShape *sh, const double *q, double *mean);
 
@@ -165,6 +167,8 @@ typedef struct Qr {
     size_t hp;                        // H rounded up to MEM_PAD bytes: the stride of hs, ht, dhs
     double *hs, *ht, *dhs;            // (B, hp) the hidden layers (online, target), dL/dh
     double *dqs, *tgts, *terms, *ret; // (B, N), (B, N), (B, 2), (B, 2): dL/dq, targets, loss and mean q, R and gamma^n
+    double *qs, *qt;                  // (B, qp) the outputs (online, target)
+    size_t qp;                        // A N rounded up to MEM_PAD bytes
     int bad;                          // a thread ran out of memory
     // the threads' scratch (qr_bind)
     Pool *pool;
