@@ -394,3 +394,83 @@ int qr_update(Qr *q, int64_t u) {
     if (u % q->cfg.target_every == 0) memcpy(q->target, q->w, sizeof(double) * q->sh.n);
     return 1;
 }
+
+// ----------------------------------------------------------------------------
+// the update's scratch
+
+int qr_update_alloc(Qr *q) {
+    q->g = pad_calloc(q->sh.n - q->sh.tail, sizeof(double)); // lines of its own: the threads share its columns
+    const size_t D = (size_t)q->sh.D, H = (size_t)q->sh.H, B = (size_t)q->cfg.minibatch, NQ = (size_t)q->sh.N;
+    const size_t X = B * SPARSE_INPUT_MAX;
+    bool rows_ok = true;
+    QrRows *rl[2] = { &q->on, &q->tg };
+    for (int i = 0; i < 2; i++) {
+        rl[i]->rows = calloc(D, sizeof(uint16_t));
+        rl[i]->start = calloc(D + 1, sizeof(int32_t));
+        rl[i]->b = calloc(X, sizeof(uint16_t));
+        rl[i]->sign = calloc(X, 1);
+        rl[i]->slot = calloc(D, sizeof(int32_t));
+        rl[i]->bits = calloc((D + 63) / 64, sizeof(uint64_t));
+        rows_ok = rows_ok && rl[i]->rows && rl[i]->start && rl[i]->b && rl[i]->sign && rl[i]->slot && rl[i]->bits;
+    }
+    q->batch = calloc(B, sizeof(int64_t));
+    q->act = calloc(B, 1);
+    q->by_act = calloc(B, sizeof(int));
+    q->xs_idx = calloc(X, sizeof(uint16_t));
+    q->xs_sign = calloc(X, 1);
+    q->xs_nnz = calloc(B, sizeof(int));
+    q->xt_idx = calloc(X, sizeof(uint16_t));
+    q->xt_sign = calloc(X, 1);
+    q->xt_nnz = calloc(B, sizeof(int));
+    const size_t line = MEM_PAD / sizeof(double);
+    q->hp = (H + line - 1) / line * line;
+    q->hs = pad_calloc(B * q->hp, sizeof(double));
+    q->ht = pad_calloc(B * q->hp, sizeof(double));
+    q->dhs = pad_calloc(B * q->hp, sizeof(double));
+    q->dqs = calloc(B * NQ, sizeof(double));
+    q->tgts = calloc(B * NQ, sizeof(double));
+    q->terms = calloc(B * 2, sizeof(double));
+    q->ret = calloc(B * 2, sizeof(double));
+    q->qp = ((size_t)q->sh.A * NQ + line - 1) / line * line;
+    q->qs = pad_calloc(B * q->qp, sizeof(double));
+    q->qt = pad_calloc(B * q->qp, sizeof(double));
+    return rows_ok && q->g && q->batch && q->act && q->by_act && q->xs_idx && q->xs_sign && q->xs_nnz && q->xt_idx &&
+            q->xt_sign && q->xt_nnz && q->hs && q->ht && q->dhs && q->dqs && q->tgts && q->terms && q->ret && q->qs &&
+            q->qt
+        ? 0
+        : -1;
+}
+
+void qr_update_free(Qr *q) {
+    free(q->g);
+    free(q->on.rows);
+    free(q->on.start);
+    free(q->on.b);
+    free(q->on.sign);
+    free(q->on.slot);
+    free(q->on.bits);
+    free(q->tg.rows);
+    free(q->tg.start);
+    free(q->tg.b);
+    free(q->tg.sign);
+    free(q->tg.slot);
+    free(q->tg.bits);
+    free(q->batch);
+    free(q->act);
+    free(q->by_act);
+    free(q->xs_idx);
+    free(q->xs_sign);
+    free(q->xs_nnz);
+    free(q->xt_idx);
+    free(q->xt_sign);
+    free(q->xt_nnz);
+    free(q->hs);
+    free(q->ht);
+    free(q->dhs);
+    free(q->dqs);
+    free(q->tgts);
+    free(q->terms);
+    free(q->ret);
+    free(q->qs);
+    free(q->qt);
+}

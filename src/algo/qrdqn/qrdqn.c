@@ -100,37 +100,7 @@ void qr_destroy(Qr *q) {
     free(q->frames);
     free(q->step);
     qr_replay_free(&q->mem);
-    free(q->g);
-    free(q->on.rows);
-    free(q->on.start);
-    free(q->on.b);
-    free(q->on.sign);
-    free(q->on.slot);
-    free(q->on.bits);
-    free(q->tg.rows);
-    free(q->tg.start);
-    free(q->tg.b);
-    free(q->tg.sign);
-    free(q->tg.slot);
-    free(q->tg.bits);
-    free(q->batch);
-    free(q->act);
-    free(q->by_act);
-    free(q->xs_idx);
-    free(q->xs_sign);
-    free(q->xs_nnz);
-    free(q->xt_idx);
-    free(q->xt_sign);
-    free(q->xt_nnz);
-    free(q->hs);
-    free(q->ht);
-    free(q->dhs);
-    free(q->dqs);
-    free(q->tgts);
-    free(q->terms);
-    free(q->ret);
-    free(q->qs);
-    free(q->qt);
+    qr_update_free(q);
     free(q->th_h);
     free(q->th_q);
     free(q->th_g);
@@ -145,54 +115,18 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     if (!q) goto oom;
     q->cfg = *c;
     q->sh = qr_shape(c);
-    const size_t n = q->sh.n, N = (size_t)c->envs, H = (size_t)q->sh.H;
+    const size_t n = q->sh.n, N = (size_t)c->envs;
     q->w = big_calloc(n, sizeof(double));
     q->target = big_calloc(n, sizeof(double));
     q->adam_m = big_calloc(n, sizeof(double));
     q->adam_v = big_calloc(n, sizeof(double));
-    q->g = pad_calloc(n - q->sh.tail, sizeof(double)); // lines of its own: the threads share its columns
     q->envs = calloc(N, sizeof(QrEnv));
     q->rng = calloc(N, sizeof(Rng));
     q->frames = calloc(N, POLICY_D);
     q->step = calloc(N, sizeof(QrStep));
-    const size_t D = (size_t)q->sh.D, B = (size_t)c->minibatch, NQ = (size_t)q->sh.N, X = B * SPARSE_INPUT_MAX;
-    bool rows_ok = true;
-    QrRows *rl[2] = { &q->on, &q->tg };
-    for (int i = 0; i < 2; i++) {
-        rl[i]->rows = calloc(D, sizeof(uint16_t));
-        rl[i]->start = calloc(D + 1, sizeof(int32_t));
-        rl[i]->b = calloc(X, sizeof(uint16_t));
-        rl[i]->sign = calloc(X, 1);
-        rl[i]->slot = calloc(D, sizeof(int32_t));
-        rl[i]->bits = calloc((D + 63) / 64, sizeof(uint64_t));
-        rows_ok = rows_ok && rl[i]->rows && rl[i]->start && rl[i]->b && rl[i]->sign && rl[i]->slot && rl[i]->bits;
-    }
-    q->batch = calloc(B, sizeof(int64_t));
-    q->act = calloc(B, 1);
-    q->by_act = calloc(B, sizeof(int));
-    q->xs_idx = calloc(X, sizeof(uint16_t));
-    q->xs_sign = calloc(X, 1);
-    q->xs_nnz = calloc(B, sizeof(int));
-    q->xt_idx = calloc(X, sizeof(uint16_t));
-    q->xt_sign = calloc(X, 1);
-    q->xt_nnz = calloc(B, sizeof(int));
-    const size_t line = MEM_PAD / sizeof(double);
-    q->hp = (H + line - 1) / line * line;
-    q->hs = pad_calloc(B * q->hp, sizeof(double));
-    q->ht = pad_calloc(B * q->hp, sizeof(double));
-    q->dhs = pad_calloc(B * q->hp, sizeof(double));
-    q->dqs = calloc(B * NQ, sizeof(double));
-    q->tgts = calloc(B * NQ, sizeof(double));
-    q->terms = calloc(B * 2, sizeof(double));
-    q->ret = calloc(B * 2, sizeof(double));
-    q->qp = ((size_t)q->sh.A * NQ + line - 1) / line * line;
-    q->qs = pad_calloc(B * q->qp, sizeof(double));
-    q->qt = pad_calloc(B * q->qp, sizeof(double));
     q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
-    if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
-        !rows_ok || !q->batch || !q->act || !q->by_act || !q->xs_idx || !q->xs_sign || !q->xs_nnz || !q->xt_idx ||
-        !q->xt_sign || !q->xt_nnz || !q->hs || !q->ht || !q->dhs || !q->dqs || !q->tgts || !q->terms || !q->ret ||
-        !q->qs || !q->qt || !q->ended || qr_replay_alloc(&q->mem, c->replay))
+    if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->envs || !q->rng || !q->frames || !q->step || !q->ended ||
+        qr_replay_alloc(&q->mem, c->replay) || qr_update_alloc(q))
         goto oom;
     q->env0 = 0;
     q->env1 = c->envs;

@@ -214,6 +214,9 @@ int qr_envs_load(Qr *q, const double *in);
 int qr_exchange_round(Qr *q, char *err, size_t errlen);
 int qr_exchange_envs(Qr *q, char *err, size_t errlen);
 
+// The update's scratch (qr_create; 0, or -1: out of memory) and its release (qr_destroy).
+int qr_update_alloc(Qr *q);
+void qr_update_free(Qr *q);
 // Update u (1-based): a minibatch from its stream, the loss's gradient, a step of Adam. 1, or 0
 // when the memory holds no transition to draw (nothing done), or -1 (out of memory).
 int qr_update(Qr *q, int64_t u);
