@@ -443,18 +443,14 @@ int qr_update_alloc(Qr *q) {
 
 void qr_update_free(Qr *q) {
     free(q->g);
-    free(q->on.rows);
-    free(q->on.start);
-    free(q->on.b);
-    free(q->on.sign);
-    free(q->on.slot);
-    free(q->on.bits);
-    free(q->tg.rows);
-    free(q->tg.start);
-    free(q->tg.b);
-    free(q->tg.sign);
-    free(q->tg.slot);
-    free(q->tg.bits);
+    for (QrRows *L = &q->on; L; L = L == &q->on ? &q->tg : NULL) {
+        free(L->rows);
+        free(L->start);
+        free(L->b);
+        free(L->sign);
+        free(L->slot);
+        free(L->bits);
+    }
     free(q->batch);
     free(q->act);
     free(q->by_act);
