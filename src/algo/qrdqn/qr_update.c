@@ -2,14 +2,17 @@
 // memory, each transition's quantile Huber loss against its n-step target, the loss's gradient
 // and one step of Adam (lazy on W1: only the rows the minibatch's inputs touched), then the
 // target network's copy when due. Five passes of the pool's threads:
-//   1. by transitions: each one's input and its n-th next state's, and its n-step return;
-//   -  the rows the inputs touch, ascending, each with its (transition, sign) list: the online
+//   1. by transitions: each one's input and its n-th next state's (from the replay's lit
+//      pixels), and its n-step return;
+//   2. the rows the inputs touch, ascending, each with its (transition, sign) list: the online
 //      network's states' on one thread, the target's on another;
-//   2. by columns: the hidden layers of every state, one pass over the union of the rows (a row
-//      shared by several states is read once); each state still adds its rows in ascending
+//   3. the hidden layers of every state, one pass over each network's union of rows (a row
+//      shared by several states is read once), the target's on half the threads and the
+//      online one's on the rest, each by columns; each state still adds its rows in ascending
 //      order, as qr_forward does: the same bits;
-//   3. by transitions: the outputs, the targets, the loss and its gradient wrt the quantiles;
-//   4. by columns: the gradient, each transition's added in sample order, and Adam's step on
+//   4. by transitions: the outputs (a few states at once), the targets, the loss and its
+//      gradient wrt the quantiles;
+//   5. by columns: the gradient, each transition's added in sample order, and Adam's step on
 //      the same columns of every touched row, of b1 and of W2 (b2 on the last part).
 // Every sum is one thread's, in an order that no thread count changes: the same bits on any.
 #include "qrdqn.h"
@@ -146,7 +149,7 @@ static void lists_part(void *ctx, int part, int parts) {
 }
 
 // ----------------------------------------------------------------------------
-// 2. the hidden layers, and the columns of a part
+// 3. the hidden layers, and the columns of a part
 
 // Part `part`'s columns [*j0, *j1), QR_COL_BLOCK at a time: no two threads write one line.
 #define QR_COL_BLOCK 8
@@ -196,7 +199,7 @@ static void hidden_part(void *ctx, int part, int parts) {
 }
 
 // ----------------------------------------------------------------------------
-// 3. the outputs and the loss
+// 4. the outputs and the loss
 
 // Transition b, its outputs in q->qs and q->qt: its targets (R + gamma^n q'(s_{k + n N}, a*), a*
 // the target network's greedy action; R alone where the episode ended), the loss's gradient wrt
@@ -248,7 +251,7 @@ static void loss_part(void *ctx, int part, int parts) {
 }
 
 // ----------------------------------------------------------------------------
-// 4. the gradient and Adam's step
+// 5. the gradient and Adam's step
 
 typedef struct {
     Qr *q;
