@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "../util/mem.h"
+
 AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t) {
     return (AdamStep){ beta1, beta2, eps, lr / (1.0 - pow(beta1, (double)t)), 1.0 / sqrt(1.0 - pow(beta2, (double)t)) };
 }
@@ -15,5 +17,20 @@ void adam_update(double *restrict w, double *restrict m, double *restrict v, con
         m[k] = beta1 * m[k] + (1.0 - beta1) * gk;
         v[k] = beta2 * v[k] + (1.0 - beta2) * (gk * gk);
         w[k] -= step * (m[k] / (sqrt(v[k]) * inv_bc2 + eps)); // a product, not torch's quotient: one division less
+    }
+}
+
+void adam_rows(double *w, double *m, double *v, const double *g, const uint16_t *rows, int n, size_t H, size_t j0,
+    size_t j1, double coef, const AdamStep *s) {
+    const size_t len = j1 - j0, bytes = sizeof(double) * len;
+    for (int k = 0; k < n; k++) {
+        if (k + MEM_AHEAD_ROWS < n) {
+            const size_t ahead = (size_t)rows[k + MEM_AHEAD_ROWS] * H + j0;
+            mem_prefetch_w(w + ahead, bytes);
+            mem_prefetch_w(m + ahead, bytes);
+            mem_prefetch_w(v + ahead, bytes);
+        }
+        const size_t off = (size_t)rows[k] * H + j0;
+        adam_update(w + off, m + off, v + off, g + (size_t)k * H + j0, len, coef, s);
     }
 }

@@ -21,5 +21,11 @@ typedef struct {
 AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t);
 // The gradient times coef (a norm's clipping; 1.0 for none) as it is read: g is left as it is.
 void adam_update(double *w, double *m, double *v, const double *g, size_t n, double coef, const AdamStep *s);
+// A lazy first layer's step: adam_update on columns [j0, j1) of the rows rows[0 .. n) of the
+// (., H) arrays w, m, v, row rows[k]'s gradient at g + k H; the rows a few ahead are asked for
+// (they lie scattered in arrays of tens of MB). A thread may take a range of the rows, or of
+// the columns: every entry's step is its own.
+void adam_rows(double *w, double *m, double *v, const double *g, const uint16_t *rows, int n, size_t H, size_t j0,
+    size_t j1, double coef, const AdamStep *s);
 
 #endif

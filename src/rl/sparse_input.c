@@ -18,6 +18,27 @@ __attribute__((always_inline)) static inline bool span_same(const uint8_t *a, co
     return !o;
 }
 
+// Pixel k's three coarse cells: its 4x4 cell, its row in its band of columns, its column in its
+// band of rows.
+static inline void coarse_cells(int k, int cell[3]) {
+    const int y = k / 80, x = k % 80;
+    cell[0] = (y / SPARSE_POOL) * (80 / SPARSE_POOL) + x / SPARSE_POOL;
+    cell[1] = SPARSE_COARSE_ROWS + (x / SPARSE_BAND) * 80 + y;
+    cell[2] = SPARSE_COARSE_COLS + (y / SPARSE_BAND) * 80 + x;
+}
+
+// Pixel k's cells lit in c, as bytes and as bits.
+static inline void coarse_mark(int k, uint8_t *c) {
+    int cell[3];
+    coarse_cells(k, cell);
+    for (int i = 0; i < 3; i++) c[cell[i]] = 1;
+}
+static inline void coarse_bits(int k, uint64_t *c) {
+    int cell[3];
+    coarse_cells(k, cell);
+    for (int i = 0; i < 3; i++) c[cell[i] >> 6] |= 1ull << (cell[i] & 63);
+}
+
 // Appends to idx/sign (from entry n; sign may be NULL) base + k and cur[k] - prev[k] for every k
 // < len where they differ (prev NULL: where cur[k] is not zero); returns the new count.
 __attribute__((always_inline)) static inline int scan(
@@ -45,12 +66,7 @@ static void coarse_view(const uint8_t *f, uint8_t *c) {
     memset(c, 0, SPARSE_COARSE);
     uint16_t lit[POLICY_D];
     const int n = scan(f, NULL, POLICY_D, 0, lit, NULL, 0);
-    for (int t = 0; t < n; t++) {
-        const int y = lit[t] / 80, x = lit[t] % 80;
-        c[(y / SPARSE_POOL) * (80 / SPARSE_POOL) + x / SPARSE_POOL] = 1;
-        c[SPARSE_COARSE_ROWS + (x / SPARSE_BAND) * 80 + y] = 1;
-        c[SPARSE_COARSE_COLS + (y / SPARSE_BAND) * 80 + x] = 1;
-    }
+    for (int t = 0; t < n; t++) coarse_mark(lit[t], c);
 }
 
 int sparse_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign) {
@@ -62,4 +78,44 @@ int sparse_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t 
     coarse_view(prev, pc);
     n = scan(cc, NULL, SPARSE_COARSE, 2 * POLICY_D, idx, sign, n);
     return scan(cc, pc, SPARSE_COARSE, 2 * POLICY_D + SPARSE_COARSE, idx, sign, n);
+}
+
+int sparse_input_lit(
+    const uint16_t *cur, int nc, const uint16_t *prev, int np, bool coarse, uint16_t *idx, int8_t *sign) {
+    int n = 0;
+    for (int i = 0; i < nc; i++) {
+        idx[n] = cur[i];
+        sign[n++] = 1;
+    }
+    // the difference: the pixels lit in one frame alone, merged in ascending order
+    for (int i = 0, j = 0; i < nc || j < np;) {
+        if (j == np || (i < nc && cur[i] < prev[j])) {
+            idx[n] = (uint16_t)(POLICY_D + cur[i++]);
+            sign[n++] = 1;
+        } else if (i == nc || prev[j] < cur[i]) {
+            idx[n] = (uint16_t)(POLICY_D + prev[j++]);
+            sign[n++] = -1;
+        } else {
+            i++;
+            j++;
+        }
+    }
+    if (!coarse) return n;
+    // the coarse cells as bitmaps: their entries are the set bits, ascending
+    enum { WORDS = (SPARSE_COARSE + 63) / 64 };
+    uint64_t cc[WORDS] = { 0 }, pc[WORDS] = { 0 };
+    for (int i = 0; i < nc; i++) coarse_bits(cur[i], cc);
+    for (int j = 0; j < np; j++) coarse_bits(prev[j], pc);
+    for (int w = 0; w < WORDS; w++)
+        for (uint64_t x = cc[w]; x; x &= x - 1) {
+            idx[n] = (uint16_t)(2 * POLICY_D + w * 64 + __builtin_ctzll(x));
+            sign[n++] = 1;
+        }
+    for (int w = 0; w < WORDS; w++)
+        for (uint64_t x = cc[w] ^ pc[w]; x; x &= x - 1) {
+            const int k = w * 64 + __builtin_ctzll(x);
+            idx[n] = (uint16_t)(2 * POLICY_D + SPARSE_COARSE + k);
+            sign[n++] = (int8_t)(cc[w] >> (k & 63) & 1 ? 1 : -1);
+        }
+    return n;
 }

@@ -26,5 +26,10 @@ static inline int sparse_input_size(bool coarse) { return 2 * POLICY_D + (coarse
 // The sparse input of frame cur after prev (binary 80x80) into idx/sign (room for
 // sparse_input_size entries), ascending; returns the count.
 int sparse_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign);
+// The same from the frames' lit pixels (nc and np indices of the 80x80 grid, each list ascending
+// and without repeats, as a replay memory keeps a frame): the same entries in the same order, in
+// time that grows with the lit pixels rather than with the grid.
+int sparse_input_lit(
+    const uint16_t *cur, int nc, const uint16_t *prev, int np, bool coarse, uint16_t *idx, int8_t *sign);
 
 #endif

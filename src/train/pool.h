@@ -32,4 +32,12 @@ void pool_for(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx)
 void pool_run(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx, EpisodeSource *src);
 int pool_threads(const Pool *pool);
 
+// Part `part` of `parts` of n items, [*lo, *hi): the parts' ranges in order, sizes within one of
+// each other. A fixed split, so what a part computes (the envs it plays, the rows or columns it
+// steps) depends on the thread count alone, never on the timing.
+static inline void part_range(int n, int part, int parts, int *lo, int *hi) {
+    *lo = (int)((int64_t)n * part / parts);
+    *hi = (int)((int64_t)n * (part + 1) / parts);
+}
+
 #endif

@@ -22,21 +22,14 @@ static void adam_part(void *ctx, int part, int parts) {
     StepJob *job = ctx;
     Ppo *p = job->p;
     const size_t H = (size_t)p->net.H;
-    const int n = p->rows.n;
     const bool digest = p->comm && p->comm->size > 1; // only ranks compare it
     uint64_t d = 0;
-    const int r1 = (int)((int64_t)n * (part + 1) / parts);
-    for (int r = (int)((int64_t)n * part / parts); r < r1; r++) {
-        if (r + MEM_AHEAD_ROWS < r1) {
-            const size_t ahead = (size_t)p->rows.list[r + MEM_AHEAD_ROWS] * H;
-            mem_prefetch_w(p->net.w + ahead, sizeof(double) * H);
-            mem_prefetch_w(p->adam_m + ahead, sizeof(double) * H);
-            mem_prefetch_w(p->adam_v + ahead, sizeof(double) * H);
-        }
-        const size_t off = (size_t)p->rows.list[r] * H;
-        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + (size_t)r * H, H, job->coef, &job->adam);
-        if (digest) d += digest_range(p->net.w, off, H);
-    }
+    int r0, r1;
+    part_range(p->rows.n, part, parts, &r0, &r1);
+    adam_rows(p->net.w, p->adam_m, p->adam_v, p->g + (size_t)r0 * H, p->rows.list + r0, r1 - r0, H, 0, H, job->coef,
+        &job->adam);
+    if (digest)
+        for (int r = r0; r < r1; r++) d += digest_range(p->net.w, (size_t)p->rows.list[r] * H, H);
     if (part == parts - 1) {
         const size_t off = p->net.tail, len = p->net.n - p->net.tail;
         adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, len, job->coef, &job->adam);

@@ -27,7 +27,9 @@ static void collect_part(void *ctx, int part, int parts) {
     PpoThread *th = &p->th[part];
     uint8_t cur[POLICY_D];
     double logits[ACNET_A_MAX], logp[ACNET_A_MAX];
-    for (int e = e0 + (int)((int64_t)n * part / parts); e < e0 + (int)((int64_t)n * (part + 1) / parts); e++) {
+    int lo, hi;
+    part_range(n, part, parts, &lo, &hi);
+    for (int e = e0 + lo; e < e0 + hi; e++) {
         PpoEnv *v = &p->envs[e];
         uint32_t *off = p->xoff + (size_t)e * (T + 1);
         Rng rng;

@@ -1,9 +1,20 @@
 // qr_update.c: one update of QR-DQN (qrdqn.h): a minibatch drawn uniformly from the replay
-// memory, each transition's quantile Huber loss against its n-step target (the pool's threads
-// share the transitions by fixed ranges: each one's forward passes are its own), the gradient
-// summed in sample order on one thread, one step of Adam (lazy on W1: only the rows the
-// minibatch's inputs touched; the threads share the rows, each row's step its own), and the
-// target network's copy when due. No sum depends on the threads: the same bits on any number.
+// memory, each transition's quantile Huber loss against its n-step target, the loss's gradient
+// and one step of Adam (lazy on W1: only the rows the minibatch's inputs touched), then the
+// target network's copy when due. Five passes of the pool's threads:
+//   1. by transitions: each one's input and its n-th next state's (from the replay's lit
+//      pixels), and its n-step return;
+//   2. the rows the inputs touch, ascending, each with its (transition, sign) list: the online
+//      network's states' on one thread, the target's on another;
+//   3. the hidden layers of every state, one pass over each network's union of rows (a row
+//      shared by several states is read once), the target's on half the threads and the
+//      online one's on the rest, each by columns; each state still adds its rows in ascending
+//      order, as qr_forward does: the same bits;
+//   4. by transitions: the outputs (a few states at once), the targets, the loss and its
+//      gradient wrt the quantiles;
+//   5. by columns: the gradient, each transition's added in sample order, and Adam's step on
+//      the same columns of every touched row, of b1 and of W2 (b2 on the last part).
+// Every sum is one thread's, in an order that no thread count changes: the same bits on any.
 #include "qrdqn.h"
 
 #include <math.h>
@@ -11,6 +22,7 @@
 #include <string.h>
 
 #include "../../rl/adam.h"
+#include "../../util/mem.h"
 #include "../../util/streams.h"
 
 // The quantile Huber loss of Dabney et al. (Dopamine's quantile_agent): with u_ij = tgt_j -
@@ -37,29 +49,33 @@ double qr_quantile_loss(const double *qa, const double *tgt, int N, double *dq) 
     return loss;
 }
 
-// The input of slot k's state (its frame, and the previous slot of its env unless it starts
-// an episode; cur and prev: room for two frames) into idx/sign; returns its count.
-static int state_input(const Qr *q, int64_t k, uint8_t *cur, uint8_t *prev, uint16_t *idx, int8_t *sign) {
-    qr_replay_frame(&q->mem, k, cur);
-    if (q->mem.flags[(size_t)(k % q->mem.cap)] & QR_START)
-        memset(prev, 0, POLICY_D);
-    else
-        qr_replay_frame(&q->mem, k - q->cfg.envs, prev);
-    return sparse_input(cur, prev, true, idx, sign);
+// Slot k's lit pixels (ascending, as the replay keeps them) into out; returns their count.
+static int lit_pixels(const QrReplay *r, int64_t k, uint16_t *out) {
+    const size_t s = (size_t)(k % r->cap), n = r->count[s], at = (size_t)(r->off[s] % (uint64_t)r->pool_cap);
+    const size_t first = n < (size_t)r->pool_cap - at ? n : (size_t)r->pool_cap - at; // the pool is a ring
+    memcpy(out, r->pool + at, sizeof(uint16_t) * first);
+    memcpy(out + first, r->pool, sizeof(uint16_t) * (n - first));
+    return (int)n;
 }
 
-// A thread's scratch for one transition (the frames and the next state's input on its stack).
-typedef struct {
-    uint8_t cur[POLICY_D], prev[POLICY_D];
-    uint16_t idx[SPARSE_INPUT_MAX];
-    int8_t sign[SPARSE_INPUT_MAX];
-    double *h, *q; // (H), (A N): the pool's thread's
-} Scratch;
+// The input of slot k's state (its frame, and the previous slot of its env unless it starts an
+// episode) into idx/sign, from their lit pixels (cur, prev: room for POLICY_D each); returns
+// its count.
+static int state_input(const Qr *q, int64_t k, uint16_t *cur, uint16_t *prev, uint16_t *idx, int8_t *sign) {
+    const int nc = lit_pixels(&q->mem, k, cur);
+    const int np = q->mem.flags[(size_t)(k % q->mem.cap)] & QR_START ? 0 : lit_pixels(&q->mem, k - q->cfg.envs, prev);
+    return sparse_input_lit(cur, nc, prev, np, true, idx, sign);
+}
 
-// The n-step target of slot k into tgt (N): R = sum_m gamma^m r_{k + m N} up to the episode's
-// end or n steps, plus gamma^n q'(s_{k + n N}, a*) where it did not end.
-static void target_of(const Qr *q, int64_t k, double *tgt, Scratch *t) {
-    const int N = q->sh.N, E = q->cfg.envs;
+// ----------------------------------------------------------------------------
+// 1. the inputs
+
+// Transition b: the input of its state (q->xs_*) and, unless its episode ends within n steps,
+// of the state n steps on (q->xt_*; else xt_nnz -1); its n-step return R = sum_m gamma^m
+// r_{k + m N} and gamma^n (q->ret).
+static void inputs_of(Qr *q, int b, uint16_t *cur, uint16_t *prev) {
+    const int E = q->cfg.envs;
+    const int64_t k = q->batch[b];
     double R = 0.0, disc = 1.0;
     bool ended = false;
     for (int m = 0; m < q->cfg.nstep && !ended; m++) {
@@ -68,87 +84,279 @@ static void target_of(const Qr *q, int64_t k, double *tgt, Scratch *t) {
         disc *= q->cfg.gamma;
         ended = q->mem.flags[s] & QR_DONE;
     }
-    if (ended) {
-        for (int j = 0; j < N; j++) tgt[j] = R;
-        return;
-    }
-    const int nnz = state_input(q, k + (int64_t)q->cfg.nstep * E, t->cur, t->prev, t->idx, t->sign);
-    qr_forward(&q->sh, q->target, (SparseX){ nnz, t->idx, t->sign }, t->h, t->q);
-    const int a = qr_greedy(&q->sh, t->q, NULL);
-    for (int j = 0; j < N; j++) tgt[j] = R + disc * t->q[a * N + j];
+    q->ret[2 * b] = R;
+    q->ret[2 * b + 1] = disc;
+    q->act[b] = q->mem.action[(size_t)(k % q->mem.cap)];
+    const size_t at = (size_t)b * SPARSE_INPUT_MAX;
+    q->xt_nnz[b] =
+        ended ? -1 : state_input(q, k + (int64_t)q->cfg.nstep * E, cur, prev, q->xt_idx + at, q->xt_sign + at);
+    q->xs_nnz[b] = state_input(q, k, cur, prev, q->xs_idx + at, q->xs_sign + at);
 }
 
-// Transition b of the minibatch: its input (q->xs), hidden layer (q->hs), the loss's gradient
-// wrt its action's quantiles (q->dqs), its loss and its action's mean quantile (q->terms).
-static void sample_pass(Qr *q, int b, Scratch *t) {
-    const int H = q->sh.H, N = q->sh.N, stride = SPARSE_INPUT_MAX;
-    const int64_t k = q->batch[b];
-    double *tgt = q->tgts + (size_t)b * N, *h = q->hs + (size_t)b * H;
-    target_of(q, k, tgt, t);
-    uint16_t *idx = q->xs_idx + (size_t)b * stride;
-    int8_t *sign = q->xs_sign + (size_t)b * stride;
-    q->xs_nnz[b] = state_input(q, k, t->cur, t->prev, idx, sign);
-    qr_forward(&q->sh, q->w, (SparseX){ q->xs_nnz[b], idx, sign }, h, t->q);
-    const int a = q->mem.action[(size_t)(k % q->mem.cap)];
-    q->terms[2 * b] = qr_quantile_loss(t->q + a * N, tgt, N, q->dqs + (size_t)b * N);
-    double qa = 0.0;
-    for (int i = 0; i < N; i++) qa += t->q[a * N + i];
-    q->terms[2 * b + 1] = qa / N;
-}
-
-static void samples_part(void *ctx, int part, int parts) {
+static void inputs_part(void *ctx, int part, int parts) {
     Qr *q = ctx;
-    const int B = q->cfg.minibatch;
-    Scratch *t = malloc(sizeof(Scratch));
-    if (!t) {
+    uint16_t *lit = malloc(sizeof(uint16_t) * 2 * POLICY_D);
+    if (!lit) {
         q->bad = 1;
         return;
     }
-    t->h = q->th_h + (size_t)part * q->th_hs;
-    t->q = q->th_q + (size_t)part * q->th_qs;
-    for (int b = (int)((int64_t)B * part / parts); b < (int)((int64_t)B * (part + 1) / parts); b++)
-        sample_pass(q, b, t);
-    free(t);
+    int b0, b1;
+    part_range(q->cfg.minibatch, part, parts, &b0, &b1);
+    for (int b = b0; b < b1; b++) inputs_of(q, b, lit, lit + POLICY_D);
+    free(lit);
 }
 
-// Transition b's gradient, added into q->g (in sample order: the same bits whoever computed b).
-static void add_sample(Qr *q, int b, double scale) {
-    const int H = q->sh.H, N = q->sh.N, O = q->sh.A * N;
-    const int64_t k = q->batch[b];
-    const int a = q->mem.action[(size_t)(k % q->mem.cap)], nnz = q->xs_nnz[b];
-    const double *h = q->hs + (size_t)b * H, *dq = q->dqs + (size_t)b * N;
-    const uint16_t *idx = q->xs_idx + (size_t)b * SPARSE_INPUT_MAX;
-    const int8_t *sign = q->xs_sign + (size_t)b * SPARSE_INPUT_MAX;
-    const double *W2 = q->w + q->sh.tail + H;
-    double *gb1 = q->g + q->sh.tail, *gW2 = gb1 + H, *gb2 = gW2 + (size_t)O * H, *dh = q->dh;
-    memset(dh, 0, sizeof(double) * (size_t)H);
-    for (int i = 0; i < N; i++) {
-        const double d = dq[i] * scale;
-        const int o = a * N + i;
+// The rows of the B inputs idx/sign/nnz (nnz -1: none), ascending, each with the list of the
+// (transition, sign) that hold it, in transition order: a bitmap of the rows (L->bits, left
+// zeroed), then counts and places (L->slot).
+static void row_lists(const Qr *q, const uint16_t *idx, const int8_t *sign, const int *nnz, QrRows *L) {
+    const int B = q->cfg.minibatch, words = (q->sh.D + 63) / 64;
+    uint64_t *bits = L->bits;
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < nnz[b]; t++) {
+            const int r = idx[(size_t)b * SPARSE_INPUT_MAX + t];
+            bits[r >> 6] |= 1ull << (r & 63);
+        }
+    L->n = 0;
+    for (int w = 0; w < words; w++)
+        for (uint64_t x = bits[w]; x; x &= x - 1) {
+            const int r = w * 64 + __builtin_ctzll(x);
+            L->slot[r] = L->n;
+            L->rows[L->n++] = (uint16_t)r;
+        }
+    memset(bits, 0, sizeof(uint64_t) * (size_t)words);
+    memset(L->start, 0, sizeof(int32_t) * ((size_t)L->n + 1));
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < nnz[b]; t++) L->start[L->slot[idx[(size_t)b * SPARSE_INPUT_MAX + t]] + 1]++;
+    for (int k = 0; k < L->n; k++) L->start[k + 1] += L->start[k];
+    // each entry at its row's next free place (start[k] moves up to row k + 1's start), then back
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < nnz[b]; t++) {
+            const size_t e = (size_t)b * SPARSE_INPUT_MAX + t;
+            const int32_t at = L->start[L->slot[idx[e]]]++;
+            L->b[at] = (uint16_t)b;
+            L->sign[at] = sign[e];
+        }
+    for (int k = L->n; k > 0; k--) L->start[k] = L->start[k - 1];
+    L->start[0] = 0;
+}
+
+// The online network's lists on part 0, the target's on part 1 (one part: both).
+static void lists_part(void *ctx, int part, int parts) {
+    Qr *q = ctx;
+    if (part == 0) row_lists(q, q->xs_idx, q->xs_sign, q->xs_nnz, &q->on);
+    if (part == (parts > 1 ? 1 : 0)) row_lists(q, q->xt_idx, q->xt_sign, q->xt_nnz, &q->tg);
+}
+
+// ----------------------------------------------------------------------------
+// 3. the hidden layers, and the columns of a part
+
+// Part `part`'s columns [*j0, *j1), QR_COL_BLOCK at a time: no two threads write one line.
+#define QR_COL_BLOCK 8
+static void part_columns(int H, int part, int parts, int *j0, int *j1) {
+    int c0, c1;
+    part_range((H + QR_COL_BLOCK - 1) / QR_COL_BLOCK, part, parts, &c0, &c1);
+    *j0 = c0 * QR_COL_BLOCK < H ? c0 * QR_COL_BLOCK : H;
+    *j1 = c1 * QR_COL_BLOCK < H ? c1 * QR_COL_BLOCK : H;
+}
+
+// Columns [j0, j1) of the B states' hidden layers before the ReLU (hs, a row of q->hp each):
+// b1, then the rows of L in ascending order, each added to (or taken from) the states that
+// hold it.
+static void hidden_columns(const Qr *q, const double *w, const QrRows *L, double *hs, int j0, int j1) {
+    const int H = q->sh.H;
+    const size_t len = (size_t)(j1 - j0), bytes = sizeof(double) * len;
+    for (int b = 0; b < q->cfg.minibatch; b++) memcpy(hs + (size_t)b * q->hp + j0, w + q->sh.tail + j0, bytes);
+    for (int k = 0; k < L->n; k++) {
+        if (k + MEM_AHEAD_ROWS < L->n) mem_prefetch(w + (size_t)L->rows[k + MEM_AHEAD_ROWS] * H + j0, bytes);
+        const double *row = w + (size_t)L->rows[k] * H;
+        for (int32_t e = L->start[k]; e < L->start[k + 1]; e++) {
+            double *h = hs + (size_t)L->b[e] * q->hp;
+            if (L->sign[e] > 0)
+                for (int j = j0; j < j1; j++) h[j] += row[j];
+            else
+                for (int j = j0; j < j1; j++) h[j] -= row[j];
+        }
+    }
+}
+
+static void hidden_part(void *ctx, int part, int parts) {
+    Qr *q = ctx;
+    int j0, j1;
+    if (parts == 1) {
+        hidden_columns(q, q->target, &q->tg, q->ht, 0, q->sh.H);
+        hidden_columns(q, q->w, &q->on, q->hs, 0, q->sh.H);
+        return;
+    }
+    const int half = parts / 2;
+    if (part < half) {
+        part_columns(q->sh.H, part, half, &j0, &j1);
+        if (j0 < j1) hidden_columns(q, q->target, &q->tg, q->ht, j0, j1);
+    } else {
+        part_columns(q->sh.H, part - half, parts - half, &j0, &j1);
+        if (j0 < j1) hidden_columns(q, q->w, &q->on, q->hs, j0, j1);
+    }
+}
+
+// ----------------------------------------------------------------------------
+// 4. the outputs and the loss
+
+// Transition b, its outputs in q->qs and q->qt: its targets (R + gamma^n q'(s_{k + n N}, a*), a*
+// the target network's greedy action; R alone where the episode ended), the loss's gradient wrt
+// its action's quantiles (q->dqs), its loss and its action's mean quantile (q->terms).
+static void loss_of(Qr *q, int b) {
+    const int N = q->sh.N;
+    double *tgt = q->tgts + (size_t)b * N;
+    const double R = q->ret[2 * b], disc = q->ret[2 * b + 1];
+    if (q->xt_nnz[b] < 0)
+        for (int j = 0; j < N; j++) tgt[j] = R;
+    else {
+        const double *qv = q->qt + (size_t)b * q->qp;
+        const int a = qr_greedy(&q->sh, qv, NULL);
+        for (int j = 0; j < N; j++) tgt[j] = R + disc * qv[a * N + j];
+    }
+    const double *qv = q->qs + (size_t)b * q->qp;
+    const int a = q->act[b];
+    q->terms[2 * b] = qr_quantile_loss(qv + a * N, tgt, N, q->dqs + (size_t)b * N);
+    double qa = 0.0;
+    for (int i = 0; i < N; i++) qa += qv[a * N + i];
+    q->terms[2 * b + 1] = qa / N;
+}
+
+// The part's transitions a few at a time: their outputs (the online network's, and the target's
+// where the episode goes on), computed together (qr_outputs), then their losses.
+#define QR_OUT_GROUP 8
+static void loss_part(void *ctx, int part, int parts) {
+    Qr *q = ctx;
+    int b0, b1;
+    part_range(q->cfg.minibatch, part, parts, &b0, &b1);
+    for (int g = b0; g < b1; g += QR_OUT_GROUP) {
+        const int g1 = g + QR_OUT_GROUP < b1 ? g + QR_OUT_GROUP : b1;
+        double *h[QR_OUT_GROUP], *out[QR_OUT_GROUP];
+        int n = 0;
+        for (int b = g; b < g1; b++, n++) {
+            h[n] = q->hs + (size_t)b * q->hp;
+            out[n] = q->qs + (size_t)b * q->qp;
+        }
+        qr_outputs(&q->sh, q->w, n, h, out);
+        n = 0;
+        for (int b = g; b < g1; b++)
+            if (q->xt_nnz[b] >= 0) {
+                h[n] = q->ht + (size_t)b * q->hp;
+                out[n++] = q->qt + (size_t)b * q->qp;
+            }
+        qr_outputs(&q->sh, q->target, n, h, out);
+        for (int b = g; b < g1; b++) loss_of(q, b);
+    }
+}
+
+// ----------------------------------------------------------------------------
+// 5. the gradient and Adam's step
+
+typedef struct {
+    Qr *q;
+    AdamStep st;
+} StepJob;
+
+// A vector's lanes are separate IEEE operations: sums kept in them have the bits of the same
+// sums one entry at a time, in registers.
+// (No function takes or returns one: without AVX-512 that would change the ABI.)
+typedef double Lanes __attribute__((vector_size(QR_LANES * sizeof(double))));
+
+// A part's columns of the gradient, then of Adam's step: of the tail (b1, W2's rows: each
+// transition's added in sample order), of dL/dh (q->dhs) for every transition, then of each
+// touched row (its transitions' dL/dh, in sample order) and its step.
+static void step_part(void *ctx, int part, int parts) {
+    StepJob *job = ctx;
+    Qr *q = job->q;
+    const int H = q->sh.H, N = q->sh.N, O = q->sh.A * N, B = q->cfg.minibatch;
+    int j0, j1;
+    part_columns(H, part, parts, &j0, &j1);
+    const size_t w = (size_t)(j1 - j0), tail = q->sh.tail;
+    const bool last = part == parts - 1;
+    const double scale = 1.0 / B;
+    const double *W2 = q->w + tail + H;
+    double *gb1 = q->g, *gW2 = gb1 + H, *gb2 = gW2 + (size_t)O * H;
+    double *chunk = q->th_g + (size_t)part * QR_ROW_CHUNK * q->th_hs;
+    memset(gb1 + j0, 0, sizeof(double) * w);
+    if (last) memset(gb2, 0, sizeof(double) * (size_t)O);
+    // dL/dh of each transition and b1's gradient: every entry's sum over the quantiles (then
+    // over the transitions) in that order, a vector's lanes at a time
+    for (int b = 0; b < B; b++) {
+        const int a = q->act[b];
+        const double *h = q->hs + (size_t)b * q->hp, *dq = q->dqs + (size_t)b * N, *W2a = W2 + (size_t)a * N * H;
+        double *dh = q->dhs + (size_t)b * q->hp;
+        int j = j0;
+        for (; j + QR_LANES <= j1; j += QR_LANES) {
+            Lanes acc = { 0 };
+            for (int i = 0; i < N; i++) {
+                Lanes x;
+                memcpy(&x, W2a + (size_t)i * H + j, sizeof(x));
+                acc += x * (dq[i] * scale);
+            }
+            memcpy(dh + j, &acc, sizeof(acc));
+        }
+        for (; j < j1; j++) {
+            double acc = 0.0;
+            for (int i = 0; i < N; i++) acc += W2a[(size_t)i * H + j] * (dq[i] * scale);
+            dh[j] = acc;
+        }
+        for (j = j0; j < j1; j++) {
+            if (h[j] <= 0.0) dh[j] = 0.0;
+            gb1[j] += dh[j];
+        }
+        if (last)
+            for (int i = 0; i < N; i++) gb2[a * N + i] += dq[i] * scale;
+    }
+    // W2's gradient: row o's entries sum the transitions whose action is o's, in sample order
+    for (int o = 0; o < O; o++) {
+        const int a = o / N, i = o % N;
+        const int *bs = q->by_act + q->act_start[a], nb = q->act_start[a + 1] - q->act_start[a];
         double *gr = gW2 + (size_t)o * H;
-        const double *wr = W2 + (size_t)o * H;
-        for (int j = 0; j < H; j++) {
-            gr[j] += d * h[j];
-            dh[j] += d * wr[j];
+        int j = j0;
+        for (; j + QR_LANES <= j1; j += QR_LANES) {
+            Lanes acc = { 0 };
+            for (int t = 0; t < nb; t++) {
+                Lanes x;
+                memcpy(&x, q->hs + (size_t)bs[t] * q->hp + j, sizeof(x));
+                acc += x * (q->dqs[(size_t)bs[t] * N + i] * scale);
+            }
+            memcpy(gr + j, &acc, sizeof(acc));
         }
-        gb2[o] += d;
-    }
-    for (int j = 0; j < H; j++) {
-        if (h[j] <= 0.0) dh[j] = 0.0;
-        gb1[j] += dh[j];
-    }
-    for (int t = 0; t < nnz; t++) {
-        const int r = idx[t];
-        if (q->row_slot[r] < 0) {
-            q->row_slot[r] = q->n_rows;
-            q->rows[q->n_rows++] = r;
-            memset(q->g + (size_t)q->row_slot[r] * H, 0, sizeof(double) * (size_t)H);
+        for (; j < j1; j++) {
+            double acc = 0.0;
+            for (int t = 0; t < nb; t++)
+                acc += q->hs[(size_t)bs[t] * q->hp + j] * (q->dqs[(size_t)bs[t] * N + i] * scale);
+            gr[j] = acc;
         }
-        double *gr = q->g + (size_t)q->row_slot[r] * H;
-        if (sign[t] > 0)
-            for (int j = 0; j < H; j++) gr[j] += dh[j];
-        else
-            for (int j = 0; j < H; j++) gr[j] -= dh[j];
+    }
+    const QrRows *L = &q->on;
+    for (int k0 = 0; k0 < L->n && w; k0 += QR_ROW_CHUNK) {
+        const int n = L->n - k0 < QR_ROW_CHUNK ? L->n - k0 : QR_ROW_CHUNK;
+        for (int k = 0; k < n; k++) {
+            double *gr = chunk + (size_t)k * H;
+            memset(gr + j0, 0, sizeof(double) * w);
+            for (int32_t e = L->start[k0 + k]; e < L->start[k0 + k + 1]; e++) {
+                const double *dh = q->dhs + (size_t)L->b[e] * q->hp;
+                if (L->sign[e] > 0)
+                    for (int j = j0; j < j1; j++) gr[j] += dh[j];
+                else
+                    for (int j = j0; j < j1; j++) gr[j] -= dh[j];
+            }
+        }
+        adam_rows(q->w, q->adam_m, q->adam_v, chunk, L->rows + k0, n, (size_t)H, (size_t)j0, (size_t)j1, 1.0, &job->st);
+    }
+    double *wt = q->w + tail, *mt = q->adam_m + tail, *vt = q->adam_v + tail;
+    if (w) {
+        adam_update(wt + j0, mt + j0, vt + j0, gb1 + j0, w, 1.0, &job->st);
+        for (int o = 0; o < O; o++) {
+            const size_t off = H + (size_t)o * H + j0;
+            adam_update(wt + off, mt + off, vt + off, gb1 + off, w, 1.0, &job->st);
+        }
+    }
+    if (last) {
+        const size_t off = H + (size_t)O * H;
+        adam_update(wt + off, mt + off, vt + off, gb1 + off, (size_t)O, 1.0, &job->st);
     }
 }
 
@@ -161,45 +369,107 @@ bool qr_draw(const Qr *q, int64_t u, int64_t *slots) {
     return true;
 }
 
-typedef struct {
-    Qr *q;
-    AdamStep st;
-} AdamJob;
-
-// This part's share of the touched rows; the last part the tail.
-static void adam_part(void *ctx, int part, int parts) {
-    AdamJob *job = ctx;
-    Qr *q = job->q;
-    const size_t H = (size_t)q->sh.H;
-    for (int k = (int)((int64_t)q->n_rows * part / parts); k < (int)((int64_t)q->n_rows * (part + 1) / parts); k++) {
-        const size_t off = (size_t)q->rows[k] * H;
-        adam_update(q->w + off, q->adam_m + off, q->adam_v + off, q->g + (size_t)k * H, H, 1.0, &job->st);
-    }
-    if (part == parts - 1) {
-        const size_t t = q->sh.tail;
-        adam_update(q->w + t, q->adam_m + t, q->adam_v + t, q->g + t, q->sh.n - t, 1.0, &job->st);
-    }
-}
-
 int qr_update(Qr *q, int64_t u) {
     if (!qr_draw(q, u, q->batch)) return 0;
     const int B = q->cfg.minibatch;
     q->bad = 0;
-    pool_for(q->pool, samples_part, q);
+    pool_for(q->pool, inputs_part, q);
     if (q->bad) return -1;
-    memset(q->g + q->sh.tail, 0, sizeof(double) * (q->sh.n - q->sh.tail));
+    pool_for(q->pool, lists_part, q);
+    pool_for(q->pool, hidden_part, q);
+    pool_for(q->pool, loss_part, q);
     double loss = 0.0;
     for (int b = 0; b < B; b++) {
-        add_sample(q, b, 1.0 / B);
         loss += q->terms[2 * b];
         q->stats.mean_q += q->terms[2 * b + 1];
     }
     q->stats.loss += loss / B;
     q->stats.updates++;
-    AdamJob job = { q, adam_step(q->cfg.lr, QR_ADAM_BETA1, QR_ADAM_BETA2, q->cfg.adam_eps, u) };
-    pool_for(q->pool, adam_part, &job);
-    for (int k = 0; k < q->n_rows; k++) q->row_slot[q->rows[k]] = -1;
-    q->n_rows = 0;
+    // the transitions of each action, in sample order
+    q->act_start[0] = 0;
+    for (int a = 0; a < QR_ACTIONS; a++) {
+        q->act_start[a + 1] = q->act_start[a];
+        for (int b = 0; b < B; b++)
+            if (q->act[b] == a) q->by_act[q->act_start[a + 1]++] = b;
+    }
+    StepJob job = { q, adam_step(q->cfg.lr, QR_ADAM_BETA1, QR_ADAM_BETA2, q->cfg.adam_eps, u) };
+    pool_for(q->pool, step_part, &job);
     if (u % q->cfg.target_every == 0) memcpy(q->target, q->w, sizeof(double) * q->sh.n);
     return 1;
+}
+
+// ----------------------------------------------------------------------------
+// the update's scratch
+
+int qr_update_alloc(Qr *q) {
+    q->g = pad_calloc(q->sh.n - q->sh.tail, sizeof(double)); // lines of its own: the threads share its columns
+    const size_t D = (size_t)q->sh.D, H = (size_t)q->sh.H, B = (size_t)q->cfg.minibatch, NQ = (size_t)q->sh.N;
+    const size_t X = B * SPARSE_INPUT_MAX;
+    bool rows_ok = true;
+    QrRows *rl[2] = { &q->on, &q->tg };
+    for (int i = 0; i < 2; i++) {
+        rl[i]->rows = calloc(D, sizeof(uint16_t));
+        rl[i]->start = calloc(D + 1, sizeof(int32_t));
+        rl[i]->b = calloc(X, sizeof(uint16_t));
+        rl[i]->sign = calloc(X, 1);
+        rl[i]->slot = calloc(D, sizeof(int32_t));
+        rl[i]->bits = calloc((D + 63) / 64, sizeof(uint64_t));
+        rows_ok = rows_ok && rl[i]->rows && rl[i]->start && rl[i]->b && rl[i]->sign && rl[i]->slot && rl[i]->bits;
+    }
+    q->batch = calloc(B, sizeof(int64_t));
+    q->act = calloc(B, 1);
+    q->by_act = calloc(B, sizeof(int));
+    q->xs_idx = calloc(X, sizeof(uint16_t));
+    q->xs_sign = calloc(X, 1);
+    q->xs_nnz = calloc(B, sizeof(int));
+    q->xt_idx = calloc(X, sizeof(uint16_t));
+    q->xt_sign = calloc(X, 1);
+    q->xt_nnz = calloc(B, sizeof(int));
+    const size_t line = MEM_PAD / sizeof(double);
+    q->hp = (H + line - 1) / line * line;
+    q->hs = pad_calloc(B * q->hp, sizeof(double));
+    q->ht = pad_calloc(B * q->hp, sizeof(double));
+    q->dhs = pad_calloc(B * q->hp, sizeof(double));
+    q->dqs = calloc(B * NQ, sizeof(double));
+    q->tgts = calloc(B * NQ, sizeof(double));
+    q->terms = calloc(B * 2, sizeof(double));
+    q->ret = calloc(B * 2, sizeof(double));
+    q->qp = ((size_t)q->sh.A * NQ + line - 1) / line * line;
+    q->qs = pad_calloc(B * q->qp, sizeof(double));
+    q->qt = pad_calloc(B * q->qp, sizeof(double));
+    return rows_ok && q->g && q->batch && q->act && q->by_act && q->xs_idx && q->xs_sign && q->xs_nnz && q->xt_idx &&
+            q->xt_sign && q->xt_nnz && q->hs && q->ht && q->dhs && q->dqs && q->tgts && q->terms && q->ret && q->qs &&
+            q->qt
+        ? 0
+        : -1;
+}
+
+void qr_update_free(Qr *q) {
+    free(q->g);
+    for (QrRows *L = &q->on; L; L = L == &q->on ? &q->tg : NULL) {
+        free(L->rows);
+        free(L->start);
+        free(L->b);
+        free(L->sign);
+        free(L->slot);
+        free(L->bits);
+    }
+    free(q->batch);
+    free(q->act);
+    free(q->by_act);
+    free(q->xs_idx);
+    free(q->xs_sign);
+    free(q->xs_nnz);
+    free(q->xt_idx);
+    free(q->xt_sign);
+    free(q->xt_nnz);
+    free(q->hs);
+    free(q->ht);
+    free(q->dhs);
+    free(q->dqs);
+    free(q->tgts);
+    free(q->terms);
+    free(q->ret);
+    free(q->qs);
+    free(q->qt);
 }

@@ -92,9 +92,9 @@ void qr_destroy(Qr *q) {
     if (!q) return;
     vecenv_free(q->venv);
     qr_replay_free(&q->mem);
-    mem_free_all(q->w, q->target, q->adam_m, q->adam_v, q->envs, q->rng, q->frames, q->step, q->g, q->row_slot, q->rows,
-        q->batch, q->xs_idx, q->xs_sign, q->xs_nnz, q->hs, q->dqs, q->tgts, q->terms, q->dh, q->th_h, q->th_q, q->ended,
-        q->wire, q);
+    qr_update_free(q);
+    mem_free_all(q->w, q->target, q->adam_m, q->adam_v, q->envs, q->rng, q->frames, q->step, q->th_h, q->th_q, q->th_g,
+        q->ended, q->wire, q);
 }
 
 void qr_free(void *q) { qr_destroy(q); }
@@ -104,34 +104,19 @@ static int qr_make(void *obj, const TrainConfig *c) {
     Qr *q = obj;
     q->cfg = *c;
     q->sh = qr_shape(c);
-    const size_t n = q->sh.n, N = (size_t)c->envs, H = (size_t)q->sh.H;
+    const size_t n = q->sh.n, N = (size_t)c->envs;
     q->w = big_calloc(n, sizeof(double));
     q->target = big_calloc(n, sizeof(double));
     q->adam_m = big_calloc(n, sizeof(double));
     q->adam_v = big_calloc(n, sizeof(double));
-    q->g = big_calloc(n, sizeof(double));
     q->envs = calloc(N, sizeof(QrEnv));
     q->rng = calloc(N, sizeof(Rng));
     q->frames = calloc(N, POLICY_D);
     q->step = calloc(N, sizeof(QrStep));
-    q->row_slot = malloc(sizeof(int32_t) * (size_t)q->sh.D);
-    q->rows = calloc((size_t)q->sh.D, sizeof(int32_t));
-    q->batch = calloc((size_t)c->minibatch, sizeof(int64_t));
-    const size_t B = (size_t)c->minibatch, NQ = (size_t)q->sh.N;
-    q->xs_idx = calloc(B * SPARSE_INPUT_MAX, sizeof(uint16_t));
-    q->xs_sign = calloc(B * SPARSE_INPUT_MAX, 1);
-    q->xs_nnz = calloc(B, sizeof(int));
-    q->hs = calloc(B * H, sizeof(double));
-    q->dqs = calloc(B * NQ, sizeof(double));
-    q->tgts = calloc(B * NQ, sizeof(double));
-    q->terms = calloc(B * 2, sizeof(double));
-    q->dh = calloc(H, sizeof(double));
     q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
-    if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->g || !q->envs || !q->rng || !q->frames || !q->step ||
-        !q->row_slot || !q->rows || !q->batch || !q->xs_idx || !q->xs_sign || !q->xs_nnz || !q->hs || !q->dqs ||
-        !q->tgts || !q->terms || !q->dh || !q->ended || qr_replay_alloc(&q->mem, c->replay))
+    if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->envs || !q->rng || !q->frames || !q->step || !q->ended ||
+        qr_replay_alloc(&q->mem, c->replay) || qr_update_alloc(q))
         return -1;
-    for (int r = 0; r < q->sh.D; r++) q->row_slot[r] = -1;
     q->env0 = 0;
     q->env1 = c->envs;
     qr_net_init(&q->sh, q->w, stream_qr_init(c->seed));
@@ -147,12 +132,14 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
 static int qr_threads(Qr *q, int n) {
     free(q->th_h);
     free(q->th_q);
+    free(q->th_g);
     const size_t line = MEM_PAD / sizeof(double);
     q->th_hs = ((size_t)q->sh.H + line - 1) / line * line;
     q->th_qs = ((size_t)q->sh.A * q->sh.N + line - 1) / line * line;
     q->th_h = pad_calloc((size_t)n * q->th_hs, sizeof(double));
     q->th_q = pad_calloc((size_t)n * q->th_qs, sizeof(double));
-    q->threads = q->th_h && q->th_q ? n : 0;
+    q->th_g = pad_calloc((size_t)n * QR_ROW_CHUNK * q->th_hs, sizeof(double));
+    q->threads = q->th_h && q->th_q && q->th_g ? n : 0;
     return q->threads ? 0 : -1;
 }
 

@@ -19,8 +19,9 @@
 //
 // Same seed, same bits: env e's episode j is seeded from (run seed, e, j), its draws in
 // iteration i from (run seed, i, e), update u's minibatch from (run seed, u); the pool's threads
-// share the envs by fixed ranges, and the update runs on one thread, in sample order. Update u's
-// place in the run, Adam's step count and the target's copies follow from the run's agent steps.
+// share the envs by fixed ranges, an update's transitions too, and the columns of its gradient
+// (each column summed in sample order). Update u's place in the run, Adam's step count and the
+// target's copies follow from the run's agent steps.
 //
 // The replay memory (qr_replay.c) keeps each transition's frame as its lit pixels (a few dozen
 // uint16 indices of the 80x80 grid), its action, reward and flags; slot k is env k % N's step
@@ -75,6 +76,10 @@ void qr_net_init(const QrShape *sh, double *w, uint64_t seed);
 double qr_dot(const double *a, const double *b, int n);
 // h (H,) after the ReLU, q (A N,).
 void qr_forward(const QrShape *sh, const double *w, SparseX x, double *h, double *q);
+// The rest of it from h = W1' x + b1 (H,): the ReLU (in place) and q (A N,).
+void qr_output(const QrShape *sh, const double *w, double *h, double *q);
+// The same for S states h[s] into q[s] at once (the same bits as one at a time).
+void qr_outputs(const QrShape *sh, const double *w, int S, double *const *h, double *const *q);
 // The greedy action: the first with the largest mean quantile; *mean: that mean.
 int qr_greedy(const QrShape *sh, const double *q, double *mean);
 
@@ -122,6 +127,21 @@ typedef struct {
     int64_t updates;
 } QrStats;
 
+// Rows of W1 that a minibatch's inputs touch, ascending, and for each, the (transition, sign)
+// entries that hold it, in transition order: row rows[k]'s at [start[k], start[k + 1]).
+typedef struct {
+    int n;
+    uint16_t *rows; // (D,)
+    int32_t *start; // (D + 1,)
+    uint16_t *b;    // (B SPARSE_INPUT_MAX,)
+    int8_t *sign;   // (B SPARSE_INPUT_MAX,)
+    int32_t *slot;  // (D,) a row's place in rows (only while the lists are built)
+    uint64_t *bits; // (D / 64 rounded up) zeros: a bitmap of the rows (only while the lists are built)
+} QrRows;
+// The update's rows' gradients are summed this many at a time into a thread's own buffer
+// (th_g), then stepped, while the buffer is in the core's first cache.
+#define QR_ROW_CHUNK 16
+
 typedef struct Qr {
     TrainConfig cfg;
     QrShape sh;
@@ -134,18 +154,22 @@ typedef struct Qr {
     QrReplay mem;
     int64_t iteration, agent_steps; // the run's counters, before the iteration
     double eps;                     // this round's epsilon
-    // the update's scratch
-    double *g;         // (n,) the gradient: W1 row rows[k] at k H, the tail at tail
-    int32_t *row_slot; // (D,) -1, or the row's place in rows
-    int32_t *rows;     // (D,) the rows the minibatch touched, as they came
-    int n_rows;
-    int64_t *batch;                  // (B) the last update's slots, in draw order
-    uint16_t *xs_idx;                // (B, SPARSE_INPUT_MAX) each transition's input
-    int8_t *xs_sign;                 // (B, SPARSE_INPUT_MAX)
-    int *xs_nnz;                     // (B)
-    double *hs, *dqs, *tgts, *terms; // (B, H), (B, N), (B, N), (B, 2): hidden layer, dL/dq, targets, loss and mean q
-    double *dh;                      // (H)
-    int bad;                         // a thread ran out of memory
+    // the update's scratch (qr_update.c)
+    double *g;      // (n - tail,) the tail's gradient: b1, W2, b2
+    QrRows on, tg;  // the rows of the states (online) and of the states n steps on (target)
+    int64_t *batch; // (B) the last update's slots, in draw order
+    uint8_t *act;   // (B) their actions
+    int *by_act;    // (B) the transitions of action a at [act_start[a], act_start[a + 1]), in order
+    int act_start[QR_ACTIONS + 1];
+    uint16_t *xs_idx, *xt_idx;        // (B, SPARSE_INPUT_MAX) each transition's input, its n-th next state's
+    int8_t *xs_sign, *xt_sign;        // (B, SPARSE_INPUT_MAX)
+    int *xs_nnz, *xt_nnz;             // (B) (xt: -1 where the episode ended within n steps)
+    size_t hp;                        // H rounded up to MEM_PAD bytes: the stride of hs, ht, dhs
+    double *hs, *ht, *dhs;            // (B, hp) the hidden layers (online, target), dL/dh
+    double *dqs, *tgts, *terms, *ret; // (B, N), (B, N), (B, 2), (B, 2): dL/dq, targets, loss and mean q, R and gamma^n
+    double *qs, *qt;                  // (B, qp) the outputs (online, target)
+    size_t qp;                        // A N rounded up to MEM_PAD bytes
+    int bad;                          // a thread ran out of memory
     // the threads' scratch (qr_bind)
     Pool *pool;
     int threads;
@@ -154,6 +178,7 @@ typedef struct Qr {
     uint8_t *wire; // this rank's part of an exchange
     size_t wire_cap;
     double *th_h, *th_q; // (threads, hs), (threads, qs): each thread's H and A N, a line of its own
+    double *th_g;        // (threads, QR_ROW_CHUNK H) each thread's rows of the gradient
     size_t th_hs, th_qs; // H and A N rounded up to MEM_PAD bytes (no cache line shared by two threads)
     QrStats stats;
     EpisodeStats *ended; // (N T) this iteration's finished episodes, (round, env) order
@@ -190,6 +215,9 @@ int qr_envs_load(Qr *q, const double *in);
 int qr_exchange_round(Qr *q, char *err, size_t errlen);
 int qr_exchange_envs(Qr *q, char *err, size_t errlen);
 
+// The update's scratch (qr_create; 0, or -1: out of memory) and its release (qr_destroy).
+int qr_update_alloc(Qr *q);
+void qr_update_free(Qr *q);
 // Update u (1-based): a minibatch from its stream, the loss's gradient, a step of Adam. 1, or 0
 // when the memory holds no transition to draw (nothing done), or -1 (out of memory).
 int qr_update(Qr *q, int64_t u);
