@@ -98,3 +98,24 @@ one_line() {
     done
     echo "$1: $err"
 }
+
+# return_rises N: N iterations learn: the mean return of the last 40 finished episodes is at least
+# 1.5 points above that of the first 40 (a random policy loses 21-0 or 21-1 nearly every game:
+# the first 40 score about -20.5), with at least 80 episodes so that the two 40s do not overlap.
+return_rises() {
+    "$bin" train "${T[@]}" --iterations "$1" --checkpoint-every 0 --checkpoint-secs 0 --run-dir "$tmp/learn" |
+        tail -1 || fail "training"
+    /usr/bin/python3 - "$tmp/learn/metrics.csv" <<'PY' || fail "the return did not rise by 1.5"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ret, prev = [], 0
+for r in rows:  # each row: the episodes finished in that iteration and their mean
+    n = int(r["episodes"]) - prev
+    prev += n
+    if n:  # an iteration that ended none leaves its batch mean empty
+        ret += [float(r["batch_mean_reward"])] * n
+first, last = sum(ret[:40]) / 40, sum(ret[-40:]) / 40
+print(f"{len(ret)} episodes: first 40 mean {first:+.2f}, last 40 mean {last:+.2f}")
+sys.exit(0 if len(ret) >= 80 and last >= first + 1.5 else 1)
+PY
+}

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # --algo qrdqn: same seed, same bits. The weights (crc32) and metrics rows (all but wall_s) after
 # N iterations are the same with 1, 2 and 3 worker threads (the threads share the envs by fixed
-# ranges; the updates run on one thread in sample order), and N/2 iterations then --resume to N
-# gives them too (the checkpoint holds the weights, the target, Adam's moments, the replay memory
-# and every env's game, random stream and previous frame). The replay memory here is smaller
-# than the run (it wraps) and episodes end on both sides of the resume. Another seed gives other
-# weights; eval and record play the network; QR-DQN's flags are refused for another learner.
+# ranges; each update sums its gradient in sample order whatever thread computes it), and N/2
+# iterations then --resume to N gives them too (the checkpoint holds the weights, the target,
+# Adam's moments, the replay memory and every env's game, random stream and previous frame). The
+# replay memory here is smaller than the run (it wraps) and episodes end on both sides of the
+# resume. Another seed gives other weights; eval and record play the network; QR-DQN's flags are
+# refused for another learner.
 set -uo pipefail
 source "$(dirname "$0")/run_common.sh"
 source "$(dirname "$0")/lib_learner.sh"
