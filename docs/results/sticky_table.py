@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""ppo_sticky_table.py: the per-seed table of docs/results/ppo.md's sticky-action section.
+"""sticky_table.py: the per-seed tables of the sticky-action results (docs/results/ppo.md, qrdqn.md).
 
-    python3 docs/results/ppo_sticky_table.py LABEL=CSV [LABEL=CSV ...]
+    python3 docs/results/sticky_table.py LABEL=CSV [LABEL=CSV ...]
 
 For each run (a metrics.csv, or a run directory): the running mean at the first row at or past
 1, 3, 6 and 10 M agent steps ("-" where the run stopped before), then the agent steps, episodes
@@ -32,7 +32,7 @@ def to_mark(rows, mark):
 
 def main(argv):
     if not argv or any("=" not in a for a in argv):
-        sys.exit("usage: ppo_sticky_table.py LABEL=CSV [LABEL=CSV ...]")
+        sys.exit("usage: sticky_table.py LABEL=CSV [LABEL=CSV ...]")
     head = ["run"] + [f"at {n // 1_000_000} M" for n in AT] + [f"to {m:+d}" if m else "to 0" for m in MARKS]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
@@ -41,7 +41,7 @@ def main(argv):
         try:
             rows = read_curve(path)
         except (OSError, ValueError) as e:
-            sys.exit(f"ppo_sticky_table.py: {e}")
+            sys.exit(f"sticky_table.py: {e}")
         cells = [label] + [at_steps(rows, n) for n in AT] + [to_mark(rows, m) for m in MARKS]
         print("| " + " | ".join(cells) + " |")
     return 0
