@@ -83,7 +83,7 @@ BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/obj/%.o)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 SAN_BIN_OBJ := $(BIN_SRC:%.c=$(BUILD)/san/%.o)
 
-.PHONY: all setup train test test-run bench bench-learners debug fuzz fuzz-run clean install uninstall format
+.PHONY: all setup train test test-run bench bench-versus bench-learners debug fuzz fuzz-run clean install uninstall format
 all: $(BUILD)/pongrl $(BUILD)/libpongrl.a $(BUILD)/libpongrl.so
 ifeq ($(MPI_LIBS),)
 	@echo "make: built without MPI (pkg-config finds no mpi-c): everything works but the cluster" \
@@ -283,7 +283,16 @@ bench: setup
 	$(BUILD)/workpool_bench
 	$(BUILD)/gradsum_bench
 	/usr/bin/python3 bench/scaling.py --bin $(SCALING_BINS)
+	@$(MAKE) --no-print-directory bench-versus
 	@$(MAKE) --no-print-directory bench-learners
+
+# PPO's defaults, this build beside SPEED_BASE's (built from the repository's history by
+# bench/build_rev.sh), alternated 3 times a worker count; the last row is the ratio.
+SPEED_BASE ?= e863d33
+bench-versus: setup
+	@$(MAKE) --no-print-directory all
+	bench/build_rev.sh $(SPEED_BASE) $(BUILD)/rev-$(SPEED_BASE)/pongrl
+	/usr/bin/python3 bench/scaling.py --bin $(BUILD)/rev-$(SPEED_BASE)/pongrl,$(BUILD)/pongrl --only "ppo defaults" --rounds 3 --iterations 40
 
 bench-learners: setup
 	@$(MAKE) --no-print-directory all

@@ -2,7 +2,8 @@
 """Thread scaling of `pongrl train`: agent steps a second at 1, 2, 4, ... workers, and the
 efficiency against one worker, for each learner setting given.
 
-    bench/scaling.py [--bin build/pongrl[,OTHER]] [--workers 1,2,4,8,16] [--iterations N] [--mpi]
+    bench/scaling.py [--bin build/pongrl[,OTHER]] [--workers 1,2,4,8,16] [--iterations N] [--rounds R]
+                     [--only NAME] [--mpi]
 
 Each row is one run of `pongrl train` (checkpoints off, --quiet); its rate is the agent steps
 of the iterations after the first two (warm-up: threads started, buffers grown) over their wall
@@ -10,13 +11,19 @@ time, both read from the run's metrics.csv. With --mpi, pg's recipe also runs as
 1 worker each (mpirun --oversubscribe), beside R threads. The machine should be otherwise idle;
 name the CPU and the build flags beside any table you quote (the script prints the CPU). With
 two or more binaries (--bin A,B), each cell's runs alternate between them (A, B, A, B, ...), so
-that a change in the machine's speed falls on both: one row per binary.
+that a change in the machine's speed falls on both: one row per binary, and a row of the last
+binary's rate over the first's. With --rounds R each cell alternates the binaries R times and
+keeps each binary's median. To time today's build beside an older revision's:
+
+    bench/build_rev.sh e863d33 build/base/pongrl
+    bench/scaling.py --bin build/base/pongrl,build/pongrl --only "ppo defaults" --rounds 3
 """
 import argparse
 import csv
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -81,11 +88,14 @@ def main():
         default_workers.append(n)
     ap.add_argument("--workers", default=",".join(map(str, default_workers)))
     ap.add_argument("--iterations", type=int, default=0, help="iterations a run (0: each setting's own)")
+    ap.add_argument("--rounds", type=int, default=1, help="alternations of the binaries a cell (median kept)")
     ap.add_argument("--only", default="", help="run only the settings whose name contains this")
     ap.add_argument("--mpi", action="store_true", help="also pg's recipe as MPI ranks x 1 worker")
     args = ap.parse_args()
     workers = [int(w) for w in args.workers.split(",")]
     bins = args.bin.split(",")
+    if args.rounds < 1:
+        sys.exit("scaling: --rounds must be at least 1")
     for b in bins:
         if not os.access(b, os.X_OK):
             sys.exit(f"scaling: {b} is not an executable (run make first)")
@@ -97,16 +107,24 @@ def main():
         rows = [(name, flags, its) for name, (flags, its) in SETTINGS.items() if args.only in name]
         for name, flags, its in rows:
             its = args.iterations or its
-            rates = {b: [] for b in bins}
+            rates = [[] for _ in bins]  # by position: the same binary may be given twice
             for w in workers:
-                for k, b in enumerate(bins):
-                    d = os.path.join(tmp, f"{name}-{k}-{w}")
-                    rates[b].append(run([b, "train"] + flags + ["--workers", str(w)], d, its))
-            for b in bins:
-                r = rates[b]
+                got = [[] for _ in bins]
+                for r in range(args.rounds):
+                    for k, b in enumerate(bins):
+                        d = os.path.join(tmp, f"{name}-{k}-{w}-{r}")
+                        got[k].append(run([b, "train"] + flags + ["--workers", str(w)], d, its))
+                        shutil.rmtree(d, ignore_errors=True)
+                for k in range(len(bins)):
+                    rates[k].append(statistics.median(got[k]))
+            for b, r in zip(bins, rates):
                 cells = [f"{x:,.0f} ({x / (r[0] * w):.0%})" for x, w in zip(r, workers)]
                 label = f"`{name}`" + (f", {b}" if len(bins) > 1 else "")
                 print(f"| {label} | " + " | ".join(cells) + f" | {r[-1] / r[0]:.1f}x |", flush=True)
+            if len(bins) > 1:
+                first, last = rates[0], rates[-1]
+                cells = [f"{b / a:.2f}x" for a, b in zip(first, last)]
+                print(f"| `{name}`, {bins[-1]} / {bins[0]} | " + " | ".join(cells) + " | |", flush=True)
             if args.mpi and name.startswith("pg"):
                 mpirun = shutil.which("mpirun")
                 if not mpirun:

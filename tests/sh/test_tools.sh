@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tools that the docs quote still build and run: the random-agent statistics against the
 # real game (a few episodes), the fidelity picture, the milestones of a short real run and of a
-# hand-written PPO curve, and the bare MPI_Sendrecv timer (where MPI is installed).
+# hand-written PPO curve, the bare MPI_Sendrecv timer (where MPI is installed), and the speed
+# benches' scaling.py and build_rev.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -65,4 +66,14 @@ if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
 else
     echo "mpi_sendrecv.c: no mpicc/mpirun here, not built"
 fi
+
+# the speed benches' tools: two binaries alternated give a ratio row; bad arguments, one line each
+out=$(/usr/bin/python3 bench/scaling.py --bin build/pongrl,build/pongrl --only "pg --batch-size" --workers 1 \
+    --iterations 3 --rounds 2) || fail "scaling.py exited $?"
+echo "$out"
+grep -qE '^\| `pg --batch-size 64`, build/pongrl / build/pongrl \| [0-9.]+x \| \|$' <<<"$out" || fail "scaling.py: no ratio row"
+/usr/bin/python3 bench/scaling.py --rounds 0 2>/dev/null && fail "scaling.py accepted --rounds 0"
+out=$(bench/build_rev.sh no-such-revision "$tmp/rev/pongrl" 2>&1) && fail "build_rev.sh accepted a missing revision"
+[ "$(wc -l <<<"$out")" = 1 ] && grep -q "^pongrl: bench/build_rev.sh: no revision 'no-such-revision'" <<<"$out" || fail "build_rev.sh: $out"
+[ -e "$tmp/rev" ] && fail "build_rev.sh left a folder for a missing revision"
 echo OK
