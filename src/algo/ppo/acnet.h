@@ -20,7 +20,8 @@
 // the first layer's rows are most of the bytes a step moves (read by the forward pass, read and
 // written by Adam with their moments), the tail is small. Arithmetic is float64 throughout: a
 // row is widened as it is read (exact), so the forward pass and the gradient are a float64
-// network's whose W1 entries are float32 numbers; only Adam's new W1 is rounded as it is stored.
+// network's whose W1 entries are float32 numbers; only Adam's new W1 (and W1's moments: ppo.h) is
+// rounded as it is stored.
 #ifndef PONGRL_ACNET_H
 #define PONGRL_ACNET_H
 
