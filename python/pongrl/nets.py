@@ -188,6 +188,7 @@ class PgPolicy(_Player):
 
 class PpoPolicy(_Player):
     """PPO's actor-critic (acnet.h): x = ppo_input(frame, previous frame) -> h = relu(x W1 + b1)
+    (W1's entries float32 numbers, as C stores them)
     -> logits = Wpi h + bpi over (NOOP, RIGHT, LEFT), value = wv . h + bv, as `pongrl eval`
     plays it: the previous frame is zeros on an episode's first step; sampled from
     softmax(logits), or greedy: the most likely action (the first of equals). act(obs) takes one
@@ -226,6 +227,9 @@ class PpoPolicy(_Player):
 
     def __init__(self, W1, b1, Wpi, bpi, wv, bv, coarse, action_names=ACTIONS, action_ids=ACTION_IDS, algo="ppo", **kw):
         super().__init__(action_names, action_ids, algo, **kw)
+        # the C network stores W1 as float32 (a float64 file's entries rounded to nearest as it
+        # takes them); the rest of its arithmetic is float64, as here
+        W1 = np.asarray(W1, dtype=np.float64).astype(np.float32).astype(np.float64)
         self.W1, self.b1, self.Wpi, self.bpi = W1, b1, Wpi, bpi
         self.wv, self.bv = wv, bv.reshape(())
         self.coarse, self.H = coarse, b1.shape[0]

@@ -8,7 +8,8 @@
 // --iterations iterations (so that Adam's moments are not zero), then plays rollouts until one
 // holds an episode's end. --value-hidden V: a separate value network (the last V of the 16 units).
 // Writes to DIR, in the network's layout (acnet.h):
-//   w, m, v (n,) weights and Adam moments before the step; shape.npy (D, H, A, adam_t, M, V)
+//   w, m, v (n,) weights and Adam moments before the step (float64; W1's part is float32 in the
+//   network, widened: exact); shape.npy (D, H, A, adam_t, M, V)
 //   x (B, D) int8 inputs (D = 12,800, or 14,880 with the coarse views); action (B,) int32; logp, value, reward (B,); done (B,) uint8;
 //   next_value (N,); adv, ret (B,) GAE; mb (M,) int32 the minibatch's samples;
 //   grad (n,) its gradient (zero on W1 rows it does not touch); stats (5,) its mean policy
@@ -52,8 +53,9 @@ static int play_model(const char *dir, const char *model, uint64_t seed, int ste
     if (model_load(model, ALGO_LEARNERS, &s, desc, sizeof(desc), err, sizeof(err)) ||
         (!s.learner && train_state_attach(&s, &PPO_LEARNER, err, sizeof(err))))
         dump_die("%s", err);
+    // the learner's own act: it gives the network a loaded state's weights
+    const AgentPolicy ap = s.learner->agent(&s, false);
     const Ppo *p = ppo_of(&s);
-    const AgentPolicy ap = ppo_agent_policy(p, false);
     static const uint8_t zeros[POLICY_D];
     DumpHeap heap = { 0 };
     uint8_t *frames = dump_alloc(&heap, (size_t)steps * POLICY_D), *start = dump_alloc(&heap, (size_t)steps);
@@ -146,8 +148,13 @@ int main(int argc, char **argv) {
         if (p->n_ended > 0 || tries == 100) break;
     }
     ppo_advantages(p);
-    dump_weights(dir, "", p->net.w, p->adam_m, p->adam_v, n);
     DumpHeap heap = { 0 };
+    double *w = dump_alloc(&heap, sizeof(double) * n), *m = dump_alloc(&heap, sizeof(double) * n),
+           *v = dump_alloc(&heap, sizeof(double) * n);
+    acnet_widen(&p->net, w);
+    ppo_moment_widen(p, 0, m);
+    ppo_moment_widen(p, 1, v);
+    dump_weights(dir, "", w, m, v, n);
     int8_t *x = dump_alloc(&heap, (size_t)B * D);
     int32_t *a = dump_alloc(&heap, sizeof(int32_t) * B), *mb = dump_alloc(&heap, sizeof(int32_t) * M);
     double *g = dump_alloc(&heap, sizeof(double) * n);
@@ -182,7 +189,10 @@ int main(int argc, char **argv) {
     dump_save(dir, "hyper", "<f8", 1, 8, 0, hyper);
     double dims[6] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M, p->net.Hv };
     dump_save(dir, "shape", "<f8", 1, 6, 0, dims);
-    dump_weights(dir, "_new", p->net.w, p->adam_m, p->adam_v, n);
+    acnet_widen(&p->net, w);
+    ppo_moment_widen(p, 0, m);
+    ppo_moment_widen(p, 1, v);
+    dump_weights(dir, "_new", w, m, v, n);
     dump_free(&heap);
     ppo_destroy(p);
     pool_destroy(pool);

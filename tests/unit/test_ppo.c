@@ -1,7 +1,8 @@
 // test_ppo.c: PPO's checkpoint (format version 4) gives back every setting and every bit of
 // its arrays, and its state resumes; every prefix and single-byte changes are refused
 // (test_learner_common.h, the checks every learner's checkpoint passes). A PPO run
-// has no pg network; a version 2 file, which carried an unused one, still loads and drops it.
+// has no pg network; a version 2 file, which carried an unused one, still loads and drops it;
+// a file's float64 W1 and moments are rounded to float32 as the run takes them.
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "test_learner_common.h"
 #include "test_legacy.h"
 #include "algo/ppo/ppo.h"
+#include "algo/learner_util.h"
 #include "algo/ppo/ppo_parts.h"
 #include "train/checkpoint.h"
 #include "train/comm.h"
@@ -63,6 +65,65 @@ Test(ppo, version_2_checkpoint_with_the_unused_seeds_network_loads) {
     cr_assert(strstr(err, "wrong shape"), "%s", err);
     free(buf);
     free(w);
+    train_state_free(&a);
+    train_state_free(&b);
+}
+
+// W1 and its Adam moments are float32 in the run, float64 in the checkpoint (widened, exact). A
+// checkpoint whose W1 and moments are not float32 numbers (an older build's) loads, and the
+// run takes them rounded to nearest; the tail stays as it was. A W1 entry past float32's range
+// is refused in one line by the iteration that would take it.
+Test(ppo, float64_checkpoint_arrays_are_rounded_to_float32_as_the_run_takes_them) {
+    TrainConfig c;
+    ppo_run_config(&c);
+    TrainState a, b;
+    cr_assert_eq(train_state_init(&a, &c, &PPO_LEARNER), 0);
+    LearnerArray la[LEARNER_ARRAYS_MAX];
+    cr_assert_eq(train_state_arrays(&a, la), 4);
+    const size_t tail = ppo_of(&a)->net.tail, n = ppo_of(&a)->net.n;
+    size_t inexact = 0; // a fresh run holds the float64 draws: older checkpoints are stored against them
+    for (size_t k = 0; k < tail; k++) inexact += (double)(float)la[0].data[k] != la[0].data[k];
+    cr_assert_gt(inexact, tail / 2, "the fresh weights are not the float64 draws");
+    for (size_t k = 0; k < n; k++) {
+        la[0].data[k] += 1e-9 * (double)(k % 7);
+        la[1].data[k] = 1e-3 / (double)(k + 3);
+        la[2].data[k] = 1e-6 / (double)(k + 5);
+    }
+    char path[] = "/tmp/pongrl-ppo32-XXXXXX", err[512];
+    close(mkstemp(path));
+    cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(checkpoint_load(path, &b, NULL, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(train_state_attach(&b, &PPO_LEARNER, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(learner_box_begin(&b, 0, err, sizeof(err)), 0, "%s", err); // what an iteration's start takes
+    const Ppo *p = ppo_of(&b);
+    for (size_t k = 0; k < tail; k++) {
+        cr_assert_eq(p->net.w1[k], (float)la[0].data[k], "W1 entry %zu", k);
+        cr_assert_eq(p->adam_m[k], (float)la[1].data[k], "m entry %zu", k);
+        cr_assert_eq(p->adam_v[k], (float)la[2].data[k], "v entry %zu", k);
+    }
+    for (size_t k = tail; k < n; k++) {
+        cr_assert_eq(p->net.t[k - tail], la[0].data[k], "tail entry %zu", k - tail);
+        cr_assert_eq(p->adam_mt[k - tail], la[1].data[k]);
+        cr_assert_eq(p->adam_vt[k - tail], la[2].data[k]);
+    }
+    size_t wn;
+    const double *w = train_state_weights(&b, &wn); // the run's weights, widened
+    cr_assert_eq(wn, n);
+    for (size_t k = 0; k < tail; k++) cr_assert_eq(w[k], (double)(float)la[0].data[k]);
+    train_state_free(&b);
+
+    la[0].data[5] = 1e39; // finite as a float64, infinite as a float32
+    cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(checkpoint_load(path, &b, NULL, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(train_state_attach(&b, &PPO_LEARNER, err, sizeof(err)), 0, "%s", err);
+    Pool *pool = pool_create(1);
+    Comm *comm = comm_local_create();
+    LearnerBatch lb = { 0 };
+    cr_assert_neq(b.learner->iterate(&b, pool, comm, &lb, err, sizeof(err)), 0);
+    cr_assert(strstr(err, "PPO weights hold a W1 entry past float32's range"), "%s", err);
+    pool_destroy(pool);
+    comm->destroy(comm);
+    unlink(path);
     train_state_free(&a);
     train_state_free(&b);
 }

@@ -15,13 +15,16 @@ int acnet_alloc(AcNet *net, int D, int H, int A) {
     net->Hv = 0;
     net->tail = (size_t)D * H;
     net->n = net->tail + (size_t)H + (size_t)A * H + (size_t)A + (size_t)H + 1;
-    net->w = big_calloc(net->n, sizeof(double));
-    return net->w ? 0 : -1;
+    net->w1 = big_calloc(net->tail, sizeof(float));
+    net->t = calloc(net->n - net->tail, sizeof(double));
+    return net->w1 && net->t ? 0 : -1;
 }
 
 void acnet_free(AcNet *net) {
-    free(net->w);
-    net->w = NULL;
+    free(net->w1);
+    free(net->t);
+    net->w1 = NULL;
+    net->t = NULL;
 }
 
 AcParts acnet_parts(const AcNet *net, double *v) { return acnet_tail_parts(net, v + net->tail); }
@@ -37,14 +40,22 @@ AcParts acnet_tail_parts(const AcNet *net, double *t) {
     return p;
 }
 
-void acnet_init_random(AcNet *net, uint64_t seed) {
+// The draws (acnet.h) into w1d (float64, the layout's first D*H) or else w1f (rounded to
+// float32), and the tail t.
+static void draw(const AcNet *net, uint64_t seed, double *w1d, float *w1f, double *t) {
     Rng rng;
     rng_seed(&rng, seed);
     const size_t H = (size_t)net->H, A = (size_t)net->A;
     const double s1 = 1.0 / sqrt(ACNET_INIT_NNZ), sh = 1.0 / sqrt((double)H);
-    memset(net->w, 0, sizeof(double) * net->n);
-    for (size_t k = 0; k < net->tail; k++) net->w[k] = rng_normal(&rng) * s1;
-    AcParts p = acnet_parts(net, net->w);
+    for (size_t k = 0; k < net->tail; k++) {
+        const double x = rng_normal(&rng) * s1;
+        if (w1d)
+            w1d[k] = x;
+        else
+            w1f[k] = (float)x;
+    }
+    memset(t, 0, sizeof(double) * (net->n - net->tail));
+    AcParts p = acnet_tail_parts(net, t);
     for (size_t k = 0; k < A * H; k++) p.Wpi[k] = rng_normal(&rng) * ACNET_PI_GAIN * sh;
     for (size_t k = 0; k < H; k++) p.wv[k] = rng_normal(&rng) * sh;
     if (net->Hv > 0) { // a separate value network: policy | value units
@@ -54,10 +65,32 @@ void acnet_init_random(AcNet *net, uint64_t seed) {
     }
 }
 
+void acnet_draw(const AcNet *net, uint64_t seed, double *w) { draw(net, seed, w, NULL, w + net->tail); }
+
+void acnet_init_random(AcNet *net, uint64_t seed) { draw(net, seed, NULL, net->w1, net->t); }
+
+void acnet_widen(const AcNet *net, double *w) {
+    for (size_t k = 0; k < net->tail; k++) w[k] = net->w1[k];
+    memcpy(w + net->tail, net->t, sizeof(double) * (net->n - net->tail));
+}
+
+int acnet_round_rows(float *f, const double *x, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite((float)x[k])) return -1;
+    for (size_t k = 0; k < n; k++) f[k] = (float)x[k];
+    return 0;
+}
+
+int acnet_narrow(AcNet *net, const double *w) {
+    if (acnet_round_rows(net->w1, w, net->tail)) return -1;
+    memcpy(net->t, w + net->tail, sizeof(double) * (net->n - net->tail));
+    return 0;
+}
+
 int acnet_split_check(const AcNet *net) {
     const size_t H = (size_t)net->H, A = (size_t)net->A, Hp = H - (size_t)net->Hv;
     if (net->Hv <= 0) return 0;
-    AcParts p = acnet_parts(net, net->w);
+    AcParts p = acnet_tail_parts(net, net->t);
     for (size_t a = 0; a < A; a++)
         for (size_t j = Hp; j < H; j++)
             if (p.Wpi[a * H + j] != 0.0) return -1;
@@ -73,11 +106,12 @@ static void row_axpy(double *restrict y, const double *restrict x, double a, int
     for (int j = 0; j < n; j++) y[j] += a * x[j];
 }
 
-static void row_signed_add(double *restrict y, const double *restrict x, int sign, int n) {
+// x: a float32 row, widened as it is read (exact): the sum is a float64 network's.
+static void row_signed_add(double *restrict y, const float *restrict x, int sign, int n) {
     if (sign > 0)
-        for (int j = 0; j < n; j++) y[j] += x[j];
+        for (int j = 0; j < n; j++) y[j] += (double)x[j];
     else
-        for (int j = 0; j < n; j++) y[j] -= x[j];
+        for (int j = 0; j < n; j++) y[j] -= (double)x[j];
 }
 
 static double row_dot(const double *restrict a, const double *restrict b, int n) {
@@ -86,7 +120,7 @@ static double row_dot(const double *restrict a, const double *restrict b, int n)
     return s;
 }
 
-// The rows a sample reads lie anywhere in W1 (15 MB at H = 128): each is asked for
+// The rows a sample reads lie anywhere in W1 (7.6 MB at H = 128 and the coarse views): each is asked for
 // MEM_AHEAD_ROWS rows before its turn (util/mem.h).
 
 // ----------------------------------------------------------------------------
@@ -94,20 +128,20 @@ static double row_dot(const double *restrict a, const double *restrict b, int n)
 
 double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
     const int H = net->H;
-    AcParts p = acnet_parts(net, net->w);
+    AcParts p = acnet_tail_parts(net, net->t);
     memcpy(h, p.b1, sizeof(double) * H);
-    const size_t row_bytes = sizeof(double) * (size_t)H;
-    for (int k = 0; k < MEM_AHEAD_ROWS && k < x.nnz; k++) mem_prefetch(net->w + (size_t)x.idx[k] * H, row_bytes);
+    const size_t row_bytes = sizeof(float) * (size_t)H;
+    for (int k = 0; k < MEM_AHEAD_ROWS && k < x.nnz; k++) mem_prefetch(net->w1 + (size_t)x.idx[k] * H, row_bytes);
     for (int k = 0; k < x.nnz; k++) { // x: entries in {-1, +1}
-        if (k + MEM_AHEAD_ROWS < x.nnz) mem_prefetch(net->w + (size_t)x.idx[k + MEM_AHEAD_ROWS] * H, row_bytes);
-        row_signed_add(h, net->w + (size_t)x.idx[k] * H, x.sign[k], H);
+        if (k + MEM_AHEAD_ROWS < x.nnz) mem_prefetch(net->w1 + (size_t)x.idx[k + MEM_AHEAD_ROWS] * H, row_bytes);
+        row_signed_add(h, net->w1 + (size_t)x.idx[k] * H, x.sign[k], H);
     }
     return acnet_heads(net, h, logits);
 }
 
 double acnet_heads(const AcNet *net, double *h, double *logits) {
     const int H = net->H, A = net->A;
-    AcParts p = acnet_parts(net, net->w);
+    AcParts p = acnet_tail_parts(net, net->t);
     for (int j = 0; j < H; j++)
         if (h[j] < 0.0) h[j] = 0.0;
     for (int a = 0; a < A; a++) logits[a] = p.bpi[a] + row_dot(p.Wpi + (size_t)a * H, h, H);
@@ -136,7 +170,7 @@ void acnet_backward_tail(const AcNet *net, const double *h, const double *dlogit
     const int H = net->H, A = net->A;
     // the units each head reads: the policy [0, Hp), the value [v0, H) (both all H when shared)
     const int Hp = H - net->Hv, v0 = net->Hv > 0 ? Hp : 0;
-    AcParts w = acnet_parts(net, net->w), d = acnet_tail_parts(net, gt);
+    AcParts w = acnet_tail_parts(net, net->t), d = acnet_tail_parts(net, gt);
     // heads: dWpi[a] += dlogits[a] h; dwv += dv h; dh = Wpi' dlogits + wv dv, masked by h > 0
     // (Wpi and wv are zero on the units their head does not read, so dh needs no split)
     for (int j = 0; j < H; j++) dh[j] = dv * w.wv[j];

@@ -1,4 +1,4 @@
-// acnet.h: the actor-critic network of PPO (ppo.h), float64:
+// acnet.h: the actor-critic network of PPO (ppo.h):
 //
 //   x (D = 12,800) sparse: the 80x80 binary frame, then its difference from the previous frame
 //   h = relu(W1' x + b1)                    (H,)
@@ -13,9 +13,15 @@
 // The input has a few dozen non-zeros (paddles and ball, and what moved), so the first layer
 // costs O(nnz x H): W1 is stored (D, H) row-major, the H weights of one input contiguous.
 //
-// Storage: every parameter in one float64 array,
+// Layout: every parameter in one array,
 //   W1 (D, H) | b1 (H) | Wpi (A, H) | bpi (A) | wv (H) | bv (1)
-// and a gradient has the same layout. The part after W1 is the "tail" (ACNET tail_n).
+// as a gradient, a checkpoint's arrays and the exported files have it, float64. The part after
+// W1 is the "tail". The network itself stores W1 as float32 (w1) and the tail as float64 (t):
+// the first layer's rows are most of the bytes a step moves (read by the forward pass, read and
+// written by Adam with their moments), the tail is small. Arithmetic is float64 throughout: a
+// row is widened as it is read (exact), so the forward pass and the gradient are a float64
+// network's whose W1 entries are float32 numbers; only Adam's new W1 (and W1's moments: ppo.h) is
+// rounded as it is stored.
 #ifndef PONGRL_ACNET_H
 #define PONGRL_ACNET_H
 
@@ -32,9 +38,10 @@
 typedef struct {
     int D, H, A;
     int Hv;      // the last Hv hidden units serve the value alone (above); 0: all serve both
-    size_t n;    // D*H + tail
-    size_t tail; // offset of b1: everything after W1
-    double *w;   // (n,)
+    size_t n;    // D*H + the tail's length: the layout's
+    size_t tail; // offset of b1 in the layout: D*H
+    float *w1;   // (D, H) W1
+    double *t;   // (n - tail) the tail: b1 | Wpi | bpi | wv | bv
 } AcNet;
 
 typedef struct {
@@ -44,13 +51,24 @@ typedef struct {
 int acnet_alloc(AcNet *net, int D, int H, int A); // 0 or -1 (out of memory); zeros
 void acnet_free(AcNet *net);
 // W1 ~ randn / sqrt(40), Wpi ~ randn * 0.01 / sqrt(H), wv ~ randn / sqrt(H), biases zero,
-// drawn in storage order; then, with Hv > 0, the entries that a separate value network keeps at
-// zero are zeroed (the draws are the same whatever Hv).
+// drawn in the layout's order; then, with Hv > 0, the entries that a separate value network
+// keeps at zero are zeroed (the draws are the same whatever Hv). acnet_draw: the float64 draws
+// into w (n, the layout); acnet_init_random: the network's, W1 rounded to float32.
+void acnet_draw(const AcNet *net, uint64_t seed, double *w);
 void acnet_init_random(AcNet *net, uint64_t seed);
-// The tail's parts of a parameter-shaped array (weights or gradient).
+// The tail's parts of a layout-shaped array (a gradient, the layout's weights).
 AcParts acnet_parts(const AcNet *net, double *v);
-// The same of the tail alone (n - tail entries, b1 first).
+// The same of the tail alone (n - tail entries, b1 first; net->t: the network's own).
 AcParts acnet_tail_parts(const AcNet *net, double *t);
+
+// The network's weights into w (n, the layout; W1 widened: exact).
+void acnet_widen(const AcNet *net, double *w);
+// w (n, the layout) as the network's weights, W1 rounded to float32 (to nearest, even). 0, or
+// -1 with the network unchanged: a W1 entry past float32's range (a float64 file's).
+int acnet_narrow(AcNet *net, const double *w);
+// n float64 values rounded to float32 into f (to nearest, even). 0, or -1 with f unchanged: a
+// value that is not finite as a float32 (NaN, infinity, or past float32's range).
+int acnet_round_rows(float *f, const double *x, size_t n);
 
 // 0 if the entries a separate value network keeps at zero are zero (always, with Hv = 0),
 // else -1: imported weights that are not such a network.

@@ -162,7 +162,7 @@ void ppo_destroy(Ppo *p) {
     mem_free_all(p->xidx, p->xsign, p->xcap, p->xoff, p->envs, p->action, p->logp, p->value, p->reward, p->adv, p->ret,
         p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh, p->hid, p->slices,
         p->rowsq, p->g, p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m,
-        p->adam_v, p);
+        p->adam_v, p->adam_mt, p->adam_vt, p);
 }
 
 void ppo_free(void *p) { ppo_destroy(p); }
@@ -178,8 +178,10 @@ static int ppo_make(void *obj, const TrainConfig *cfg) {
     if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) return -1;
     p->net.Hv = ppo_value_units(cfg);
     acnet_init_random(&p->net, stream_ppo_init(cfg->seed));
-    p->adam_m = big_calloc(p->net.n, sizeof(double));
-    p->adam_v = big_calloc(p->net.n, sizeof(double));
+    p->adam_m = big_calloc(p->net.tail, sizeof(float));
+    p->adam_v = big_calloc(p->net.tail, sizeof(float));
+    p->adam_mt = calloc(p->net.n - p->net.tail, sizeof(double));
+    p->adam_vt = calloc(p->net.n - p->net.tail, sizeof(double));
     p->envs = calloc((size_t)N, sizeof(PpoEnv));
     p->xoff = calloc((size_t)N * (T + 1), sizeof(uint32_t));
     p->xidx = calloc((size_t)N, sizeof(uint16_t *));
@@ -212,10 +214,10 @@ static int ppo_make(void *obj, const TrainConfig *cfg) {
     p->env0 = 0;
     p->env1 = N;
     if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off ||
-        !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
-        !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended ||
-        !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->block_stats ||
-        rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D))
+        !p->adam_m || !p->adam_v || !p->adam_mt || !p->adam_vt || !p->envs || !p->xoff || !p->xidx || !p->xsign ||
+        !p->xcap || !p->action || !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret ||
+        !p->next_value || !p->ended || !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq ||
+        !p->g || !p->block_stats || rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D))
         return -1;
     if (ppo_envs_start(p)) return -1;
     p->ent_coef = annealed_ent_coef(p);

@@ -118,15 +118,16 @@ typedef struct PpoThread PpoThread;
 typedef struct Ppo {
     TrainConfig cfg; // the run's settings
     AcNet net;
-    double *adam_m, *adam_v; // (n,) each
-    int64_t adam_t;          // steps taken
-    int64_t iteration;       // iterations done
-    int64_t agent_steps;     // all envs, all iterations
-    int64_t episodes;        // finished
-    int64_t frames;          // emulated in the last rollout, all envs
-    double ent_coef;         // the entropy coefficient of this iteration's update (--ent-anneal-steps)
-    PpoEnv *envs;            // (N,)
-    VecEnv *venv;            // (N,) the games, caller-stepped (ppo_envs.c)
+    float *adam_m, *adam_v;    // (D, H) each: W1's moments, float32 as W1 is (acnet.h)
+    double *adam_mt, *adam_vt; // (n - tail) each: the tail's
+    int64_t adam_t;            // steps taken
+    int64_t iteration;         // iterations done
+    int64_t agent_steps;       // all envs, all iterations
+    int64_t episodes;          // finished
+    int64_t frames;            // emulated in the last rollout, all envs
+    double ent_coef;           // the entropy coefficient of this iteration's update (--ent-anneal-steps)
+    PpoEnv *envs;              // (N,)
+    VecEnv *venv;              // (N,) the games, caller-stepped (ppo_envs.c)
     // the rollout, env-major (s = e*T + t)
     uint32_t *xoff;  // (N, T+1) env e's step t input: xs[e] entries [xoff[e][t], xoff[e][t+1])
     uint16_t **xidx; // (N,) growing arrays of sparse inputs
@@ -221,5 +222,11 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums);
 double ppo_step(Ppo *p, double lr);
 // The sample's input.
 SparseX ppo_sample_x(const Ppo *p, int s);
+
+// Adam's moment m (which = 0) or v (1) in the network's layout (acnet.h), float64: W1's part
+// widened (exact), for a checkpoint or a test. narrow: the way back, W1's part rounded to
+// float32; 0, or -1 with the moment unchanged (a value past float32's range).
+void ppo_moment_widen(const Ppo *p, int which, double *out);
+int ppo_moment_narrow(Ppo *p, int which, const double *in);
 
 #endif

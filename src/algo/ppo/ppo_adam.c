@@ -1,12 +1,36 @@
 // ppo_adam.c: the optimiser: the minibatch gradient's global norm clipped, then one step of
 // Adam. Adam on W1 is lazy (torch.optim.SparseAdam's rule): a step moves only the W1 rows its
 // minibatch touched, and only their moments decay; the dense part (b1, the heads) gets
-// torch.optim.Adam.
+// torch.optim.Adam. W1 and its moments are float32 (acnet.h): their step is adam_rows_f32's.
 #include "ppo_parts.h"
 
 #include <math.h>
+#include <string.h>
 
-#include "../../util/digest.h"
+
+// util/digest.h's digest (a sum of hashes of (position, bits)) of entries of the network's layout:
+// W1's float32 entries hashed as their float64 values, so it is digest_range's of the layout's
+// float64 array; the ranks compare it.
+static uint64_t digest_entry(double x, size_t pos) {
+    uint64_t b;
+    memcpy(&b, &x, sizeof(b));
+    b ^= pos * 0x9e3779b97f4a7c15ull;
+    b = (b ^ (b >> 30)) * 0xbf58476d1ce4e5b9ull;
+    b = (b ^ (b >> 27)) * 0x94d049bb133111ebull;
+    return b ^ (b >> 31);
+}
+
+static uint64_t digest_floats(const float *w, size_t off, size_t len) {
+    uint64_t d = 0;
+    for (size_t k = 0; k < len; k++) d += digest_entry(w[off + k], off + k);
+    return d;
+}
+
+static uint64_t digest_tail(const double *t, size_t off, size_t len) {
+    uint64_t d = 0;
+    for (size_t k = 0; k < len; k++) d += digest_entry(t[k], off + k);
+    return d;
+}
 
 // ----------------------------------------------------------------------------
 // clip the global norm, then a step on the rows the minibatch touched and the tail
@@ -26,14 +50,14 @@ static void adam_part(void *ctx, int part, int parts) {
     uint64_t d = 0;
     int r0, r1;
     part_range(p->rows.n, part, parts, &r0, &r1);
-    adam_rows(p->net.w, p->adam_m, p->adam_v, p->g + (size_t)r0 * H, p->rows.list + r0, r1 - r0, H, 0, H, job->coef,
-        &job->adam);
+    adam_rows_f32(p->net.w1, p->adam_m, p->adam_v, p->g + (size_t)r0 * H, p->rows.list + r0, r1 - r0, H, 0, H,
+        job->coef, &job->adam);
     if (digest)
-        for (int r = r0; r < r1; r++) d += digest_range(p->net.w, (size_t)p->rows.list[r] * H, H);
+        for (int r = r0; r < r1; r++) d += digest_floats(p->net.w1, (size_t)p->rows.list[r] * H, H);
     if (part == parts - 1) {
         const size_t off = p->net.tail, len = p->net.n - p->net.tail;
-        adam_update(p->net.w + off, p->adam_m + off, p->adam_v + off, p->g + off, len, job->coef, &job->adam);
-        if (digest) d += digest_range(p->net.w, off, len);
+        adam_update(p->net.t, p->adam_mt, p->adam_vt, p->g + off, len, job->coef, &job->adam);
+        if (digest) d += digest_tail(p->net.t, off, len);
     }
     p->digests[part] = d;
 }
@@ -49,4 +73,21 @@ double ppo_step(Ppo *p, double lr) {
     pool_for(p->pool, adam_part, &job);
     for (int i = 0; i < p->threads; i++) p->digest += p->digests[i];
     return norm;
+}
+
+// ----------------------------------------------------------------------------
+// the moments in the network's layout (ppo.h)
+
+void ppo_moment_widen(const Ppo *p, int which, double *out) {
+    const float *w1 = which ? p->adam_v : p->adam_m;
+    const size_t tail = p->net.tail;
+    for (size_t k = 0; k < tail; k++) out[k] = w1[k];
+    memcpy(out + tail, which ? p->adam_vt : p->adam_mt, sizeof(double) * (p->net.n - tail));
+}
+
+int ppo_moment_narrow(Ppo *p, int which, const double *in) {
+    const size_t tail = p->net.tail;
+    if (acnet_round_rows(which ? p->adam_v : p->adam_m, in, tail)) return -1;
+    memcpy(which ? p->adam_vt : p->adam_mt, in + tail, sizeof(double) * (p->net.n - tail));
+    return 0;
 }

@@ -62,20 +62,20 @@ typedef struct {
 
 static void forward_cols(Ppo *p, int M, double *restrict sl, size_t j0, size_t w) {
     const size_t H = (size_t)p->net.H;
-    const double *b1 = p->net.w + p->net.tail + j0;
+    const double *b1 = p->net.t + j0;
     for (int i = 0; i < M; i++) memcpy(sl + (size_t)i * w, b1, sizeof(double) * w);
     const int n = p->rows.n;
     for (int k = 0; k < n; k++) {
         const size_t row = p->rows.list[k];
         if (k + MEM_AHEAD_ROWS < n)
-            mem_prefetch(p->net.w + (size_t)p->rows.list[k + MEM_AHEAD_ROWS] * H + j0, sizeof(double) * w);
-        const double *restrict wr = p->net.w + row * H + j0;
+            mem_prefetch(p->net.w1 + (size_t)p->rows.list[k + MEM_AHEAD_ROWS] * H + j0, sizeof(float) * w);
+        const float *restrict wr = p->net.w1 + row * H + j0; // float32, widened as read: exact
         for (size_t e = p->row_off[k]; e < p->row_off[k + 1]; e++) {
             double *restrict x = sl + (size_t)(p->ent[e] >> 1) * w;
             if (p->ent[e] & 1)
-                for (size_t j = 0; j < w; j++) x[j] -= wr[j];
+                for (size_t j = 0; j < w; j++) x[j] -= (double)wr[j];
             else
-                for (size_t j = 0; j < w; j++) x[j] += wr[j];
+                for (size_t j = 0; j < w; j++) x[j] += (double)wr[j];
         }
     }
     for (int i = 0; i < M; i++) memcpy(p->hid + (size_t)i * H + j0, sl + (size_t)i * w, sizeof(double) * w);
