@@ -10,40 +10,151 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ppo_rows_plan(Ppo *p, const int32_t *mb, int M) {
-    const int D = p->net.D;
-    size_t *at = p->row_at, total = 0;
-    for (int i = 0; i < M; i++) {
-        const SparseX x = ppo_sample_x(p, mb[i]);
-        total += (size_t)x.nnz;
-        for (int k = 0; k < x.nnz; k++) at[x.idx[k]]++;
+// ----------------------------------------------------------------------------
+// the rows' plan: a counting sort whose passes the pool's parts share, each the same for any
+// number of parts. Part t of P counts its range of the minibatch's samples (ranges in sample
+// order) into counts of its own; then part s takes its range of rows (PLAN_ROWS rows a unit):
+// their totals, the touched ones ascending, and in each the places of part 0's entries, then
+// part 1's, and so on: the sample order. After a prefix over the ranges each part writes its
+// range's rows and places its own samples' entries at its cursors. Each part clears only the
+// counts that its samples set (the rows it saw), not D of them.
+
+#define PLAN_ROWS 64 // rows a unit of the rows' ranges: lines of every array, none shared
+
+void ppo_plan_free(PpoPlan *pl) {
+    if (pl) mem_free_all(pl->cnt, pl->cur, pl->seen, pl->tot, pl->list, pl->off, pl->part, pl);
+}
+
+PpoPlan *ppo_plan_alloc(int parts, int D) {
+    PpoPlan *pl = calloc(1, sizeof(PpoPlan));
+    if (!pl) return NULL;
+    const size_t Dp = ((size_t)D + PLAN_ROWS - 1) / PLAN_ROWS * PLAN_ROWS, P = (size_t)parts;
+    pl->parts = parts;
+    pl->Dp = (int)Dp;
+    pl->cnt = pad_calloc(P * Dp, sizeof(uint32_t));
+    pl->cur = pad_calloc(P * Dp, sizeof(size_t));
+    pl->seen = pad_calloc(P * Dp, sizeof(uint16_t));
+    pl->tot = pad_calloc(Dp, sizeof(uint32_t));
+    pl->list = pad_calloc(Dp, sizeof(uint16_t));
+    pl->off = pad_calloc(Dp, sizeof(size_t));
+    pl->part = pad_calloc(P, sizeof(PpoPlanPart));
+    if (!pl->cnt || !pl->cur || !pl->seen || !pl->tot || !pl->list || !pl->off || !pl->part) {
+        ppo_plan_free(pl);
+        return NULL;
     }
+    return pl;
+}
+
+typedef struct {
+    Ppo *p;
+    const int32_t *mb;
+    int M, span; // span: rows a range (a multiple of PLAN_ROWS)
+} PlanJob;
+
+static void plan_count(void *ctx, int part, int parts) {
+    PlanJob *job = ctx;
+    PpoPlan *pl = job->p->plan;
+    PpoPlanPart *pp = &pl->part[part];
+    uint32_t *cnt = pl->cnt + (size_t)part * pl->Dp;
+    uint16_t *seen = pl->seen + (size_t)part * pl->Dp;
+    for (int k = 0; k < pp->n_seen; k++) cnt[seen[k]] = 0;
+    int lo, hi, n = 0;
+    size_t ents = 0;
+    part_range(job->M, part, parts, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
+        const SparseX x = ppo_sample_x(job->p, job->mb[i]);
+        ents += (size_t)x.nnz;
+        for (int k = 0; k < x.nnz; k++)
+            if (!cnt[x.idx[k]]++) seen[n++] = x.idx[k];
+    }
+    pp->n_seen = n;
+    pp->ents = ents;
+}
+
+static void plan_rows(void *ctx, int part, int parts) {
+    PlanJob *job = ctx;
+    PpoPlan *pl = job->p->plan;
+    const int D = job->p->net.D, r0 = part * job->span < D ? part * job->span : D;
+    const int r1 = r0 + job->span < D ? r0 + job->span : D;
+    const size_t Dp = (size_t)pl->Dp;
+    const uint32_t *tot = pl->cnt;
+    if (parts > 1) {
+        uint32_t *t = pl->tot;
+        memcpy(t + r0, pl->cnt + r0, sizeof(uint32_t) * (size_t)(r1 - r0));
+        for (int q = 1; q < parts; q++) {
+            const uint32_t *c = pl->cnt + (size_t)q * Dp;
+            for (int r = r0; r < r1; r++) t[r] += c[r];
+        }
+        tot = t;
+    }
+    int n = 0;
+    size_t pos = 0;
+    for (int r = r0; r < r1; r++) {
+        if (!tot[r]) continue;
+        pl->list[r0 + n] = (uint16_t)r;
+        pl->off[r0 + n++] = pos;
+        for (int q = 0; q < parts; q++) {
+            const uint32_t c = pl->cnt[(size_t)q * Dp + r];
+            if (!c) continue;
+            pl->cur[(size_t)q * Dp + r] = pos;
+            pos += c;
+        }
+    }
+    pl->part[part].rows = n;
+    pl->part[part].range_ents = pos;
+}
+
+static void plan_place(void *ctx, int part, int parts) {
+    PlanJob *job = ctx;
+    Ppo *p = job->p;
+    PpoPlan *pl = p->plan;
+    const PpoPlanPart *pp = &pl->part[part];
+    // the part's range of rows
+    const int r0 = part * job->span;
+    for (int j = 0; j < pp->rows; j++) {
+        const int r = pl->list[r0 + j], k = pp->row_base + j;
+        p->rows.list[k] = (uint16_t)r;
+        p->rows.in[r] = 1;
+        p->row_off[k] = pp->ent_base + pl->off[r0 + j];
+    }
+    // its samples
+    size_t *cur = pl->cur + (size_t)part * pl->Dp;
+    const uint16_t *seen = pl->seen + (size_t)part * pl->Dp;
+    for (int k = 0; k < pp->n_seen; k++) cur[seen[k]] += pl->part[seen[k] / job->span].ent_base;
+    int lo, hi;
+    part_range(job->M, part, parts, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
+        const SparseX x = ppo_sample_x(p, job->mb[i]);
+        for (int k = 0; k < x.nnz; k++) p->ent[cur[x.idx[k]]++] = (uint32_t)i << 1 | (x.sign[k] < 0);
+    }
+}
+
+int ppo_rows_plan(Ppo *p, const int32_t *mb, int M) {
+    PpoPlan *pl = p->plan;
+    const int P = pl->parts, units = pl->Dp / PLAN_ROWS;
+    PlanJob job = { p, mb, M, PLAN_ROWS * ((units + P - 1) / P) };
+    pool_for(p->pool, plan_count, &job);
+    size_t total = 0;
+    for (int t = 0; t < P; t++) total += pl->part[t].ents;
     if (total > p->ent_cap) {
         uint32_t *bigger = realloc(p->ent, sizeof(uint32_t) * (total + total / 4));
-        if (!bigger) {
-            for (int r = 0; r < D; r++) at[r] = 0;
-            return -1;
-        }
+        if (!bigger) return -1; // (the counts are cleared by the next plan's count pass)
         p->ent = bigger;
         p->ent_cap = total + total / 4;
     }
-    // rows ascending (a scan of D counts: cheaper than sorting the touched rows), each row's
-    // first entry's place; then the cursors
+    pool_for(p->pool, plan_rows, &job);
+    int rows = 0;
+    size_t ents = 0;
+    for (int s = 0; s < P; s++) {
+        pl->part[s].row_base = rows;
+        pl->part[s].ent_base = ents;
+        rows += pl->part[s].rows;
+        ents += pl->part[s].range_ents;
+    }
     rowset_clear(&p->rows);
-    size_t pos = 0;
-    for (int r = 0; r < D; r++) {
-        if (!at[r]) continue;
-        p->row_off[p->rows.n] = pos;
-        rowset_add(&p->rows, r);
-        pos += at[r];
-        at[r] = p->row_off[p->rows.n - 1];
-    }
-    p->row_off[p->rows.n] = pos;
-    for (int i = 0; i < M; i++) {
-        const SparseX x = ppo_sample_x(p, mb[i]);
-        for (int k = 0; k < x.nnz; k++) p->ent[at[x.idx[k]]++] = (uint32_t)i << 1 | (x.sign[k] < 0);
-    }
-    for (int k = 0; k < p->rows.n; k++) at[p->rows.list[k]] = 0;
+    p->rows.n = rows;
+    p->row_off[rows] = ents;
+    pool_for(p->pool, plan_place, &job);
     return 0;
 }
 

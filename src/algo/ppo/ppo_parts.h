@@ -30,6 +30,30 @@ struct PpoThread {
 int ppo_thread_alloc(PpoThread *t, const AcNet *net); // 0, or -1 (out of memory)
 void ppo_thread_free(PpoThread *t);
 
+// The rows' plan's scratch (ppo_merge.c): the pool's parts count, then place, each its range of
+// the minibatch's samples; between the two each sums the counts of its range of rows. A part's
+// arrays start on a MEM_PAD line of their own: no part writes a line that another writes.
+typedef struct {
+    _Alignas(MEM_PAD) size_t ents; // the entries of the part's samples
+    size_t range_ents, ent_base;   // the entries of the rows in the part's range; those before it
+    int rows, row_base;            // the touched rows in the part's range; those before it
+    int n_seen;                    // the rows its samples touched (seen)
+} PpoPlanPart;
+
+typedef struct PpoPlan {
+    int parts, Dp;     // the pool's parts; D rounded up to a line of each array
+    uint32_t *cnt;     // (parts, Dp) each part's entries per row: zeros but at its seen rows
+    size_t *cur;       // (parts, Dp) each part's first place in p->ent per row, then its cursors
+    uint16_t *seen;    // (parts, Dp) the rows each part's samples touched, as they came
+    uint32_t *tot;     // (Dp) every part's entries per row
+    uint16_t *list;    // (Dp) each range's touched rows, ascending, from the range's start
+    size_t *off;       // (Dp) their first entries, counted from the range's first
+    PpoPlanPart *part; // (parts)
+} PpoPlan;
+
+PpoPlan *ppo_plan_alloc(int parts, int D); // NULL: out of memory
+void ppo_plan_free(PpoPlan *pl);
+
 // The minibatch's W1 rows (ppo_merge.c): g_r = sum over its samples s with x_s[r] != 0 of
 // x_s[r] dh_s, summed in sample order, the same bits whoever sums a row.
 // p->rows: the rows the M samples of mb touch, ascending; each row's (sample, sign) list in
