@@ -11,150 +11,177 @@
 #include <string.h>
 
 // ----------------------------------------------------------------------------
-// the rows' plan: a counting sort whose passes the pool's parts share, each the same for any
-// number of parts. Part t of P counts its range of the minibatch's samples (ranges in sample
-// order) into counts of its own; then part s takes its range of rows (PLAN_ROWS rows a unit):
-// their totals, the touched ones ascending, and in each the places of part 0's entries, then
-// part 1's, and so on: the sample order. After a prefix over the ranges each part writes its
-// range's rows and places its own samples' entries at its cursors. Each part clears only the
-// counts that its samples set (the rows it saw), not D of them.
-
-#define PLAN_ROWS 64 // rows a unit of the rows' ranges: lines of every array, none shared
+// the rows' plan: a counting sort whose passes the pool's parts share by ranges of rows. Part s
+// walks the minibatch's samples in order and takes from each the entries in its range (a
+// sample's are ascending: two binary searches), so that each row's list is in sample order
+// whoever places it; it counts them, lists its touched rows ascending and their first places
+// from its range's start; after a prefix over the ranges it writes its rows and places its
+// entries into its own stretch of p->ent. The ranges follow the last plan's entries (about
+// equal shares for the parts); the plan does not depend on them.
 
 void ppo_plan_free(PpoPlan *pl) {
-    if (pl) mem_free_all(pl->cnt, pl->cur, pl->seen, pl->tot, pl->list, pl->off, pl->part, pl);
+    if (pl) mem_free_all(pl->bound, pl->unit_ents, pl->cnt, pl->cur, pl->list, pl->part, pl);
 }
 
 PpoPlan *ppo_plan_alloc(int parts, int D) {
     PpoPlan *pl = calloc(1, sizeof(PpoPlan));
     if (!pl) return NULL;
-    const size_t Dp = ((size_t)D + PLAN_ROWS - 1) / PLAN_ROWS * PLAN_ROWS, P = (size_t)parts;
+    const int units = (D + PPO_PLAN_ROWS - 1) / PPO_PLAN_ROWS;
+    const size_t rows = (size_t)units * PPO_PLAN_ROWS;
     pl->parts = parts;
-    pl->Dp = (int)Dp;
-    pl->cnt = pad_calloc(P * Dp, sizeof(uint32_t));
-    pl->cur = pad_calloc(P * Dp, sizeof(size_t));
-    pl->seen = pad_calloc(P * Dp, sizeof(uint16_t));
-    pl->tot = pad_calloc(Dp, sizeof(uint32_t));
-    pl->list = pad_calloc(Dp, sizeof(uint16_t));
-    pl->off = pad_calloc(Dp, sizeof(size_t));
-    pl->part = pad_calloc(P, sizeof(PpoPlanPart));
-    if (!pl->cnt || !pl->cur || !pl->seen || !pl->tot || !pl->list || !pl->off || !pl->part) {
+    pl->units = units;
+    pl->bound = calloc((size_t)parts + 1, sizeof(int));
+    pl->unit_ents = calloc((size_t)units, sizeof(size_t));
+    pl->cnt = pad_calloc(rows, sizeof(uint32_t));
+    pl->cur = pad_calloc(rows, sizeof(size_t));
+    pl->list = pad_calloc(rows, sizeof(uint16_t));
+    pl->part = pad_calloc((size_t)parts, sizeof(PpoPlanPart));
+    if (!pl->bound || !pl->unit_ents || !pl->cnt || !pl->cur || !pl->list || !pl->part) {
         ppo_plan_free(pl);
         return NULL;
     }
+    for (int s = 0; s <= parts; s++) pl->bound[s] = (int)((int64_t)units * s / parts);
     return pl;
+}
+
+// The first of x's n ascending indices that is at least row (n if none).
+static inline int first_from(const uint16_t *idx, int n, int row) {
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (idx[mid] < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 typedef struct {
     Ppo *p;
     const int32_t *mb;
-    int M, span; // span: rows a range (a multiple of PLAN_ROWS)
+    int M;
 } PlanJob;
 
-static void plan_count(void *ctx, int part, int parts) {
-    PlanJob *job = ctx;
-    PpoPlan *pl = job->p->plan;
-    PpoPlanPart *pp = &pl->part[part];
-    uint32_t *cnt = pl->cnt + (size_t)part * pl->Dp;
-    uint16_t *seen = pl->seen + (size_t)part * pl->Dp;
-    for (int k = 0; k < pp->n_seen; k++) cnt[seen[k]] = 0;
-    int lo, hi, n = 0;
-    size_t ents = 0;
-    part_range(job->M, part, parts, &lo, &hi);
-    for (int i = lo; i < hi; i++) {
-        const SparseX x = ppo_sample_x(job->p, job->mb[i]);
-        ents += (size_t)x.nnz;
-        for (int k = 0; k < x.nnz; k++)
-            if (!cnt[x.idx[k]]++) seen[n++] = x.idx[k];
-    }
-    pp->n_seen = n;
-    pp->ents = ents;
+// Sample i's entries in rows [r0, r1): [*k0, *k1) of its input.
+static inline SparseX plan_sample(const PlanJob *job, int i, int r0, int r1, int *k0, int *k1) {
+    const SparseX x = ppo_sample_x(job->p, job->mb[i]);
+    *k0 = r0 ? first_from(x.idx, x.nnz, r0) : 0;
+    *k1 = r1 < job->p->net.D ? *k0 + first_from(x.idx + *k0, x.nnz - *k0, r1) : x.nnz;
+    return x;
 }
 
-static void plan_rows(void *ctx, int part, int parts) {
+// The samples' inputs lie wherever their envs' steps put them: sample i + PLAN_AHEAD's are asked
+// for while sample i's are walked (the binary searches and the signs' loads waited for memory).
+#define PLAN_AHEAD 4
+static inline void plan_ahead(const PlanJob *job, int i, bool signs) {
+    if (i + PLAN_AHEAD >= job->M) return;
+    const SparseX y = ppo_sample_x(job->p, job->mb[i + PLAN_AHEAD]);
+    mem_prefetch(y.idx, sizeof(uint16_t) * (size_t)y.nnz);
+    if (signs) mem_prefetch(y.sign, (size_t)y.nnz);
+}
+
+static void plan_count(void *ctx, int part, int parts) {
+    (void)parts;
     PlanJob *job = ctx;
     PpoPlan *pl = job->p->plan;
-    const int D = job->p->net.D, r0 = part * job->span < D ? part * job->span : D;
-    const int r1 = r0 + job->span < D ? r0 + job->span : D;
-    const size_t Dp = (size_t)pl->Dp;
-    const uint32_t *tot = pl->cnt;
-    if (parts > 1) {
-        uint32_t *t = pl->tot;
-        memcpy(t + r0, pl->cnt + r0, sizeof(uint32_t) * (size_t)(r1 - r0));
-        for (int q = 1; q < parts; q++) {
-            const uint32_t *c = pl->cnt + (size_t)q * Dp;
-            for (int r = r0; r < r1; r++) t[r] += c[r];
-        }
-        tot = t;
+    const int D = job->p->net.D, u0 = pl->bound[part], u1 = pl->bound[part + 1];
+    const int r0 = u0 * PPO_PLAN_ROWS < D ? u0 * PPO_PLAN_ROWS : D,
+              r1 = u1 * PPO_PLAN_ROWS < D ? u1 * PPO_PLAN_ROWS : D;
+    uint32_t *cnt = pl->cnt;
+    for (int i = 0; i < job->M; i++) {
+        int k0, k1;
+        plan_ahead(job, i, false);
+        const SparseX x = plan_sample(job, i, r0, r1, &k0, &k1);
+        for (int k = k0; k < k1; k++) cnt[x.idx[k]]++;
     }
+    // the range's rows ascending, a line of 16 counts at a time (most are zeros; rows from D to
+    // the last unit's end are never counted)
     int n = 0;
     size_t pos = 0;
-    for (int r = r0; r < r1; r++) {
-        if (!tot[r]) continue;
-        pl->list[r0 + n] = (uint16_t)r;
-        pl->off[r0 + n++] = pos;
-        for (int q = 0; q < parts; q++) {
-            const uint32_t c = pl->cnt[(size_t)q * Dp + r];
-            if (!c) continue;
-            pl->cur[(size_t)q * Dp + r] = pos;
-            pos += c;
+    for (int u = u0; u < u1; u++) {
+        const size_t at = pos;
+        for (int r = u * PPO_PLAN_ROWS; r < (u + 1) * PPO_PLAN_ROWS; r += 16) {
+            uint64_t w[8], any = 0;
+            memcpy(w, cnt + r, sizeof(w));
+            for (int j = 0; j < 8; j++) any |= w[j];
+            if (!any) continue;
+            for (int q = r; q < r + 16; q++) {
+                if (!cnt[q]) continue;
+                pl->list[r0 + n++] = (uint16_t)q;
+                pl->cur[q] = pos;
+                pos += cnt[q];
+            }
         }
+        pl->unit_ents[u] = pos - at;
     }
     pl->part[part].rows = n;
-    pl->part[part].range_ents = pos;
+    pl->part[part].ents = pos;
 }
 
 static void plan_place(void *ctx, int part, int parts) {
+    (void)parts;
     PlanJob *job = ctx;
     Ppo *p = job->p;
     PpoPlan *pl = p->plan;
     const PpoPlanPart *pp = &pl->part[part];
-    // the part's range of rows
-    const int r0 = part * job->span;
+    const int D = p->net.D, u0 = pl->bound[part], u1 = pl->bound[part + 1];
+    const int r0 = u0 * PPO_PLAN_ROWS < D ? u0 * PPO_PLAN_ROWS : D,
+              r1 = u1 * PPO_PLAN_ROWS < D ? u1 * PPO_PLAN_ROWS : D;
+    size_t *cur = pl->cur;
     for (int j = 0; j < pp->rows; j++) {
         const int r = pl->list[r0 + j], k = pp->row_base + j;
         p->rows.list[k] = (uint16_t)r;
         p->rows.in[r] = 1;
-        p->row_off[k] = pp->ent_base + pl->off[r0 + j];
+        p->row_off[k] = cur[r] += pp->ent_base;
+        pl->cnt[r] = 0;
     }
-    // its samples
-    size_t *cur = pl->cur + (size_t)part * pl->Dp;
-    const uint16_t *seen = pl->seen + (size_t)part * pl->Dp;
-    for (int k = 0; k < pp->n_seen; k++) cur[seen[k]] += pl->part[seen[k] / job->span].ent_base;
-    int lo, hi;
-    part_range(job->M, part, parts, &lo, &hi);
-    for (int i = lo; i < hi; i++) {
-        const SparseX x = ppo_sample_x(p, job->mb[i]);
-        for (int k = 0; k < x.nnz; k++) p->ent[cur[x.idx[k]]++] = (uint32_t)i << 1 | (x.sign[k] < 0);
+    uint32_t *ent = p->ent;
+    for (int i = 0; i < job->M; i++) {
+        int k0, k1;
+        plan_ahead(job, i, true);
+        const SparseX x = plan_sample(job, i, r0, r1, &k0, &k1);
+        for (int k = k0; k < k1; k++) ent[cur[x.idx[k]]++] = (uint32_t)i << 1 | (x.sign[k] < 0);
     }
+}
+
+// The next plan's ranges: about equal shares of this plan's entries, in whole units.
+static void plan_split(PpoPlan *pl, size_t total) {
+    if (!total) return;
+    size_t acc = 0;
+    int s = 1;
+    for (int u = 0; u < pl->units && s < pl->parts; u++) {
+        acc += pl->unit_ents[u];
+        while (s < pl->parts && acc * (size_t)pl->parts >= total * (size_t)s) pl->bound[s++] = u + 1;
+    }
+    while (s < pl->parts) pl->bound[s++] = pl->units;
 }
 
 int ppo_rows_plan(Ppo *p, const int32_t *mb, int M) {
     PpoPlan *pl = p->plan;
-    const int P = pl->parts, units = pl->Dp / PLAN_ROWS;
-    PlanJob job = { p, mb, M, PLAN_ROWS * ((units + P - 1) / P) };
-    pool_for(p->pool, plan_count, &job);
     size_t total = 0;
-    for (int t = 0; t < P; t++) total += pl->part[t].ents;
+    for (int i = 0; i < M; i++) total += (size_t)ppo_sample_x(p, mb[i]).nnz;
     if (total > p->ent_cap) {
         uint32_t *bigger = realloc(p->ent, sizeof(uint32_t) * (total + total / 4));
-        if (!bigger) return -1; // (the counts are cleared by the next plan's count pass)
+        if (!bigger) return -1;
         p->ent = bigger;
         p->ent_cap = total + total / 4;
     }
-    pool_for(p->pool, plan_rows, &job);
+    PlanJob job = { p, mb, M };
+    pool_for(p->pool, plan_count, &job);
     int rows = 0;
     size_t ents = 0;
-    for (int s = 0; s < P; s++) {
+    for (int s = 0; s < pl->parts; s++) {
         pl->part[s].row_base = rows;
         pl->part[s].ent_base = ents;
         rows += pl->part[s].rows;
-        ents += pl->part[s].range_ents;
+        ents += pl->part[s].ents;
     }
     rowset_clear(&p->rows);
     p->rows.n = rows;
     p->row_off[rows] = ents;
     pool_for(p->pool, plan_place, &job);
+    plan_split(pl, total);
     return 0;
 }
 

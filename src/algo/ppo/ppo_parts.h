@@ -30,24 +30,22 @@ struct PpoThread {
 int ppo_thread_alloc(PpoThread *t, const AcNet *net); // 0, or -1 (out of memory)
 void ppo_thread_free(PpoThread *t);
 
-// The rows' plan's scratch (ppo_merge.c): the pool's parts count, then place, each its range of
-// the minibatch's samples; between the two each sums the counts of its range of rows. A part's
-// arrays start on a MEM_PAD line of their own: no part writes a line that another writes.
+// The rows' plan's scratch (ppo_merge.c): the pool's parts each take a range of W1's rows (of
+// whole units of PPO_PLAN_ROWS rows, so that no two parts write one line of any array, p->ent's
+// included, but at a range's ends), count its entries, then place them.
+#define PPO_PLAN_ROWS 64
 typedef struct {
-    _Alignas(MEM_PAD) size_t ents; // the entries of the part's samples
-    size_t range_ents, ent_base;   // the entries of the rows in the part's range; those before it
-    int rows, row_base;            // the touched rows in the part's range; those before it
-    int n_seen;                    // the rows its samples touched (seen)
+    _Alignas(MEM_PAD) size_t ents, ent_base; // the entries of the part's rows; those before them
+    int rows, row_base;                      // the touched rows in the part's range; those before them
 } PpoPlanPart;
 
 typedef struct PpoPlan {
-    int parts, Dp;     // the pool's parts; D rounded up to a line of each array
-    uint32_t *cnt;     // (parts, Dp) each part's entries per row: zeros but at its seen rows
-    size_t *cur;       // (parts, Dp) each part's first place in p->ent per row, then its cursors
-    uint16_t *seen;    // (parts, Dp) the rows each part's samples touched, as they came
-    uint32_t *tot;     // (Dp) every part's entries per row
-    uint16_t *list;    // (Dp) each range's touched rows, ascending, from the range's start
-    size_t *off;       // (Dp) their first entries, counted from the range's first
+    int parts, units;  // the pool's parts; units of rows in D
+    int *bound;        // (parts + 1) part s's rows: units [bound[s], bound[s + 1])
+    size_t *unit_ents; // (units) the last plan's entries per unit: the next one's split
+    uint32_t *cnt;     // (units x PPO_PLAN_ROWS) entries per row; zeros between plans
+    size_t *cur;       // (units x PPO_PLAN_ROWS) a row's first entry in its range, then its cursor
+    uint16_t *list;    // (units x PPO_PLAN_ROWS) each range's touched rows, ascending, at its start
     PpoPlanPart *part; // (parts)
 } PpoPlan;
 
