@@ -16,11 +16,12 @@
 // sample's are ascending: two binary searches), so that each row's list is in sample order
 // whoever places it; it counts them, lists its touched rows ascending and their first places
 // from its range's start; after a prefix over the ranges it writes its rows and places its
-// entries into its own stretch of p->ent. The ranges follow the last plan's entries (about
-// equal shares for the parts); the plan does not depend on them.
+// entries into its own stretch of p->ent (by ranges of samples, two threads' entries of a row
+// would share nearly every line of it). The ranges follow the last plan's entries (about equal
+// shares for the parts); the plan does not depend on them.
 
 void ppo_plan_free(PpoPlan *pl) {
-    if (pl) mem_free_all(pl->bound, pl->unit_ents, pl->cnt, pl->cur, pl->list, pl->part, pl);
+    if (pl) mem_free_all(pl->bound, pl->unit_ents, pl->cnt, pl->cur, pl->list, pl->part, pl->xs, pl->cut, pl);
 }
 
 PpoPlan *ppo_plan_alloc(int parts, int D) {
@@ -44,62 +45,74 @@ PpoPlan *ppo_plan_alloc(int parts, int D) {
     return pl;
 }
 
-// The first of x's n ascending indices that is at least row (n if none).
+// Room for M samples' inputs and cuts (a multiple of 32 samples: each part's cuts on lines of
+// their own). 0, or -1 (out of memory).
+static int plan_reserve(PpoPlan *pl, int M) {
+    if (M <= pl->cap) return 0;
+    const size_t cap = ((size_t)M + 31) / 32 * 32;
+    free(pl->xs);
+    free(pl->cut);
+    pl->cap = 0;
+    pl->xs = malloc(sizeof(SparseX) * cap);
+    pl->cut = pad_calloc((size_t)pl->parts * cap * 2, sizeof(uint16_t));
+    if (!pl->xs || !pl->cut) return -1;
+    pl->cap = (int)cap;
+    return 0;
+}
+
+// The first of the n ascending indices that is at least row (n if none), without a branch on
+// the data: the halves' choices follow no pattern a predictor learns.
 static inline int first_from(const uint16_t *idx, int n, int row) {
-    int lo = 0, hi = n;
-    while (lo < hi) {
-        const int mid = (lo + hi) / 2;
-        if (idx[mid] < row)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (!n) return 0;
+    const uint16_t *b = idx;
+    while (n > 1) {
+        const int half = n / 2;
+        b += b[half - 1] < row ? half : 0;
+        n -= half;
     }
-    return lo;
+    return (int)(b - idx) + (*b < row);
 }
 
 typedef struct {
     Ppo *p;
-    const int32_t *mb;
     int M;
 } PlanJob;
 
-// Sample i's entries in rows [r0, r1): [*k0, *k1) of its input.
-static inline SparseX plan_sample(const PlanJob *job, int i, int r0, int r1, int *k0, int *k1) {
-    const SparseX x = ppo_sample_x(job->p, job->mb[i]);
-    *k0 = r0 ? first_from(x.idx, x.nnz, r0) : 0;
-    *k1 = r1 < job->p->net.D ? *k0 + first_from(x.idx + *k0, x.nnz - *k0, r1) : x.nnz;
-    return x;
+// Part s's rows [*r0, *r1).
+static inline void plan_rows(const Ppo *p, int part, int *r0, int *r1) {
+    const int D = p->net.D, u0 = p->plan->bound[part], u1 = p->plan->bound[part + 1];
+    *r0 = u0 * PPO_PLAN_ROWS < D ? u0 * PPO_PLAN_ROWS : D;
+    *r1 = u1 * PPO_PLAN_ROWS < D ? u1 * PPO_PLAN_ROWS : D;
 }
 
 // The samples' inputs lie wherever their envs' steps put them: sample i + PLAN_AHEAD's are asked
 // for while sample i's are walked (the binary searches and the signs' loads waited for memory).
 #define PLAN_AHEAD 4
-static inline void plan_ahead(const PlanJob *job, int i, bool signs) {
-    if (i + PLAN_AHEAD >= job->M) return;
-    const SparseX y = ppo_sample_x(job->p, job->mb[i + PLAN_AHEAD]);
-    mem_prefetch(y.idx, sizeof(uint16_t) * (size_t)y.nnz);
-    if (signs) mem_prefetch(y.sign, (size_t)y.nnz);
-}
 
 static void plan_count(void *ctx, int part, int parts) {
     (void)parts;
     PlanJob *job = ctx;
-    PpoPlan *pl = job->p->plan;
-    const int D = job->p->net.D, u0 = pl->bound[part], u1 = pl->bound[part + 1];
-    const int r0 = u0 * PPO_PLAN_ROWS < D ? u0 * PPO_PLAN_ROWS : D,
-              r1 = u1 * PPO_PLAN_ROWS < D ? u1 * PPO_PLAN_ROWS : D;
+    Ppo *p = job->p;
+    PpoPlan *pl = p->plan;
+    int r0, r1;
+    plan_rows(p, part, &r0, &r1);
     uint32_t *cnt = pl->cnt;
+    uint16_t *cut = pl->cut + (size_t)part * pl->cap * 2;
     for (int i = 0; i < job->M; i++) {
-        int k0, k1;
-        plan_ahead(job, i, false);
-        const SparseX x = plan_sample(job, i, r0, r1, &k0, &k1);
+        if (i + PLAN_AHEAD < job->M)
+            mem_prefetch(pl->xs[i + PLAN_AHEAD].idx, sizeof(uint16_t) * (size_t)pl->xs[i + PLAN_AHEAD].nnz);
+        const SparseX x = pl->xs[i];
+        const int k0 = r0 ? first_from(x.idx, x.nnz, r0) : 0;
+        const int k1 = r1 < p->net.D ? k0 + first_from(x.idx + k0, x.nnz - k0, r1) : x.nnz;
+        cut[2 * i] = (uint16_t)k0;
+        cut[2 * i + 1] = (uint16_t)k1;
         for (int k = k0; k < k1; k++) cnt[x.idx[k]]++;
     }
     // the range's rows ascending, a line of 16 counts at a time (most are zeros; rows from D to
     // the last unit's end are never counted)
     int n = 0;
     size_t pos = 0;
-    for (int u = u0; u < u1; u++) {
+    for (int u = pl->bound[part]; u < pl->bound[part + 1]; u++) {
         const size_t at = pos;
         for (int r = u * PPO_PLAN_ROWS; r < (u + 1) * PPO_PLAN_ROWS; r += 16) {
             uint64_t w[8], any = 0;
@@ -125,9 +138,8 @@ static void plan_place(void *ctx, int part, int parts) {
     Ppo *p = job->p;
     PpoPlan *pl = p->plan;
     const PpoPlanPart *pp = &pl->part[part];
-    const int D = p->net.D, u0 = pl->bound[part], u1 = pl->bound[part + 1];
-    const int r0 = u0 * PPO_PLAN_ROWS < D ? u0 * PPO_PLAN_ROWS : D,
-              r1 = u1 * PPO_PLAN_ROWS < D ? u1 * PPO_PLAN_ROWS : D;
+    int r0, r1;
+    plan_rows(p, part, &r0, &r1);
     size_t *cur = pl->cur;
     for (int j = 0; j < pp->rows; j++) {
         const int r = pl->list[r0 + j], k = pp->row_base + j;
@@ -137,11 +149,15 @@ static void plan_place(void *ctx, int part, int parts) {
         pl->cnt[r] = 0;
     }
     uint32_t *ent = p->ent;
+    const uint16_t *cut = pl->cut + (size_t)part * pl->cap * 2;
     for (int i = 0; i < job->M; i++) {
-        int k0, k1;
-        plan_ahead(job, i, true);
-        const SparseX x = plan_sample(job, i, r0, r1, &k0, &k1);
-        for (int k = k0; k < k1; k++) ent[cur[x.idx[k]]++] = (uint32_t)i << 1 | (x.sign[k] < 0);
+        if (i + PLAN_AHEAD < job->M) {
+            const SparseX y = pl->xs[i + PLAN_AHEAD];
+            mem_prefetch(y.sign + cut[2 * (i + PLAN_AHEAD)],
+                (size_t)(cut[2 * (i + PLAN_AHEAD) + 1] - cut[2 * (i + PLAN_AHEAD)]));
+        }
+        const SparseX x = pl->xs[i];
+        for (int k = cut[2 * i]; k < cut[2 * i + 1]; k++) ent[cur[x.idx[k]]++] = (uint32_t)i << 1 | (x.sign[k] < 0);
     }
 }
 
@@ -159,15 +175,19 @@ static void plan_split(PpoPlan *pl, size_t total) {
 
 int ppo_rows_plan(Ppo *p, const int32_t *mb, int M) {
     PpoPlan *pl = p->plan;
+    if (plan_reserve(pl, M)) return -1;
     size_t total = 0;
-    for (int i = 0; i < M; i++) total += (size_t)ppo_sample_x(p, mb[i]).nnz;
+    for (int i = 0; i < M; i++) {
+        pl->xs[i] = ppo_sample_x(p, mb[i]);
+        total += (size_t)pl->xs[i].nnz;
+    }
     if (total > p->ent_cap) {
         uint32_t *bigger = realloc(p->ent, sizeof(uint32_t) * (total + total / 4));
         if (!bigger) return -1;
         p->ent = bigger;
         p->ent_cap = total + total / 4;
     }
-    PlanJob job = { p, mb, M };
+    PlanJob job = { p, M };
     pool_for(p->pool, plan_count, &job);
     int rows = 0;
     size_t ents = 0;

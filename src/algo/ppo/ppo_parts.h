@@ -47,6 +47,9 @@ typedef struct PpoPlan {
     size_t *cur;       // (units x PPO_PLAN_ROWS) a row's first entry in its range, then its cursor
     uint16_t *list;    // (units x PPO_PLAN_ROWS) each range's touched rows, ascending, at its start
     PpoPlanPart *part; // (parts)
+    int cap;           // samples the two below hold
+    SparseX *xs;       // (cap) the minibatch's inputs
+    uint16_t *cut;     // (parts, cap, 2) where each part's range starts and ends in each input
 } PpoPlan;
 
 PpoPlan *ppo_plan_alloc(int parts, int D); // NULL: out of memory
