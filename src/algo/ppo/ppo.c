@@ -162,7 +162,7 @@ void ppo_destroy(Ppo *p) {
     acnet_free(&p->net);
     mem_free_all(p->xidx, p->xsign, p->xcap, p->xoff, p->envs, p->action, p->logp, p->value, p->reward, p->adv, p->ret,
         p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh, p->hid, p->slices,
-        p->rowsq, p->g, p->block_stats, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m,
+        p->rowsq, p->g, p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m,
         p->adam_v, p);
 }
 
@@ -206,12 +206,13 @@ static int ppo_make(void *obj, const TrainConfig *cfg) {
     p->tail_sum = (GradSum){ p->net.n, calloc(p->net.n, sizeof(int64_t)), calloc(p->net.n, sizeof(int64_t)) };
     p->rowsq = calloc((size_t)p->net.D, sizeof(double));
     p->g = big_calloc(p->net.n, sizeof(double));
+    p->row_at = calloc((size_t)p->net.D, sizeof(size_t));
     p->row_off = calloc((size_t)p->net.D + 1, sizeof(size_t));
     p->block_stats = calloc((size_t)blocks * PPO_N_STATS, sizeof(double));
     p->x = calloc((size_t)blocks * PPO_N_STATS, sizeof(int64_t));
     p->env0 = 0;
     p->env1 = N;
-    if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_off ||
+    if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off ||
         !p->adam_m || !p->adam_v || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap || !p->action ||
         !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value || !p->ended ||
         !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq || !p->g || !p->block_stats ||

@@ -152,6 +152,7 @@ typedef struct Ppo {
     double *g;        // (n,) the minibatch's gradient: row rows.list[k] at k H, the tail at tail
     double gsq;       // its squared norm
     RowSet rows;      // W1 rows the minibatch touched, ascending
+    size_t *row_at;   // (D,) the rows' plan's cursor of each touched row (ppo_merge.c)
     size_t *row_off;  // (D + 1) row rows.list[k]'s entries: ent[row_off[k], row_off[k + 1])
     uint32_t *ent;    // (ent_cap) sample i of the minibatch with sign -1: 2 i + 1; +1: 2 i
     size_t ent_cap;

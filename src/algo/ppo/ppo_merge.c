@@ -21,7 +21,7 @@
 // shares for the parts); the plan does not depend on them.
 
 void ppo_plan_free(PpoPlan *pl) {
-    if (pl) mem_free_all(pl->bound, pl->unit_ents, pl->cnt, pl->cur, pl->list, pl->part, pl->xs, pl->cut, pl);
+    if (pl) mem_free_all(pl->bound, pl->unit_ents, pl->cnt, pl->list, pl->part, pl->xs, pl->cut, pl);
 }
 
 PpoPlan *ppo_plan_alloc(int parts, int D) {
@@ -34,10 +34,9 @@ PpoPlan *ppo_plan_alloc(int parts, int D) {
     pl->bound = calloc((size_t)parts + 1, sizeof(int));
     pl->unit_ents = calloc((size_t)units, sizeof(size_t));
     pl->cnt = pad_calloc(rows, sizeof(uint32_t));
-    pl->cur = pad_calloc(rows, sizeof(size_t));
     pl->list = pad_calloc(rows, sizeof(uint16_t));
     pl->part = pad_calloc((size_t)parts, sizeof(PpoPlanPart));
-    if (!pl->bound || !pl->unit_ents || !pl->cnt || !pl->cur || !pl->list || !pl->part) {
+    if (!pl->bound || !pl->unit_ents || !pl->cnt || !pl->list || !pl->part) {
         ppo_plan_free(pl);
         return NULL;
     }
@@ -122,7 +121,7 @@ static void plan_count(void *ctx, int part, int parts) {
             for (int q = r; q < r + 16; q++) {
                 if (!cnt[q]) continue;
                 pl->list[r0 + n++] = (uint16_t)q;
-                pl->cur[q] = pos;
+                p->row_at[q] = pos;
                 pos += cnt[q];
             }
         }
@@ -140,7 +139,7 @@ static void plan_place(void *ctx, int part, int parts) {
     const PpoPlanPart *pp = &pl->part[part];
     int r0, r1;
     plan_rows(p, part, &r0, &r1);
-    size_t *cur = pl->cur;
+    size_t *cur = p->row_at;
     for (int j = 0; j < pp->rows; j++) {
         const int r = pl->list[r0 + j], k = pp->row_base + j;
         p->rows.list[k] = (uint16_t)r;

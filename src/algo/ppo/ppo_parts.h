@@ -31,9 +31,9 @@ int ppo_thread_alloc(PpoThread *t, const AcNet *net); // 0, or -1 (out of memory
 void ppo_thread_free(PpoThread *t);
 
 // The rows' plan's scratch (ppo_merge.c): the pool's parts each take a range of W1's rows, whole
-// units of PPO_PLAN_ROWS rows (a multiple of 16), count its entries, then place them. A unit's
-// counts, cursors and list fill whole lines, so those lines are each one part's; p->ent's and
-// rows.in's are shared at a range's ends alone. On a minibatch at the defaults, units of 64 rows
+// units of PPO_PLAN_ROWS rows (a multiple of 16), count its entries, then place them (a row's
+// cursor in p->row_at). A unit's counts and list fill whole lines, so those lines are each one
+// part's; p->ent's, p->row_at's and rows.in's are shared at a range's ends alone. On a minibatch at the defaults, units of 64 rows
 // left the largest of 16 parts half as much again as the mean; of 32, 15% more.
 #define PPO_PLAN_ROWS 32
 typedef struct {
@@ -46,7 +46,6 @@ typedef struct PpoPlan {
     int *bound;        // (parts + 1) part s's rows: units [bound[s], bound[s + 1])
     size_t *unit_ents; // (units) the last plan's entries per unit: the next one's split
     uint32_t *cnt;     // (units x PPO_PLAN_ROWS) entries per row; zeros between plans
-    size_t *cur;       // (units x PPO_PLAN_ROWS) a row's first entry in its range, then its cursor
     uint16_t *list;    // (units x PPO_PLAN_ROWS) each range's touched rows, ascending, at its start
     PpoPlanPart *part; // (parts)
     int cap;           // samples the two below hold
