@@ -1,8 +1,8 @@
 // test_ppo_plan.c: PPO's rows' plan (ppo_merge.c), whose counting sort the pool's threads
 // share, is the one a single pass over the minibatch gives: the touched rows ascending, each
-// row's (sample, sign) list in sample order, for a minibatch of a real rollout on 1, 2 and 3
-// threads, twice in a row (each thread clears the counts its last plan left). The check itself
-// sees two entries of a row swapped.
+// row's (sample, sign) list in sample order, for minibatches of a real rollout on 1, 2, 3 and 8
+// threads, twice in a row (the second time with the ranges of rows the first plans chose). The
+// check itself sees two entries of a row swapped.
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +90,9 @@ Test(ppo_plan, threads_give_the_one_pass_plan_rows_ascending_samples_in_order) {
     for (int s = 0; s < B; s++) perm[s] = (int32_t)((s * 769L + 11) % B); // a shuffle: 769 is prime to 1024
     Plan want[2] = { reference_plan(p, perm, M), reference_plan(p, perm + M, M) };
     cr_assert_gt(want[0].off[want[0].n], 10000, "a real minibatch: %zu entries", want[0].off[want[0].n]);
-    for (int threads = 1; threads <= 3; threads++) {
+    static const int counts[] = { 1, 2, 3, 8 };
+    for (size_t q = 0; q < sizeof(counts) / sizeof(counts[0]); q++) {
+        const int threads = counts[q];
         Pool *pool = pool_create(threads);
         cr_assert_eq(ppo_bind(p, pool, NULL), 0);
         cr_assert_eq(p->threads, threads);
