@@ -80,6 +80,8 @@ int sparse_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t 
     return scan(cc, pc, SPARSE_COARSE, 2 * POLICY_D + SPARSE_COARSE, idx, sign, n);
 }
 
+int sparse_lit(const uint8_t *f, uint16_t *lit) { return scan(f, NULL, POLICY_D, 0, lit, NULL, 0); }
+
 int sparse_input_lit(
     const uint16_t *cur, int nc, const uint16_t *prev, int np, bool coarse, uint16_t *idx, int8_t *sign) {
     int n = 0;

@@ -26,6 +26,9 @@ static inline int sparse_input_size(bool coarse) { return 2 * POLICY_D + (coarse
 // The sparse input of frame cur after prev (binary 80x80) into idx/sign (room for
 // sparse_input_size entries), ascending; returns the count.
 int sparse_input(const uint8_t *cur, const uint8_t *prev, bool coarse, uint16_t *idx, int8_t *sign);
+// The lit pixels of frame f (binary 80x80) into lit (room for POLICY_D), ascending; returns the
+// count: what sparse_input_lit takes, one scan of the frame.
+int sparse_lit(const uint8_t *f, uint16_t *lit);
 // The same from the frames' lit pixels (nc and np indices of the 80x80 grid, each list ascending
 // and without repeats, as a replay memory keeps a frame): the same entries in the same order, in
 // time that grows with the lit pixels rather than with the grid.

@@ -149,6 +149,7 @@ void ppo_destroy(Ppo *p) {
     if (p->th)
         for (int i = 0; i < p->threads; i++) ppo_thread_free(&p->th[i]);
     free(p->th);
+    ppo_plan_free(p->plan);
     if (p->xidx)
         for (int e = 0; e < p->cfg.envs; e++) {
             free(p->xidx[e]);
@@ -229,15 +230,17 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     return learner_object_create(cfg, ppo_check, sizeof(Ppo), ppo_make, ppo_free, err, errlen);
 }
 
-// Each of n threads' scratch (PpoThread) and digest, made again for n.
+// Each of n threads' scratch (PpoThread), digest and part of the rows' plan, made again for n.
 static int ppo_threads(Ppo *p, int n) {
     for (int i = 0; i < p->threads; i++) ppo_thread_free(&p->th[i]);
     free(p->th);
     free(p->digests);
+    ppo_plan_free(p->plan);
     p->threads = 0;
     p->th = calloc((size_t)n, sizeof(PpoThread));
     p->digests = calloc((size_t)n, sizeof(uint64_t));
-    if (!p->th || !p->digests) return -1;
+    p->plan = ppo_plan_alloc(n, p->net.D);
+    if (!p->th || !p->digests || !p->plan) return -1;
     for (int i = 0; i < n; i++) {
         if (ppo_thread_alloc(&p->th[i], &p->net)) return -1;
         p->threads = i + 1;

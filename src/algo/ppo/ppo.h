@@ -114,6 +114,7 @@ typedef struct {
 } PpoStats;
 
 typedef struct PpoThread PpoThread;
+typedef struct PpoPlan PpoPlan;
 
 typedef struct Ppo {
     TrainConfig cfg; // the run's settings
@@ -152,7 +153,7 @@ typedef struct Ppo {
     double *g;        // (n,) the minibatch's gradient: row rows.list[k] at k H, the tail at tail
     double gsq;       // its squared norm
     RowSet rows;      // W1 rows the minibatch touched, ascending
-    size_t *row_at;   // (D,) the counting sort's counts, then cursors; zeros between uses
+    size_t *row_at;   // (D,) the rows' plan's cursor of each touched row (ppo_merge.c)
     size_t *row_off;  // (D + 1) row rows.list[k]'s entries: ent[row_off[k], row_off[k + 1])
     uint32_t *ent;    // (ent_cap) sample i of the minibatch with sign -1: 2 i + 1; +1: 2 i
     size_t ent_cap;
@@ -161,6 +162,7 @@ typedef struct Ppo {
     double *block_stats; // (blocks, 6) each block's loss terms (PPO_BLOCK)
     Pool *pool;          // whose threads run the passes (ppo_bind)
     PpoThread *th;       // (threads,) their scratch
+    PpoPlan *plan;       // the rows' plan's scratch, for the threads (ppo_merge.c)
     int threads;
     // the ranks (ppo_bind): this one plays envs [env0, env1) and computes its share of chunks
     Comm *comm;

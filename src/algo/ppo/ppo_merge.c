@@ -10,40 +10,197 @@
 #include <stdlib.h>
 #include <string.h>
 
+// ----------------------------------------------------------------------------
+// the rows' plan: a counting sort whose passes the pool's parts share by ranges of rows. Part s
+// walks the minibatch's samples in order and takes from each the entries in its range (a
+// sample's are ascending: two binary searches), so that each row's list is in sample order
+// whoever places it; it counts them, lists its touched rows ascending and their first places
+// from its range's start; after a prefix over the ranges it writes its rows and places its
+// entries into its own stretch of p->ent (by ranges of samples, two threads' entries of a row
+// would share nearly every line of it). The ranges follow the last plan's entries (about equal
+// shares for the parts); the plan does not depend on them.
+
+void ppo_plan_free(PpoPlan *pl) {
+    if (pl) mem_free_all(pl->bound, pl->unit_ents, pl->cnt, pl->list, pl->part, pl->xs, pl->cut, pl);
+}
+
+PpoPlan *ppo_plan_alloc(int parts, int D) {
+    PpoPlan *pl = calloc(1, sizeof(PpoPlan));
+    if (!pl) return NULL;
+    const int units = (D + PPO_PLAN_ROWS - 1) / PPO_PLAN_ROWS;
+    const size_t rows = (size_t)units * PPO_PLAN_ROWS;
+    pl->parts = parts;
+    pl->units = units;
+    pl->bound = calloc((size_t)parts + 1, sizeof(int));
+    pl->unit_ents = calloc((size_t)units, sizeof(size_t));
+    pl->cnt = pad_calloc(rows, sizeof(uint32_t));
+    pl->list = pad_calloc(rows, sizeof(uint16_t));
+    pl->part = pad_calloc((size_t)parts, sizeof(PpoPlanPart));
+    if (!pl->bound || !pl->unit_ents || !pl->cnt || !pl->list || !pl->part) {
+        ppo_plan_free(pl);
+        return NULL;
+    }
+    for (int s = 0; s <= parts; s++) pl->bound[s] = (int)((int64_t)units * s / parts);
+    return pl;
+}
+
+// Room for M samples' inputs and cuts (a multiple of 32 samples: each part's cuts on lines of
+// their own). 0, or -1 (out of memory).
+static int plan_reserve(PpoPlan *pl, int M) {
+    if (M <= pl->cap) return 0;
+    const size_t cap = ((size_t)M + 31) / 32 * 32;
+    free(pl->xs);
+    free(pl->cut);
+    pl->cap = 0;
+    pl->xs = malloc(sizeof(SparseX) * cap);
+    pl->cut = pad_calloc((size_t)pl->parts * cap * 2, sizeof(uint16_t));
+    if (!pl->xs || !pl->cut) return -1;
+    pl->cap = (int)cap;
+    return 0;
+}
+
+// The first of the n ascending indices that is at least row (n if none), without a branch on
+// the data: the halves' choices follow no pattern a predictor learns.
+static inline int first_from(const uint16_t *idx, int n, int row) {
+    if (!n) return 0;
+    const uint16_t *b = idx;
+    while (n > 1) {
+        const int half = n / 2;
+        b += b[half - 1] < row ? half : 0;
+        n -= half;
+    }
+    return (int)(b - idx) + (*b < row);
+}
+
+typedef struct {
+    Ppo *p;
+    int M;
+} PlanJob;
+
+// Part s's rows [*r0, *r1).
+static inline void plan_rows(const Ppo *p, int part, int *r0, int *r1) {
+    const int D = p->net.D, u0 = p->plan->bound[part], u1 = p->plan->bound[part + 1];
+    *r0 = u0 * PPO_PLAN_ROWS < D ? u0 * PPO_PLAN_ROWS : D;
+    *r1 = u1 * PPO_PLAN_ROWS < D ? u1 * PPO_PLAN_ROWS : D;
+}
+
+// The samples' inputs lie wherever their envs' steps put them: sample i + PLAN_AHEAD's are asked
+// for while sample i's are walked (the binary searches and the signs' loads waited for memory).
+#define PLAN_AHEAD 4
+
+static void plan_count(void *ctx, int part, int parts) {
+    (void)parts;
+    PlanJob *job = ctx;
+    Ppo *p = job->p;
+    PpoPlan *pl = p->plan;
+    int r0, r1;
+    plan_rows(p, part, &r0, &r1);
+    uint32_t *cnt = pl->cnt;
+    uint16_t *cut = pl->cut + (size_t)part * pl->cap * 2;
+    for (int i = 0; i < job->M; i++) {
+        if (i + PLAN_AHEAD < job->M)
+            mem_prefetch(pl->xs[i + PLAN_AHEAD].idx, sizeof(uint16_t) * (size_t)pl->xs[i + PLAN_AHEAD].nnz);
+        const SparseX x = pl->xs[i];
+        const int k0 = r0 ? first_from(x.idx, x.nnz, r0) : 0;
+        const int k1 = r1 < p->net.D ? k0 + first_from(x.idx + k0, x.nnz - k0, r1) : x.nnz;
+        cut[2 * i] = (uint16_t)k0;
+        cut[2 * i + 1] = (uint16_t)k1;
+        for (int k = k0; k < k1; k++) cnt[x.idx[k]]++;
+    }
+    // the range's rows ascending, a line of 16 counts at a time (most are zeros; rows from D to
+    // the last unit's end are never counted)
+    int n = 0;
+    size_t pos = 0;
+    for (int u = pl->bound[part]; u < pl->bound[part + 1]; u++) {
+        const size_t at = pos;
+        for (int r = u * PPO_PLAN_ROWS; r < (u + 1) * PPO_PLAN_ROWS; r += 16) {
+            uint64_t w[8], any = 0;
+            memcpy(w, cnt + r, sizeof(w));
+            for (int j = 0; j < 8; j++) any |= w[j];
+            if (!any) continue;
+            for (int q = r; q < r + 16; q++) {
+                if (!cnt[q]) continue;
+                pl->list[r0 + n++] = (uint16_t)q;
+                p->row_at[q] = pos;
+                pos += cnt[q];
+            }
+        }
+        pl->unit_ents[u] = pos - at;
+    }
+    pl->part[part].rows = n;
+    pl->part[part].ents = pos;
+}
+
+static void plan_place(void *ctx, int part, int parts) {
+    (void)parts;
+    PlanJob *job = ctx;
+    Ppo *p = job->p;
+    PpoPlan *pl = p->plan;
+    const PpoPlanPart *pp = &pl->part[part];
+    int r0, r1;
+    plan_rows(p, part, &r0, &r1);
+    size_t *cur = p->row_at;
+    for (int j = 0; j < pp->rows; j++) {
+        const int r = pl->list[r0 + j], k = pp->row_base + j;
+        p->rows.list[k] = (uint16_t)r;
+        p->rows.in[r] = 1;
+        p->row_off[k] = cur[r] += pp->ent_base;
+        pl->cnt[r] = 0;
+    }
+    uint32_t *ent = p->ent;
+    const uint16_t *cut = pl->cut + (size_t)part * pl->cap * 2;
+    for (int i = 0; i < job->M; i++) {
+        if (i + PLAN_AHEAD < job->M) {
+            const SparseX y = pl->xs[i + PLAN_AHEAD];
+            mem_prefetch(y.sign + cut[2 * (i + PLAN_AHEAD)],
+                (size_t)(cut[2 * (i + PLAN_AHEAD) + 1] - cut[2 * (i + PLAN_AHEAD)]));
+        }
+        const SparseX x = pl->xs[i];
+        for (int k = cut[2 * i]; k < cut[2 * i + 1]; k++) ent[cur[x.idx[k]]++] = (uint32_t)i << 1 | (x.sign[k] < 0);
+    }
+}
+
+// The next plan's ranges: about equal shares of this plan's entries, in whole units.
+static void plan_split(PpoPlan *pl, size_t total) {
+    if (!total) return;
+    size_t acc = 0;
+    int s = 1;
+    for (int u = 0; u < pl->units && s < pl->parts; u++) {
+        acc += pl->unit_ents[u];
+        while (s < pl->parts && acc * (size_t)pl->parts >= total * (size_t)s) pl->bound[s++] = u + 1;
+    }
+    while (s < pl->parts) pl->bound[s++] = pl->units;
+}
+
 int ppo_rows_plan(Ppo *p, const int32_t *mb, int M) {
-    const int D = p->net.D;
-    size_t *at = p->row_at, total = 0;
+    PpoPlan *pl = p->plan;
+    if (plan_reserve(pl, M)) return -1;
+    size_t total = 0;
     for (int i = 0; i < M; i++) {
-        const SparseX x = ppo_sample_x(p, mb[i]);
-        total += (size_t)x.nnz;
-        for (int k = 0; k < x.nnz; k++) at[x.idx[k]]++;
+        pl->xs[i] = ppo_sample_x(p, mb[i]);
+        total += (size_t)pl->xs[i].nnz;
     }
     if (total > p->ent_cap) {
         uint32_t *bigger = realloc(p->ent, sizeof(uint32_t) * (total + total / 4));
-        if (!bigger) {
-            for (int r = 0; r < D; r++) at[r] = 0;
-            return -1;
-        }
+        if (!bigger) return -1;
         p->ent = bigger;
         p->ent_cap = total + total / 4;
     }
-    // rows ascending (a scan of D counts: cheaper than sorting the touched rows), each row's
-    // first entry's place; then the cursors
+    PlanJob job = { p, M };
+    pool_for(p->pool, plan_count, &job);
+    int rows = 0;
+    size_t ents = 0;
+    for (int s = 0; s < pl->parts; s++) {
+        pl->part[s].row_base = rows;
+        pl->part[s].ent_base = ents;
+        rows += pl->part[s].rows;
+        ents += pl->part[s].ents;
+    }
     rowset_clear(&p->rows);
-    size_t pos = 0;
-    for (int r = 0; r < D; r++) {
-        if (!at[r]) continue;
-        p->row_off[p->rows.n] = pos;
-        rowset_add(&p->rows, r);
-        pos += at[r];
-        at[r] = p->row_off[p->rows.n - 1];
-    }
-    p->row_off[p->rows.n] = pos;
-    for (int i = 0; i < M; i++) {
-        const SparseX x = ppo_sample_x(p, mb[i]);
-        for (int k = 0; k < x.nnz; k++) p->ent[at[x.idx[k]]++] = (uint32_t)i << 1 | (x.sign[k] < 0);
-    }
-    for (int k = 0; k < p->rows.n; k++) at[p->rows.list[k]] = 0;
+    p->rows.n = rows;
+    p->row_off[rows] = ents;
+    pool_for(p->pool, plan_place, &job);
+    plan_split(pl, total);
     return 0;
 }
 

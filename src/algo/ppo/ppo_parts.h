@@ -30,6 +30,32 @@ struct PpoThread {
 int ppo_thread_alloc(PpoThread *t, const AcNet *net); // 0, or -1 (out of memory)
 void ppo_thread_free(PpoThread *t);
 
+// The rows' plan's scratch (ppo_merge.c): the pool's parts each take a range of W1's rows, whole
+// units of PPO_PLAN_ROWS rows (a multiple of 16), count its entries, then place them (a row's
+// cursor in p->row_at). A unit's counts and list fill whole lines, so those lines are each one
+// part's; p->ent's, p->row_at's and rows.in's are shared at a range's ends alone. On a minibatch at the defaults, units of 64 rows
+// left the largest of 16 parts half as much again as the mean; of 32, 15% more.
+#define PPO_PLAN_ROWS 32
+typedef struct {
+    _Alignas(MEM_PAD) size_t ents, ent_base; // the entries of the part's rows; those before them
+    int rows, row_base;                      // the touched rows in the part's range; those before them
+} PpoPlanPart;
+
+typedef struct PpoPlan {
+    int parts, units;  // the pool's parts; units of rows in D
+    int *bound;        // (parts + 1) part s's rows: units [bound[s], bound[s + 1])
+    size_t *unit_ents; // (units) the last plan's entries per unit: the next one's split
+    uint32_t *cnt;     // (units x PPO_PLAN_ROWS) entries per row; zeros between plans
+    uint16_t *list;    // (units x PPO_PLAN_ROWS) each range's touched rows, ascending, at its start
+    PpoPlanPart *part; // (parts)
+    int cap;           // samples the two below hold
+    SparseX *xs;       // (cap) the minibatch's inputs
+    uint16_t *cut;     // (parts, cap, 2) where each part's range starts and ends in each input
+} PpoPlan;
+
+PpoPlan *ppo_plan_alloc(int parts, int D); // NULL: out of memory
+void ppo_plan_free(PpoPlan *pl);
+
 // The minibatch's W1 rows (ppo_merge.c): g_r = sum over its samples s with x_s[r] != 0 of
 // x_s[r] dh_s, summed in sample order, the same bits whoever sums a row.
 // p->rows: the rows the M samples of mb touch, ascending; each row's (sample, sign) list in

@@ -26,6 +26,11 @@ static void collect_part(void *ctx, int part, int parts) {
     const int T = p->cfg.steps, A = PPO_ACTIONS, e0 = p->env0, n = p->env1 - p->env0;
     PpoThread *th = &p->th[part];
     uint8_t cur[POLICY_D];
+    // the lit pixels of the frame at hand (lit[c]) and of the previous one (lit[!c]): the input
+    // from them (sparse_input_lit) is ppo_input's, without scanning the previous frame again
+    // and building its coarse view at every step
+    uint16_t lit[2][POLICY_D];
+    int nlit[2];
     double logits[ACNET_A_MAX], logp[ACNET_A_MAX];
     int lo, hi;
     part_range(n, part, parts, &lo, &hi);
@@ -36,6 +41,8 @@ static void collect_part(void *ctx, int part, int parts) {
         rng_seed(&rng, stream_ppo_act(p->cfg.seed, (uint64_t)p->iteration, (uint64_t)e));
         v->frames = 0;
         off[0] = 0;
+        int c = 0;
+        nlit[1] = sparse_lit(v->prev, lit[1]); // as the last rollout, a load or the ranks' exchange left it
         for (int t = 0; t <= T; t++) {
             // the state's input (at t = T: the state after the rollout, for its value)
             if (ppo_reserve_inputs(p, e, (size_t)off[t] + (size_t)p->net.D)) {
@@ -45,7 +52,8 @@ static void collect_part(void *ctx, int part, int parts) {
             uint16_t *idx = p->xidx[e] + off[t];
             int8_t *sign = p->xsign[e] + off[t];
             env_render_obs80(vecenv_env(p->venv, e), cur);
-            int nnz = ppo_input(cur, v->prev, p->cfg.coarse, idx, sign);
+            nlit[c] = sparse_lit(cur, lit[c]);
+            const int nnz = sparse_input_lit(lit[c], nlit[c], lit[!c], nlit[!c], p->cfg.coarse, idx, sign);
             if (t == T) {
                 // (the next rollout starts from the same state and recomputes it)
                 p->next_value[e] = acnet_forward(&p->net, (SparseX){ nnz, idx, sign }, th->h, logits);
@@ -60,6 +68,8 @@ static void collect_part(void *ctx, int part, int parts) {
             p->logp[s] = logp[a];
             memcpy(v->prev, cur, POLICY_D);
             ppo_env_step(p, e, t, a);
+            if (p->done[s]) nlit[c] = 0; // the next episode's first frame: the previous one is zeros
+            c = !c;
         }
     }
 }
