@@ -126,16 +126,58 @@ static double row_dot(const double *restrict a, const double *restrict b, int n)
 // ----------------------------------------------------------------------------
 // forward
 
-double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
-    const int H = net->H;
-    AcParts p = acnet_tail_parts(net, net->t);
-    memcpy(h, p.b1, sizeof(double) * H);
-    const size_t row_bytes = sizeof(float) * (size_t)H;
-    for (int k = 0; k < MEM_AHEAD_ROWS && k < x.nnz; k++) mem_prefetch(net->w1 + (size_t)x.idx[k] * H, row_bytes);
-    for (int k = 0; k < x.nnz; k++) { // x: entries in {-1, +1}
-        if (k + MEM_AHEAD_ROWS < x.nnz) mem_prefetch(net->w1 + (size_t)x.idx[k + MEM_AHEAD_ROWS] * H, row_bytes);
-        row_signed_add(h, net->w1 + (size_t)x.idx[k] * H, x.sign[k], H);
+// The hidden layer's sum 64 columns at a time in 8 vectors of 8 (GNU C's vector extension, as
+// ppo_merge.c's row_grad), so that it stays in registers while the input's rows stream past,
+// rather than going to memory and back at every entry as a loop over a runtime H does. Each
+// column still adds b1, then the rows in the input's order: the same bits. Loads and stores by
+// memcpy: no alignment is assumed (and no function takes or returns a Cols: without AVX-512 that
+// would be an ABI of its own).
+typedef double Cols __attribute__((vector_size(8 * sizeof(double))));
+#define FWD_CHUNK 8 // Cols a chunk: 64 columns
+
+// Asks for the bytes of the row of the input's entry k, if there is one.
+static inline void ask_row(const AcNet *net, SparseX x, int k, size_t bytes) {
+    if (k < x.nnz) mem_prefetch(net->w1 + (size_t)x.idx[k] * net->H, bytes);
+}
+
+// x: entries in {-1, +1}; a product by +-1 is exact and y + (-1 w) is y - w, so the bits are
+// row_signed_add's, without a branch on signs that follow no pattern. The first pass over the
+// rows asks for them whole: the next chunks find them in cache.
+static void hidden_sum(const AcNet *net, SparseX x, const double *b1, double *h) {
+    const size_t H = (size_t)net->H;
+    size_t j0 = 0;
+    for (; j0 + 8 * FWD_CHUNK <= H; j0 += 8 * FWD_CHUNK) {
+        const size_t ask = j0 ? 0 : sizeof(float) * H;
+        Cols acc[FWD_CHUNK];
+        for (int c = 0; c < FWD_CHUNK; c++) memcpy(&acc[c], b1 + j0 + 8 * c, sizeof(Cols));
+        for (int k = 0; k < MEM_AHEAD_ROWS; k++) ask_row(net, x, k, ask);
+        for (int k = 0; k < x.nnz; k++) {
+            ask_row(net, x, k + MEM_AHEAD_ROWS, ask);
+            const float *r = net->w1 + x.idx[k] * H + j0;
+            const double sg = (double)x.sign[k];
+            for (int c = 0; c < FWD_CHUNK; c++) {
+                // 8 floats widened (exact), written element by element: gcc 12 compiles that to
+                // one conversion, and __builtin_convertvector to four instructions
+                const float *w = r + 8 * c;
+                acc[c] += sg * (Cols){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7] };
+            }
+        }
+        for (int c = 0; c < FWD_CHUNK; c++) memcpy(h + j0 + 8 * c, &acc[c], sizeof(Cols));
     }
+    if (j0 < H) { // the columns past the last whole chunk (H not a multiple of 64)
+        const size_t ask = j0 ? 0 : sizeof(float) * H;
+        const int n = (int)(H - j0);
+        memcpy(h + j0, b1 + j0, sizeof(double) * n);
+        for (int k = 0; k < MEM_AHEAD_ROWS; k++) ask_row(net, x, k, ask);
+        for (int k = 0; k < x.nnz; k++) {
+            ask_row(net, x, k + MEM_AHEAD_ROWS, ask);
+            row_signed_add(h + j0, net->w1 + x.idx[k] * H + j0, x.sign[k], n);
+        }
+    }
+}
+
+double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
+    hidden_sum(net, x, acnet_tail_parts(net, net->t).b1, h);
     return acnet_heads(net, h, logits);
 }
 
