@@ -1,7 +1,8 @@
 // test_acnet.c: the forward pass (acnet_forward) gives the bits of the plain sum it stands for,
 // whatever H: each hidden unit b1, then the input's float32 rows widened, added or subtracted
 // in the input's order, then the ReLU; each head its bias plus its dot product summed in order.
-// The widths take every path: 64 columns a chunk, a chunk and a tail, a tail alone.
+// The widths take every path: 64 columns a chunk, a chunk and a tail, a tail alone; the heads
+// are summed 4 at a time: 3 actions and the value, 6 and the value.
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,8 @@ static uint64_t next(uint64_t *x) {
 Test(acnet, forward_is_the_plain_sum_in_order_bit_for_bit) {
     const int widths[] = { 8, 32, 64, 72, 128, 200 };
     uint64_t r = 88172645463325252ull;
-    for (size_t wi = 0; wi < sizeof(widths) / sizeof(widths[0]); wi++) {
-        const int H = widths[wi], A = 3, D = ACNET_D;
+    for (size_t wi = 0; wi < 2 * sizeof(widths) / sizeof(widths[0]); wi++) {
+        const int H = widths[wi / 2], A = wi % 2 ? ACNET_A_MAX : 3, D = ACNET_D;
         AcNet net;
         cr_assert_eq(acnet_alloc(&net, D, H, A), 0);
         acnet_init_random(&net, 7 + (uint64_t)H);
@@ -55,8 +56,10 @@ Test(acnet, forward_is_the_plain_sum_in_order_bit_for_bit) {
             const double want_v = p.bv[0] + sv;
             cr_assert(
                 !memcmp(h, want, sizeof(double) * H), "H %d, trial %d (%d entries): other hidden units", H, trial, nnz);
-            cr_assert(!memcmp(logits, want_logits, sizeof(double) * A), "H %d, trial %d: other logits", H, trial);
-            cr_assert(!memcmp(&v, &want_v, sizeof(v)), "H %d, trial %d: value %.17g, not %.17g", H, trial, v, want_v);
+            cr_assert(
+                !memcmp(logits, want_logits, sizeof(double) * A), "H %d, A %d, trial %d: other logits", H, A, trial);
+            cr_assert(!memcmp(&v, &want_v, sizeof(v)), "H %d, A %d, trial %d: value %.17g, not %.17g", H, A, trial, v,
+                want_v);
         }
         free(h);
         free(want);

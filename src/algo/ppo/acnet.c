@@ -114,12 +114,6 @@ static void row_signed_add(double *restrict y, const float *restrict x, int sign
         for (int j = 0; j < n; j++) y[j] -= (double)x[j];
 }
 
-static double row_dot(const double *restrict a, const double *restrict b, int n) {
-    double s = 0.0;
-    for (int j = 0; j < n; j++) s += a[j] * b[j]; // in order (no -ffast-math): the bits are fixed
-    return s;
-}
-
 // The rows a sample reads lie anywhere in W1 (7.6 MB at H = 128 and the coarse views): each is asked for
 // MEM_AHEAD_ROWS rows before its turn (util/mem.h).
 
@@ -181,13 +175,34 @@ double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
     return acnet_heads(net, h, logits);
 }
 
+// Up to 4 dot products of rows with h side by side, into out[0..m): each sums in order (no
+// -ffast-math: the bits are fixed), but their chains of additions, each waiting on its last,
+// overlap rather than follow one another.
+static void row_dots4(const double *const *rows, int m, const double *restrict h, int n, double *out) {
+    const double *r0 = rows[0], *r1 = rows[m > 1 ? 1 : 0], *r2 = rows[m > 2 ? 2 : 0], *r3 = rows[m > 3 ? 3 : 0];
+    double s[4] = { 0.0, 0.0, 0.0, 0.0 };
+    for (int j = 0; j < n; j++) {
+        s[0] += r0[j] * h[j];
+        s[1] += r1[j] * h[j];
+        s[2] += r2[j] * h[j];
+        s[3] += r3[j] * h[j];
+    }
+    for (int i = 0; i < m; i++) out[i] = s[i];
+}
+
 double acnet_heads(const AcNet *net, double *h, double *logits) {
     const int H = net->H, A = net->A;
     AcParts p = acnet_tail_parts(net, net->t);
     for (int j = 0; j < H; j++)
         if (h[j] < 0.0) h[j] = 0.0;
-    for (int a = 0; a < A; a++) logits[a] = p.bpi[a] + row_dot(p.Wpi + (size_t)a * H, h, H);
-    return p.bv[0] + row_dot(p.wv, h, H);
+    // the policy's rows, then the value's
+    const double *rows[ACNET_A_MAX + 1];
+    double dot[ACNET_A_MAX + 1];
+    for (int a = 0; a < A; a++) rows[a] = p.Wpi + (size_t)a * H;
+    rows[A] = p.wv;
+    for (int i = 0; i <= A; i += 4) row_dots4(rows + i, A + 1 - i < 4 ? A + 1 - i : 4, h, H, dot + i);
+    for (int a = 0; a < A; a++) logits[a] = p.bpi[a] + dot[a];
+    return p.bv[0] + dot[A];
 }
 
 double acnet_log_softmax(const double *logits, int A, double *logp) {
