@@ -114,29 +114,86 @@ static void row_signed_add(double *restrict y, const float *restrict x, int sign
         for (int j = 0; j < n; j++) y[j] -= (double)x[j];
 }
 
-static double row_dot(const double *restrict a, const double *restrict b, int n) {
-    double s = 0.0;
-    for (int j = 0; j < n; j++) s += a[j] * b[j]; // in order (no -ffast-math): the bits are fixed
-    return s;
-}
-
 // The rows a sample reads lie anywhere in W1 (7.6 MB at H = 128 and the coarse views): each is asked for
 // MEM_AHEAD_ROWS rows before its turn (util/mem.h).
 
 // ----------------------------------------------------------------------------
 // forward
 
-double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
-    const int H = net->H;
-    AcParts p = acnet_tail_parts(net, net->t);
-    memcpy(h, p.b1, sizeof(double) * H);
-    const size_t row_bytes = sizeof(float) * (size_t)H;
-    for (int k = 0; k < MEM_AHEAD_ROWS && k < x.nnz; k++) mem_prefetch(net->w1 + (size_t)x.idx[k] * H, row_bytes);
-    for (int k = 0; k < x.nnz; k++) { // x: entries in {-1, +1}
-        if (k + MEM_AHEAD_ROWS < x.nnz) mem_prefetch(net->w1 + (size_t)x.idx[k + MEM_AHEAD_ROWS] * H, row_bytes);
-        row_signed_add(h, net->w1 + (size_t)x.idx[k] * H, x.sign[k], H);
+// The hidden layer's sum 64 columns at a time in 8 vectors of 8 (GNU C's vector extension, as
+// ppo_merge.c's row_grad), so that it stays in registers while the input's rows stream past,
+// rather than going to memory and back at every entry as a loop over a runtime H does. Each
+// column still adds b1, then the rows in the input's order: the same bits. Loads and stores by
+// memcpy: no alignment is assumed (and no function takes or returns a Cols: without AVX-512 that
+// would be an ABI of its own).
+typedef double Cols __attribute__((vector_size(8 * sizeof(double))));
+#define FWD_CHUNK 8 // Cols a chunk: 64 columns
+
+// Asks for the bytes of the row of the input's entry k, if there is one.
+static inline void ask_row(const AcNet *net, SparseX x, int k, size_t bytes) {
+    if (k < x.nnz) mem_prefetch(net->w1 + (size_t)x.idx[k] * net->H, bytes);
+}
+
+// x: entries in {-1, +1}, added or subtracted as row_signed_add does. A branch on the sign rather
+// than a product by it (ppo_merge.c's row_grad): here the signs come in long runs of +1 (the
+// frame, its coarse view), and a product at every entry was an eighth of the time. The first
+// pass over the rows asks for them whole: the next chunks find them in cache.
+static void hidden_sum(const AcNet *net, SparseX x, const double *b1, double *h) {
+    const size_t H = (size_t)net->H;
+    size_t j0 = 0;
+    for (; j0 + 8 * FWD_CHUNK <= H; j0 += 8 * FWD_CHUNK) {
+        const size_t ask = j0 ? 0 : sizeof(float) * H;
+        Cols acc[FWD_CHUNK];
+        for (int c = 0; c < FWD_CHUNK; c++) memcpy(&acc[c], b1 + j0 + 8 * c, sizeof(Cols));
+        for (int k = 0; k < MEM_AHEAD_ROWS; k++) ask_row(net, x, k, ask);
+        for (int k = 0; k < x.nnz; k++) {
+            ask_row(net, x, k + MEM_AHEAD_ROWS, ask);
+            const float *r = net->w1 + x.idx[k] * H + j0;
+            // 8 floats widened (exact), written element by element: gcc 12 compiles that to one
+            // conversion, and __builtin_convertvector to four instructions
+            if (x.sign[k] > 0)
+                for (int c = 0; c < FWD_CHUNK; c++) {
+                    const float *w = r + 8 * c;
+                    acc[c] += (Cols){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7] };
+                }
+            else
+                for (int c = 0; c < FWD_CHUNK; c++) {
+                    const float *w = r + 8 * c;
+                    acc[c] -= (Cols){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7] };
+                }
+        }
+        for (int c = 0; c < FWD_CHUNK; c++) memcpy(h + j0 + 8 * c, &acc[c], sizeof(Cols));
     }
+    if (j0 < H) { // the columns past the last whole chunk (H not a multiple of 64)
+        const size_t ask = j0 ? 0 : sizeof(float) * H;
+        const int n = (int)(H - j0);
+        memcpy(h + j0, b1 + j0, sizeof(double) * n);
+        for (int k = 0; k < MEM_AHEAD_ROWS; k++) ask_row(net, x, k, ask);
+        for (int k = 0; k < x.nnz; k++) {
+            ask_row(net, x, k + MEM_AHEAD_ROWS, ask);
+            row_signed_add(h + j0, net->w1 + x.idx[k] * H + j0, x.sign[k], n);
+        }
+    }
+}
+
+double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
+    hidden_sum(net, x, acnet_tail_parts(net, net->t).b1, h);
     return acnet_heads(net, h, logits);
+}
+
+// Up to 4 dot products of rows with h side by side, into out[0..m): each sums in order (no
+// -ffast-math: the bits are fixed), but their chains of additions, each waiting on its last,
+// overlap rather than follow one another.
+static void row_dots4(const double *const *rows, int m, const double *restrict h, int n, double *out) {
+    const double *r0 = rows[0], *r1 = rows[m > 1 ? 1 : 0], *r2 = rows[m > 2 ? 2 : 0], *r3 = rows[m > 3 ? 3 : 0];
+    double s[4] = { 0.0, 0.0, 0.0, 0.0 };
+    for (int j = 0; j < n; j++) {
+        s[0] += r0[j] * h[j];
+        s[1] += r1[j] * h[j];
+        s[2] += r2[j] * h[j];
+        s[3] += r3[j] * h[j];
+    }
+    for (int i = 0; i < m; i++) out[i] = s[i];
 }
 
 double acnet_heads(const AcNet *net, double *h, double *logits) {
@@ -144,8 +201,14 @@ double acnet_heads(const AcNet *net, double *h, double *logits) {
     AcParts p = acnet_tail_parts(net, net->t);
     for (int j = 0; j < H; j++)
         if (h[j] < 0.0) h[j] = 0.0;
-    for (int a = 0; a < A; a++) logits[a] = p.bpi[a] + row_dot(p.Wpi + (size_t)a * H, h, H);
-    return p.bv[0] + row_dot(p.wv, h, H);
+    // the policy's rows, then the value's
+    const double *rows[ACNET_A_MAX + 1];
+    double dot[ACNET_A_MAX + 1];
+    for (int a = 0; a < A; a++) rows[a] = p.Wpi + (size_t)a * H;
+    rows[A] = p.wv;
+    for (int i = 0; i <= A; i += 4) row_dots4(rows + i, A + 1 - i < 4 ? A + 1 - i : 4, h, H, dot + i);
+    for (int a = 0; a < A; a++) logits[a] = p.bpi[a] + dot[a];
+    return p.bv[0] + dot[A];
 }
 
 double acnet_log_softmax(const double *logits, int A, double *logp) {

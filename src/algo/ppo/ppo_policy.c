@@ -26,11 +26,13 @@ static int ppo_act_probs(
     const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h, double *probs) {
     (void)x;
     const Ppo *p = ap->net;
-    static const uint8_t zeros[POLICY_D];
     uint16_t idx[ACNET_D + 2 * PPO_COARSE];
     int8_t sign[ACNET_D + 2 * PPO_COARSE];
     double logits[ACNET_A_MAX], logp[ACNET_A_MAX];
-    const int nnz = ppo_input(cur, prev ? prev : zeros, p->cfg.coarse, idx, sign);
+    // ppo_input's entries from the two frames' lit pixels, as a rollout builds them
+    uint16_t lit[POLICY_D], lit_prev[POLICY_D];
+    const int nc = sparse_lit(cur, lit), np = prev ? sparse_lit(prev, lit_prev) : 0;
+    const int nnz = sparse_input_lit(lit, nc, lit_prev, np, p->cfg.coarse, idx, sign);
     acnet_forward(&p->net, (SparseX){ nnz, idx, sign }, h, logits);
     acnet_log_softmax(logits, PPO_ACTIONS, logp);
     int a = 0;

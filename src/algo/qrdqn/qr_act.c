@@ -10,10 +10,11 @@ static int qr_act_probs(
     const AgentPolicy *ap, SparseX x, const uint8_t *cur, const uint8_t *prev, double u, double *h, double *probs) {
     (void)x;
     const Qr *q = ap->net;
-    static const uint8_t zeros[POLICY_D];
-    uint16_t idx[SPARSE_INPUT_MAX];
+    uint16_t idx[SPARSE_INPUT_MAX], lit[POLICY_D], lit_prev[POLICY_D];
     int8_t sign[SPARSE_INPUT_MAX];
-    const int nnz = sparse_input(cur, prev ? prev : zeros, true, idx, sign);
+    // sparse_input's entries from the two frames' lit pixels (as qr_envs.c's rollout)
+    const int nc = sparse_lit(cur, lit), np = prev ? sparse_lit(prev, lit_prev) : 0;
+    const int nnz = sparse_input_lit(lit, nc, lit_prev, np, true, idx, sign);
     qr_forward(&q->sh, q->w, (SparseX){ nnz, idx, sign }, h, h + q->sh.H);
     const int best = qr_greedy(&q->sh, h + q->sh.H, NULL);
     // the probabilities are the sampling agent's, greedy or not (as PPO's are its softmax)

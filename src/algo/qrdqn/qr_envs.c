@@ -33,9 +33,12 @@ void qr_env_step(Qr *q, int e, double *h, double *qv) {
     env_render_obs80(vecenv_env(q->venv, e), cur);
     int a = any;
     if (u >= q->eps) { // the network's action (not asked while epsilon is 1)
-        uint16_t idx[SPARSE_INPUT_MAX];
+        uint16_t idx[SPARSE_INPUT_MAX], lit[POLICY_D], lit_prev[POLICY_D];
         int8_t sign[SPARSE_INPUT_MAX];
-        const int nnz = sparse_input(cur, v->prev, true, idx, sign);
+        // sparse_input's entries from the two frames' lit pixels: a scan of each, not of the pair
+        // and of both frames again for their coarse views
+        const int nc = sparse_lit(cur, lit), np = sparse_lit(v->prev, lit_prev);
+        const int nnz = sparse_input_lit(lit, nc, lit_prev, np, true, idx, sign);
         qr_forward(&q->sh, q->w, (SparseX){ nnz, idx, sign }, h, qv);
         a = qr_greedy(&q->sh, qv, NULL);
     }
