@@ -20,20 +20,17 @@ void adam_update(double *restrict w, double *restrict m, double *restrict v, con
     }
 }
 
-void adam_rows(double *w, double *m, double *v, const double *g, const uint16_t *rows, int n, size_t H, size_t j0,
-    size_t j1, double coef, const AdamStep *s) {
-    const size_t len = j1 - j0, bytes = sizeof(double) * len;
-    for (int k = 0; k < n; k++) {
-        if (k + MEM_AHEAD_ROWS < n) {
-            const size_t ahead = (size_t)rows[k + MEM_AHEAD_ROWS] * H + j0;
-            mem_prefetch_w(w + ahead, bytes);
-            mem_prefetch_w(m + ahead, bytes);
-            mem_prefetch_w(v + ahead, bytes);
-        }
-        const size_t off = (size_t)rows[k] * H + j0;
-        adam_update(w + off, m + off, v + off, g + (size_t)k * H + j0, len, coef, s);
-    }
+// Asks for the columns [j0, j0 + len) of row rows[k + MEM_AHEAD_ROWS] of w, m and v (entries of
+// `size` bytes), MEM_AHEAD_ROWS rows before their step reads them.
+static void rows_ahead(
+    void *w, void *m, void *v, size_t size, const uint16_t *rows, int k, int n, size_t H, size_t j0, size_t len) {
+    if (k + MEM_AHEAD_ROWS >= n) return;
+    const size_t ahead = ((size_t)rows[k + MEM_AHEAD_ROWS] * H + j0) * size;
+    mem_prefetch_w((char *)w + ahead, size * len);
+    mem_prefetch_w((char *)m + ahead, size * len);
+    mem_prefetch_w((char *)v + ahead, size * len);
 }
+
 
 void adam_update_f32(float *restrict w, float *restrict m, float *restrict v, const double *restrict g, size_t n,
     double coef, const AdamStep *s) {
@@ -48,17 +45,17 @@ void adam_update_f32(float *restrict w, float *restrict m, float *restrict v, co
     }
 }
 
-void adam_rows_f32(float *w, float *m, float *v, const double *g, const uint16_t *rows, int n, size_t H, size_t j0,
-    size_t j1, double coef, const AdamStep *s) {
-    const size_t len = j1 - j0, bytes = sizeof(float) * len;
-    for (int k = 0; k < n; k++) {
-        if (k + MEM_AHEAD_ROWS < n) {
-            const size_t ahead = (size_t)rows[k + MEM_AHEAD_ROWS] * H + j0;
-            mem_prefetch_w(w + ahead, bytes);
-            mem_prefetch_w(m + ahead, bytes);
-            mem_prefetch_w(v + ahead, bytes);
-        }
-        const size_t off = (size_t)rows[k] * H + j0;
-        adam_update_f32(w + off, m + off, v + off, g + (size_t)k * H + j0, len, coef, s);
+// The lazy first layer's step over rows (adam.h), for float64 storage and float32 storage: one
+// body, its entry type T and its step UPDATE.
+#define ADAM_ROWS(NAME, T, UPDATE) \
+    void NAME(T *w, T *m, T *v, const double *g, const uint16_t *rows, int n, size_t H, size_t j0, size_t j1, \
+        double coef, const AdamStep *s) { \
+        const size_t len = j1 - j0; \
+        for (int k = 0; k < n; k++) { \
+            rows_ahead(w, m, v, sizeof(*w), rows, k, n, H, j0, len); \
+            const size_t off = (size_t)rows[k] * H + j0; \
+            UPDATE(w + off, m + off, v + off, g + (size_t)k * H + j0, len, coef, s); \
+        } \
     }
-}
+ADAM_ROWS(adam_rows, double, adam_update)
+ADAM_ROWS(adam_rows_f32, float, adam_update_f32)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_learner_common.h"
+#include "test_ppo_common.h"
 #include "algo/ppo/ppo.h"
 #include "algo/ppo/ppo_parts.h"
 #include "rl/sparse_input.h"
@@ -40,12 +40,8 @@ static void frame_of(SparseX x, uint8_t *f) {
 
 Test(ppo_input, every_step_is_ppo_input_of_its_frame_and_the_one_before) {
     TrainConfig c;
-    learner_run_config(&c, "ppo", "envs=2 steps=500 hidden=4 minibatches=1 epochs=1 coarse=1");
-    char err[256] = "";
-    Ppo *p = ppo_create(&c, err, sizeof(err));
-    cr_assert_not_null(p, "%s", err);
-    Pool *pool = pool_create(2);
-    cr_assert_eq(ppo_bind(p, pool, NULL), 0);
+    Pool *pool;
+    Ppo *p = ppo_test_create(&c, "envs=2 steps=500 hidden=4 minibatches=1 epochs=1 coarse=1", 2, &pool);
     const int N = c.envs, T = c.steps;
     static uint8_t cur[POLICY_D], want_prev[2][POLICY_D];
     static uint16_t idx[SPARSE_INPUT_MAX];

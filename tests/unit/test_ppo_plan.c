@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_learner_common.h"
+#include "test_ppo_common.h"
 #include "algo/ppo/ppo.h"
 #include "algo/ppo/ppo_parts.h"
 #include "train/pool.h"
@@ -77,12 +77,9 @@ static bool same_plan(const Ppo *p, const Plan *want, char *why, size_t len) {
 
 Test(ppo_plan, threads_give_the_one_pass_plan_rows_ascending_samples_in_order) {
     TrainConfig c;
-    learner_run_config(&c, "ppo", "envs=8 steps=128 hidden=8 minibatches=4 epochs=1 coarse=1");
-    char err[256] = "";
-    Ppo *p = ppo_create(&c, err, sizeof(err));
-    cr_assert_not_null(p, "%s", err);
-    Pool *one = pool_create(1);
-    cr_assert_eq(ppo_bind(p, one, NULL), 0);
+    Pool *one;
+    Ppo *p = ppo_test_create(&c, "envs=8 steps=128 hidden=8 minibatches=4 epochs=1 coarse=1", 1, &one);
+    char err[256];
     for (int k = 0; k < 2; k++) cr_assert_eq(ppo_collect(p), 0, "%s", p->why); // the ball in play
     const int B = c.envs * c.steps, M = B / c.minibatches;
     int32_t *perm = malloc(sizeof(int32_t) * (size_t)B);
