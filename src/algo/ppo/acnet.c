@@ -176,8 +176,10 @@ static void hidden_sum(const AcNet *net, SparseX x, const double *b1, double *h)
     }
 }
 
+void acnet_hidden(const AcNet *net, SparseX x, double *h) { hidden_sum(net, x, acnet_tail_parts(net, net->t).b1, h); }
+
 double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits) {
-    hidden_sum(net, x, acnet_tail_parts(net, net->t).b1, h);
+    acnet_hidden(net, x, h);
     return acnet_heads(net, h, logits);
 }
 

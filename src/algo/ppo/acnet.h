@@ -76,6 +76,8 @@ int acnet_split_check(const AcNet *net);
 
 // h: (H,) after ReLU; logits: (A,); returns the value.
 double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits);
+// Its first layer alone: h (H,) gets W1' x + b1 (b1, then x's rows in their order).
+void acnet_hidden(const AcNet *net, SparseX x, double *h);
 // Its part after W1: h (H,) holds W1' x + b1 and gets the ReLU; logits (A,); returns the value.
 double acnet_heads(const AcNet *net, double *h, double *logits);
 

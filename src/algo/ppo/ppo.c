@@ -161,7 +161,7 @@ void ppo_destroy(Ppo *p) {
     rowset_free(&p->none);
     acnet_free(&p->net);
     mem_free_all(p->xidx, p->xsign, p->xcap, p->xoff, p->envs, p->action, p->logp, p->value, p->reward, p->adv, p->ret,
-        p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh, p->hid, p->slices,
+        p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh,
         p->rowsq, p->g, p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m,
         p->adam_v, p->adam_mt, p->adam_vt, p);
 }
@@ -202,8 +202,6 @@ static int ppo_make(void *obj, const TrainConfig *cfg) {
     p->perm = calloc(B, sizeof(int32_t));
     p->mb_adv = calloc((size_t)M, sizeof(double));
     p->dh = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
-    p->hid = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
-    p->slices = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
     // calloc, not big_calloc: only the tail is ever written (the rest is the transport's shape)
     p->tail_sum = (GradSum){ p->net.n, calloc(p->net.n, sizeof(int64_t)), calloc(p->net.n, sizeof(int64_t)) };
     p->rowsq = calloc((size_t)p->net.D, sizeof(double));
@@ -214,7 +212,7 @@ static int ppo_make(void *obj, const TrainConfig *cfg) {
     p->x = calloc((size_t)blocks * PPO_N_STATS, sizeof(int64_t));
     p->env0 = 0;
     p->env1 = N;
-    if (!p->x || !p->dh || !p->hid || !p->slices || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off ||
+    if (!p->x || !p->dh || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off ||
         !p->adam_m || !p->adam_v || !p->adam_mt || !p->adam_vt || !p->envs || !p->xoff || !p->xidx || !p->xsign ||
         !p->xcap || !p->action || !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret ||
         !p->next_value || !p->ended || !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq ||

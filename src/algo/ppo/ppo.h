@@ -145,9 +145,7 @@ typedef struct Ppo {
     // the update
     int32_t *perm;    // (B,)
     double *mb_adv;   // (B / M) normalised advantages of the current minibatch
-    double *hid;      // (B / M, H) each sample's hidden layer (W1' x + b1, then the ReLU)
     double *dh;       // (B / M, H) each sample's gradient wrt the hidden layer
-    double *slices;   // (B / M x H) the first layer's pieces of columns (ppo_merge.c)
     GradSum tail_sum; // (n,) the blocks' tail gradients summed exactly, at [tail, n) (the
                       // transport's shape; the W1 part is never written, never resident)
     double *g;        // (n,) the minibatch's gradient: row rows.list[k] at k H, the tail at tail

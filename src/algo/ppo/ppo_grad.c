@@ -1,9 +1,11 @@
 // ppo_grad.c: the gradient of one minibatch: the clipped surrogate, the clipped value loss and
 // the entropy bonus. W1's gradient is g_r = sum over the samples s with x_s[r] != 0 of
 // x_s[r] dh_s, so the work splits in two passes, neither of which writes a W1-sized array:
-//   0. the first layer of every sample by W1's rows (ppo_merge.c): each touched row read once;
+//   0. the minibatch's rows and their samples (ppo_merge.c's plan);
 //   1. per sample, in blocks of PPO_BLOCK samples (the threads', and the ranks', pieces): the
-//      rest of the forward pass, the loss, dh_s into p->dh (M, H: cache-resident), and the
+//      forward pass (acnet_forward's, the hidden sum in registers; the minibatch's rows, about
+//      1 MB of float32, stay in the core's cache from sample to sample), the loss, dh_s into
+//      p->dh (M, H: cache-resident), and the
 //      block's tail gradient (b1, the heads) as a float64 sum in sample order, added into its
 //      thread's exact sum;
 //   2. per W1 row (ppo_merge.c): g_r summed over the row's samples in sample order.
@@ -79,9 +81,9 @@ static void sample_loss(const TrainConfig *c, double ent_coef, const double *log
     stats[4] += fabs(ratio - 1.0) > c->clip ? 1.0 : 0.0;
 }
 
-// Samples [lo, hi) of the minibatch, their first layer done (ppo_rows_forward): the rest of
-// the forward pass, the loss, dh into p->dh, and their tail gradients' float64 sum (in sample
-// order) into the thread's exact sum.
+// Samples [lo, hi) of the minibatch (their inputs in the plan): the forward pass, the loss, dh
+// into p->dh, and their tail gradients' float64 sum (in sample order) into the thread's exact
+// sum.
 static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi, double *stats) {
     const AcNet *net = &p->net;
     const size_t H = (size_t)net->H, tail_n = net->n - net->tail;
@@ -89,7 +91,8 @@ static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi,
     memset(th->gt, 0, sizeof(double) * tail_n);
     for (int i = lo; i < hi; i++) {
         const int s = mb[i];
-        double *h = p->hid + (size_t)i * H; // W1' x + b1 (ppo_rows_forward)
+        double *h = th->h;
+        acnet_hidden(net, p->plan->xs[i], h);
         const double v = acnet_heads(net, h, logits);
         sample_loss(&p->cfg, p->ent_coef, logits, v, p->action[s], p->logp[s], p->value[s], p->mb_adv[i], p->ret[s],
             dlogits, &dv, stats);
@@ -173,7 +176,6 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
         snprintf(p->why, sizeof(p->why), "out of memory");
         return -1;
     }
-    ppo_rows_forward(p, M);
 
     for (int i = 0; i < p->threads; i++) {
         p->th[i].used = false;

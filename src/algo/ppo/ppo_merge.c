@@ -1,8 +1,8 @@
 // ppo_merge.c: the minibatch's samples and W1's rows: the inputs turned into per-row lists of
-// (sample, sign) by a stable counting sort (O(non-zeros), rows ascending); then the first
-// layer of every sample by rows (each touched row read once a minibatch, not once a sample
-// that has it: 2,100 rows rather than 26,000 at the defaults), and each row's gradient g_r =
-// sum of sign dh_s over its list, in sample order, in float64. A row's sum is the same bits
+// (sample, sign) by a stable counting sort (O(non-zeros), rows ascending); then each row's
+// gradient g_r = sum of sign dh_s over its list, in sample order, in float64 (each touched
+// row written once a minibatch: 2,100 rows at the defaults, where the samples have 26,000
+// entries). A row's sum is the same bits
 // whichever thread computes it, so no exact sum is needed; each row is written once.
 #include "ppo_parts.h"
 
@@ -202,57 +202,6 @@ int ppo_rows_plan(Ppo *p, const int32_t *mb, int M) {
     pool_for(p->pool, plan_place, &job);
     plan_split(pl, total);
     return 0;
-}
-
-// ----------------------------------------------------------------------------
-// the first layer by rows
-
-// A piece is a range of columns of every sample's hidden layer: its samples' slices (M x w)
-// stay in the cache while the rows stream past, each row's w columns read once. The columns'
-// sums do not depend on how they are split (each is b1, then the rows ascending: for each
-// sample the operations of acnet_forward, whose inputs are ascending, in its order: the same
-// bits), so the split follows the threads: one piece each, widths multiples of 8 columns.
-typedef struct {
-    Ppo *p;
-    int M, pieces;
-} ForwardJob;
-
-static void forward_cols(Ppo *p, int M, double *restrict sl, size_t j0, size_t w) {
-    const size_t H = (size_t)p->net.H;
-    const double *b1 = p->net.t + j0;
-    for (int i = 0; i < M; i++) memcpy(sl + (size_t)i * w, b1, sizeof(double) * w);
-    const int n = p->rows.n;
-    for (int k = 0; k < n; k++) {
-        const size_t row = p->rows.list[k];
-        if (k + MEM_AHEAD_ROWS < n)
-            mem_prefetch(p->net.w1 + (size_t)p->rows.list[k + MEM_AHEAD_ROWS] * H + j0, sizeof(float) * w);
-        const float *restrict wr = p->net.w1 + row * H + j0; // float32, widened as read: exact
-        for (size_t e = p->row_off[k]; e < p->row_off[k + 1]; e++) {
-            double *restrict x = sl + (size_t)(p->ent[e] >> 1) * w;
-            if (p->ent[e] & 1)
-                for (size_t j = 0; j < w; j++) x[j] -= (double)wr[j];
-            else
-                for (size_t j = 0; j < w; j++) x[j] += (double)wr[j];
-        }
-    }
-    for (int i = 0; i < M; i++) memcpy(p->hid + (size_t)i * H + j0, sl + (size_t)i * w, sizeof(double) * w);
-}
-
-static void forward_part(void *ctx, int part, int parts) {
-    (void)parts;
-    ForwardJob *job = ctx;
-    if (part >= job->pieces) return;
-    Ppo *p = job->p;
-    const size_t H = (size_t)p->net.H, units = (H + 7) / 8;
-    const size_t j0 = 8 * (units * (size_t)part / (size_t)job->pieces);
-    const size_t j1 = part + 1 == job->pieces ? H : 8 * (units * (size_t)(part + 1) / (size_t)job->pieces);
-    forward_cols(p, job->M, p->slices + (size_t)job->M * j0, j0, j1 - j0);
-}
-
-void ppo_rows_forward(Ppo *p, int M) {
-    const int units = (p->net.H + 7) / 8, threads = pool_threads(p->pool);
-    ForwardJob job = { p, M, threads < units ? threads : units };
-    pool_for(p->pool, forward_part, &job);
 }
 
 // ----------------------------------------------------------------------------

@@ -61,8 +61,6 @@ void ppo_plan_free(PpoPlan *pl);
 // p->rows: the rows the M samples of mb touch, ascending; each row's (sample, sign) list in
 // sample order (p->ent, p->row_off): a counting sort by row. 0, or -1 (out of memory).
 int ppo_rows_plan(Ppo *p, const int32_t *mb, int M);
-// Every sample's W1' x + b1 into p->hid (M, H), by the plan's rows: acnet_forward's bits.
-void ppo_rows_forward(Ppo *p, int M);
 // Row p->rows.list[k]'s gradient times scale into p->g at k H, its squared norm into
 // p->rowsq[k], from dh (M, H); the pool's threads share the rows.
 void ppo_rows_grad(Ppo *p, const double *dh, double scale);
