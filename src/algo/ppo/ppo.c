@@ -161,9 +161,9 @@ void ppo_destroy(Ppo *p) {
     rowset_free(&p->none);
     acnet_free(&p->net);
     mem_free_all(p->xidx, p->xsign, p->xcap, p->xoff, p->envs, p->action, p->logp, p->value, p->reward, p->adv, p->ret,
-        p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh,
-        p->rowsq, p->g, p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m,
-        p->adam_v, p->adam_mt, p->adam_vt, p);
+        p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh, p->rowsq, p->g,
+        p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m, p->adam_v, p->adam_mt,
+        p->adam_vt, p);
 }
 
 void ppo_free(void *p) { ppo_destroy(p); }
@@ -212,11 +212,11 @@ static int ppo_make(void *obj, const TrainConfig *cfg) {
     p->x = calloc((size_t)blocks * PPO_N_STATS, sizeof(int64_t));
     p->env0 = 0;
     p->env1 = N;
-    if (!p->x || !p->dh || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off ||
-        !p->adam_m || !p->adam_v || !p->adam_mt || !p->adam_vt || !p->envs || !p->xoff || !p->xidx || !p->xsign ||
-        !p->xcap || !p->action || !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret ||
-        !p->next_value || !p->ended || !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq ||
-        !p->g || !p->block_stats || rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D))
+    if (!p->x || !p->dh || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m ||
+        !p->adam_v || !p->adam_mt || !p->adam_vt || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap ||
+        !p->action || !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value ||
+        !p->ended || !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq || !p->g ||
+        !p->block_stats || rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D))
         return -1;
     if (ppo_envs_start(p)) return -1;
     p->ent_coef = annealed_ent_coef(p);
