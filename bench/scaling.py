@@ -7,8 +7,9 @@ efficiency against one worker, for each learner setting given.
 
 Each row is one run of `pongrl train` (checkpoints off, --quiet); its rate is the agent steps
 of the iterations after the first two (warm-up: threads started, buffers grown) over their wall
-time, both read from the run's metrics.csv. With --mpi, pg's recipe also runs as R MPI ranks of
-1 worker each (mpirun --oversubscribe), beside R threads. The machine should be otherwise idle;
+time, both read from the run's metrics.csv. With --mpi, pg's recipe and PPO's defaults also run
+as R MPI ranks of 1 worker each (mpirun --oversubscribe), beside R threads, with a row of the
+ranks' rate over the threads' (the last binary's). The machine should be otherwise idle;
 name the CPU and the build flags beside any table you quote (the script prints the CPU). With
 two or more binaries (--bin A,B), each cell's runs alternate between them (A, B, A, B, ...), so
 that a change in the machine's speed falls on both: one row per binary, and a row of the last
@@ -90,7 +91,7 @@ def main():
     ap.add_argument("--iterations", type=int, default=0, help="iterations a run (0: each setting's own)")
     ap.add_argument("--rounds", type=int, default=1, help="alternations of the binaries a cell (median kept)")
     ap.add_argument("--only", default="", help="run only the settings whose name contains this")
-    ap.add_argument("--mpi", action="store_true", help="also pg's recipe as MPI ranks x 1 worker")
+    ap.add_argument("--mpi", action="store_true", help="also pg's recipe and PPO's defaults as MPI ranks x 1 worker")
     args = ap.parse_args()
     workers = [int(w) for w in args.workers.split(",")]
     bins = args.bin.split(",")
@@ -125,7 +126,7 @@ def main():
                 first, last = rates[0], rates[-1]
                 cells = [f"{b / a:.2f}x" for a, b in zip(first, last)]
                 print(f"| `{name}`, {bins[-1]} / {bins[0]} | " + " | ".join(cells) + " | |", flush=True)
-            if args.mpi and name.startswith("pg"):
+            if args.mpi and (name.startswith("pg") or name == "ppo defaults"):
                 mpirun = shutil.which("mpirun")
                 if not mpirun:
                     sys.exit("scaling: --mpi needs mpirun (Debian's openmpi-bin)")
@@ -139,6 +140,8 @@ def main():
                     f"| `{name}`, MPI ranks x 1 worker | " + " | ".join(cells) + f" | {mrates[-1] / mrates[0]:.1f}x |",
                     flush=True,
                 )
+                cells = [f"{m / t:.2f}" for m, t in zip(mrates, rates[-1])]
+                print(f"| `{name}`, ranks / threads | " + " | ".join(cells) + " | |", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("cells: agent steps/s (efficiency: rate / (workers x the 1-worker rate))")

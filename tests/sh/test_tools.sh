@@ -73,6 +73,15 @@ out=$(/usr/bin/python3 bench/scaling.py --bin build/pongrl,build/pongrl --only "
 echo "$out"
 grep -qE '^\| `pg --batch-size 64`, build/pongrl / build/pongrl \| [0-9.]+x \| \|$' <<<"$out" || fail "scaling.py: no ratio row"
 /usr/bin/python3 bench/scaling.py --rounds 0 2>/dev/null && fail "scaling.py accepted --rounds 0"
+# --mpi: the recipe also as ranks, and the ranks' rate over the threads'
+if command -v mpirun >/dev/null; then
+    out=$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 /usr/bin/python3 bench/scaling.py --mpi \
+        --only "pg --batch-size" --workers 1 --iterations 3) || fail "scaling.py --mpi exited $?"
+    echo "$out"
+    grep -qE '^\| `pg --batch-size 64`, MPI ranks x 1 worker \| [0-9,]+ \(100%\) \| 1\.0x \|$' <<<"$out" ||
+        fail "scaling.py --mpi: no ranks row"
+    grep -qE '^\| `pg --batch-size 64`, ranks / threads \| [0-9.]+ \| \|$' <<<"$out" || fail "scaling.py --mpi: no ratio row"
+fi
 out=$(bench/build_rev.sh no-such-revision "$tmp/rev/pongrl" 2>&1) && fail "build_rev.sh accepted a missing revision"
 [ "$(wc -l <<<"$out")" = 1 ] && grep -q "^pongrl: bench/build_rev.sh: no revision 'no-such-revision'" <<<"$out" || fail "build_rev.sh: $out"
 [ -e "$tmp/rev" ] && fail "build_rev.sh left a folder for a missing revision"
