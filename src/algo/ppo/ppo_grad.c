@@ -171,7 +171,7 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     const double sd = M > 1 ? sqrt(var / (M - 1)) : 0.0;
     for (int i = 0; i < M; i++) p->mb_adv[i] = (p->adv[mb[i]] - mean) / (sd + PPO_ADV_EPS);
 
-    // the rows the minibatch touches, and every sample's first layer by them
+    // the rows the minibatch touches and their samples (the inputs the samples' pass reads)
     if (ppo_rows_plan(p, mb, M)) {
         snprintf(p->why, sizeof(p->why), "out of memory");
         return -1;
