@@ -5,9 +5,8 @@
 //   1. per sample, in blocks of PPO_BLOCK samples (the threads', and the ranks', pieces): the
 //      forward pass (acnet_forward's, the hidden sum in registers; the minibatch's rows, about
 //      1 MB of float32, stay in the core's cache from sample to sample), the loss, dh_s into
-//      p->dh (M, H: cache-resident), and the
-//      block's tail gradient (b1, the heads) as a float64 sum in sample order, added into its
-//      thread's exact sum;
+//      p->dh (M, H: cache-resident), and the block's tail gradient (b1, the heads) as a float64
+//      sum in sample order, added into its thread's exact sum;
 //   2. per W1 row (ppo_merge.c): g_r summed over the row's samples in sample order.
 // Each sample's values do not depend on who computes them, a row's sum is in sample order
 // whoever sums it, and the tail is an exact sum of fixed blocks: the same bits with any number
