@@ -1,6 +1,7 @@
 // adam.c: one step of Adam on a range (adam.h).
 #include "adam.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "../util/mem.h"
@@ -9,14 +10,23 @@ AdamStep adam_step(double lr, double beta1, double beta2, double eps, int64_t t)
     return (AdamStep){ beta1, beta2, eps, lr / (1.0 - pow(beta1, (double)t)), 1.0 / sqrt(1.0 - pow(beta2, (double)t)) };
 }
 
+// A moment below the smallest normal number of its storage (min: DBL_MIN or FLT_MIN) as 0
+// (adam.h): a subnormal moment costs a microcode assist at every operation on it, and the
+// moments of a unit that is always off decay through the subnormals for tens of thousands of
+// steps (QR-DQN ran 2.6 times slower at 6 M agent steps); 0 decays for free. A compare and a
+// blend a vector: no branch.
+static inline double flush(double x, double min) { return fabs(x) < min ? 0.0 : x; }
+
 void adam_update(double *restrict w, double *restrict m, double *restrict v, const double *restrict g, size_t n,
     double coef, const AdamStep *s) {
     const double beta1 = s->beta1, beta2 = s->beta2, eps = s->eps, step = s->step, inv_bc2 = s->inv_bc2;
     for (size_t k = 0; k < n; k++) {
         const double gk = g[k] * coef; // (a product by 1.0 is exact: no clipping, no change)
-        m[k] = beta1 * m[k] + (1.0 - beta1) * gk;
-        v[k] = beta2 * v[k] + (1.0 - beta2) * (gk * gk);
-        w[k] -= step * (m[k] / (sqrt(v[k]) * inv_bc2 + eps)); // a product, not torch's quotient: one division less
+        const double mk = flush(beta1 * m[k] + (1.0 - beta1) * gk, DBL_MIN);
+        const double vk = flush(beta2 * v[k] + (1.0 - beta2) * (gk * gk), DBL_MIN);
+        m[k] = mk;
+        v[k] = vk;
+        w[k] -= step * (mk / (sqrt(vk) * inv_bc2 + eps)); // a product, not torch's quotient: one division less
     }
 }
 
@@ -37,8 +47,8 @@ void adam_update_f32(float *restrict w, float *restrict m, float *restrict v, co
     const double beta1 = s->beta1, beta2 = s->beta2, eps = s->eps, step = s->step, inv_bc2 = s->inv_bc2;
     for (size_t k = 0; k < n; k++) {
         const double gk = g[k] * coef;
-        const double mk = beta1 * (double)m[k] + (1.0 - beta1) * gk;
-        const double vk = beta2 * (double)v[k] + (1.0 - beta2) * (gk * gk);
+        const double mk = flush(beta1 * (double)m[k] + (1.0 - beta1) * gk, FLT_MIN);
+        const double vk = flush(beta2 * (double)v[k] + (1.0 - beta2) * (gk * gk), FLT_MIN);
         m[k] = (float)mk;
         v[k] = (float)vk;
         w[k] = (float)((double)w[k] - step * (mk / (sqrt(vk) * inv_bc2 + eps)));

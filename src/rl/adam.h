@@ -2,7 +2,11 @@
 // root, bias corrections at step t >= 1):
 //   m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
 //   w -= (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
-// (the division by sqrt(1 - b2^t) taken as a product by its inverse: one rounding apart).
+// (the division by sqrt(1 - b2^t) taken as a product by its inverse: one rounding apart), but
+// for one rule: a new m or v whose magnitude is below the smallest normal number of its storage
+// (DBL_MIN for float64 moments, FLT_MIN for float32) is stored, and stepped with, as 0, where
+// torch keeps the subnormal. The step that differs is below 1e-300 (1e-37 for float32) of lr:
+// no weight of a realistic size moves by it.
 // One step's constants (adam_step: the bias corrections, once a step rather than once a row),
 // then adam_update on each range the step moves: a learner whose first layer is lazy
 // (torch.optim.SparseAdam's rule: only the rows a minibatch touched move, and only their
