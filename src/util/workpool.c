@@ -220,3 +220,25 @@ void workpool_run_polling(WorkPool *wp, int parts, WorkFn fn, void *ctx, void (*
     }
     pthread_mutex_unlock(&wp->mu);
 }
+
+void part_barrier_init(PartBarrier *b, int parts) {
+    atomic_init(&b->arrived, 0);
+    atomic_init(&b->phase, 0);
+    b->parts = (unsigned)parts;
+}
+
+void part_barrier_wait(PartBarrier *b) {
+    // the phase is read before arriving: the last to arrive moves it on only after this read
+    const unsigned ph = atomic_load_explicit(&b->phase, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 == b->parts) {
+        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed); // no one arrives before the phase moves
+        atomic_store_explicit(&b->phase, ph + 1, memory_order_release);
+        return;
+    }
+    for (int i = 0; atomic_load_explicit(&b->phase, memory_order_acquire) == ph; i++) {
+        if (i < SPIN_PAUSE)
+            cpu_relax();
+        else
+            sched_yield();
+    }
+}

@@ -23,6 +23,8 @@
 #ifndef PONGRL_WORKPOOL_H
 #define PONGRL_WORKPOOL_H
 
+#include <stdatomic.h>
+
 typedef struct WorkPool WorkPool;
 typedef void (*WorkFn)(void *ctx, int part, int worker);
 
@@ -38,5 +40,16 @@ void workpool_run(WorkPool *wp, int parts, WorkFn fn, void *ctx);
 // The same, but the caller claims no part: it calls poll(poll_ctx) about every 0.2 ms until all
 // have finished (the MPI transport's progress while the threads play).
 void workpool_run_polling(WorkPool *wp, int parts, WorkFn fn, void *ctx, void (*poll)(void *), void *poll_ctx);
+
+
+// A barrier among the `parts` parts of one job (parts <= workers: they run at once): each waits
+// until all have arrived, then all go on. It spins (pause, then sched_yield: a part that shares
+// a core with another lets it run); reusable, job after job, once initialised for a part count.
+typedef struct {
+    atomic_uint arrived, phase;
+    unsigned parts;
+} PartBarrier;
+void part_barrier_init(PartBarrier *b, int parts);
+void part_barrier_wait(PartBarrier *b);
 
 #endif

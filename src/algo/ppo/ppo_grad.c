@@ -13,6 +13,8 @@
 // of threads and ranks. Under MPI each rank computes a fixed share of the blocks; Comm.allgather
 // gives every rank every dh, Comm.reduce the exact tail and the blocks' loss terms (and compares
 // the ranks' weights digests); every rank then sums every row and takes the same Adam step.
+// The pool runs two jobs a minibatch (a job's start and end cost every thread a wake-up and a
+// wait): 0, 1 and the tails' merge, with barriers among the parts between them; then 2.
 #include "ppo_parts.h"
 
 #include <math.h>
@@ -20,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../../util/workpool.h"
 
 // ----------------------------------------------------------------------------
 // per-thread scratch
@@ -44,12 +48,17 @@ int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
 // ----------------------------------------------------------------------------
 // the loss of a sample, and a block's pass
 
+// A minibatch's two jobs on the pool (ppo_minibatch_grad), each with a barrier among its parts.
 typedef struct {
     Ppo *p;
     const int32_t *mb;
-    int M, end; // blocks [next, end) are this rank's
-    atomic_int next;
-} SampleJob;
+    int M, end;        // blocks [next, end) are this rank's
+    atomic_int next;   // the next block (job 1)
+    atomic_int piece;  // the next piece of rows (job 2)
+    const double *dh;  // job 2's
+    double scale;
+    PartBarrier bar;
+} GradJob;
 
 // The loss of one sample and its gradient wrt the logits and the value (not divided by M).
 // stats += policy loss, value loss, entropy, approx kl, clipped (0/1).
@@ -101,21 +110,9 @@ static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi,
     th->used = true;
 }
 
-static void sample_part(void *ctx, int part, int parts) {
-    (void)parts;
-    SampleJob *job = ctx;
-    Ppo *p = job->p;
-    PpoThread *th = &p->th[part];
-    int b;
-    while ((b = atomic_fetch_add(&job->next, 1)) < job->end) {
-        const int lo = b * PPO_BLOCK, hi = lo + PPO_BLOCK < job->M ? lo + PPO_BLOCK : job->M;
-        grad_block(p, th, job->mb, lo, hi, p->block_stats + (size_t)b * PPO_N_STATS);
-    }
-}
-
-// The threads' exact tail sums into p->tail_sum's tail (zeros where no thread had a block).
-// 0, or -1 if a sum passed 2^31.
-static int merge_tails(Ppo *p) {
+// Columns [c0, c1) of the threads' exact tail sums into p->tail_sum's tail (zeros where no
+// thread had a block). 0, or -1 if a sum passed 2^31.
+static int merge_tails(Ppo *p, size_t c0, size_t c1) {
     const size_t tail = p->net.tail, len = p->net.n - tail;
     GradSum dst = { len, p->tail_sum.hi + tail, p->tail_sum.lo + tail };
     bool filled = false;
@@ -123,13 +120,44 @@ static int merge_tails(Ppo *p) {
     for (int i = 0; i < p->threads; i++) {
         if (!p->th[i].used) continue;
         if (filled)
-            bad |= gradsum_merge_range(&dst, &p->th[i].acc, 0, len);
+            bad |= gradsum_merge_range(&dst, &p->th[i].acc, c0, c1 - c0);
         else
-            gradsum_copy_range(&dst, &p->th[i].acc, 0, len);
+            gradsum_copy_range(&dst, &p->th[i].acc, c0, c1 - c0);
         filled = true;
     }
-    if (!filled) gradsum_zero_range(&dst, 0, len);
+    if (!filled) gradsum_zero_range(&dst, c0, c1 - c0);
     return bad;
+}
+
+// Job 1, part `part`: its range of the rows' plan counted; (all counted) the prefix by part 0;
+// (placed where the prefix says) its range's entries placed; blocks of samples until none is
+// left; then (every block done) its share of the tails' columns merged.
+static void grad_part(void *ctx, int part, int parts) {
+    GradJob *job = ctx;
+    Ppo *p = job->p;
+    PpoThread *th = &p->th[part];
+    ppo_plan_count(p, part);
+    part_barrier_wait(&job->bar);
+    if (part == 0) ppo_plan_prefix(p);
+    part_barrier_wait(&job->bar);
+    ppo_plan_place(p, part);
+    int b;
+    while ((b = atomic_fetch_add(&job->next, 1)) < job->end) {
+        const int lo = b * PPO_BLOCK, hi = lo + PPO_BLOCK < job->M ? lo + PPO_BLOCK : job->M;
+        grad_block(p, th, job->mb, lo, hi, p->block_stats + (size_t)b * PPO_N_STATS);
+    }
+    part_barrier_wait(&job->bar);
+    int c0, c1;
+    part_range((int)(p->net.n - p->net.tail), part, parts, &c0, &c1);
+    th->merge_bad = merge_tails(p, (size_t)c0, (size_t)c1);
+}
+
+// Job 2: pieces of rows until none is left.
+static void rows_part(void *ctx, int part, int parts) {
+    (void)part;
+    (void)parts;
+    GradJob *job = ctx;
+    ppo_rows_claim(job->p, job->dh, job->scale, &job->piece);
 }
 
 // Under MPI: every rank's dh (rank q's samples [i0_q, i1_q), in rank order: the minibatch's
@@ -170,8 +198,8 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     const double sd = M > 1 ? sqrt(var / (M - 1)) : 0.0;
     for (int i = 0; i < M; i++) p->mb_adv[i] = (p->adv[mb[i]] - mean) / (sd + PPO_ADV_EPS);
 
-    // the rows the minibatch touches and their samples (the inputs the samples' pass reads)
-    if (ppo_rows_plan(p, mb, M)) {
+    // the minibatch's inputs, for the samples' pass and the rows' plan
+    if (ppo_plan_begin(p, mb, M)) {
         snprintf(p->why, sizeof(p->why), "out of memory");
         return -1;
     }
@@ -185,11 +213,13 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     int b0, b1;
     comm_share(p->comm, blocks, &b0, &b1);
     memset(p->block_stats, 0, sizeof(double) * (size_t)blocks * PPO_N_STATS);
-    SampleJob job = { p, mb, M, b1, b0 };
-    pool_for(p->pool, sample_part, &job);
+    // job 1: the plan, the samples' pass, the tails merged
+    GradJob job = { .p = p, .mb = mb, .M = M, .end = b1, .next = b0, .piece = 0, .dh = p->dh, .scale = 1.0 / M };
+    part_barrier_init(&job.bar, p->threads);
+    pool_for(p->pool, grad_part, &job);
     int bad = 0;
-    for (int i = 0; i < p->threads; i++) bad |= p->th[i].bad;
-    if (bad || merge_tails(p)) goto diverged;
+    for (int i = 0; i < p->threads; i++) bad |= p->th[i].bad | p->th[i].merge_bad;
+    if (bad) goto diverged;
 
     // the ranks: every dh to every rank; the tails and the blocks' loss terms summed exactly
     // (each block's are non-zero on the one rank that computed it: summed as integers, every
@@ -217,8 +247,10 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
         gradsum_to_double_range(&p->tail_sum, gt, tail, tail_n);
     for (size_t j = 0; j < tail_n; j++) gt[j] *= scale;
 
-    // W1's rows; the norm's square from the rows' in ascending order, then the tail
-    ppo_rows_grad(p, p->dh, scale);
+    // job 2: W1's rows' gradients; the norm's square from the rows' in ascending order, then
+    // the tail
+    pool_for(p->pool, rows_part, &job);
+    ppo_plan_end(p);
     double sq = 0.0;
     for (int r = 0; r < p->rows.n; r++) sq += p->rowsq[r];
     for (size_t j = 0; j < tail_n; j++) sq += gt[j] * gt[j];

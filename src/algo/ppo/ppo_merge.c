@@ -72,11 +72,6 @@ static inline int first_from(const uint16_t *idx, int n, int row) {
     return (int)(b - idx) + (*b < row);
 }
 
-typedef struct {
-    Ppo *p;
-    int M;
-} PlanJob;
-
 // Part s's rows [*r0, *r1).
 static inline void plan_rows(const Ppo *p, int part, int *r0, int *r1) {
     const int D = p->net.D, u0 = p->plan->bound[part], u1 = p->plan->bound[part + 1];
@@ -88,17 +83,15 @@ static inline void plan_rows(const Ppo *p, int part, int *r0, int *r1) {
 // for while sample i's are walked (the binary searches and the signs' loads waited for memory).
 #define PLAN_AHEAD 4
 
-static void plan_count(void *ctx, int part, int parts) {
-    (void)parts;
-    PlanJob *job = ctx;
-    Ppo *p = job->p;
+void ppo_plan_count(Ppo *p, int part) {
     PpoPlan *pl = p->plan;
+    const int M = pl->M;
     int r0, r1;
     plan_rows(p, part, &r0, &r1);
     uint32_t *cnt = pl->cnt;
     uint16_t *cut = pl->cut + (size_t)part * pl->cap * 2;
-    for (int i = 0; i < job->M; i++) {
-        if (i + PLAN_AHEAD < job->M)
+    for (int i = 0; i < M; i++) {
+        if (i + PLAN_AHEAD < M)
             mem_prefetch(pl->xs[i + PLAN_AHEAD].idx, sizeof(uint16_t) * (size_t)pl->xs[i + PLAN_AHEAD].nnz);
         const SparseX x = pl->xs[i];
         const int k0 = r0 ? first_from(x.idx, x.nnz, r0) : 0;
@@ -131,11 +124,9 @@ static void plan_count(void *ctx, int part, int parts) {
     pl->part[part].ents = pos;
 }
 
-static void plan_place(void *ctx, int part, int parts) {
-    (void)parts;
-    PlanJob *job = ctx;
-    Ppo *p = job->p;
+void ppo_plan_place(Ppo *p, int part) {
     PpoPlan *pl = p->plan;
+    const int M = pl->M;
     const PpoPlanPart *pp = &pl->part[part];
     int r0, r1;
     plan_rows(p, part, &r0, &r1);
@@ -149,8 +140,8 @@ static void plan_place(void *ctx, int part, int parts) {
     }
     uint32_t *ent = p->ent;
     const uint16_t *cut = pl->cut + (size_t)part * pl->cap * 2;
-    for (int i = 0; i < job->M; i++) {
-        if (i + PLAN_AHEAD < job->M) {
+    for (int i = 0; i < M; i++) {
+        if (i + PLAN_AHEAD < M) {
             const SparseX y = pl->xs[i + PLAN_AHEAD];
             mem_prefetch(y.sign + cut[2 * (i + PLAN_AHEAD)],
                 (size_t)(cut[2 * (i + PLAN_AHEAD) + 1] - cut[2 * (i + PLAN_AHEAD)]));
@@ -172,7 +163,7 @@ static void plan_split(PpoPlan *pl, size_t total) {
     while (s < pl->parts) pl->bound[s++] = pl->units;
 }
 
-int ppo_rows_plan(Ppo *p, const int32_t *mb, int M) {
+int ppo_plan_begin(Ppo *p, const int32_t *mb, int M) {
     PpoPlan *pl = p->plan;
     if (plan_reserve(pl, M)) return -1;
     size_t total = 0;
@@ -186,8 +177,13 @@ int ppo_rows_plan(Ppo *p, const int32_t *mb, int M) {
         p->ent = bigger;
         p->ent_cap = total + total / 4;
     }
-    PlanJob job = { p, M };
-    pool_for(p->pool, plan_count, &job);
+    pl->M = M;
+    pl->total = total;
+    return 0;
+}
+
+void ppo_plan_prefix(Ppo *p) {
+    PpoPlan *pl = p->plan;
     int rows = 0;
     size_t ents = 0;
     for (int s = 0; s < pl->parts; s++) {
@@ -199,20 +195,12 @@ int ppo_rows_plan(Ppo *p, const int32_t *mb, int M) {
     rowset_clear(&p->rows);
     p->rows.n = rows;
     p->row_off[rows] = ents;
-    pool_for(p->pool, plan_place, &job);
-    plan_split(pl, total);
-    return 0;
 }
+
+void ppo_plan_end(Ppo *p) { plan_split(p->plan, p->plan->total); }
 
 // ----------------------------------------------------------------------------
 // the gradient by rows
-
-typedef struct {
-    Ppo *p;
-    const double *dh;
-    double scale;
-    atomic_int next;
-} RowsJob;
 
 // The squared norm of a row, in ROW_LANES partial sums (entry j into lane j % ROW_LANES),
 // then the lanes pairwise: a fixed order, so the same bits everywhere, that vectorises (one
@@ -282,25 +270,16 @@ static void row_grad(Ppo *p, const double *dh, double scale, int k) {
     p->rowsq[k] = row_sq(g, H);
 }
 
-static void rows_part(void *ctx, int part, int parts) {
-    (void)part;
-    (void)parts;
-    RowsJob *job = ctx;
-    Ppo *p = job->p;
+void ppo_rows_claim(Ppo *p, const double *dh, double scale, atomic_int *next) {
     const int n = p->rows.n;
     int c;
-    while ((c = atomic_fetch_add(&job->next, 1)) * PPO_ROW_PIECE < n) {
+    while ((c = atomic_fetch_add(next, 1)) * PPO_ROW_PIECE < n) {
         const int k1 = (c + 1) * PPO_ROW_PIECE < n ? (c + 1) * PPO_ROW_PIECE : n;
         for (int k = c * PPO_ROW_PIECE; k < k1; k++) {
             // the packed rows were written a minibatch ago: asked for ahead, their lines arrive meanwhile
             if (k + MEM_AHEAD_ROWS < k1)
                 mem_prefetch_w(p->g + (size_t)(k + MEM_AHEAD_ROWS) * p->net.H, sizeof(double) * p->net.H);
-            row_grad(p, job->dh, job->scale, k);
+            row_grad(p, dh, scale, k);
         }
     }
-}
-
-void ppo_rows_grad(Ppo *p, const double *dh, double scale) {
-    RowsJob job = { p, dh, scale, 0 };
-    pool_for(p->pool, rows_part, &job);
 }

@@ -4,6 +4,8 @@
 #ifndef PONGRL_PPO_PARTS_H
 #define PONGRL_PPO_PARTS_H
 
+#include <stdatomic.h>
+
 #include "ppo.h"
 
 #include "../../rl/adam.h"
@@ -24,7 +26,8 @@ struct PpoThread {
     double *gt;  // (n - tail) float64 tail gradient of the current block
     GradSum acc; // (n - tail) exact sum of this thread's blocks' tails
     bool used;   // acc holds a block
-    int bad;
+    int bad;       // a block's sum passed 2^31
+    int merge_bad; // this part's columns of the merged tails did
 };
 
 int ppo_thread_alloc(PpoThread *t, const AcNet *net); // 0, or -1 (out of memory)
@@ -48,6 +51,8 @@ typedef struct PpoPlan {
     uint32_t *cnt;     // (units x PPO_PLAN_ROWS) entries per row; zeros between plans
     uint16_t *list;    // (units x PPO_PLAN_ROWS) each range's touched rows, ascending, at its start
     PpoPlanPart *part; // (parts)
+    int M;             // the minibatch's samples
+    size_t total;      // and their entries
     int cap;           // samples the two below hold
     SparseX *xs;       // (cap) the minibatch's inputs
     uint16_t *cut;     // (parts, cap, 2) where each part's range starts and ends in each input
@@ -59,11 +64,19 @@ void ppo_plan_free(PpoPlan *pl);
 // The minibatch's W1 rows (ppo_merge.c): g_r = sum over its samples s with x_s[r] != 0 of
 // x_s[r] dh_s, summed in sample order, the same bits whoever sums a row.
 // p->rows: the rows the M samples of mb touch, ascending; each row's (sample, sign) list in
-// sample order (p->ent, p->row_off): a counting sort by row. 0, or -1 (out of memory).
-int ppo_rows_plan(Ppo *p, const int32_t *mb, int M);
-// Row p->rows.list[k]'s gradient times scale into p->g at k H, its squared norm into
-// p->rowsq[k], from dh (M, H); the pool's threads share the rows.
-void ppo_rows_grad(Ppo *p, const double *dh, double scale);
+// sample order (p->ent, p->row_off): a counting sort by row, in steps around the pool's jobs
+// (ppo_grad.c): begin (one thread: the inputs; 0, or -1 out of memory), count (every part of
+// a job, its own range of rows), prefix (one thread), place (every part), end (one thread: the
+// next plan's ranges).
+int ppo_plan_begin(Ppo *p, const int32_t *mb, int M);
+void ppo_plan_count(Ppo *p, int part);
+void ppo_plan_prefix(Ppo *p);
+void ppo_plan_place(Ppo *p, int part);
+void ppo_plan_end(Ppo *p);
+// Pieces of PPO_ROW_PIECE rows, claimed from *next until none is left (every part of a job
+// calls it): row p->rows.list[k]'s gradient times scale into p->g at k H, its squared norm into
+// p->rowsq[k], from dh (M, H).
+void ppo_rows_claim(Ppo *p, const double *dh, double scale, atomic_int *next);
 
 // ----------------------------------------------------------------------------
 // the rollout's envs (ppo_envs.c) and inputs (ppo_inputs.c)
