@@ -126,3 +126,39 @@ Test(workpool, parts_up_to_the_workers_run_at_once) {
     cr_expect_gt(atomic_load(&polls), 0, "poll never called");
     workpool_destroy(wp);
 }
+
+// A PartBarrier holds every part until all have arrived, phase after phase: no part reads a
+// phase's counter before every part has added to it.
+typedef struct {
+    PartBarrier bar;
+    atomic_int count[40], bad;
+    int parts;
+} Phases;
+static void phases_part(void *ctx, int part, int worker) {
+    (void)part;
+    (void)worker;
+    Phases *ph = ctx;
+    for (int k = 0; k < 40; k++) {
+        atomic_fetch_add(&ph->count[k], 1);
+        part_barrier_wait(&ph->bar);
+        if (atomic_load(&ph->count[k]) != ph->parts) atomic_store(&ph->bad, 1);
+    }
+}
+
+Test(workpool, part_barrier_holds_each_phase_until_all_arrive) {
+    for (int threads = 0; threads <= 3; threads++) {
+        WorkPool *wp = workpool_create(threads);
+        cr_assert_not_null(wp);
+        for (int parts = 1; parts <= threads + 1; parts++)
+            for (int round = 0; round < 20; round++) {
+                Phases *ph = calloc(1, sizeof(*ph));
+                cr_assert_not_null(ph);
+                ph->parts = parts;
+                part_barrier_init(&ph->bar, parts);
+                workpool_run(wp, parts, phases_part, ph);
+                cr_expect_eq(atomic_load(&ph->bad), 0, "threads %d parts %d: a part passed the barrier early", threads, parts);
+                free(ph);
+            }
+        workpool_destroy(wp);
+    }
+}
