@@ -156,7 +156,8 @@ Test(workpool, part_barrier_holds_each_phase_until_all_arrive) {
                 ph->parts = parts;
                 part_barrier_init(&ph->bar, parts);
                 workpool_run(wp, parts, phases_part, ph);
-                cr_expect_eq(atomic_load(&ph->bad), 0, "threads %d parts %d: a part passed the barrier early", threads, parts);
+                cr_expect_eq(
+                    atomic_load(&ph->bad), 0, "threads %d parts %d: a part passed the barrier early", threads, parts);
                 free(ph);
             }
         workpool_destroy(wp);

@@ -52,10 +52,10 @@ int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
 typedef struct {
     Ppo *p;
     const int32_t *mb;
-    int M, end;        // blocks [next, end) are this rank's
-    atomic_int next;   // the next block (job 1)
-    atomic_int piece;  // the next piece of rows (job 2)
-    const double *dh;  // job 2's
+    int M, end;       // blocks [next, end) are this rank's
+    atomic_int next;  // the next block (job 1)
+    atomic_int piece; // the next piece of rows (job 2)
+    const double *dh; // job 2's
     double scale;
     PartBarrier bar;
 } GradJob;

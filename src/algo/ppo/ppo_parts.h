@@ -22,10 +22,10 @@
 // per-thread scratch (ppo_grad.c)
 
 struct PpoThread {
-    double *h;   // (H,) the hidden layer of the sample at hand (rollout, update)
-    double *gt;  // (n - tail) float64 tail gradient of the current block
-    GradSum acc; // (n - tail) exact sum of this thread's blocks' tails
-    bool used;   // acc holds a block
+    double *h;     // (H,) the hidden layer of the sample at hand (rollout, update)
+    double *gt;    // (n - tail) float64 tail gradient of the current block
+    GradSum acc;   // (n - tail) exact sum of this thread's blocks' tails
+    bool used;     // acc holds a block
     int bad;       // a block's sum passed 2^31
     int merge_bad; // this part's columns of the merged tails did
 };
