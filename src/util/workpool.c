@@ -235,10 +235,12 @@ void part_barrier_wait(PartBarrier *b) {
         atomic_store_explicit(&b->phase, ph + 1, memory_order_release);
         return;
     }
-    for (int i = 0; atomic_load_explicit(&b->phase, memory_order_acquire) == ph; i++) {
-        if (i < SPIN_PAUSE)
+    for (int i = 0; atomic_load_explicit(&b->phase, memory_order_acquire) == ph;) {
+        if (i < SPIN_PAUSE) {
             cpu_relax();
-        else
-            sched_yield();
+            i++;
+        } else {
+            sched_yield(); // (i stays: a long wait never overflows it)
+        }
     }
 }
