@@ -175,17 +175,17 @@ int main(int argc, char **argv) {
     // a minibatch: every third sample, from the middle on (a fixed, non-contiguous choice)
     for (int i = 0; i < M; i++) mb[i] = (int32_t)((B / 2 + 3 * i) % B);
     dump_save(dir, "mb", "<i4", 1, (size_t)M, 0, mb);
-    double sums[6];
-    if (ppo_minibatch_grad(p, mb, M, sums)) dump_die("gradient diverged");
+    double sums[6], norm;
+    const double lr = c.lr * 0.75;
+    // the gradient stays in p->g after the step
+    if (ppo_minibatch_update(p, mb, M, lr, sums, &norm)) dump_die("gradient diverged");
     const size_t H = (size_t)p->net.H;
     for (int r = 0; r < p->rows.n; r++)
         memcpy(g + p->rows.list[r] * H, p->g + (size_t)r * H, sizeof(double) * H); // packed: row k at k H
     memcpy(g + p->net.tail, p->g + p->net.tail, sizeof(double) * (n - p->net.tail));
     dump_save(dir, "grad", "<f8", 1, n, 0, g);
     dump_save(dir, "stats", "<f8", 1, 5, 0, sums);
-    const double lr = c.lr * 0.75;
-    double hyper[8] = { lr, c.gamma, c.lambda, c.clip, c.ent_coef, c.vf_coef, c.max_grad_norm, 0 };
-    hyper[7] = ppo_step(p, lr);
+    double hyper[8] = { lr, c.gamma, c.lambda, c.clip, c.ent_coef, c.vf_coef, c.max_grad_norm, norm };
     dump_save(dir, "hyper", "<f8", 1, 8, 0, hyper);
     double dims[6] = { D, (double)H, PPO_ACTIONS, (double)p->adam_t, M, p->net.Hv };
     dump_save(dir, "shape", "<f8", 1, 6, 0, dims);

@@ -43,11 +43,12 @@ int ppo_iteration(Ppo *p, PpoStats *st, char *err, size_t errlen) {
     for (int ep = 0; ep < c->epochs; ep++) {
         shuffle(p, ep);
         for (int m = 0; m < c->minibatches; m++) {
-            if (ppo_minibatch_grad(p, p->perm + (size_t)m * M, M, sums)) {
+            double norm;
+            if (ppo_minibatch_update(p, p->perm + (size_t)m * M, M, st->lr, sums, &norm)) {
                 snprintf(err, errlen, "%s", p->why);
                 return -1;
             }
-            gn += ppo_step(p, st->lr);
+            gn += norm;
             for (int k = 0; k < PPO_N_STATS; k++) acc[k] += sums[k];
             steps++;
         }

@@ -212,14 +212,13 @@ void ppo_sticky_set(Ppo *p, int64_t agent_steps);
 int ppo_collect(Ppo *p);
 // GAE(gamma, lambda) as CleanRL: adv and ret = adv + value.
 void ppo_advantages(Ppo *p);
-// The gradient of minibatch mb (M sample indices), divided by M, into p->g (row p->rows.list[k]
-// at k H, rows ascending; the tail at net.tail) and its squared norm into p->gsq; the
-// minibatch's loss terms into sums (6 doubles: policy loss, value loss, entropy, approx kl,
-// clip fraction, as means; the sixth unused). -1 with a line in p->why (the gradient diverged;
-// the ranks could not be reached).
-int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums);
-// Clips p->g's global norm (returned, before clipping) and takes one Adam step at lr.
-double ppo_step(Ppo *p, double lr);
+// One minibatch's update: the gradient of minibatch mb (M sample indices), divided by M, into
+// p->g (row p->rows.list[k] at k H, rows ascending; the tail at net.tail; kept after the step)
+// and its squared norm into p->gsq; then its global norm (into *norm, before clipping) clipped
+// and one Adam step at lr. The minibatch's loss terms into sums (6 doubles: policy loss, value
+// loss, entropy, approx kl, clip fraction, as means; the sixth unused). -1 with a line in p->why
+// and no step taken (the gradient diverged; the ranks could not be reached).
+int ppo_minibatch_update(Ppo *p, const int32_t *mb, int M, double lr, double *sums, double *norm);
 // The sample's input.
 SparseX ppo_sample_x(const Ppo *p, int s);
 

@@ -5,6 +5,7 @@
 #include "ppo_parts.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 
@@ -35,44 +36,33 @@ static uint64_t digest_tail(const double *t, size_t off, size_t len) {
 // ----------------------------------------------------------------------------
 // clip the global norm, then a step on the rows the minibatch touched and the tail
 
-typedef struct {
-    Ppo *p;
-    AdamStep adam;
-    double coef;
-} StepJob;
+AdamStep ppo_adam_begin(Ppo *p, double lr, double sq, double *coef) {
+    p->adam_t++;
+    // the norm (ppo_minibatch_update): rows in ascending order, then the tail (torch sums per
+    // parameter, then the norms' squares; the difference is rounding)
+    const double c = p->cfg.max_grad_norm / (sqrt(sq) + PPO_NORM_EPS);
+    *coef = c < 1.0 ? c : 1.0;
+    return adam_step(lr, PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t);
+}
 
-// The rows' share of this part (rows.list[k]'s gradient packed at g[k H]), then the tail.
-static void adam_part(void *ctx, int part, int parts) {
-    StepJob *job = ctx;
-    Ppo *p = job->p;
+void ppo_adam_pieces(Ppo *p, const PpoThread *th, const AdamStep *adam, double coef, bool tail, int part) {
     const size_t H = (size_t)p->net.H;
     const bool digest = p->comm && p->comm->size > 1; // only ranks compare it
     uint64_t d = 0;
-    int r0, r1;
-    part_range(p->rows.n, part, parts, &r0, &r1);
-    adam_rows_f32(p->net.w1, p->adam_m, p->adam_v, p->g + (size_t)r0 * H, p->rows.list + r0, r1 - r0, H, 0, H,
-        job->coef, &job->adam);
-    if (digest)
-        for (int r = r0; r < r1; r++) d += digest_floats(p->net.w1, (size_t)p->rows.list[r] * H, H);
-    if (part == parts - 1) {
+    for (int i = 0; i < th->npieces; i++) {
+        const int r0 = th->pieces[i] * PPO_ROW_PIECE;
+        const int r1 = r0 + PPO_ROW_PIECE < p->rows.n ? r0 + PPO_ROW_PIECE : p->rows.n;
+        adam_rows_f32(
+            p->net.w1, p->adam_m, p->adam_v, p->g + (size_t)r0 * H, p->rows.list + r0, r1 - r0, H, 0, H, coef, adam);
+        if (digest)
+            for (int r = r0; r < r1; r++) d += digest_floats(p->net.w1, (size_t)p->rows.list[r] * H, H);
+    }
+    if (tail) {
         const size_t off = p->net.tail, len = p->net.n - p->net.tail;
-        adam_update(p->net.t, p->adam_mt, p->adam_vt, p->g + off, len, job->coef, &job->adam);
+        adam_update(p->net.t, p->adam_mt, p->adam_vt, p->g + off, len, coef, adam);
         if (digest) d += digest_tail(p->net.t, off, len);
     }
     p->digests[part] = d;
-}
-
-double ppo_step(Ppo *p, double lr) {
-    p->adam_t++;
-    StepJob job = { p, adam_step(lr, PPO_ADAM_BETA1, PPO_ADAM_BETA2, PPO_ADAM_EPS, p->adam_t), 1.0 };
-    // the norm (ppo_minibatch_grad): rows in ascending order, then the tail (torch sums per
-    // parameter, then the norms' squares; the difference is rounding)
-    const double norm = sqrt(p->gsq);
-    const double coef = p->cfg.max_grad_norm / (norm + PPO_NORM_EPS);
-    job.coef = coef < 1.0 ? coef : 1.0;
-    pool_for(p->pool, adam_part, &job);
-    for (int i = 0; i < p->threads; i++) p->digest += p->digests[i];
-    return norm;
 }
 
 // ----------------------------------------------------------------------------

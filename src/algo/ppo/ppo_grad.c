@@ -7,14 +7,17 @@
 //      1 MB of float32, stay in the core's cache from sample to sample), the loss, dh_s into
 //      p->dh (M, H: cache-resident), and the block's tail gradient (b1, the heads) as a float64
 //      sum in sample order, added into its thread's exact sum;
-//   2. per W1 row (ppo_merge.c): g_r summed over the row's samples in sample order.
+//   2. per W1 row (ppo_merge.c): g_r summed over the row's samples in sample order;
+//   3. the global norm (rows ascending, then the tail) clipped, and Adam's step (ppo_adam.c) on
+//      each piece of rows by the thread that summed it in 2 (its gradient still in that core's
+//      cache), the tail by one thread.
 // Each sample's values do not depend on who computes them, a row's sum is in sample order
 // whoever sums it, and the tail is an exact sum of fixed blocks: the same bits with any number
 // of threads and ranks. Under MPI each rank computes a fixed share of the blocks; Comm.allgather
 // gives every rank every dh, Comm.reduce the exact tail and the blocks' loss terms (and compares
 // the ranks' weights digests); every rank then sums every row and takes the same Adam step.
 // The pool runs two jobs a minibatch (a job's start and end cost every thread a wake-up and a
-// wait): 0, 1 and the tails' merge, with barriers among the parts between them; then 2.
+// wait): 0, 1 and the tails' merge, with barriers among the parts between them; then 2 and 3.
 #include "ppo_parts.h"
 
 #include <math.h>
@@ -31,6 +34,7 @@
 void ppo_thread_free(PpoThread *t) {
     free(t->h);
     free(t->gt);
+    free(t->pieces);
     gradsum_free(&t->acc);
 }
 
@@ -38,7 +42,8 @@ int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
     memset(t, 0, sizeof(*t));
     t->h = pad_calloc((size_t)net->H, sizeof(double));
     t->gt = pad_calloc(net->n - net->tail, sizeof(double));
-    if (!t->h || !t->gt || gradsum_alloc(&t->acc, net->n - net->tail)) {
+    t->pieces = calloc((size_t)net->D / PPO_ROW_PIECE + 1, sizeof(int));
+    if (!t->h || !t->gt || !t->pieces || gradsum_alloc(&t->acc, net->n - net->tail)) {
         ppo_thread_free(t);
         return -1;
     }
@@ -48,7 +53,7 @@ int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
 // ----------------------------------------------------------------------------
 // the loss of a sample, and a block's pass
 
-// A minibatch's two jobs on the pool (ppo_minibatch_grad), each with a barrier among its parts.
+// A minibatch's two jobs on the pool (ppo_minibatch_update), each with a barrier among its parts.
 typedef struct {
     Ppo *p;
     const int32_t *mb;
@@ -57,6 +62,10 @@ typedef struct {
     atomic_int piece; // the next piece of rows (job 2)
     const double *dh; // job 2's
     double scale;
+    double lr;     // job 2's step
+    double sq;     // the gradient's squared norm (job 2, part 0)
+    double coef;   // its clip
+    AdamStep adam; // the step
     PartBarrier bar;
 } GradJob;
 
@@ -152,12 +161,27 @@ static void grad_part(void *ctx, int part, int parts) {
     th->merge_bad = merge_tails(p, (size_t)c0, (size_t)c1);
 }
 
-// Job 2: pieces of rows until none is left.
-static void rows_part(void *ctx, int part, int parts) {
-    (void)part;
-    (void)parts;
+// Job 2: pieces of rows until none is left; (all summed) the squared norm by part 0: the rows'
+// in ascending order, then the tail; (if finite) the step of the pieces this part summed, the
+// tail by the last part.
+static void update_part(void *ctx, int part, int parts) {
     GradJob *job = ctx;
-    ppo_rows_claim(job->p, job->dh, job->scale, &job->piece);
+    Ppo *p = job->p;
+    PpoThread *th = &p->th[part];
+    ppo_rows_claim(p, th, job->dh, job->scale, &job->piece);
+    part_barrier_wait(&job->bar);
+    if (part == 0) {
+        const size_t tail = p->net.tail, tail_n = p->net.n - tail;
+        const double *gt = p->g + tail;
+        double sq = 0.0;
+        for (int r = 0; r < p->rows.n; r++) sq += p->rowsq[r];
+        for (size_t j = 0; j < tail_n; j++) sq += gt[j] * gt[j];
+        job->sq = sq;
+        if (isfinite(sq)) job->adam = ppo_adam_begin(p, job->lr, sq, &job->coef);
+    }
+    part_barrier_wait(&job->bar);
+    if (!isfinite(job->sq)) return;
+    ppo_adam_pieces(p, th, &job->adam, job->coef, part == parts - 1, part);
 }
 
 // Under MPI: every rank's dh (rank q's samples [i0_q, i1_q), in rank order: the minibatch's
@@ -185,7 +209,7 @@ static int gather_dh(Ppo *p, int i0, int i1, int M) {
 // ----------------------------------------------------------------------------
 // the minibatch
 
-int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
+int ppo_minibatch_update(Ppo *p, const int32_t *mb, int M, double lr, double *sums, double *norm) {
     const size_t H = (size_t)p->net.H, tail = p->net.tail, tail_n = p->net.n - tail;
     // normalised advantages, in minibatch order (std with Bessel's correction, as torch)
     double mean = 0.0, var = 0.0;
@@ -214,7 +238,9 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
     comm_share(p->comm, blocks, &b0, &b1);
     memset(p->block_stats, 0, sizeof(double) * (size_t)blocks * PPO_N_STATS);
     // job 1: the plan, the samples' pass, the tails merged
-    GradJob job = { .p = p, .mb = mb, .M = M, .end = b1, .next = b0, .piece = 0, .dh = p->dh, .scale = 1.0 / M };
+    GradJob job = {
+        .p = p, .mb = mb, .M = M, .end = b1, .next = b0, .piece = 0, .dh = p->dh, .scale = 1.0 / M, .lr = lr
+    };
     part_barrier_init(&job.bar, p->threads);
     pool_for(p->pool, grad_part, &job);
     int bad = 0;
@@ -247,15 +273,14 @@ int ppo_minibatch_grad(Ppo *p, const int32_t *mb, int M, double *sums) {
         gradsum_to_double_range(&p->tail_sum, gt, tail, tail_n);
     for (size_t j = 0; j < tail_n; j++) gt[j] *= scale;
 
-    // job 2: W1's rows' gradients; the norm's square from the rows' in ascending order, then
-    // the tail
-    pool_for(p->pool, rows_part, &job);
+    // job 2: W1's rows' gradients, the norm, the step
+    for (int i = 0; i < p->threads; i++) p->digests[i] = 0;
+    pool_for(p->pool, update_part, &job);
     ppo_plan_end(p);
-    double sq = 0.0;
-    for (int r = 0; r < p->rows.n; r++) sq += p->rowsq[r];
-    for (size_t j = 0; j < tail_n; j++) sq += gt[j] * gt[j];
-    if (!isfinite(sq)) goto diverged;
-    p->gsq = sq;
+    if (!isfinite(job.sq)) goto diverged;
+    p->gsq = job.sq;
+    *norm = sqrt(job.sq);
+    for (int i = 0; i < p->threads; i++) p->digest += p->digests[i];
 
     for (int k = 0; k < PPO_N_STATS; k++) sums[k] = 0.0;
     for (int b = 0; b < blocks; b++)

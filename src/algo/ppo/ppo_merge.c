@@ -270,10 +270,12 @@ static void row_grad(Ppo *p, const double *dh, double scale, int k) {
     p->rowsq[k] = row_sq(g, H);
 }
 
-void ppo_rows_claim(Ppo *p, const double *dh, double scale, atomic_int *next) {
+void ppo_rows_claim(Ppo *p, PpoThread *th, const double *dh, double scale, atomic_int *next) {
     const int n = p->rows.n;
     int c;
+    th->npieces = 0;
     while ((c = atomic_fetch_add(next, 1)) * PPO_ROW_PIECE < n) {
+        th->pieces[th->npieces++] = c;
         const int k1 = (c + 1) * PPO_ROW_PIECE < n ? (c + 1) * PPO_ROW_PIECE : n;
         for (int k = c * PPO_ROW_PIECE; k < k1; k++) {
             // the packed rows were written a minibatch ago: asked for ahead, their lines arrive meanwhile

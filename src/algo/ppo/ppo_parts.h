@@ -11,7 +11,7 @@
 #include "../../rl/adam.h"
 #include "../../util/mem.h"
 
-#define PPO_N_STATS 6 // a block's loss terms (ppo_minibatch_grad)
+#define PPO_N_STATS 6 // a block's loss terms (ppo_minibatch_update)
 // Samples a block: the piece of the per-sample pass that a thread (and a rank) takes, and the
 // samples whose tail gradients (b1, the heads) make one float64 partial sum before the exact
 // sum. It fixes the tail's bits (a constant, not a setting); W1's rows do not depend on it.
@@ -28,6 +28,8 @@ struct PpoThread {
     bool used;     // acc holds a block
     int bad;       // a block's sum passed 2^31
     int merge_bad; // this part's columns of the merged tails did
+    int *pieces;   // (D / PPO_ROW_PIECE + 1) the pieces of rows this thread summed, which it then steps
+    int npieces;
 };
 
 int ppo_thread_alloc(PpoThread *t, const AcNet *net); // 0, or -1 (out of memory)
@@ -75,8 +77,8 @@ void ppo_plan_place(Ppo *p, int part);
 void ppo_plan_end(Ppo *p);
 // Pieces of PPO_ROW_PIECE rows, claimed from *next until none is left (every part of a job
 // calls it): row p->rows.list[k]'s gradient times scale into p->g at k H, its squared norm into
-// p->rowsq[k], from dh (M, H).
-void ppo_rows_claim(Ppo *p, const double *dh, double scale, atomic_int *next);
+// p->rowsq[k], from dh (M, H). The pieces claimed into th->pieces.
+void ppo_rows_claim(Ppo *p, PpoThread *th, const double *dh, double scale, atomic_int *next);
 
 // ----------------------------------------------------------------------------
 // the rollout's envs (ppo_envs.c) and inputs (ppo_inputs.c)
@@ -98,6 +100,14 @@ int ppo_reserve_inputs(Ppo *p, int e, size_t need);
 // env's state. 0, or -1 with a line in p->why.
 int ppo_exchange(Ppo *p);
 
-// Adam: rl/adam.h (ppo_adam.c takes its steps)
+// ----------------------------------------------------------------------------
+// the optimiser (ppo_adam.c): Adam, rl/adam.h
+
+// The step's start (one thread, the gradient whole): p->adam_t + 1, the step at lr, and the
+// clip of the global norm sqrt(sq) into *coef.
+AdamStep ppo_adam_begin(Ppo *p, double lr, double sq, double *coef);
+// The step of th's pieces of rows (ppo_rows_claim's), and of the tail if `tail`; the digest of
+// what it wrote into p->digests[part] (under MPI: the ranks compare the sum).
+void ppo_adam_pieces(Ppo *p, const PpoThread *th, const AdamStep *adam, double coef, bool tail, int part);
 
 #endif
