@@ -52,6 +52,17 @@ void ppo_adam_pieces(Ppo *p, const PpoThread *th, const AdamStep *adam, double c
     for (int i = 0; i < th->npieces; i++) {
         const int r0 = th->pieces[i] * PPO_ROW_PIECE;
         const int r1 = r0 + PPO_ROW_PIECE < p->rows.n ? r0 + PPO_ROW_PIECE : p->rows.n;
+        // adam_rows_f32 asks for its rows MEM_AHEAD_ROWS ahead within the piece; the next piece's
+        // first rows are asked for here, a piece ahead
+        if (i + 1 < th->npieces) {
+            const int q0 = th->pieces[i + 1] * PPO_ROW_PIECE;
+            for (int r = q0; r < q0 + MEM_AHEAD_ROWS && r < p->rows.n; r++) {
+                const size_t at = (size_t)p->rows.list[r] * H;
+                mem_prefetch_w(p->net.w1 + at, sizeof(float) * H);
+                mem_prefetch_w(p->adam_m + at, sizeof(float) * H);
+                mem_prefetch_w(p->adam_v + at, sizeof(float) * H);
+            }
+        }
         adam_rows_f32(
             p->net.w1, p->adam_m, p->adam_v, p->g + (size_t)r0 * H, p->rows.list + r0, r1 - r0, H, 0, H, coef, adam);
         if (digest)
