@@ -149,7 +149,6 @@ typedef struct Ppo {
     GradSum tail_sum; // (n,) the blocks' tail gradients summed exactly, at [tail, n) (the
                       // transport's shape; the W1 part is never written, never resident)
     double *g;        // (n,) the minibatch's gradient: row rows.list[k] at k H, the tail at tail
-    double gsq;       // its squared norm
     RowSet rows;      // W1 rows the minibatch touched, ascending
     size_t *row_at;   // (D,) the rows' plan's cursor of each touched row (ppo_merge.c)
     size_t *row_off;  // (D + 1) row rows.list[k]'s entries: ent[row_off[k], row_off[k + 1])
@@ -213,9 +212,8 @@ int ppo_collect(Ppo *p);
 // GAE(gamma, lambda) as CleanRL: adv and ret = adv + value.
 void ppo_advantages(Ppo *p);
 // One minibatch's update: the gradient of minibatch mb (M sample indices), divided by M, into
-// p->g (row p->rows.list[k] at k H, rows ascending; the tail at net.tail; kept after the step)
-// and its squared norm into p->gsq; then its global norm (into *norm, before clipping) clipped
-// and one Adam step at lr. The minibatch's loss terms into sums (6 doubles: policy loss, value
+// p->g (row p->rows.list[k] at k H, rows ascending; the tail at net.tail; kept after the step);
+// then its global norm (into *norm, before clipping) clipped and one Adam step at lr. The minibatch's loss terms into sums (6 doubles: policy loss, value
 // loss, entropy, approx kl, clip fraction, as means; the sixth unused). -1 with a line in p->why
 // and no step taken (the gradient diverged; the ranks could not be reached).
 int ppo_minibatch_update(Ppo *p, const int32_t *mb, int M, double lr, double *sums, double *norm);

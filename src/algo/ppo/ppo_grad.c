@@ -278,7 +278,6 @@ int ppo_minibatch_update(Ppo *p, const int32_t *mb, int M, double lr, double *su
     pool_for(p->pool, update_part, &job);
     ppo_plan_end(p);
     if (!isfinite(job.sq)) goto diverged;
-    p->gsq = job.sq;
     *norm = sqrt(job.sq);
     for (int i = 0; i < p->threads; i++) p->digest += p->digests[i];
 
