@@ -78,6 +78,21 @@ def ppo_input(cur, prev, coarse):
     return np.concatenate(parts, axis=1)
 
 
+def first_layer(x, W1_32, b1):
+    """PPO's first layer as C sums it (acnet.c): for each row of the dense input x (B, D) in
+    {-1, 0, +1}, the float32 rows of W1_32 (D, H) of its non-zeros added (or subtracted) in
+    ascending order in float32, then b1 (float64) added: (B, H) float64, C's bits. (np.add.accumulate
+    adds in order; a float32 matrix product would not.)"""
+    h = np.empty((x.shape[0], W1_32.shape[1]))
+    for b in range(x.shape[0]):
+        idx = np.flatnonzero(x[b])
+        s = np.zeros(W1_32.shape[1], dtype=np.float32)
+        if len(idx):
+            s = np.add.accumulate(W1_32[idx] * x[b, idx, None].astype(np.float32), axis=0)[-1]
+        h[b] = b1 + s.astype(np.float64)
+    return h
+
+
 def log_softmax(logits):
     m = logits.max(axis=-1, keepdims=True)
     z = logits - m
@@ -228,8 +243,9 @@ class PpoPolicy(_Player):
     def __init__(self, W1, b1, Wpi, bpi, wv, bv, coarse, action_names=ACTIONS, action_ids=ACTION_IDS, algo="ppo", **kw):
         super().__init__(action_names, action_ids, algo, **kw)
         # the C network stores W1 as float32 (a float64 file's entries rounded to nearest as it
-        # takes them); the rest of its arithmetic is float64, as here
-        W1 = np.asarray(W1, dtype=np.float64).astype(np.float32).astype(np.float64)
+        # takes them) and sums its rows in float32 (first_layer); the rest is float64, as here
+        self.W1_32 = np.asarray(W1, dtype=np.float64).astype(np.float32)
+        W1 = self.W1_32.astype(np.float64)
         self.W1, self.b1, self.Wpi, self.bpi = W1, b1, Wpi, bpi
         self.wv, self.bv = wv, bv.reshape(())
         self.coarse, self.H = coarse, b1.shape[0]
@@ -246,7 +262,7 @@ class PpoPolicy(_Player):
         single, cur, prev, fresh = self._frames(obs)
         prev = np.where(fresh[:, None, None], 0, prev)  # an episode's first step: zeros
         x = self.input(cur, prev, self.coarse)
-        h = np.maximum(x @ self.W1 + self.b1, 0.0)
+        h = np.maximum(first_layer(x, self.W1_32, self.b1), 0.0)
         return single, log_softmax(h @ self.Wpi.T + self.bpi), h @ self.wv + self.bv
 
     def probabilities(self, obs):

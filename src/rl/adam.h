@@ -31,11 +31,11 @@ void adam_update(double *w, double *m, double *v, const double *g, size_t n, dou
 // the columns: every entry's step is its own.
 void adam_rows(double *w, double *m, double *v, const double *g, const uint16_t *rows, int n, size_t H, size_t j0,
     size_t j1, double coef, const AdamStep *s);
-// The same on float32 weights and moments (a first layer stored as float32): each entry widened
-// as it is read, the step in float64 as adam_update's, the new w, m and v rounded to float32 as
-// they are stored (w's step from the unrounded m and v). Its g is float64, as adam_update's.
-void adam_update_f32(float *w, float *m, float *v, const double *g, size_t n, double coef, const AdamStep *s);
-void adam_rows_f32(float *w, float *m, float *v, const double *g, const uint16_t *rows, int n, size_t H, size_t j0,
+// The same in float32 (a first layer stored as float32, as torch's Adam on float32 parameters):
+// the gradient, the arithmetic and the storage float32; the constants of the step rounded to
+// float32 once (1 - beta in float64 first, as torch takes it from Python's floats).
+void adam_update_f32(float *w, float *m, float *v, const float *g, size_t n, double coef, const AdamStep *s);
+void adam_rows_f32(float *w, float *m, float *v, const float *g, const uint16_t *rows, int n, size_t H, size_t j0,
     size_t j1, double coef, const AdamStep *s);
 
 #endif

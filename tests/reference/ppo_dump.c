@@ -177,12 +177,12 @@ int main(int argc, char **argv) {
     dump_save(dir, "mb", "<i4", 1, (size_t)M, 0, mb);
     double sums[6], norm;
     const double lr = c.lr * 0.75;
-    // the gradient stays in p->g after the step
+    // the gradient stays in p->gw1 and p->gt after the step
     if (ppo_minibatch_update(p, mb, M, lr, sums, &norm)) dump_die("gradient diverged");
     const size_t H = (size_t)p->net.H;
-    for (int r = 0; r < p->rows.n; r++)
-        memcpy(g + p->rows.list[r] * H, p->g + (size_t)r * H, sizeof(double) * H); // packed: row k at k H
-    memcpy(g + p->net.tail, p->g + p->net.tail, sizeof(double) * (n - p->net.tail));
+    for (int r = 0; r < p->rows.n; r++) // packed: row k at k H; float32, widened
+        for (size_t j = 0; j < H; j++) g[p->rows.list[r] * H + j] = p->gw1[(size_t)r * H + j];
+    memcpy(g + p->net.tail, p->gt, sizeof(double) * (n - p->net.tail));
     dump_save(dir, "grad", "<f8", 1, n, 0, g);
     dump_save(dir, "stats", "<f8", 1, 5, 0, sums);
     double hyper[8] = { lr, c.gamma, c.lambda, c.clip, c.ent_coef, c.vf_coef, c.max_grad_norm, norm };

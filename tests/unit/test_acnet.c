@@ -1,7 +1,8 @@
 // test_acnet.c: the forward pass (acnet_forward) gives the bits of the plain sum it stands for,
-// whatever H: each hidden unit b1, then the input's float32 rows widened, added or subtracted
-// in the input's order, then the ReLU; each head its bias plus its dot product summed in order.
-// The widths take every path: 64 columns a chunk, a chunk and a tail, a tail alone; the heads
+// whatever H: each hidden unit the input's float32 rows added or subtracted in the input's order
+// in float32, then b1 in float64, then the ReLU; each head its bias plus its dot product summed
+// in order. The widths take every path: 128 columns a chunk (with AVX-512), 64, a chunk and a
+// tail, a tail alone; the heads
 // are summed 4 at a time: 3 actions and the value, 6 and the value.
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -39,11 +40,12 @@ Test(acnet, forward_is_the_plain_sum_in_order_bit_for_bit) {
             double logits[ACNET_A_MAX], want_logits[ACNET_A_MAX];
             const double v = acnet_forward(&net, (SparseX){ nnz, idx, sign }, h, logits);
             for (int j = 0; j < H; j++) {
-                double s = p.b1[j];
+                float s32 = 0.0f;
                 for (int k = 0; k < nnz; k++) {
-                    const double w = net.w1[(size_t)idx[k] * H + j];
-                    s = sign[k] > 0 ? s + w : s - w;
+                    const float w = net.w1[(size_t)idx[k] * H + j];
+                    s32 = sign[k] > 0 ? s32 + w : s32 - w;
                 }
+                const double s = p.b1[j] + (double)s32;
                 want[j] = s < 0.0 ? 0.0 : s;
             }
             for (int a = 0; a < A; a++) {

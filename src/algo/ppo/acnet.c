@@ -106,33 +106,26 @@ static void row_axpy(double *restrict y, const double *restrict x, double a, int
     for (int j = 0; j < n; j++) y[j] += a * x[j];
 }
 
-// x: a float32 row, widened as it is read (exact): the sum is a float64 network's.
-static void row_signed_add(double *restrict y, const float *restrict x, int sign, int n) {
-    if (sign > 0)
-        for (int j = 0; j < n; j++) y[j] += (double)x[j];
-    else
-        for (int j = 0; j < n; j++) y[j] -= (double)x[j];
-}
-
 // The rows a sample reads lie anywhere in W1 (7.6 MB at H = 128 and the coarse views): each is asked for
 // MEM_AHEAD_ROWS rows before its turn (util/mem.h).
 
 // ----------------------------------------------------------------------------
 // forward
 
-// The hidden layer's sum in chunks of columns held in vectors of 8 (GNU C's vector extension,
-// as ppo_merge.c's row_grad), so that it stays in registers while the input's rows stream past,
-// rather than going to memory and back at every entry as a loop over a runtime H does: 128
-// columns a chunk where there are 32 vector registers of 8 (AVX-512: H = 128 in one pass over
-// the rows, each row's conversions and loads once), else 64. Each column still adds b1, then the
-// rows in the input's order: the same bits however the columns are chunked. Loads and stores by
-// memcpy: no alignment is assumed (and no function takes or returns a Cols: without AVX-512 that
-// would be an ABI of its own).
-typedef double Cols __attribute__((vector_size(8 * sizeof(double))));
+// The hidden layer's sum: the input's rows added in its order in float32 (the rows are float32:
+// torch's float32 first layer), then b1 in float64. In chunks of columns held in vectors of 16
+// floats (GNU C's vector extension, as ppo_merge.c's row_grad), so that the sum stays in
+// registers while the rows stream past, rather than going to memory and back at every entry
+// as a loop over a runtime H does: 128 columns a chunk where there are 32 vector registers
+// (AVX-512: H = 128 in one pass over the rows), else 64. Each column's sum is in the input's
+// order however the columns are chunked: the same bits. Loads and stores by memcpy: no alignment
+// is assumed (and no function takes or returns a Cols: without AVX-512 that would be an ABI of
+// its own).
+typedef float Cols __attribute__((vector_size(16 * sizeof(float))));
 #if defined(__AVX512F__)
-#define FWD_CHUNK_MAX 16 // Cols: 128 columns
+#define FWD_CHUNK_MAX 8 // Cols: 128 columns
 #else
-#define FWD_CHUNK_MAX 8 // Cols: 64 columns
+#define FWD_CHUNK_MAX 4 // Cols: 64 columns
 #endif
 
 // Asks for the bytes of the row of the input's entry k, if there is one.
@@ -140,51 +133,57 @@ static inline void ask_row(const AcNet *net, SparseX x, int k, size_t bytes) {
     if (k < x.nnz) mem_prefetch(net->w1 + (size_t)x.idx[k] * net->H, bytes);
 }
 
-// Columns [j0, j0 + 8 chunk) of the sum (chunk a constant where it is inlined). x: entries in
-// {-1, +1}, added or subtracted as row_signed_add does. A branch on the sign rather than a
-// product by it (ppo_merge.c's row_grad): here the signs come in long runs of +1 (the frame, its
-// coarse view), and a product at every entry was an eighth of the time. ask: the bytes of each
-// row to ask for ahead (the first chunk asks for the rows whole: the next ones find them in cache).
+// Columns [j0, j0 + 16 chunk) of the sum (chunk a constant where it is inlined). x: entries in
+// {-1, +1}, the row added or subtracted. A branch on the sign rather than a product by it
+// (ppo_merge.c's row_grad): here the signs come in long runs of +1 (the frame, its coarse view),
+// and a product at every entry was an eighth of the time. ask: the bytes of each row to ask for
+// ahead (the first chunk asks for the rows whole: the next ones find them in cache).
 static inline __attribute__((always_inline)) void chunk_sum(
     const AcNet *net, SparseX x, const double *b1, double *h, size_t j0, int chunk, size_t ask) {
     const size_t H = (size_t)net->H;
     Cols acc[FWD_CHUNK_MAX];
-    for (int c = 0; c < chunk; c++) memcpy(&acc[c], b1 + j0 + 8 * c, sizeof(Cols));
+    for (int c = 0; c < chunk; c++) acc[c] = (Cols){ 0 };
     for (int k = 0; k < MEM_AHEAD_ROWS; k++) ask_row(net, x, k, ask);
     for (int k = 0; k < x.nnz; k++) {
         ask_row(net, x, k + MEM_AHEAD_ROWS, ask);
         const float *r = net->w1 + x.idx[k] * H + j0;
-        // 8 floats widened (exact), written element by element: gcc 12 compiles that to one
-        // conversion, and __builtin_convertvector to four instructions
         if (x.sign[k] > 0)
             for (int c = 0; c < chunk; c++) {
-                const float *w = r + 8 * c;
-                acc[c] += (Cols){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7] };
+                Cols w;
+                memcpy(&w, r + 16 * c, sizeof(w));
+                acc[c] += w;
             }
         else
             for (int c = 0; c < chunk; c++) {
-                const float *w = r + 8 * c;
-                acc[c] -= (Cols){ w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7] };
+                Cols w;
+                memcpy(&w, r + 16 * c, sizeof(w));
+                acc[c] -= w;
             }
     }
-    for (int c = 0; c < chunk; c++) memcpy(h + j0 + 8 * c, &acc[c], sizeof(Cols));
+    for (int c = 0; c < chunk; c++)
+        for (int l = 0; l < 16; l++) h[j0 + 16 * c + l] = b1[j0 + 16 * c + l] + (double)acc[c][l];
 }
 
 static void hidden_sum(const AcNet *net, SparseX x, const double *b1, double *h) {
     const size_t H = (size_t)net->H;
     size_t j0 = 0;
-    for (; j0 + 8 * FWD_CHUNK_MAX <= H; j0 += 8 * FWD_CHUNK_MAX)
+    for (; j0 + 16 * FWD_CHUNK_MAX <= H; j0 += 16 * FWD_CHUNK_MAX)
         chunk_sum(net, x, b1, h, j0, FWD_CHUNK_MAX, j0 ? 0 : sizeof(float) * H);
-    for (; j0 + 64 <= H; j0 += 64) chunk_sum(net, x, b1, h, j0, 8, j0 ? 0 : sizeof(float) * H);
+    for (; j0 + 64 <= H; j0 += 64) chunk_sum(net, x, b1, h, j0, 4, j0 ? 0 : sizeof(float) * H);
     if (j0 < H) { // the columns past the last whole chunk (H not a multiple of 64)
         const size_t ask = j0 ? 0 : sizeof(float) * H;
         const int n = (int)(H - j0);
-        memcpy(h + j0, b1 + j0, sizeof(double) * n);
+        float acc[64] = { 0 };
         for (int k = 0; k < MEM_AHEAD_ROWS; k++) ask_row(net, x, k, ask);
         for (int k = 0; k < x.nnz; k++) {
             ask_row(net, x, k + MEM_AHEAD_ROWS, ask);
-            row_signed_add(h + j0, net->w1 + x.idx[k] * H + j0, x.sign[k], n);
+            const float *r = net->w1 + x.idx[k] * H + j0;
+            if (x.sign[k] > 0)
+                for (int j = 0; j < n; j++) acc[j] += r[j];
+            else
+                for (int j = 0; j < n; j++) acc[j] -= r[j];
         }
+        for (int j = 0; j < n; j++) h[j0 + j] = b1[j0 + j] + (double)acc[j];
     }
 }
 

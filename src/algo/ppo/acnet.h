@@ -18,10 +18,10 @@
 // as a gradient, a checkpoint's arrays and the exported files have it, float64. The part after
 // W1 is the "tail". The network itself stores W1 as float32 (w1) and the tail as float64 (t):
 // the first layer's rows are most of the bytes a step moves (read by the forward pass, read and
-// written by Adam with their moments), the tail is small. Arithmetic is float64 throughout: a
-// row is widened as it is read (exact), so the forward pass and the gradient are a float64
-// network's whose W1 entries are float32 numbers; only Adam's new W1 (and W1's moments: ppo.h) is
-// rounded as it is stored.
+// written by Adam with their moments), the tail is small. The first layer is float32 as torch's
+// would be: its sum (the input's rows, added in the input's order) is float32, then b1 is added
+// in float64; W1's gradient and its Adam step are float32 too (ppo_merge.c, rl/adam.h). The rest
+// (the ReLU, the heads, the loss, the tail's gradient and step) is float64.
 #ifndef PONGRL_ACNET_H
 #define PONGRL_ACNET_H
 

@@ -162,9 +162,9 @@ void ppo_destroy(Ppo *p) {
     rowset_free(&p->none);
     acnet_free(&p->net);
     mem_free_all(p->xidx, p->xsign, p->xcap, p->xoff, p->envs, p->action, p->logp, p->value, p->reward, p->adv, p->ret,
-        p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh, p->rowsq, p->g,
-        p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m, p->adam_v, p->adam_mt,
-        p->adam_vt, p);
+        p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh, p->rowsq, p->gw1,
+        p->gt, p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m, p->adam_v,
+        p->adam_mt, p->adam_vt, p);
 }
 
 void ppo_free(void *p) { ppo_destroy(p); }
@@ -202,11 +202,12 @@ static int ppo_make(void *obj, const TrainConfig *cfg) {
     p->ended_stats = calloc(B, sizeof(EpisodeStats));
     p->perm = calloc(B, sizeof(int32_t));
     p->mb_adv = calloc((size_t)M, sizeof(double));
-    p->dh = calloc((size_t)M * (size_t)cfg->hidden, sizeof(double));
+    p->dh = calloc((size_t)M * (size_t)cfg->hidden, sizeof(float));
     // calloc, not big_calloc: only the tail is ever written (the rest is the transport's shape)
     p->tail_sum = (GradSum){ p->net.n, calloc(p->net.n, sizeof(int64_t)), calloc(p->net.n, sizeof(int64_t)) };
     p->rowsq = calloc((size_t)p->net.D, sizeof(double));
-    p->g = big_calloc(p->net.n, sizeof(double));
+    p->gw1 = big_calloc(p->net.tail, sizeof(float));
+    p->gt = calloc(p->net.n - p->net.tail, sizeof(double));
     p->row_at = calloc((size_t)p->net.D, sizeof(size_t));
     p->row_off = calloc((size_t)p->net.D + 1, sizeof(size_t));
     p->block_stats = calloc((size_t)blocks * PPO_N_STATS, sizeof(double));
@@ -216,7 +217,7 @@ static int ppo_make(void *obj, const TrainConfig *cfg) {
     if (!p->x || !p->dh || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m ||
         !p->adam_v || !p->adam_mt || !p->adam_vt || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap ||
         !p->action || !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value ||
-        !p->ended || !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq || !p->g ||
+        !p->ended || !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq || !p->gw1 || !p->gt ||
         !p->block_stats || rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D))
         return -1;
     if (ppo_envs_start(p)) return -1;

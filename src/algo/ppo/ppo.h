@@ -12,7 +12,7 @@
 // depends on which thread played or summed what. A minibatch's gradient (ppo_grad.c) is taken
 // per sample (dh_s, the gradient wrt the hidden layer, in blocks of PPO_BLOCK samples: the
 // threads' work), then per W1 row: g_r = sum of x_s[r] dh_s over the row's samples in sample
-// order, in float64 (ppo_merge.c: the rows are the threads' work); the tail (b1, the heads) is
+// order, in float32 (ppo_merge.c: the rows are the threads' work); the tail (b1, the heads) is
 // the exact fixed-point sum (train/gradsum.h) of the blocks' float64 sums. No value depends
 // on the number of threads. (--chunk, which fixed the pieces of an older sum, is still checked
 // and recorded with a run, for older runs' files, but no longer used.)
@@ -145,10 +145,11 @@ typedef struct Ppo {
     // the update
     int32_t *perm;    // (B,)
     double *mb_adv;   // (B / M) normalised advantages of the current minibatch
-    double *dh;       // (B / M, H) each sample's gradient wrt the hidden layer
+    float *dh;        // (B / M, H) each sample's gradient wrt the hidden layer (float32: ppo_grad.c)
     GradSum tail_sum; // (n,) the blocks' tail gradients summed exactly, at [tail, n) (the
                       // transport's shape; the W1 part is never written, never resident)
-    double *g;        // (n,) the minibatch's gradient: row rows.list[k] at k H, the tail at tail
+    float *gw1;       // (D, H) the minibatch's gradient of W1, float32: row rows.list[k] at k H
+    double *gt;       // (n - tail) and of the tail
     RowSet rows;      // W1 rows the minibatch touched, ascending
     size_t *row_at;   // (D,) the rows' plan's cursor of each touched row (ppo_merge.c)
     size_t *row_off;  // (D + 1) row rows.list[k]'s entries: ent[row_off[k], row_off[k + 1])
@@ -212,7 +213,7 @@ int ppo_collect(Ppo *p);
 // GAE(gamma, lambda) as CleanRL: adv and ret = adv + value.
 void ppo_advantages(Ppo *p);
 // One minibatch's update: the gradient of minibatch mb (M sample indices), divided by M, into
-// p->g (row p->rows.list[k] at k H, rows ascending; the tail at net.tail; kept after the step);
+// p->gw1 (row p->rows.list[k] at k H, rows ascending) and p->gt (kept after the step);
 // then its global norm (into *norm, before clipping) clipped and one Adam step at lr. The minibatch's loss terms into sums (6 doubles: policy loss, value
 // loss, entropy, approx kl, clip fraction, as means; the sixth unused). -1 with a line in p->why
 // and no step taken (the gradient diverged; the ranks could not be reached).

@@ -64,13 +64,13 @@ void ppo_adam_pieces(Ppo *p, const PpoThread *th, const AdamStep *adam, double c
             }
         }
         adam_rows_f32(
-            p->net.w1, p->adam_m, p->adam_v, p->g + (size_t)r0 * H, p->rows.list + r0, r1 - r0, H, 0, H, coef, adam);
+            p->net.w1, p->adam_m, p->adam_v, p->gw1 + (size_t)r0 * H, p->rows.list + r0, r1 - r0, H, 0, H, coef, adam);
         if (digest)
             for (int r = r0; r < r1; r++) d += digest_floats(p->net.w1, (size_t)p->rows.list[r] * H, H);
     }
     if (tail) {
         const size_t off = p->net.tail, len = p->net.n - p->net.tail;
-        adam_update(p->net.t, p->adam_mt, p->adam_vt, p->g + off, len, coef, adam);
+        adam_update(p->net.t, p->adam_mt, p->adam_vt, p->gt, len, coef, adam);
         if (digest) d += digest_tail(p->net.t, off, len);
     }
     p->digests[part] = d;

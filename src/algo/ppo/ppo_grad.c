@@ -5,9 +5,11 @@
 //   1. per sample, in blocks of PPO_BLOCK samples (the threads', and the ranks', pieces): the
 //      forward pass (acnet_forward's, the hidden sum in registers; the minibatch's rows, about
 //      1 MB of float32, stay in the core's cache from sample to sample), the loss, dh_s into
-//      p->dh (M, H: cache-resident), and the block's tail gradient (b1, the heads) as a float64
-//      sum in sample order, added into its thread's exact sum;
-//   2. per W1 row (ppo_merge.c): g_r summed over the row's samples in sample order;
+//      p->dh (M, H: cache-resident, rounded to float32), and the block's tail gradient (b1, the
+//      heads) as a float64 sum in sample order, added into its thread's exact sum;
+//   2. per W1 row (ppo_merge.c): g_r summed over the row's samples in sample order, in float32
+//      (W1, its moments and its gradient are float32, and so is their arithmetic: torch's
+//      float32 training; the tail and the losses stay float64);
 //   3. the global norm (rows ascending, then the tail) clipped, and Adam's step (ppo_adam.c) on
 //      each piece of rows by the thread that summed it in 2 (its gradient still in that core's
 //      cache), the tail by one thread.
@@ -33,6 +35,7 @@
 
 void ppo_thread_free(PpoThread *t) {
     free(t->h);
+    free(t->dh);
     free(t->gt);
     free(t->pieces);
     gradsum_free(&t->acc);
@@ -41,9 +44,10 @@ void ppo_thread_free(PpoThread *t) {
 int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
     memset(t, 0, sizeof(*t));
     t->h = pad_calloc((size_t)net->H, sizeof(double));
+    t->dh = pad_calloc((size_t)net->H, sizeof(double));
     t->gt = pad_calloc(net->n - net->tail, sizeof(double));
     t->pieces = calloc((size_t)net->D / PPO_ROW_PIECE + 1, sizeof(int));
-    if (!t->h || !t->gt || !t->pieces || gradsum_alloc(&t->acc, net->n - net->tail)) {
+    if (!t->h || !t->dh || !t->gt || !t->pieces || gradsum_alloc(&t->acc, net->n - net->tail)) {
         ppo_thread_free(t);
         return -1;
     }
@@ -60,8 +64,8 @@ typedef struct {
     int M, end;       // blocks [next, end) are this rank's
     atomic_int next;  // the next block (job 1)
     atomic_int piece; // the next piece of rows (job 2)
-    const double *dh; // job 2's
-    double scale;
+    const float *dh;  // job 2's
+    float scale;
     double lr;     // job 2's step
     double sq;     // the gradient's squared norm (job 2, part 0)
     double coef;   // its clip
@@ -113,7 +117,9 @@ static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi,
         const double v = acnet_heads(net, h, logits);
         sample_loss(&p->cfg, p->ent_coef, logits, v, p->action[s], p->logp[s], p->value[s], p->mb_adv[i], p->ret[s],
             dlogits, &dv, stats);
-        acnet_backward_tail(net, h, dlogits, dv, th->gt, p->dh + (size_t)i * H);
+        acnet_backward_tail(net, h, dlogits, dv, th->gt, th->dh);
+        float *dh = p->dh + (size_t)i * H;
+        for (size_t j = 0; j < H; j++) dh[j] = (float)th->dh[j];
     }
     th->bad |= th->used ? gradsum_add(&th->acc, th->gt, 0, tail_n) : gradsum_set(&th->acc, th->gt, 0, tail_n);
     th->used = true;
@@ -172,7 +178,7 @@ static void update_part(void *ctx, int part, int parts) {
     part_barrier_wait(&job->bar);
     if (part == 0) {
         const size_t tail = p->net.tail, tail_n = p->net.n - tail;
-        const double *gt = p->g + tail;
+        const double *gt = p->gt;
         double sq = 0.0;
         for (int r = 0; r < p->rows.n; r++) sq += p->rowsq[r];
         for (size_t j = 0; j < tail_n; j++) sq += gt[j] * gt[j];
@@ -187,11 +193,11 @@ static void update_part(void *ctx, int part, int parts) {
 // Under MPI: every rank's dh (rank q's samples [i0_q, i1_q), in rank order: the minibatch's
 // order) into p->dh. 0, or -1 with a line in p->why.
 static int gather_dh(Ppo *p, int i0, int i1, int M) {
-    const size_t H = (size_t)p->net.H, want = sizeof(double) * H * (size_t)M;
+    const size_t H = (size_t)p->net.H, want = sizeof(float) * H * (size_t)M;
     const uint8_t *all;
     const size_t *sizes;
-    if (p->comm->allgather(p->comm, p->dh + (size_t)i0 * H, sizeof(double) * H * (size_t)(i1 - i0), &all, &sizes,
-            p->why, sizeof(p->why)))
+    if (p->comm->allgather(p->comm, p->dh + (size_t)i0 * H, sizeof(float) * H * (size_t)(i1 - i0), &all, &sizes, p->why,
+            sizeof(p->why)))
         return -1;
     size_t got = 0;
     for (int q = 0; q < p->comm->size; q++) got += sizes[q];
@@ -266,7 +272,7 @@ int ppo_minibatch_update(Ppo *p, const int32_t *mb, int M, double lr, double *su
     }
     // the tail, times 1/M (the ranks' total is packed after their rows: none)
     const double scale = 1.0 / M;
-    double *gt = p->g + tail;
+    double *gt = p->gt;
     if (tg)
         memcpy(gt, tg, sizeof(double) * tail_n);
     else

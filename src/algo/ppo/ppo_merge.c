@@ -1,6 +1,6 @@
 // ppo_merge.c: the minibatch's samples and W1's rows: the inputs turned into per-row lists of
 // (sample, sign) by a stable counting sort (O(non-zeros), rows ascending); then each row's
-// gradient g_r = sum of sign dh_s over its list, in sample order, in float64 (each touched
+// gradient g_r = sum of sign dh_s over its list, in sample order, in float32 (each touched
 // row written once a minibatch: 2,100 rows at the defaults, where the samples have 26,000
 // entries). A row's sum is the same bits
 // whichever thread computes it, so no exact sum is needed; each row is written once.
@@ -202,63 +202,77 @@ void ppo_plan_end(Ppo *p) { plan_split(p->plan, p->plan->total); }
 // ----------------------------------------------------------------------------
 // the gradient by rows
 
-// The squared norm of a row, in ROW_LANES partial sums (entry j into lane j % ROW_LANES),
-// then the lanes pairwise: a fixed order, so the same bits everywhere, that vectorises (one
-// sum in entry order is a chain of H dependent additions: a quarter of the rows' pass).
+// The squared norm of a row, in float64 from its float32 entries, in ROW_LANES partial sums
+// (entry j into lane j % ROW_LANES), then the lanes pairwise: a fixed order, so the same bits
+// everywhere, that vectorises (one sum in entry order is a chain of H dependent additions: a
+// quarter of the rows' pass).
 #define ROW_LANES 8
-static double row_sq(const double *restrict g, size_t H) {
+static double row_sq(const float *restrict g, size_t H) {
     double lane[ROW_LANES] = { 0 };
     size_t j = 0;
     for (; j + ROW_LANES <= H; j += ROW_LANES)
-        for (int l = 0; l < ROW_LANES; l++) lane[l] += g[j + l] * g[j + l];
-    for (int l = 0; j < H; j++, l++) lane[l] += g[j] * g[j];
+        for (int l = 0; l < ROW_LANES; l++) lane[l] += (double)g[j + l] * (double)g[j + l];
+    for (int l = 0; j < H; j++, l++) lane[l] += (double)g[j] * (double)g[j];
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
-// 64 columns of a row's sum in 8 vectors of 8 (GNU C's vector extension: AVX-512 registers, or
-// pairs and quads of narrower ones), so that the sum stays in registers while the row's entries
-// stream past, rather than going to memory and back at every entry (the loops over a runtime H
-// are left so by the compiler). Loads and stores by memcpy: no alignment is assumed (and no
-// function takes or returns a Cols: without AVX-512 that would be an ABI of its own).
-typedef double Cols __attribute__((vector_size(8 * sizeof(double))));
-#define ROW_CHUNK 8 // Cols a chunk: 64 columns
+// A chunk of columns of a row's sum in vectors of 16 floats (GNU C's vector extension: AVX-512
+// registers, or pairs and quads of narrower ones), so that the sum stays in registers while the
+// row's entries stream past, rather than going to memory and back at every entry (the loops
+// over a runtime H are left so by the compiler): 128 columns where there are 32 vector
+// registers (AVX-512: H = 128 in one pass over the list), else 64. Each column's sum is in its
+// list's order however the columns are chunked: the same bits. Loads and stores by memcpy: no
+// alignment is assumed (and no function takes or returns a Cols: without AVX-512 that would be
+// an ABI of its own).
+typedef float Cols __attribute__((vector_size(16 * sizeof(float))));
+#if defined(__AVX512F__)
+#define ROW_CHUNK 8 // Cols a chunk: 128 columns
+#else
+#define ROW_CHUNK 4 // 64 columns
+#endif
 
 // An entry's sign as a factor, without a branch (the signs follow no pattern a predictor
 // learns): a product by +-1 is exact and x + (-1 y) is x - y, so the bits are a branch's.
-static inline double entry_sign(uint32_t e) { return 1.0 - 2.0 * (double)(e & 1); }
+static inline float entry_sign(uint32_t e) { return 1.0f - 2.0f * (float)(e & 1); }
 
-// Row k's gradient: its list's signed dh rows in sample order, times scale; its squared norm.
-static void row_grad(Ppo *p, const double *dh, double scale, int k) {
-    const size_t H = (size_t)p->net.H;
-    double *restrict g = p->g + (size_t)k * H;
-    const uint32_t *e0 = p->ent + p->row_off[k], *end = p->ent + p->row_off[k + 1];
-    size_t j0 = 0;
-    for (; j0 + 8 * ROW_CHUNK <= H; j0 += 8 * ROW_CHUNK) {
-        Cols acc[ROW_CHUNK];
-        const double *d = dh + (size_t)(*e0 >> 1) * H + j0;
-        double sg = entry_sign(*e0);
-        for (int c = 0; c < ROW_CHUNK; c++) {
+// Columns [j0, j0 + 16 chunk) of row k's gradient (chunk a constant where it is inlined).
+static inline __attribute__((always_inline)) void row_chunk(
+    const uint32_t *e0, const uint32_t *end, const float *dh, size_t H, size_t j0, float scale, float *g, int chunk) {
+    Cols acc[ROW_CHUNK];
+    const float *d = dh + (size_t)(*e0 >> 1) * H + j0;
+    float sg = entry_sign(*e0);
+    for (int c = 0; c < chunk; c++) {
+        Cols x;
+        memcpy(&x, d + 16 * c, sizeof(x));
+        acc[c] = sg * x;
+    }
+    for (const uint32_t *e = e0 + 1; e < end; e++) {
+        d = dh + (size_t)(*e >> 1) * H + j0;
+        sg = entry_sign(*e);
+        for (int c = 0; c < chunk; c++) {
             Cols x;
-            memcpy(&x, d + 8 * c, sizeof(x));
-            acc[c] = sg * x;
-        }
-        for (const uint32_t *e = e0 + 1; e < end; e++) {
-            d = dh + (size_t)(*e >> 1) * H + j0;
-            sg = entry_sign(*e);
-            for (int c = 0; c < ROW_CHUNK; c++) {
-                Cols x;
-                memcpy(&x, d + 8 * c, sizeof(x));
-                acc[c] += sg * x;
-            }
-        }
-        for (int c = 0; c < ROW_CHUNK; c++) {
-            const Cols v = acc[c] * scale;
-            memcpy(g + j0 + 8 * c, &v, sizeof(v));
+            memcpy(&x, d + 16 * c, sizeof(x));
+            acc[c] += sg * x;
         }
     }
+    for (int c = 0; c < chunk; c++) {
+        const Cols v = acc[c] * scale;
+        memcpy(g + j0 + 16 * c, &v, sizeof(v));
+    }
+}
+
+// Row k's gradient: its list's signed dh rows in sample order, times scale, in float32; its
+// squared norm.
+static void row_grad(Ppo *p, const float *dh, float scale, int k) {
+    const size_t H = (size_t)p->net.H;
+    float *restrict g = p->gw1 + (size_t)k * H;
+    const uint32_t *e0 = p->ent + p->row_off[k], *end = p->ent + p->row_off[k + 1];
+    size_t j0 = 0;
+    for (; j0 + 16 * ROW_CHUNK <= H; j0 += 16 * ROW_CHUNK) row_chunk(e0, end, dh, H, j0, scale, g, ROW_CHUNK);
+    for (; j0 + 64 <= H; j0 += 64) row_chunk(e0, end, dh, H, j0, scale, g, 4);
     if (j0 < H) { // the columns past the last whole chunk (H not a multiple of 64)
-        const double *d = dh + (size_t)(*e0 >> 1) * H;
-        double sg = entry_sign(*e0);
+        const float *d = dh + (size_t)(*e0 >> 1) * H;
+        float sg = entry_sign(*e0);
         for (size_t j = j0; j < H; j++) g[j] = sg * d[j];
         for (const uint32_t *e = e0 + 1; e < end; e++) {
             d = dh + (size_t)(*e >> 1) * H;
@@ -270,7 +284,7 @@ static void row_grad(Ppo *p, const double *dh, double scale, int k) {
     p->rowsq[k] = row_sq(g, H);
 }
 
-void ppo_rows_claim(Ppo *p, PpoThread *th, const double *dh, double scale, atomic_int *next) {
+void ppo_rows_claim(Ppo *p, PpoThread *th, const float *dh, float scale, atomic_int *next) {
     const int n = p->rows.n;
     int c;
     th->npieces = 0;
@@ -280,7 +294,7 @@ void ppo_rows_claim(Ppo *p, PpoThread *th, const double *dh, double scale, atomi
         for (int k = c * PPO_ROW_PIECE; k < k1; k++) {
             // the packed rows were written a minibatch ago: asked for ahead, their lines arrive meanwhile
             if (k + MEM_AHEAD_ROWS < k1)
-                mem_prefetch_w(p->g + (size_t)(k + MEM_AHEAD_ROWS) * p->net.H, sizeof(double) * p->net.H);
+                mem_prefetch_w(p->gw1 + (size_t)(k + MEM_AHEAD_ROWS) * p->net.H, sizeof(float) * p->net.H);
             row_grad(p, dh, scale, k);
         }
     }

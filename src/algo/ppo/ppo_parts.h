@@ -23,6 +23,7 @@
 
 struct PpoThread {
     double *h;     // (H,) the hidden layer of the sample at hand (rollout, update)
+    double *dh;    // (H,) its gradient, before p->dh's rounding to float32
     double *gt;    // (n - tail) float64 tail gradient of the current block
     GradSum acc;   // (n - tail) exact sum of this thread's blocks' tails
     bool used;     // acc holds a block
@@ -76,9 +77,9 @@ void ppo_plan_prefix(Ppo *p);
 void ppo_plan_place(Ppo *p, int part);
 void ppo_plan_end(Ppo *p);
 // Pieces of PPO_ROW_PIECE rows, claimed from *next until none is left (every part of a job
-// calls it): row p->rows.list[k]'s gradient times scale into p->g at k H, its squared norm into
+// calls it): row p->rows.list[k]'s gradient times scale into p->gw1 at k H (float32), its squared norm into
 // p->rowsq[k], from dh (M, H). The pieces claimed into th->pieces.
-void ppo_rows_claim(Ppo *p, PpoThread *th, const double *dh, double scale, atomic_int *next);
+void ppo_rows_claim(Ppo *p, PpoThread *th, const float *dh, float scale, atomic_int *next);
 
 // ----------------------------------------------------------------------------
 // the rollout's envs (ppo_envs.c) and inputs (ppo_inputs.c)
