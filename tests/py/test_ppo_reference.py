@@ -12,6 +12,7 @@ Adam step to float32's precision (F32_TOL), and that step is also torch's float3
 own gradient to the bit. Also a separate value network (--value-hidden): the same network with
 Wpi's last V columns and wv's first H - V entries at zero, whose gradient is the shared
 network's with those entries left out."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -21,6 +22,16 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
 from relcheck import RelCheck  # noqa: E402
+
+# acnet.c's first layer in NumPy (each sample's float32 rows added in the input's order in float32,
+# then b1 in float64: C's bits), from python/pongrl/nets.py loaded by path as it stands alone
+# (NumPy only; tools/play_npy.py loads it so), not through the package and its C library
+_spec = importlib.util.spec_from_file_location(
+    "pongrl_nets", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "pongrl", "nets.py")
+)
+_nets = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_nets)
+first_layer = _nets.first_layer
 
 check = RelCheck(1e-10)
 # what W1's float32 gradient and step are held to (float32 has 24 bits: 6e-8 a rounding; a
@@ -59,20 +70,6 @@ class Net:
         pre = first_layer(X, W1.astype(np.float32), b1) if self.f32 else X @ W1 + b1
         h = np.maximum(pre, 0.0)
         return h, h @ Wpi.T + bpi, h @ wv + bv
-
-
-def first_layer(X, W1_32, b1):
-    """acnet.c's first layer: each sample's non-zero inputs' float32 rows of W1 added (or
-    subtracted) in ascending order in float32 (np.add.accumulate adds in order), then b1 in
-    float64."""
-    h = np.empty((X.shape[0], W1_32.shape[1]))
-    for b in range(X.shape[0]):
-        idx = np.flatnonzero(X[b])
-        s = np.zeros(W1_32.shape[1], dtype=np.float32)
-        if len(idx):
-            s = np.add.accumulate(W1_32[idx] * X[b, idx, None].astype(np.float32), axis=0)[-1]
-        h[b] = b1 + s.astype(np.float64)
-    return h
 
 
 def log_softmax(z):
