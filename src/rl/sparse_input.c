@@ -3,6 +3,14 @@
 
 #include <string.h>
 
+#if defined(__AVX512BW__)
+#include <immintrin.h>
+#endif
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "sparse_input.c reads the bytes of a word in little-endian order"
+#endif
+
 
 // The input of a state (sparse_input.h): the frame's pixels (+1), then at 6400 + k the difference
 // cur - prev; with coarse views, then the coarse view of the frame (+1) and its difference from
@@ -27,23 +35,48 @@ static inline void coarse_cells(int k, int cell[3]) {
     cell[2] = SPARSE_COARSE_COLS + (y / SPARSE_BAND) * 80 + x;
 }
 
-// Pixel k's cells lit in c, as bytes and as bits.
+// Pixel k's cells lit in c.
 static inline void coarse_mark(int k, uint8_t *c) {
     int cell[3];
     coarse_cells(k, cell);
     for (int i = 0; i < 3; i++) c[cell[i]] = 1;
 }
-static inline void coarse_bits(int k, uint64_t *c) {
-    int cell[3];
-    coarse_cells(k, cell);
-    for (int i = 0; i < 3; i++) c[cell[i] >> 6] |= 1ull << (cell[i] & 63);
+
+// 0x80 in each byte of x that is not zero, 0 in the others (no carry crosses a byte: each
+// byte's low seven bits plus 0x7f is at most 0xfe).
+static inline uint64_t nonzero_bytes(uint64_t x) {
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+    return (((x & low7) + low7) | x) & ~low7;
 }
 
 // Appends to idx/sign (from entry n; sign may be NULL) base + k and cur[k] - prev[k] for every k
-// < len where they differ (prev NULL: where cur[k] is not zero); returns the new count.
+// < len where they differ (prev NULL: where cur[k] is not zero); returns the new count. The
+// differing bytes of a stretch come as the set bits of a mask, taken in order: a branch on each
+// byte's test was most of a scan's time (the tests follow no pattern). With AVX-512 a stretch is
+// 64 bytes, one compare; else 8 bytes, nonzero_bytes of a word, after SPAN bytes found the
+// same were skipped whole.
+__attribute__((always_inline)) static inline int take_bits(uint64_t m, int b, int step, const uint8_t *cur,
+    const uint8_t *prev, int base, uint16_t *idx, int8_t *sign, int n) {
+    for (; m; m &= m - 1) {
+        const int k = b + __builtin_ctzll(m) / step;
+        if (sign) sign[n] = (int8_t)(prev ? cur[k] - prev[k] : 1);
+        idx[n++] = (uint16_t)(base + k);
+    }
+    return n;
+}
+
 __attribute__((always_inline)) static inline int scan(
     const uint8_t *cur, const uint8_t *prev, int len, int base, uint16_t *idx, int8_t *sign, int n) {
-    for (int b = 0; b < len; b += 8) {
+    int b = 0;
+#if defined(__AVX512BW__)
+    for (; b + 64 <= len; b += 64) {
+        const __m512i c = _mm512_loadu_si512(cur + b);
+        const uint64_t m =
+            prev ? _mm512_cmpneq_epi8_mask(c, _mm512_loadu_si512(prev + b)) : _mm512_test_epi8_mask(c, c);
+        n = take_bits(m, b, 1, cur, prev, base, idx, sign, n);
+    }
+#endif
+    for (; b < len; b += 8) {
         if (b % SPAN == 0 && b + SPAN <= len && span_same(cur + b, prev ? prev + b : NULL)) {
             b += SPAN - 8;
             continue;
@@ -51,13 +84,8 @@ __attribute__((always_inline)) static inline int scan(
         uint64_t c, q = 0;
         memcpy(&c, cur + b, 8);
         if (prev) memcpy(&q, prev + b, 8);
-        if (c == q) continue;
-        for (int k = b; k < b + 8; k++) {
-            const int d = prev ? cur[k] - prev[k] : cur[k] != 0;
-            if (!d) continue;
-            if (sign) sign[n] = (int8_t)d;
-            idx[n++] = (uint16_t)(base + k);
-        }
+        // byte j of the word at bits 8j: little-endian
+        n = take_bits(nonzero_bytes(c ^ q), b, 8, cur, prev, base, idx, sign, n);
     }
     return n;
 }
@@ -103,21 +131,13 @@ int sparse_input_lit(
         }
     }
     if (!coarse) return n;
-    // the coarse cells as bitmaps: their entries are the set bits, ascending
-    enum { WORDS = (SPARSE_COARSE + 63) / 64 };
-    uint64_t cc[WORDS] = { 0 }, pc[WORDS] = { 0 };
-    for (int i = 0; i < nc; i++) coarse_bits(cur[i], cc);
-    for (int j = 0; j < np; j++) coarse_bits(prev[j], pc);
-    for (int w = 0; w < WORDS; w++)
-        for (uint64_t x = cc[w]; x; x &= x - 1) {
-            idx[n] = (uint16_t)(2 * POLICY_D + w * 64 + __builtin_ctzll(x));
-            sign[n++] = 1;
-        }
-    for (int w = 0; w < WORDS; w++)
-        for (uint64_t x = cc[w] ^ pc[w]; x; x &= x - 1) {
-            const int k = w * 64 + __builtin_ctzll(x);
-            idx[n] = (uint16_t)(2 * POLICY_D + SPARSE_COARSE + k);
-            sign[n++] = (int8_t)(cc[w] >> (k & 63) & 1 ? 1 : -1);
-        }
-    return n;
+    // the coarse views as bytes, then scanned as the frames are (bits set in words of a bitmap
+    // waited on one another: a word's every store for the load of the next)
+    uint8_t cc[SPARSE_COARSE], pc[SPARSE_COARSE];
+    memset(cc, 0, sizeof(cc));
+    memset(pc, 0, sizeof(pc));
+    for (int i = 0; i < nc; i++) coarse_mark(cur[i], cc);
+    for (int j = 0; j < np; j++) coarse_mark(prev[j], pc);
+    n = scan(cc, NULL, SPARSE_COARSE, 2 * POLICY_D, idx, sign, n);
+    return scan(cc, pc, SPARSE_COARSE, 2 * POLICY_D + SPARSE_COARSE, idx, sign, n);
 }

@@ -25,7 +25,8 @@ typedef struct WorkPool Pool;
 Pool *pool_create(int threads); // NULL on failure
 void pool_destroy(Pool *pool);
 // Run fn(ctx, part, parts) for every part in [0, parts) at once, one on each of the pool's
-// threads (parts = pool_threads()), and wait for all. With one thread it runs inline.
+// threads (parts = pool_threads()), part p on the same thread every time (workpool_run_fixed),
+// and wait for all. With one thread it runs inline.
 void pool_for(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx);
 // The same, while this (the calling) thread polls src (src->poll, where not NULL): a batch's
 // parts taking items from src as they free up.

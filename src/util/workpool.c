@@ -34,6 +34,7 @@ struct WorkPool {
     atomic_bool quit;
     // the current job: written before its claim opens, read-only while it runs
     atomic_int parts;
+    atomic_bool fixed; // the current job's part w is thread w's (workpool_run_fixed)
     WorkFn fn;
     void *ctx;
 };
@@ -64,6 +65,13 @@ static bool spin_until(bool (*done)(const void *), const void *arg) {
 static bool claim_and_run(WorkPool *wp, uint64_t gen, int worker) {
     bool last = false;
     uint_fast64_t c = atomic_load_explicit(&wp->claim, memory_order_acquire);
+    if (atomic_load_explicit(&wp->fixed, memory_order_relaxed)) { // (written before the claim opened)
+        // a fixed job: this thread's own part, once (it sees each generation once)
+        const int parts = atomic_load_explicit(&wp->parts, memory_order_acquire);
+        if ((c >> 32) != (gen & 0xffffffffu) || (c & 0xffffffffu) == CLOSED || worker >= parts) return false;
+        wp->fn(wp->ctx, worker, worker);
+        return atomic_fetch_add_explicit(&wp->done, 1, memory_order_acq_rel) + 1 == parts;
+    }
     // parts is read after the claim: a value newer than c's job implies a claim word that has
     // moved on (the caller closes it before it writes parts), so the exchange below fails
     while ((c >> 32) == (gen & 0xffffffffu) &&
@@ -136,6 +144,7 @@ WorkPool *workpool_create(int threads) {
     atomic_init(&wp->done, 0);
     atomic_init(&wp->quit, false);
     atomic_init(&wp->parts, 0);
+    atomic_init(&wp->fixed, false);
     for (int i = 0; i < threads; i++) {
         wp->th[i] = (Thread){ wp, i, 0 };
         if (pthread_create(&wp->th[i].tid, NULL, thread_main, &wp->th[i])) {
@@ -164,12 +173,13 @@ void workpool_destroy(WorkPool *wp) {
 int workpool_workers(const WorkPool *wp) { return wp->n + 1; }
 
 // Opens job gen+1 to the threads; returns its generation.
-static uint64_t start(WorkPool *wp, int parts, WorkFn fn, void *ctx) {
+static uint64_t start(WorkPool *wp, int parts, WorkFn fn, void *ctx, bool fixed) {
     uint64_t gen = atomic_load_explicit(&wp->generation, memory_order_relaxed) + 1;
     // close the claim first: a thread still looking at the last job cannot claim from this one
     atomic_store_explicit(&wp->claim, (gen & 0xffffffffu) << 32 | CLOSED, memory_order_relaxed);
     wp->fn = fn;
     wp->ctx = ctx;
+    atomic_store_explicit(&wp->fixed, fixed, memory_order_relaxed);
     atomic_store_explicit(&wp->done, 0, memory_order_relaxed);
     atomic_store_explicit(&wp->parts, parts, memory_order_release);
     atomic_store_explicit(&wp->claim, (gen & 0xffffffffu) << 32, memory_order_release);
@@ -186,9 +196,22 @@ void workpool_run(WorkPool *wp, int parts, WorkFn fn, void *ctx) {
         for (int k = 0; k < parts; k++) fn(ctx, k, wp->n);
         return;
     }
-    uint64_t gen = start(wp, parts, fn, ctx);
+    uint64_t gen = start(wp, parts, fn, ctx, false);
     claim_and_run(wp, gen, wp->n);
     if (spin_until(all_done, wp)) return; // a thread is finishing its last part
+    pthread_mutex_lock(&wp->mu);
+    while (!all_done(wp)) pthread_cond_wait(&wp->done_cv, &wp->mu);
+    pthread_mutex_unlock(&wp->mu);
+}
+
+void workpool_run_fixed(WorkPool *wp, WorkFn fn, void *ctx) {
+    if (wp->n <= 1) { // no hand-off for work the caller does alone
+        fn(ctx, 0, 0);
+        return;
+    }
+    start(wp, wp->n, fn, ctx, true);
+    // the caller sleeps at once: spinning, it would take a core from a part where the threads
+    // are as many as the cores
     pthread_mutex_lock(&wp->mu);
     while (!all_done(wp)) pthread_cond_wait(&wp->done_cv, &wp->mu);
     pthread_mutex_unlock(&wp->mu);
@@ -201,7 +224,7 @@ void workpool_run_polling(WorkPool *wp, int parts, WorkFn fn, void *ctx, void (*
         poll(poll_ctx);
         return;
     }
-    start(wp, parts, fn, ctx);
+    start(wp, parts, fn, ctx, false);
     pthread_mutex_lock(&wp->mu);
     while (!all_done(wp)) {
         // the caller keeps the transport moving while the threads work

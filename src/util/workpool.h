@@ -4,6 +4,8 @@
 //
 // Why claiming: on a busy machine a thread that the scheduler has not run yet claims nothing,
 // and the others (the caller among them) take its parts instead of waiting a time slice for it.
+// (A fixed job, workpool_run_fixed, is the exception: one part a thread, part w on thread w,
+// for work whose data should stay with one core from job to job.)
 // Why spin, then sleep: between jobs a thread watches the job counter for a few microseconds
 // (pause, then sched_yield) before it sleeps on a condition variable; a caller that starts the
 // next job at once (a Python loop stepping a vector env) does not pay a wake-up of tens of
@@ -37,7 +39,12 @@ int workpool_workers(const WorkPool *wp);
 // Runs every part and returns when all have finished; the caller claims parts too. With no
 // threads, or one part, the caller runs them inline.
 void workpool_run(WorkPool *wp, int parts, WorkFn fn, void *ctx);
-// The same, but the caller claims no part: it calls poll(poll_ctx) about every 0.2 ms until all
+// One part for each of the pool's threads, part w always on thread w (the caller waits; with
+// one thread or none it runs part 0 itself): what a part leaves in its core's caches (the rows it
+// owns, the entries it placed) is there for the same part of the next job, rather than on
+// whichever core claimed it. parts = the threads: a part may wait for another (a barrier).
+void workpool_run_fixed(WorkPool *wp, WorkFn fn, void *ctx);
+// As workpool_run, but the caller claims no part: it calls poll(poll_ctx) about every 0.2 ms until all
 // have finished (the MPI transport's progress while the threads play).
 void workpool_run_polling(WorkPool *wp, int parts, WorkFn fn, void *ctx, void (*poll)(void *), void *poll_ctx);
 

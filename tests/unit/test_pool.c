@@ -1,6 +1,7 @@
 // test_pool.c: the worker pool (train/pool.h), the set of touched rows it keeps per part
 // (util/rowset.h), and the threads under both (util/workpool.h).
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -125,6 +126,49 @@ Test(workpool, parts_up_to_the_workers_run_at_once) {
     cr_expect_eq(atomic_load(&b.bad), 0);
     cr_expect_gt(atomic_load(&polls), 0, "poll never called");
     workpool_destroy(wp);
+}
+
+// A fixed job: part w on thread w, every part once and all at once, the same OS thread for a
+// part job after job; with one thread or none the caller runs part 0.
+typedef struct {
+    atomic_int started, bad, ran[4];
+    int parts;
+    pthread_t who[4];
+} Fixed;
+static void fixed_part(void *ctx, int part, int worker) {
+    Fixed *f = ctx;
+    if (part != worker || part < 0 || part >= f->parts) {
+        atomic_store(&f->bad, 1);
+        return;
+    }
+    atomic_fetch_add(&f->ran[part], 1);
+    f->who[part] = pthread_self();
+    atomic_fetch_add(&f->started, 1);
+    for (long spin = 0; atomic_load(&f->started) < f->parts && spin < 2000000000L; spin++) {}
+    if (atomic_load(&f->started) < f->parts) atomic_store(&f->bad, 2);
+}
+
+Test(workpool, fixed_jobs_run_part_w_on_thread_w) {
+    for (int threads = 0; threads <= 4; threads++) {
+        WorkPool *wp = workpool_create(threads);
+        cr_assert_not_null(wp);
+        const int parts = threads > 1 ? threads : 1;
+        pthread_t first[4];
+        for (int round = 0; round < 30; round++) {
+            Fixed f = { .parts = parts };
+            workpool_run_fixed(wp, fixed_part, &f);
+            cr_expect_eq(atomic_load(&f.bad), 0, "threads %d round %d", threads, round);
+            for (int k = 0; k < parts; k++) {
+                cr_expect_eq(atomic_load(&f.ran[k]), 1, "threads %d round %d part %d", threads, round, k);
+                if (round == 0) first[k] = f.who[k];
+                cr_expect(pthread_equal(f.who[k], first[k]), "threads %d: part %d moved to another thread", threads, k);
+                if (threads <= 1) cr_expect(pthread_equal(f.who[k], pthread_self()), "the caller runs a lone part");
+                if (threads > 1) cr_expect(!pthread_equal(f.who[k], pthread_self()), "the caller ran part %d", k);
+            }
+            if (round % 3 == 2) workpool_run(wp, 7, run_probe, &(RunProbe){ .workers = threads + 1 }); // jobs between
+        }
+        workpool_destroy(wp);
+    }
 }
 
 // A PartBarrier holds every part until all have arrived, phase after phase: no part reads a

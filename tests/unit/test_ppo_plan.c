@@ -2,7 +2,8 @@
 // share, is the one a single pass over the minibatch gives: the touched rows ascending, each
 // row's (sample, sign) list in sample order, for minibatches of a real rollout on 1, 2, 3 and 8
 // threads, twice in a row (the second time with the ranges of rows the first plans chose). The
-// check itself sees two entries of a row swapped.
+// check itself sees two entries of a row swapped. The hidden sums by rows (ppo_rows_forward) on
+// 1, 2, 3 and 4 threads give each sample acnet_hidden's bits; one entry's sign flipped, they do not.
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,6 +133,49 @@ Test(ppo_plan, threads_give_the_one_pass_plan_rows_ascending_samples_in_order) {
     }
     for (int m = 0; m < 2; m++) plan_free(&want[m]);
     free(perm);
+    pool_destroy(one);
+    ppo_destroy(p);
+}
+
+static void rows_forward_part(void *ctx, int part, int parts) { ppo_rows_forward(ctx, part, parts); }
+
+Test(ppo_plan, hidden_sums_by_rows_are_each_samples_own_bit_for_bit) {
+    TrainConfig c;
+    Pool *one;
+    Ppo *p = ppo_test_create(&c, "envs=8 steps=128 hidden=128 minibatches=4 epochs=1 coarse=1", 1, &one);
+    for (int k = 0; k < 2; k++) cr_assert_eq(ppo_collect(p), 0, "%s", p->why);
+    const int B = c.envs * c.steps, M = B / c.minibatches, H = c.hidden;
+    int32_t *perm = malloc(sizeof(int32_t) * (size_t)B);
+    double *got = malloc(sizeof(double) * (size_t)H), *want = malloc(sizeof(double) * (size_t)H);
+    cr_assert(perm && got && want);
+    for (int s = 0; s < B; s++) perm[s] = (int32_t)((s * 769L + 11) % B);
+    for (int threads = 1; threads <= 4; threads++) {
+        Pool *pool = pool_create(threads);
+        cr_assert_eq(ppo_bind(p, pool, NULL), 0);
+        for (int m = 0; m < 2; m++) {
+            cr_assert_eq(rows_plan(p, perm + (size_t)m * M, M), 0);
+            cr_assert_gt(p->row_off[p->rows.n], 10000, "a real minibatch");
+            pool_for(p->pool, rows_forward_part, p);
+            for (int i = 0; i < M; i++) {
+                ppo_rows_hidden(p, i, got);
+                acnet_hidden(&p->net, ppo_sample_x(p, perm[(size_t)m * M + i]), want);
+                cr_assert(!memcmp(got, want, sizeof(double) * (size_t)H), "%d threads, minibatch %d: sample %d",
+                    threads, m, i);
+            }
+        }
+        // the check sees one entry's sign flipped: its sample's sums differ
+        const uint32_t e = p->ent[p->row_off[p->rows.n / 2]];
+        p->ent[p->row_off[p->rows.n / 2]] = e ^ 1;
+        pool_for(p->pool, rows_forward_part, p);
+        ppo_rows_hidden(p, (int)(e >> 1), got);
+        acnet_hidden(&p->net, ppo_sample_x(p, perm[(size_t)M + (e >> 1)]), want);
+        cr_assert(memcmp(got, want, sizeof(double) * (size_t)H), "%d threads: a flipped sign went unseen", threads);
+        cr_assert_eq(ppo_bind(p, one, NULL), 0);
+        pool_destroy(pool);
+    }
+    free(perm);
+    free(got);
+    free(want);
     pool_destroy(one);
     ppo_destroy(p);
 }

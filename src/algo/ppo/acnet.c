@@ -224,6 +224,34 @@ double acnet_heads(const AcNet *net, double *h, double *logits) {
     return p.bv[0] + dot[A];
 }
 
+// The heads of n <= ACNET_BATCH samples side by side: each dot product is summed in the order
+// acnet_heads sums it (j ascending, a product then a sum: the same bits), but the samples' sums
+// run in the lanes of a vector rather than one after another, so that their chains of additions,
+// each waiting on its last, overlap (one sample's 4 chains of H additions were latency-bound).
+typedef double Lanes __attribute__((vector_size(ACNET_BATCH * sizeof(double))));
+
+void acnet_heads_batch(const AcNet *net, double *h, int n, double *logits, double *values) {
+    const int H = net->H, A = net->A;
+    AcParts p = acnet_tail_parts(net, net->t);
+    for (int s = 0; s < n; s++)
+        for (int j = 0; j < H; j++)
+            if (h[(size_t)s * H + j] < 0.0) h[(size_t)s * H + j] = 0.0;
+    const double *rows[ACNET_A_MAX + 1];
+    for (int a = 0; a < A; a++) rows[a] = p.Wpi + (size_t)a * H;
+    rows[A] = p.wv;
+    Lanes acc[ACNET_A_MAX + 1];
+    for (int a = 0; a <= A; a++) acc[a] = (Lanes){ 0 };
+    for (int j = 0; j < H; j++) {
+        Lanes x = { 0 };
+        for (int s = 0; s < n; s++) x[s] = h[(size_t)s * H + j];
+        for (int a = 0; a <= A; a++) acc[a] += rows[a][j] * x;
+    }
+    for (int s = 0; s < n; s++) {
+        for (int a = 0; a < A; a++) logits[(size_t)s * A + a] = p.bpi[a] + acc[a][s];
+        values[s] = p.bv[0] + acc[A][s];
+    }
+}
+
 double acnet_log_softmax(const double *logits, int A, double *logp) {
     double mx = logits[0];
     for (int a = 1; a < A; a++)

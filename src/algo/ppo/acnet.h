@@ -80,6 +80,9 @@ double acnet_forward(const AcNet *net, SparseX x, double *h, double *logits);
 void acnet_hidden(const AcNet *net, SparseX x, double *h);
 // Its part after W1: h (H,) holds W1' x + b1 and gets the ReLU; logits (A,); returns the value.
 double acnet_heads(const AcNet *net, double *h, double *logits);
+// The same for n <= ACNET_BATCH samples at once, the same bits: h (n, H), logits (n, A), values (n).
+#define ACNET_BATCH 8
+void acnet_heads_batch(const AcNet *net, double *h, int n, double *logits, double *values);
 
 // log softmax of logits into logp (A,); returns the entropy -sum p log p.
 double acnet_log_softmax(const double *logits, int A, double *logp);

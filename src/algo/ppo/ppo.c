@@ -162,8 +162,8 @@ void ppo_destroy(Ppo *p) {
     rowset_free(&p->none);
     acnet_free(&p->net);
     mem_free_all(p->xidx, p->xsign, p->xcap, p->xoff, p->envs, p->action, p->logp, p->value, p->reward, p->adv, p->ret,
-        p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh, p->rowsq, p->gw1,
-        p->gt, p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m, p->adam_v,
+        p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh, p->hacc, p->rowsq,
+        p->gw1, p->gt, p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m, p->adam_v,
         p->adam_mt, p->adam_vt, p);
 }
 
@@ -203,6 +203,7 @@ static int ppo_make(void *obj, const TrainConfig *cfg) {
     p->perm = calloc(B, sizeof(int32_t));
     p->mb_adv = calloc((size_t)M, sizeof(double));
     p->dh = calloc((size_t)M * (size_t)cfg->hidden, sizeof(float));
+    p->hacc = calloc((size_t)M * (size_t)cfg->hidden, sizeof(float));
     // calloc, not big_calloc: only the tail is ever written (the rest is the transport's shape)
     p->tail_sum = (GradSum){ p->net.n, calloc(p->net.n, sizeof(int64_t)), calloc(p->net.n, sizeof(int64_t)) };
     p->rowsq = calloc((size_t)p->net.D, sizeof(double));
@@ -214,7 +215,7 @@ static int ppo_make(void *obj, const TrainConfig *cfg) {
     p->x = calloc((size_t)blocks * PPO_N_STATS, sizeof(int64_t));
     p->env0 = 0;
     p->env1 = N;
-    if (!p->x || !p->dh || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m ||
+    if (!p->x || !p->dh || !p->hacc || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m ||
         !p->adam_v || !p->adam_mt || !p->adam_vt || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap ||
         !p->action || !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value ||
         !p->ended || !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq || !p->gw1 || !p->gt ||
@@ -242,7 +243,7 @@ static int ppo_threads(Ppo *p, int n) {
     p->plan = ppo_plan_alloc(n, p->net.D);
     if (!p->th || !p->digests || !p->plan) return -1;
     for (int i = 0; i < n; i++) {
-        if (ppo_thread_alloc(&p->th[i], &p->net)) return -1;
+        if (ppo_thread_alloc(&p->th[i], &p->net, n)) return -1;
         p->threads = i + 1;
     }
     return 0;

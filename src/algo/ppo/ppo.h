@@ -146,6 +146,7 @@ typedef struct Ppo {
     int32_t *perm;    // (B,)
     double *mb_adv;   // (B / M) normalised advantages of the current minibatch
     float *dh;        // (B / M, H) each sample's gradient wrt the hidden layer (float32: ppo_grad.c)
+    float *hacc;      // (H / PPO_TILE, B / M, PPO_TILE) the minibatch's hidden sums by rows (ppo_parts.h)
     GradSum tail_sum; // (n,) the blocks' tail gradients summed exactly, at [tail, n) (the
                       // transport's shape; the W1 part is never written, never resident)
     float *gw1;       // (D, H) the minibatch's gradient of W1, float32: row rows.list[k] at k H

@@ -50,13 +50,12 @@ void ppo_adam_pieces(Ppo *p, const PpoThread *th, const AdamStep *adam, double c
     const bool digest = p->comm && p->comm->size > 1; // only ranks compare it
     uint64_t d = 0;
     for (int i = 0; i < th->npieces; i++) {
-        const int r0 = th->pieces[i] * PPO_ROW_PIECE;
-        const int r1 = r0 + PPO_ROW_PIECE < p->rows.n ? r0 + PPO_ROW_PIECE : p->rows.n;
+        const int r0 = th->pieces[2 * i], r1 = th->pieces[2 * i + 1];
         // adam_rows_f32 asks for its rows MEM_AHEAD_ROWS ahead within the piece; the next piece's
         // first rows are asked for here, a piece ahead
         if (i + 1 < th->npieces) {
-            const int q0 = th->pieces[i + 1] * PPO_ROW_PIECE;
-            for (int r = q0; r < q0 + MEM_AHEAD_ROWS && r < p->rows.n; r++) {
+            const int q0 = th->pieces[2 * (i + 1)], q1 = th->pieces[2 * (i + 1) + 1];
+            for (int r = q0; r < q0 + MEM_AHEAD_ROWS && r < q1; r++) {
                 const size_t at = (size_t)p->rows.list[r] * H;
                 mem_prefetch_w(p->net.w1 + at, sizeof(float) * H);
                 mem_prefetch_w(p->adam_m + at, sizeof(float) * H);

@@ -4,7 +4,9 @@
 //   0. the minibatch's rows and their samples (ppo_merge.c's plan);
 //   1. per sample, in blocks of PPO_BLOCK samples (the threads', and the ranks', pieces): the
 //      forward pass (acnet_forward's, the hidden sum in registers; the minibatch's rows, about
-//      1 MB of float32, stay in the core's cache from sample to sample), the loss, dh_s into
+//      1 MB of float32, stay in the core's cache from sample to sample; or, on several threads,
+//      the hidden sums by rows first, ppo_rows_forward, the same bits), the block's heads side
+//      by side (acnet_heads_batch), the loss, dh_s into
 //      p->dh (M, H: cache-resident, rounded to float32), and the block's tail gradient (b1, the
 //      heads) as a float64 sum in sample order, added into its thread's exact sum;
 //   2. per W1 row (ppo_merge.c): g_r summed over the row's samples in sample order, in float32
@@ -12,7 +14,9 @@
 //      float32 training; the tail and the losses stay float64);
 //   3. the global norm (rows ascending, then the tail) clipped, and Adam's step (ppo_adam.c) on
 //      each piece of rows by the thread that summed it in 2 (its gradient still in that core's
-//      cache), the tail by one thread.
+//      cache), the tail by one thread. A part runs on the same thread every minibatch
+//      (pool_for) and sums the rows whose entries it placed in 0 first: a row's entries,
+//      gradient and moments mostly stay with one core (ppo_rows_claim).
 // Each sample's values do not depend on who computes them, a row's sum is in sample order
 // whoever sums it, and the tail is an exact sum of fixed blocks: the same bits with any number
 // of threads and ranks. Under MPI each rank computes a fixed share of the blocks; Comm.allgather
@@ -41,12 +45,12 @@ void ppo_thread_free(PpoThread *t) {
     gradsum_free(&t->acc);
 }
 
-int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
+int ppo_thread_alloc(PpoThread *t, const AcNet *net, int parts) {
     memset(t, 0, sizeof(*t));
-    t->h = pad_calloc((size_t)net->H, sizeof(double));
+    t->h = pad_calloc((size_t)PPO_BLOCK * (size_t)net->H, sizeof(double));
     t->dh = pad_calloc((size_t)net->H, sizeof(double));
     t->gt = pad_calloc(net->n - net->tail, sizeof(double));
-    t->pieces = calloc((size_t)net->D / PPO_ROW_PIECE + 1, sizeof(int));
+    t->pieces = calloc(2 * ((size_t)net->D / PPO_ROW_PIECE + (size_t)parts + 1), sizeof(int));
     if (!t->h || !t->dh || !t->gt || !t->pieces || gradsum_alloc(&t->acc, net->n - net->tail)) {
         ppo_thread_free(t);
         return -1;
@@ -61,10 +65,10 @@ int ppo_thread_alloc(PpoThread *t, const AcNet *net) {
 typedef struct {
     Ppo *p;
     const int32_t *mb;
-    int M, end;       // blocks [next, end) are this rank's
-    atomic_int next;  // the next block (job 1)
-    atomic_int piece; // the next piece of rows (job 2)
-    const float *dh;  // job 2's
+    int M, end;      // blocks [next, end) are this rank's
+    atomic_int next; // the next block (job 1)
+    bool by_rows;    // the hidden sums by rows (ppo_rows_forward)
+    const float *dh; // job 2's
     float scale;
     double lr;     // job 2's step
     double sq;     // the gradient's squared norm (job 2, part 0)
@@ -102,22 +106,27 @@ static void sample_loss(const TrainConfig *c, double ent_coef, const double *log
     stats[4] += fabs(ratio - 1.0) > c->clip ? 1.0 : 0.0;
 }
 
-// Samples [lo, hi) of the minibatch (their inputs in the plan): the forward pass, the loss, dh
-// into p->dh, and their tail gradients' float64 sum (in sample order) into the thread's exact
-// sum.
-static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi, double *stats) {
+// Samples [lo, hi) of the minibatch (their inputs in the plan): the forward pass (the block's
+// heads side by side), the loss, dh into p->dh, and their tail gradients' float64 sum (in
+// sample order) into the thread's exact sum.
+_Static_assert(PPO_BLOCK <= ACNET_BATCH, "a block's heads are one batch");
+static void grad_block(Ppo *p, PpoThread *th, const int32_t *mb, int lo, int hi, bool summed, double *stats) {
     const AcNet *net = &p->net;
     const size_t H = (size_t)net->H, tail_n = net->n - net->tail;
-    double logits[ACNET_A_MAX], dlogits[ACNET_A_MAX], dv;
+    const int A = net->A;
+    double logits[PPO_BLOCK * ACNET_A_MAX], values[PPO_BLOCK], dlogits[ACNET_A_MAX], dv;
     memset(th->gt, 0, sizeof(double) * tail_n);
+    for (int i = lo; i < hi; i++)
+        if (summed)
+            ppo_rows_hidden(p, i, th->h + (size_t)(i - lo) * H);
+        else
+            acnet_hidden(net, p->plan->xs[i], th->h + (size_t)(i - lo) * H);
+    acnet_heads_batch(net, th->h, hi - lo, logits, values);
     for (int i = lo; i < hi; i++) {
-        const int s = mb[i];
-        double *h = th->h;
-        acnet_hidden(net, p->plan->xs[i], h);
-        const double v = acnet_heads(net, h, logits);
-        sample_loss(&p->cfg, p->ent_coef, logits, v, p->action[s], p->logp[s], p->value[s], p->mb_adv[i], p->ret[s],
-            dlogits, &dv, stats);
-        acnet_backward_tail(net, h, dlogits, dv, th->gt, th->dh);
+        const int s = mb[i], b = i - lo;
+        sample_loss(&p->cfg, p->ent_coef, logits + (size_t)b * A, values[b], p->action[s], p->logp[s], p->value[s],
+            p->mb_adv[i], p->ret[s], dlogits, &dv, stats);
+        acnet_backward_tail(net, th->h + (size_t)b * H, dlogits, dv, th->gt, th->dh);
         float *dh = p->dh + (size_t)i * H;
         for (size_t j = 0; j < H; j++) dh[j] = (float)th->dh[j];
     }
@@ -157,9 +166,14 @@ static void grad_part(void *ctx, int part, int parts) {
     part_barrier_wait(&job->bar);
     ppo_plan_place(p, part);
     int b;
+    if (job->by_rows) { // every entry placed: the hidden sums by rows
+        part_barrier_wait(&job->bar);
+        ppo_rows_forward(p, part, parts);
+        part_barrier_wait(&job->bar);
+    }
     while ((b = atomic_fetch_add(&job->next, 1)) < job->end) {
         const int lo = b * PPO_BLOCK, hi = lo + PPO_BLOCK < job->M ? lo + PPO_BLOCK : job->M;
-        grad_block(p, th, job->mb, lo, hi, p->block_stats + (size_t)b * PPO_N_STATS);
+        grad_block(p, th, job->mb, lo, hi, job->by_rows, p->block_stats + (size_t)b * PPO_N_STATS);
     }
     part_barrier_wait(&job->bar);
     int c0, c1;
@@ -174,7 +188,7 @@ static void update_part(void *ctx, int part, int parts) {
     GradJob *job = ctx;
     Ppo *p = job->p;
     PpoThread *th = &p->th[part];
-    ppo_rows_claim(p, th, job->dh, job->scale, &job->piece);
+    ppo_rows_claim(p, th, job->dh, job->scale, part);
     part_barrier_wait(&job->bar);
     if (part == 0) {
         const size_t tail = p->net.tail, tail_n = p->net.n - tail;
@@ -244,9 +258,15 @@ int ppo_minibatch_update(Ppo *p, const int32_t *mb, int M, double lr, double *su
     comm_share(p->comm, blocks, &b0, &b1);
     memset(p->block_stats, 0, sizeof(double) * (size_t)blocks * PPO_N_STATS);
     // job 1: the plan, the samples' pass, the tails merged
-    GradJob job = {
-        .p = p, .mb = mb, .M = M, .end = b1, .next = b0, .piece = 0, .dh = p->dh, .scale = 1.0 / M, .lr = lr
-    };
+    GradJob job = { .p = p,
+        .mb = mb,
+        .M = M,
+        .end = b1,
+        .next = b0,
+        .by_rows = ppo_rows_forward_used(p),
+        .dh = p->dh,
+        .scale = 1.0 / M,
+        .lr = lr };
     part_barrier_init(&job.bar, p->threads);
     pool_for(p->pool, grad_part, &job);
     int bad = 0;

@@ -191,6 +191,7 @@ void ppo_plan_prefix(Ppo *p) {
         pl->part[s].ent_base = ents;
         rows += pl->part[s].rows;
         ents += pl->part[s].ents;
+        atomic_store_explicit(&pl->part[s].next, 0, memory_order_relaxed); // (job 2 runs after this job)
     }
     rowset_clear(&p->rows);
     p->rows.n = rows;
@@ -284,18 +285,78 @@ static void row_grad(Ppo *p, const float *dh, float scale, int k) {
     p->rowsq[k] = row_sq(g, H);
 }
 
-void ppo_rows_claim(Ppo *p, PpoThread *th, const float *dh, float scale, atomic_int *next) {
-    const int n = p->rows.n;
-    int c;
-    th->npieces = 0;
-    while ((c = atomic_fetch_add(next, 1)) * PPO_ROW_PIECE < n) {
-        th->pieces[th->npieces++] = c;
-        const int k1 = (c + 1) * PPO_ROW_PIECE < n ? (c + 1) * PPO_ROW_PIECE : n;
-        for (int k = c * PPO_ROW_PIECE; k < k1; k++) {
-            // the packed rows were written a minibatch ago: asked for ahead, their lines arrive meanwhile
-            if (k + MEM_AHEAD_ROWS < k1)
-                mem_prefetch_w(p->gw1 + (size_t)(k + MEM_AHEAD_ROWS) * p->net.H, sizeof(float) * p->net.H);
-            row_grad(p, dh, scale, k);
+void ppo_rows_claim(Ppo *p, PpoThread *th, const float *dh, float scale, int part) {
+    PpoPlan *pl = p->plan;
+    const size_t H = (size_t)p->net.H;
+    int n = 0;
+    for (int o = 0; o < pl->parts; o++) {
+        PpoPlanPart *pp = &pl->part[(part + o) % pl->parts];
+        const int k0 = pp->row_base, k1 = k0 + pp->rows;
+        int c;
+        while ((c = atomic_fetch_add_explicit(&pp->next, 1, memory_order_relaxed)) * PPO_ROW_PIECE < pp->rows) {
+            const int a = k0 + c * PPO_ROW_PIECE, b = a + PPO_ROW_PIECE < k1 ? a + PPO_ROW_PIECE : k1;
+            th->pieces[2 * n] = a;
+            th->pieces[2 * n + 1] = b;
+            n++;
+            for (int k = a; k < b; k++) {
+                // the packed rows were written a minibatch ago: asked for ahead, their lines arrive meanwhile
+                if (k + MEM_AHEAD_ROWS < b)
+                    mem_prefetch_w(p->gw1 + (size_t)(k + MEM_AHEAD_ROWS) * H, sizeof(float) * H);
+                row_grad(p, dh, scale, k);
+            }
         }
+    }
+    th->npieces = n;
+}
+
+// ----------------------------------------------------------------------------
+// the hidden sums by rows
+
+// A tile of PPO_TILE columns of a row (GNU C's vector extension: two AVX-512 registers, or as
+// many narrower ones as it takes); loads and stores by memcpy, as Cols.
+typedef float Tile __attribute__((vector_size(PPO_TILE * sizeof(float))));
+typedef uint32_t TileBits __attribute__((vector_size(PPO_TILE * sizeof(uint32_t))));
+
+bool ppo_rows_forward_used(const Ppo *p) {
+    const int H = p->net.H;
+    return p->threads > 1 && H % PPO_TILE == 0 && (H / PPO_TILE) % p->threads == 0 && (!p->comm || p->comm->size == 1);
+}
+
+void ppo_rows_forward(Ppo *p, int part, int parts) {
+    const size_t H = (size_t)p->net.H, M = (size_t)p->plan->M;
+    const int tiles = (int)(H / PPO_TILE), n = p->rows.n;
+    const float *w1 = p->net.w1;
+    int t0, t1;
+    part_range(tiles, part, parts, &t0, &t1);
+    for (int t = t0; t < t1; t++) {
+        float *acc = p->hacc + (size_t)t * M * PPO_TILE;
+        const size_t c0 = (size_t)t * PPO_TILE;
+        memset(acc, 0, sizeof(float) * M * PPO_TILE);
+        for (int k = 0; k < n; k++) {
+            if (k + MEM_AHEAD_ROWS < n)
+                mem_prefetch(w1 + (size_t)p->rows.list[k + MEM_AHEAD_ROWS] * H + c0, sizeof(float) * PPO_TILE);
+            TileBits w;
+            memcpy(&w, w1 + (size_t)p->rows.list[k] * H + c0, sizeof(w));
+            for (const uint32_t *e = p->ent + p->row_off[k], *end = p->ent + p->row_off[k + 1]; e < end; e++) {
+                float *a = acc + (size_t)(*e >> 1) * PPO_TILE;
+                // -w is w with its sign bits flipped (exact), and x + -w is x - w: the bits of a
+                // subtraction, without a product or a branch
+                const TileBits sw = w ^ (uint32_t)((*e & 1) << 31);
+                Tile x, y;
+                memcpy(&x, a, sizeof(x));
+                memcpy(&y, &sw, sizeof(y));
+                x += y;
+                memcpy(a, &x, sizeof(x));
+            }
+        }
+    }
+}
+
+void ppo_rows_hidden(const Ppo *p, int i, double *h) {
+    const size_t H = (size_t)p->net.H, M = (size_t)p->plan->M;
+    const double *b1 = acnet_tail_parts(&p->net, p->net.t).b1;
+    for (size_t t = 0; t < H / PPO_TILE; t++) {
+        const float *acc = p->hacc + (t * M + (size_t)i) * PPO_TILE;
+        for (int l = 0; l < PPO_TILE; l++) h[t * PPO_TILE + l] = b1[t * PPO_TILE + l] + (double)acc[l];
     }
 }

@@ -22,18 +22,18 @@
 // per-thread scratch (ppo_grad.c)
 
 struct PpoThread {
-    double *h;     // (H,) the hidden layer of the sample at hand (rollout, update)
+    double *h;     // (PPO_BLOCK, H) the hidden layers of the samples at hand (the rollout's: one)
     double *dh;    // (H,) its gradient, before p->dh's rounding to float32
     double *gt;    // (n - tail) float64 tail gradient of the current block
     GradSum acc;   // (n - tail) exact sum of this thread's blocks' tails
     bool used;     // acc holds a block
     int bad;       // a block's sum passed 2^31
     int merge_bad; // this part's columns of the merged tails did
-    int *pieces;   // (D / PPO_ROW_PIECE + 1) the pieces of rows this thread summed, which it then steps
-    int npieces;
+    int *pieces;   // (2 (D / PPO_ROW_PIECE + parts + 1)) the pieces of rows this thread summed, which it
+    int npieces;   // then steps: piece i is rows [pieces[2 i], pieces[2 i + 1]) of p->rows.list
 };
 
-int ppo_thread_alloc(PpoThread *t, const AcNet *net); // 0, or -1 (out of memory)
+int ppo_thread_alloc(PpoThread *t, const AcNet *net, int parts); // 0, or -1 (out of memory)
 void ppo_thread_free(PpoThread *t);
 
 // The rows' plan's scratch (ppo_merge.c): the pool's parts each take a range of W1's rows, whole
@@ -45,6 +45,7 @@ void ppo_thread_free(PpoThread *t);
 typedef struct {
     _Alignas(MEM_PAD) size_t ents, ent_base; // the entries of the part's rows; those before them
     int rows, row_base;                      // the touched rows in the part's range; those before them
+    atomic_int next;                         // the next piece of those rows to sum (ppo_rows_claim)
 } PpoPlanPart;
 
 typedef struct PpoPlan {
@@ -76,10 +77,29 @@ void ppo_plan_count(Ppo *p, int part);
 void ppo_plan_prefix(Ppo *p);
 void ppo_plan_place(Ppo *p, int part);
 void ppo_plan_end(Ppo *p);
-// Pieces of PPO_ROW_PIECE rows, claimed from *next until none is left (every part of a job
-// calls it): row p->rows.list[k]'s gradient times scale into p->gw1 at k H (float32), its squared norm into
-// p->rowsq[k], from dh (M, H). The pieces claimed into th->pieces.
-void ppo_rows_claim(Ppo *p, PpoThread *th, const float *dh, float scale, atomic_int *next);
+// Pieces of up to PPO_ROW_PIECE rows, claimed until none is left (every part of a job calls it):
+// row p->rows.list[k]'s gradient times scale into p->gw1 at k H (float32), its squared norm into
+// p->rowsq[k], from dh (M, H). Part `part` claims the pieces of its own range of the plan first
+// (the rows whose entries it placed), then what is left of the others': the ranges move little
+// from one minibatch to the next and a part runs on the same thread every time (pool_for), so a
+// row's gradient, entries and Adam moments stay in one core's caches rather than passing between
+// cores (its Adam step, ppo_adam_pieces, takes the same pieces). The pieces into th->pieces.
+void ppo_rows_claim(Ppo *p, PpoThread *th, const float *dh, float scale, int part);
+
+// The minibatch's hidden sums by rows rather than by samples: each part takes a range of tiles of
+// PPO_TILE columns and walks the rows in ascending order, adding each row's tile to the running
+// sums of the samples in its list (p->hacc, tile by tile: a tile's sums for 256 samples, 32 KB,
+// stay in L1); a sample's sum gets its rows in ascending order, its input's order, so
+// acnet_hidden's bits. A part reads its tiles of a row once a minibatch, not once for each of the
+// row's samples, and no part reads the columns another part's Adam steps wrote. Used where it
+// was measured faster (used: more than one thread, the tiles split evenly among them, one
+// process): on one thread the samples' own sums (acnet_hidden) were 6% faster a step, on two
+// these 7 to 10% (bench/scaling.py, 2-core Xeon). rows_hidden: sample i's hidden layer (b1
+// added in float64), acnet_hidden's.
+#define PPO_TILE 32
+bool ppo_rows_forward_used(const Ppo *p);
+void ppo_rows_forward(Ppo *p, int part, int parts);
+void ppo_rows_hidden(const Ppo *p, int i, double *h);
 
 // ----------------------------------------------------------------------------
 // the rollout's envs (ppo_envs.c) and inputs (ppo_inputs.c)
