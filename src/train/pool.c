@@ -25,6 +25,11 @@ static void poll_source(void *src) { ((EpisodeSource *)src)->poll(src); }
 
 void pool_for(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx) {
     ForJob j = { fn, ctx, pool_threads(pool) };
+    workpool_run(pool, j.parts, for_part, &j);
+}
+
+void pool_for_fixed(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx) {
+    ForJob j = { fn, ctx, pool_threads(pool) };
     workpool_run_fixed(pool, for_part, &j);
 }
 

@@ -25,9 +25,13 @@ typedef struct WorkPool Pool;
 Pool *pool_create(int threads); // NULL on failure
 void pool_destroy(Pool *pool);
 // Run fn(ctx, part, parts) for every part in [0, parts) at once, one on each of the pool's
-// threads (parts = pool_threads()), part p on the same thread every time (workpool_run_fixed),
-// and wait for all. With one thread it runs inline.
+// threads (parts = pool_threads()), and wait for all. With one thread it runs inline.
 void pool_for(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx);
+// The same with part p on the pool's thread p every time (workpool_run_fixed), for passes whose
+// parts own data that should stay in one core's caches from one job to the next (PPO's rows).
+// The caller waits asleep, where with pool_for it takes a part: for short jobs one after
+// another pool_for is the quicker (QR-DQN's update ran 7-14% slower on fixed parts, pg's 5%).
+void pool_for_fixed(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx);
 // The same, while this (the calling) thread polls src (src->poll, where not NULL): a batch's
 // parts taking items from src as they free up.
 void pool_run(Pool *pool, void (*fn)(void *ctx, int part, int parts), void *ctx, EpisodeSource *src);

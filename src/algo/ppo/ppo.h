@@ -180,7 +180,7 @@ typedef struct Ppo {
 Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen);
 void ppo_destroy(Ppo *p);
 void ppo_free(void *p); // ppo_destroy, for the learner glue that holds it as a void * (learner_util.h)
-// The pool whose threads run its passes (pool_for), scratch for each, and the ranks it plays
+// The pool whose threads run its passes (pool_for_fixed), scratch for each, and the ranks it plays
 // with (comm; NULL: this process alone); before the first iteration, and again if either
 // changes. 0, or -1 (out of memory).
 int ppo_bind(Ppo *p, Pool *pool, Comm *comm);

@@ -15,7 +15,7 @@
 //   3. the global norm (rows ascending, then the tail) clipped, and Adam's step (ppo_adam.c) on
 //      each piece of rows by the thread that summed it in 2 (its gradient still in that core's
 //      cache), the tail by one thread. A part runs on the same thread every minibatch
-//      (pool_for) and sums the rows whose entries it placed in 0 first: a row's entries,
+//      (pool_for_fixed) and sums the rows whose entries it placed in 0 first: a row's entries,
 //      gradient and moments mostly stay with one core (ppo_rows_claim).
 // Each sample's values do not depend on who computes them, a row's sum is in sample order
 // whoever sums it, and the tail is an exact sum of fixed blocks: the same bits with any number
@@ -268,7 +268,7 @@ int ppo_minibatch_update(Ppo *p, const int32_t *mb, int M, double lr, double *su
         .scale = 1.0 / M,
         .lr = lr };
     part_barrier_init(&job.bar, p->threads);
-    pool_for(p->pool, grad_part, &job);
+    pool_for_fixed(p->pool, grad_part, &job);
     int bad = 0;
     for (int i = 0; i < p->threads; i++) bad |= p->th[i].bad | p->th[i].merge_bad;
     if (bad) goto diverged;
@@ -301,7 +301,7 @@ int ppo_minibatch_update(Ppo *p, const int32_t *mb, int M, double lr, double *su
 
     // job 2: W1's rows' gradients, the norm, the step
     for (int i = 0; i < p->threads; i++) p->digests[i] = 0;
-    pool_for(p->pool, update_part, &job);
+    pool_for_fixed(p->pool, update_part, &job);
     ppo_plan_end(p);
     if (!isfinite(job.sq)) goto diverged;
     *norm = sqrt(job.sq);

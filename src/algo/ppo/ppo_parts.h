@@ -81,7 +81,7 @@ void ppo_plan_end(Ppo *p);
 // row p->rows.list[k]'s gradient times scale into p->gw1 at k H (float32), its squared norm into
 // p->rowsq[k], from dh (M, H). Part `part` claims the pieces of its own range of the plan first
 // (the rows whose entries it placed), then what is left of the others': the ranges move little
-// from one minibatch to the next and a part runs on the same thread every time (pool_for), so a
+// from one minibatch to the next and a part runs on the same thread every time (pool_for_fixed), so a
 // row's gradient, entries and Adam moments stay in one core's caches rather than passing between
 // cores (its Adam step, ppo_adam_pieces, takes the same pieces). The pieces into th->pieces.
 void ppo_rows_claim(Ppo *p, PpoThread *th, const float *dh, float scale, int part);

@@ -78,7 +78,7 @@ int ppo_collect(Ppo *p) {
     const int N = p->cfg.envs, T = p->cfg.steps;
     CollectJob job = { p, 0 };
     memset(p->done, 0, (size_t)N * T);
-    pool_for(p->pool, collect_part, &job);
+    pool_for_fixed(p->pool, collect_part, &job);
     if (atomic_load(&job.bad)) {
         snprintf(p->why, sizeof(p->why), "out of memory");
         return -1;
