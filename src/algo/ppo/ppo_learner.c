@@ -21,11 +21,12 @@ Ppo *ppo_of(const TrainState *s) { return learner_box(s)->obj; }
 
 // W1 and its two Adam moments (float32), the tail's (float64); the float64 copies of the weights
 // and the moments that the checkpoint holds (below); the minibatch gradient; a minibatch's
-// hidden-layer gradients (the threads' scratch is the size of the tail: nothing W1-sized).
+// hidden-layer gradients and its hidden sums by rows, float32 each (the threads' scratch is the
+// size of the tail: nothing W1-sized).
 static double ppo_learner_memory_bytes(const TrainConfig *c) {
     const double n = (double)ppo_input_size(c->coarse) * c->hidden;
     const double M = c->minibatches > 0 ? (double)c->envs * c->steps / c->minibatches : 0.0;
-    return n * (4 * 3 + 8 * 3 + 8) + M * c->hidden * 8;
+    return n * (4 * 3 + 8 * 3 + 8) + M * c->hidden * (4 + 4);
 }
 
 // The weights and Adam's moments are the network's (float32 W1, float64 tail: acnet.h), and
