@@ -10,13 +10,12 @@
 
 #include "../env/env.h"
 #include "../util/num.h"
+#include "../util/say.h"
 
 void die_usage(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    fputs("pongrl: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see --help)\n", stderr);
+    say_vline(stderr, "pongrl: ", " (see --help)", fmt, ap);
     va_end(ap);
     exit(2);
 }

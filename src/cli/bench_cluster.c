@@ -39,6 +39,7 @@
 #include "../util/clock.h"
 #include "args.h"
 #include "commands.h"
+#include "../util/say.h"
 
 typedef struct {
     int batch_per_rank, iterations, workers;
@@ -83,9 +84,8 @@ static void bench_args(int argc, char **argv, BenchArgs *a) {
 int bench_cluster(int argc, char **argv) {
     BenchArgs a;
     bench_args(argc, argv, &a);
-    fprintf(stderr,
-        "pongrl: bench cluster needs MPI, and this pongrl was built without it "
-        "(install libopenmpi-dev, then make)\n");
+    say_error("bench cluster needs MPI, and this pongrl was built without it "
+              "(install libopenmpi-dev, then make)");
     return 1;
 }
 
@@ -105,7 +105,7 @@ static int bench_rank(const BenchArgs *a) {
     char err[1024] = "";
     Comm *comm = cluster_comm_create(err, sizeof(err));
     if (!comm) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         return 1;
     }
     const int rank = comm->rank, size = comm->size;
@@ -118,7 +118,7 @@ static int bench_rank(const BenchArgs *a) {
     TrainState st;
     Pool *pool = NULL;
     if (comm->agree(comm, &cfg, false, err, sizeof(err))) {
-        if (rank == 0) fprintf(stderr, "pongrl: %s\n", err);
+        if (rank == 0) say_error("%s", err);
         comm->destroy(comm);
         return 1;
     }
@@ -188,7 +188,7 @@ static int bench_launch(const BenchArgs *a) {
     char exe[1024];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0) {
-        fprintf(stderr, "pongrl: cannot find my own binary (/proc/self/exe)\n");
+        say_error("cannot find my own binary (/proc/self/exe)");
         return 1;
     }
     exe[n] = 0;
@@ -227,7 +227,7 @@ static int bench_launch(const BenchArgs *a) {
             }
             int rc = pclose(p);
             if (rc) {
-                fprintf(stderr, "pongrl: bench cluster: %s with %d ranks failed (%s)\n", t, np, cmd);
+                say_error("bench cluster: %s with %d ranks failed (%s)", t, np, cmd);
                 failed = 1;
             }
             fflush(stdout);

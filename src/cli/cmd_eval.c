@@ -12,6 +12,7 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
+#include "../util/say.h"
 
 typedef struct {
     int score;      // agent - CPU points
@@ -84,13 +85,13 @@ int cmd_eval(int argc, char **argv) {
     WorkPool *wp = NULL;
     int rc = 1;
     if (!job.players || !job.res) {
-        fprintf(stderr, "pongrl: out of memory\n");
+        say_error("out of memory");
         goto out;
     }
     for (int k = 0; k < workers; k++)
         if (!(job.players[k] = player_create(&st, &a))) goto out;
     if (!(wp = workpool_create(workers - 1))) {
-        fprintf(stderr, "pongrl: cannot start threads\n");
+        say_error("cannot start threads");
         goto out;
     }
     workpool_run(wp, episodes, eval_episode, &job);

@@ -7,6 +7,7 @@
 #include "args.h"
 #include "commands.h"
 #include "metrics.h"
+#include "../util/say.h"
 
 int cmd_plot(int argc, char **argv) {
     if (argc == 2 && arg_is_help(argv[1])) {
@@ -24,18 +25,19 @@ int cmd_plot(int argc, char **argv) {
     snprintf(png, sizeof(png), "%s/curve.png", argv[1]);
     // a damaged file is refused, not drawn (a resume rebuilds it from the rows that agree)
     if (metrics_check(csv, err, sizeof(err))) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         return 1;
     }
     int rc = plot_curve(csv, png, argv[1], err, sizeof(err));
     if (rc < 0) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         return 1;
     }
     if (rc == 1) {
-        fprintf(stderr, "pongrl: %s: no episode has ended yet: nothing to plot\n", csv);
+        say_error("%s: no episode has ended yet: nothing to plot", csv);
         return 1;
     }
-    printf("wrote %s\n", png);
+    char shown[512];
+    printf("wrote %s\n", say_escape(png, shown, sizeof(shown)));
     return 0;
 }

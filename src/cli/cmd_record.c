@@ -12,6 +12,7 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
+#include "../util/say.h"
 
 #define INPUT_SCALE       2   // 80x80 drawn as 160x160
 #define INPUT_Y0          35  // the seed crops rows 35..194: line them up
@@ -68,16 +69,16 @@ int cmd_record(int argc, char **argv) {
     int rc = 1;
     if (!pl) goto out;
     if (!rgb || !canvas) {
-        fprintf(stderr, "pongrl: out of memory\n");
+        say_error("out of memory");
         goto out;
     }
     if (file_replace_begin(&fr, out, err, sizeof(err))) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         goto out;
     }
     pending = true;
     if (!(video = video_open(fr.tmp, format, cw, PONG_SCREEN_H, pl->env.preset.frameskip_min, err, sizeof(err)))) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         goto out;
     }
     player_reset(pl, play_env_seed(seed, 0), play_act_seed(seed, 0));
@@ -88,7 +89,7 @@ int cmd_record(int argc, char **argv) {
         player_step(pl, &s);
         compose(canvas, cw, rgb, pl->x, input);
         if (video_add(video, canvas, s.frames, err, sizeof(err))) {
-            fprintf(stderr, "pongrl: %s\n", err);
+            say_error("%s", err);
             goto out;
         }
         steps++;
@@ -104,19 +105,19 @@ int cmd_record(int argc, char **argv) {
     pong_render_rgb(&shown, rgb);
     compose(canvas, cw, rgb, pl->x, input);
     if (video_add(video, canvas, FINAL_HOLD_FRAMES, err, sizeof(err))) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         goto out;
     }
     VideoSummary vs;
     int crc = video_close(video, &vs, err, sizeof(err));
     video = NULL;
     if (crc) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         goto out;
     }
     pending = false;
     if (file_replace_commit(&fr, err, sizeof(err))) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         goto out;
     }
     EnvState es;
@@ -125,14 +126,17 @@ int cmd_record(int argc, char **argv) {
     long long size = stat(out, &fst) == 0 ? (long long)fst.st_size : -1;
     char flavour[64] = "";
     if (mode || difficulty) snprintf(flavour, sizeof flavour, " mode %d difficulty %d", mode, difficulty);
+    char shown_desc[2048], shown_out[512];
     printf("pongrl record: %s\n  %s%s, seed %llu, %s: %s after %lld steps (%lld frames), agent %lld, cpu %lld\n"
            "  wrote %s: %dx%d, %lld frames, %.1f s, %lld KiB\n",
-        desc, env_id, flavour, (unsigned long long)seed, greedy ? "greedy" : "stochastic",
+        say_escape(desc, shown_desc, sizeof(shown_desc)), env_id, flavour, (unsigned long long)seed,
+        greedy ? "greedy" : "stochastic",
         s.terminated      ? "game over"
             : s.truncated ? "truncated by the episode cap"
                           : "stopped at --max-steps",
-        (long long)steps, (long long)frames, (long long)es.score_agent, (long long)es.score_cpu, out, vs.width,
-        vs.height, (long long)vs.pictures, vs.seconds, size / 1024);
+        (long long)steps, (long long)frames, (long long)es.score_agent, (long long)es.score_cpu,
+        say_escape(out, shown_out, sizeof(shown_out)), vs.width, vs.height, (long long)vs.pictures, vs.seconds,
+        size / 1024);
     rc = 0;
 out:
     if (video) {

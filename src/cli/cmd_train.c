@@ -21,6 +21,7 @@
 #include "metrics.h"
 #include "rundir.h"
 #include "train_progress.h"
+#include "../util/say.h"
 
 // The flag column of --help: "--batch-size N" (a value's letter from its kind).
 static const char *flag_usage(const TrainSetting *row, char *out, size_t n) {
@@ -286,9 +287,10 @@ static int resume_load(
         snprintf(err, errlen, "cannot resume: %s", why);
         return -1;
     }
-    char mean[32];
-    printf("pongrl train: resuming %s at iteration %lld, %lld episodes, running mean %s\n", path,
-        (long long)st->iteration, (long long)st->episodes, train_progress_running_mean(st, mean, sizeof(mean)));
+    char mean[32], shown[512];
+    printf("pongrl train: resuming %s at iteration %lld, %lld episodes, running mean %s\n",
+        say_escape(path, shown, sizeof(shown)), (long long)st->iteration, (long long)st->episodes,
+        train_progress_running_mean(st, mean, sizeof(mean)));
     return 0;
 }
 
@@ -361,9 +363,8 @@ static int rundir_claim(const char *dir, bool resume, char *err, size_t errlen) 
         return -1;
     }
     if (tmps) // the first checkpoint's write was killed: there is nothing to resume
-        fprintf(stderr,
-            "pongrl: note: %s held only the unfinished first checkpoint of a run killed as it started;"
-            " starting afresh\n",
+        say_error("note: %s held only the unfinished first checkpoint of a run killed as it started;"
+                  " starting afresh",
             dir);
     return 0;
 }
@@ -419,7 +420,7 @@ int cmd_train(int argc, char **argv) {
     char err[3 * RUN_DIR_MAX] = ""; // room for a message naming the run directory twice
     Comm *comm = cluster_comm_create(err, sizeof(err));
     if (!comm) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         return 1;
     }
     // only rank 0 writes the run directory and speaks; the others only play
@@ -445,7 +446,7 @@ int cmd_train(int argc, char **argv) {
     }
     // the ranks agree before anything is written: a refused launch leaves no run
     if (comm->agree(comm, &cfg, (resume || init) && !root, err, sizeof(err))) {
-        if (root) fprintf(stderr, "pongrl: %s\n", err);
+        if (root) say_error("%s", err);
         goto out; // every rank knows: each ends on its own
     }
     if (!(root && resume) && train_state_init(&st, &cfg, algo_find(cfg.algo))) {
@@ -455,7 +456,8 @@ int cmd_train(int argc, char **argv) {
     if (root && init) {
         if (train_state_take_weights(&st, &model, err, sizeof(err))) goto fail;
         train_state_free(&model);
-        printf("pongrl train: starting from the weights of %s\n", model_desc);
+        char shown[512];
+        printf("pongrl train: starting from the weights of %s\n", say_escape(model_desc, shown, sizeof(shown)));
     }
     // iteration 0 too: a run killed before its first scheduled checkpoint can still resume
     if (root &&
@@ -467,14 +469,14 @@ int cmd_train(int argc, char **argv) {
         goto fail;
     }
     if (root) {
-        char ranks[256];
+        char ranks[256], shown[512];
         comm->describe(comm, ranks, sizeof(ranks));
         printf("pongrl train: %s", cfg.env_id);
         if (cfg.mode || cfg.difficulty) printf(" mode %d difficulty %d", cfg.mode, cfg.difficulty);
         printf(", algo %s", cfg.algo);
         if (train_setting_applies(train_setting_find("batch_size"), &cfg)) printf(", batch %d", cfg.batch_size);
         printf(", %d worker%s, seed %llu, run dir %s%s\n", cfg.workers, cfg.workers == 1 ? "" : "s",
-            (unsigned long long)cfg.seed, cfg.run_dir, ranks);
+            (unsigned long long)cfg.seed, say_escape(cfg.run_dir, shown, sizeof(shown)), ranks);
         train_progress_print_goal(&st);
         fflush(stdout);
     }
@@ -489,16 +491,17 @@ int cmd_train(int argc, char **argv) {
     const bool stdout_lost = root && tp.stdout_errno;
     if (stdout_lost) { // `pongrl train | head`: stopped, said on stderr
         if (tp.saves)
-            fprintf(stderr,
-                "pongrl: cannot write to stdout (%s): stopped after iteration %lld, checkpoint "
-                "%s; --resume %s continues the run\n",
+            say_error("cannot write to stdout (%s): stopped after iteration %lld, checkpoint "
+                      "%s; --resume %s continues the run",
                 strerror(tp.stdout_errno), (long long)st.iteration, last, cfg.run_dir);
         else
-            fprintf(stderr, "pongrl: cannot write to stdout (%s): stopped after iteration %lld\n",
-                strerror(tp.stdout_errno), (long long)st.iteration);
+            say_error("cannot write to stdout (%s): stopped after iteration %lld", strerror(tp.stdout_errno),
+                (long long)st.iteration);
     }
+    char shown[512];
     if (root && tp.saves)
-        printf("checkpoint %s (%d saved, %.0f ms each)\n", last, tp.saves, 1000 * tp.save_s_total / tp.saves);
+        printf("checkpoint %s (%d saved, %.0f ms each)\n", say_escape(last, shown, sizeof(shown)), tp.saves,
+            1000 * tp.save_s_total / tp.saves);
     size_t wn;
     const double *w = train_state_weights(&st, &wn);
     char mean[32];

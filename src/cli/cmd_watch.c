@@ -11,6 +11,7 @@
 #include "args.h"
 #include "commands.h"
 #include "play.h"
+#include "../util/say.h"
 
 #define WATCH_FRAME_HZ 60.0 // an emulated Atari frame is 1/60 s
 #define FINAL_HOLD_S   2.0  // the last picture of a game stays 2 s, as in record's GIF
@@ -40,13 +41,13 @@ int cmd_watch(int argc, char **argv) {
     int rc = 1;
     if (!pl) goto out;
     if (!rgb) {
-        fprintf(stderr, "pongrl: out of memory\n");
+        say_error("out of memory");
         goto out;
     }
     char title[256];
     snprintf(title, sizeof(title), "pongrl watch: %s on %s", a.model, env_id);
     if (!(win = window_open(title, PONG_SCREEN_W, PONG_SCREEN_H, scale, err, sizeof(err)))) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         goto out;
     }
     printf("pongrl watch: %s\n  %s, seed %llu, %s; close the window (or Esc, q, Ctrl-C) to stop\n", desc, env_id,
@@ -62,7 +63,7 @@ int cmd_watch(int argc, char **argv) {
             env_render_rgb(&pl->env, rgb); // what is on screen when the agent acts
             player_step(pl, &s);
             if (window_show(win, rgb, err, sizeof(err))) {
-                fprintf(stderr, "pongrl: %s\n", err);
+                say_error("%s", err);
                 goto out;
             }
             double now = clock_now_s();
@@ -74,7 +75,7 @@ int cmd_watch(int argc, char **argv) {
         if (!open) break;
         env_render_rgb(&pl->env, rgb);
         if (window_show(win, rgb, err, sizeof(err))) {
-            fprintf(stderr, "pongrl: %s\n", err);
+            say_error("%s", err);
             goto out;
         }
         EnvState es;

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "../train/weights_npy.h"
 #include "../train/model.h"
+#include "../util/say.h"
 
 // MODEL --out PATH, the form both commands take; returns the out path. -h/--help prints "usage:
 // pongrl CMD USAGE" and `about`.
@@ -52,20 +53,21 @@ static int model_command(int argc, char **argv, const char *cmd, const char *usa
     TrainState st;
     char desc[2048], wrote[2048], err[2048];
     if (model_load(model, ALGO_LEARNERS, &st, desc, sizeof(desc), err, sizeof(err))) {
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
         return 1;
     }
     const Learner *l = algo_find(st.cfg.algo);
     int rc = 1;
     if (!l || (exporting && !l->export_npy))
-        fprintf(stderr, "pongrl: %s: a model of --algo %s, which this build %s\n", model, st.cfg.algo,
+        say_error("%s: a model of --algo %s, which this build %s", model, st.cfg.algo,
             exporting ? "cannot export" : "does not have");
     // the model's learner takes it, its state as a fresh run's (for Karpathy's network an RMSProp
     // cache of zeros; a learner that read its own files has attached itself already)
     else if (train_state_attach(&st, l, err, sizeof(err)) || write(l, &st, out, wrote, sizeof(wrote), err, sizeof(err)))
-        fprintf(stderr, "pongrl: %s\n", err);
+        say_error("%s", err);
     else {
-        printf(done, desc, wrote);
+        char d[2048], w[2048]; // both name paths the user gave: printed to a terminal
+        printf(done, say_escape(desc, d, sizeof(d)), say_escape(wrote, w, sizeof(w)));
         rc = 0;
     }
     train_state_free(&st);

@@ -11,6 +11,7 @@
 #include "../util/file.h"
 #include "args.h"
 #include "commands.h"
+#include "../util/say.h"
 
 static const char *USAGE =
     "usage: pongrl <command> [options]   (pongrl <command> --help for its options)\n"
@@ -60,7 +61,7 @@ static void check_stdout(int status, void *arg) {
     // the failed write was an earlier one and its errno is gone: a pipe with no reader says so
     struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
     if (!e) e = poll(&p, 1, 0) == 1 && (p.revents & POLLERR) ? EPIPE : EIO;
-    fprintf(stderr, "pongrl: cannot write to stdout: %s\n", strerror(e));
+    say_error("cannot write to stdout: %s", strerror(e));
     _exit(1);
 }
 

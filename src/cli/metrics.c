@@ -14,6 +14,7 @@
 
 #include "../train/checkpoint.h"
 #include "../util/file.h"
+#include "../util/say.h"
 
 // ----------------------------------------------------------------------------
 // one row per iteration
@@ -142,9 +143,8 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
             return -1;
         }
         if (N > 0)
-            fprintf(stderr,
-                "pongrl: warning: %s is missing: the rows of iterations 1 to %lld are lost; it starts "
-                "again at iteration %lld\n",
+            say_warning("%s is missing: the rows of iterations 1 to %lld are lost; it starts "
+                        "again at iteration %lld",
                 path, N, N + 1);
         return 0;
     }
@@ -244,17 +244,15 @@ int metrics_sync(const char *run_dir, const TrainState *s, char *err, size_t err
         if (bad) {
             char missing[64] = "";
             if (kept < N) snprintf(missing, sizeof(missing), ", the first missing iteration %lld", first_missing);
-            fprintf(stderr,
-                "pongrl: warning: %s did not agree with the checkpoint at iteration %lld (%ld bad line%s, "
-                "the first %s): kept its %lld good rows of %lld%s; the old file is %s\n",
+            say_warning("%s did not agree with the checkpoint at iteration %lld (%ld bad line%s, "
+                        "the first %s): kept its %lld good rows of %lld%s; the old file is %s",
                 path, N, bad, bad > 1 ? "s" : "", why, kept, N, missing, damaged);
             return 0;
         }
     }
     if (kept < N)
-        fprintf(stderr,
-            "pongrl: warning: %s lacks the rows of %lld of the %lld iterations up to the checkpoint "
-            "(from iteration %lld): they are lost\n",
+        say_warning("%s lacks the rows of %lld of the %lld iterations up to the checkpoint "
+                    "(from iteration %lld): they are lost",
             path, N - kept, N, first_missing);
     return 0;
 }

@@ -11,6 +11,7 @@
 #include "../train/model.h"
 #include "../util/streams.h"
 #include "args.h"
+#include "../util/say.h"
 
 int player_init_policy(Player *pl, AgentPolicy policy, const char *env_id, int mode, int difficulty) {
     memset(pl, 0, sizeof(*pl));
@@ -47,7 +48,7 @@ Player *player_create(TrainState *st, const PlayArgs *a) {
     Player *pl = malloc(sizeof(*pl));
     if (pl && !player_init_model(pl, st, a->env_id, a->mode, a->difficulty, a->greedy, err, sizeof(err))) return pl;
     free(pl);
-    fprintf(stderr, "pongrl: %s\n", err);
+    say_error("%s", err);
     return NULL;
 }
 
@@ -133,10 +134,12 @@ static void set_flag(PlayArgs *a, unsigned opt, const char *flag, const char *v)
 
 int play_load_model(PlayArgs *a, TrainState *st, char *desc, size_t desclen) {
     char err[2048];
-    if (model_load(a->model, ALGO_LEARNERS, st, desc, desclen, err, sizeof(err))) {
-        fprintf(stderr, "pongrl: %s\n", err);
+    char raw[2048];
+    if (model_load(a->model, ALGO_LEARNERS, st, raw, sizeof(raw), err, sizeof(err))) {
+        say_error("%s", err);
         return 1;
     }
+    say_escape(raw, desc, desclen); // it names the path it was given: printed to a terminal
     if (!a->env_id) a->env_id = st->cfg.env_id;
     if (a->mode < 0) a->mode = st->cfg.mode;
     if (a->difficulty < 0) a->difficulty = st->cfg.difficulty;

@@ -15,6 +15,7 @@
 
 #include "../train/checkpoint.h"
 #include "../util/file.h"
+#include "../util/say.h"
 
 // ----------------------------------------------------------------------------
 // config.txt: for people; the checkpoint is what a resume reads
@@ -114,8 +115,7 @@ int rundir_lock(const char *run_dir, char *err, size_t errlen) {
             return 0;
         }
         if (errno != EACCES && errno != EAGAIN) {
-            fprintf(stderr, "pongrl: warning: cannot lock %s (%s): nothing keeps a second pongrl out of this run\n",
-                path, strerror(errno));
+            say_warning("cannot lock %s (%s): nothing keeps a second pongrl out of this run", path, strerror(errno));
             return 0;
         }
         struct timespec nap = { 0, 20 * 1000 * 1000 };

@@ -10,6 +10,7 @@
 #include "../util/clock.h"
 #include "metrics.h"
 #include "rundir.h"
+#include "../util/say.h"
 
 void train_progress_init(TrainProgress *tp, const TrainState *s) {
     memset(tp, 0, sizeof(*tp));
@@ -116,14 +117,13 @@ static int checkpoint_if_due(TrainProgress *tp, TrainState *s, bool final, char 
     tp->last_iteration = s->iteration;
     tp->last_time = t1;
     char why[512];
-    if (rundir_write_config(s, why, sizeof(why)))
-        fprintf(stderr, "pongrl: warning: %s\n", why); // the checkpoint is what matters
+    if (rundir_write_config(s, why, sizeof(why))) say_warning("%s", why); // the checkpoint is what matters
     if (!tp->plot_off) {
         char csv[CKPT_PATH_MAX], png[CKPT_PATH_MAX];
         snprintf(csv, sizeof(csv), "%s/metrics.csv", c->run_dir);
         snprintf(png, sizeof(png), "%s/curve.png", c->run_dir);
         if (plot_curve(csv, png, c->run_dir, why, sizeof(why)) < 0) {
-            fprintf(stderr, "pongrl: warning: %s\n", why);
+            say_warning("%s", why);
             tp->plot_off = true; // say it once
         }
     }

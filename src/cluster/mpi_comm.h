@@ -17,6 +17,7 @@
 #include "cluster.h"
 #include "test_hooks.h"
 #include "wire_size.h"
+#include "../util/say.h"
 
 enum { TAG_REQUEST = 101, TAG_REPLY = 102 };
 #define HOST_MAX 256
@@ -81,7 +82,7 @@ typedef struct {
 // ("pongrl: rank R: msg"), then the whole job ends (MPI_Abort). A leaf that calls only MPI, so
 // that every file of the transport may end the job without calling back into cluster.c.
 __attribute__((noreturn)) static inline void mpi_die(int rank, const char *msg) {
-    fprintf(stderr, "pongrl: rank %d: %s\n", rank, msg);
+    say_error("rank %d: %s", rank, msg);
     fflush(stdout);
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../util/crc.h"
+#include "../util/say.h"
 
 void comm_mpi_times(const Comm *c, CommTimes *t) {
     const MpiComm *m = (const MpiComm *)c;
@@ -63,9 +64,8 @@ int report_shares(MpiComm *m, const TrainState *s, FILE *out) {
         return differ < 0 ? 0 : -1;
     }
     if (differ >= 0)
-        fprintf(stderr,
-            "pongrl: rank %d on %s ended with other weights than rank 0 (crc32 %08lx, rank 0: %08lx):"
-            " its update was not the same computation (a different CPU or math library?)\n",
+        say_error("rank %d on %s ended with other weights than rank 0 (crc32 %08lx, rank 0: %08lx):"
+                  " its update was not the same computation (a different CPU or math library?)",
             differ, all[differ].host, (unsigned long)all[differ].weights_crc, (unsigned long)all[0].weights_crc);
     int64_t total = 0, threads = 0;
     for (int r = 0; r < c->size; r++) {

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../util/say.h"
+
 typedef struct {
     EpisodeSource src;
     atomic_llong next;
@@ -83,7 +85,7 @@ static int local_report(Comm *c, const TrainState *s, FILE *out) {
 
 static void local_fail(Comm *c, const char *msg) {
     (void)c;
-    fprintf(stderr, "pongrl: %s\n", msg);
+    say_error("%s", msg);
 }
 
 static void local_destroy(Comm *c) {

@@ -139,5 +139,21 @@ one_line 1 "No such file or directory" "$bin" import npy --out "$long"
 long=$long/$(printf 'v%.0s' $(seq 250))/$(printf 'u%.0s' $(seq 250))/$(printf 't%.0s' $(seq 250))
 one_line 2 "an argument of $(( ${#long} + 4 )) bytes.*at most 1023" "$bin" eval "$long/x.b"
 
+# ---- nothing raw reaches a terminal: an env_id of ESC bytes (in a model.txt, and in a checkpoint
+# whose crc32 is right), CR, form feed, a flag value with a newline: shown as \xNN on one line
+mkdir esc && cp "$models/pong-v5-ppo"/* esc/ && sed -i 's/^env_id=.*$/env_id=\x1b[2J\x1b[31mX\r\x0c/' esc/model.txt
+one_line 1 "unknown environment '\\\\x1b\[2J\\\\x1b\[31mX\\\\x0d\\\\x0c'" "$bin" eval esc --episodes 1
+/usr/bin/python3 - ppo/checkpoints/ckpt-00000001.bin ppo_esc.bin <<'EOF_PY' || bad "crafting a checkpoint"
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], 'rb').read())
+i = b.find(b'env_id=ALE/Pong-v5\n')
+b[i:i + 19] = b'env_id=\x1b[2J\x1b[31mXY\n'
+b[-4:] = struct.pack('<I', zlib.crc32(bytes(b[:-4])))
+open(sys.argv[2], 'wb').write(b)
+EOF_PY
+one_line 1 "\\\\x1b\[2J\\\\x1b\[31mXY" "$bin" eval ppo_esc.bin --episodes 1 --workers 1
+one_line 1 "a\\\\x0ab\\\\x1b\[2J: No such file" "$bin" eval $'a\nb\x1b[2J' --episodes 1
+one_line 2 "expects an integer, got '1\\\\x0a2'" "$bin" train --hidden $'1\n2' --iterations 1 --run-dir s6
+
 [ $failures = 0 ] || { echo "FAIL: $failures of the checks above"; exit 1; }
 echo ok
