@@ -69,6 +69,9 @@ int main(int argc, char **argv) {
     // A closed stdout (`pongrl train | head`) is an error to report, not a silent death by
     // SIGPIPE: train stops after its batch with a checkpoint, the others say it on the way out.
     signal(SIGPIPE, SIG_IGN);
+    // A file past `ulimit -f` is a write that fails (EFBIG: "File too large"), said in one line
+    // with the temporary removed, not a death by SIGXFSZ that leaves it behind.
+    signal(SIGXFSZ, SIG_IGN);
     on_exit(check_stdout, NULL);
     // pongrl's paths are at most a run directory's length: a longer argument would be cut on the
     // way to a file name or a message, and the message lose its reason
@@ -87,6 +90,9 @@ int main(int argc, char **argv) {
         return 0;
     }
     const Command *c = command_find(COMMANDS, argv[1]);
+    // the commands that write one file and end: a Ctrl-C or a kill leaves no temporary behind
+    // (train stops at its next checkpoint instead, and sweeps its run directory when resumed)
+    if (c && (c->run == cmd_record || c->run == cmd_export || c->run == cmd_import)) file_remove_tmps_on_signals();
     if (c) return c->run(argc - 1, argv + 1); // check_stdout: what reached stdout
     if (strcmp(argv[1], "bench")) die_usage("unknown command '%s'", argv[1]);
     if (argc < 3) die_usage("bench needs a target: env, train or cluster");

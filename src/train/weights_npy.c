@@ -26,11 +26,16 @@ static int write_arrays(const char *dir, const NpyArray *a, int n, char *err, si
         if (file_replace_begin(&f[k], path, err, errlen)) goto out;
         pending[k] = true;
     }
-    for (int k = 0; k < n; k++)
-        if (npy_write(f[k].tmp, "<f8", a[k].ndim, a[k].shape, a[k].data)) {
+    for (int k = 0; k < n; k++) {
+        FILE *out = file_replace_fopen(&f[k], err, errlen); // the temporary's own descriptor, not its name
+        if (!out) goto out;
+        int bad = npy_write_to(out, "<f8", a[k].ndim, a[k].shape, a[k].data);
+        if (fclose(out)) bad = 1;
+        if (bad) {
             snprintf(err, errlen, "cannot write %s: %s", f[k].tmp, strerror(errno));
             goto out;
         }
+    }
     for (int k = 0; k < n; k++) {
         pending[k] = false; // commit removes it itself on failure
         if (file_replace_commit(&f[k], err, errlen)) goto out;

@@ -1,9 +1,13 @@
 // file.c: the atomic file write and the guarded open to read (file.h).
 #include "file.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,19 +79,111 @@ static unsigned tmp_tag(void) {
     return (unsigned)t.tv_nsec * 2654435761u ^ (unsigned)getpid() ^ (unsigned)t.tv_sec;
 }
 
-// Creates path.<8 hex digits>.tmp, ours alone: O_EXCL never opens what exists, O_NOFOLLOW never
-// writes through a symlink planted under the name.
+// ----------------------------------------------------------------------------
+// the temporaries a signal removes: a fixed table the handler reads without locks
+
+enum { TMP_SLOTS = 16 };
+static char tmp_slot_path[TMP_SLOTS][FILE_PATH_MAX + FILE_TMP_SUFFIX_LEN];
+static atomic_int tmp_slot_used[TMP_SLOTS]; // 0 free, 1 being filled or emptied, 2 names a temporary
+
+static int slot_take(const char *tmp) {
+    for (int i = 0; i < TMP_SLOTS; i++) {
+        int free_ = 0;
+        if (atomic_compare_exchange_strong(&tmp_slot_used[i], &free_, 1)) {
+            snprintf(tmp_slot_path[i], sizeof(tmp_slot_path[i]), "%s", tmp);
+            atomic_store(&tmp_slot_used[i], 2);
+            return i;
+        }
+    }
+    return -1; // more writes at once than slots: that one is left to the next sweep
+}
+
+static void slot_free(FileReplace *r) {
+    if (r->slot >= 0) atomic_store(&tmp_slot_used[r->slot], 0);
+    r->slot = -1;
+}
+
+static void on_fatal_signal(int sig) {
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (atomic_load(&tmp_slot_used[i]) == 2) unlink(tmp_slot_path[i]); // async-signal-safe
+    signal(sig, SIG_DFL);
+    raise(sig); // dies of it, as it would have: the parent sees the signal
+}
+
+void file_remove_tmps_on_signals(void) {
+    struct sigaction sa = { 0 };
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, sigs[i]);
+    for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, NULL);
+}
+
+// ----------------------------------------------------------------------------
+// temporaries of writers that died
+
+long file_tmp_of(const char *name, const char *base) {
+    size_t b = strlen(base);
+    if (strncmp(name, base, b) || name[b] != '.') return -1;
+    const char *p = name + b + 1;
+    long pid = 0;
+    if (*p == 'p') { // .p<pid>.
+        if (!isdigit((unsigned char)*++p) || *p == '0') return -1;
+        for (; isdigit((unsigned char)*p); p++) {
+            if (pid > 99999999) return -1;
+            pid = pid * 10 + (*p - '0');
+        }
+        if (*p++ != '.') return -1;
+    }
+    for (int i = 0; i < 8; i++)
+        if (!p[i] || !strchr("0123456789abcdef", p[i])) return -1;
+    return strcmp(p + 8, ".tmp") ? -1 : pid;
+}
+
+int file_is_tmp_of(const char *name, const char *base) { return file_tmp_of(name, base) >= 0; }
+
+// Removes path's temporaries whose writer's pid names no living process. A process of another
+// pid namespace or host (a shared file system) may look dead from here: a writer of the same
+// OUT on another machine at the same time is not a case pongrl serves. Nothing is said: a
+// temporary that cannot be removed does no harm.
+static void sweep_dead_tmps(const char *path) {
+    char *d = strdup(path), *f = strdup(path);
+    DIR *dir = d && f ? opendir(dirname(d)) : NULL;
+    if (dir) {
+        const char *base = basename(f);
+        int dfd = dirfd(dir);
+        for (struct dirent *e; (e = readdir(dir));) {
+            long pid = file_tmp_of(e->d_name, base);
+            if (pid > 0 && pid != getpid() && kill((pid_t)pid, 0) && errno == ESRCH) unlinkat(dfd, e->d_name, 0);
+        }
+        closedir(dir);
+    }
+    free(d);
+    free(f);
+}
+
+// ----------------------------------------------------------------------------
+// writing: a temporary file of our own beside path, then rename
+
+// Creates path.p<pid>.<8 hex digits>.tmp, ours alone: O_EXCL never opens what exists,
+// O_NOFOLLOW never writes through a symlink planted under the name.
 static int create_tmp(FileReplace *r, const char *path, char *err, size_t errlen) {
+    r->fd = r->slot = -1;
     if (strlen(path) >= sizeof(r->path)) {
         snprintf(err, errlen, "cannot write %.64s...: path too long", path);
         return -1;
     }
     snprintf(r->path, sizeof(r->path), "%s", path);
     if (check_target(path, err, errlen)) return -1;
+    sweep_dead_tmps(path);
     for (int tries = 0; tries < 64; tries++) {
-        snprintf(r->tmp, sizeof(r->tmp), "%s.%08x.tmp", path, tmp_tag());
+        snprintf(r->tmp, sizeof(r->tmp), "%s.p%ld.%08x.tmp", path, (long)getpid(), tmp_tag());
         int fd = open(r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd >= 0) return fd;
+        if (fd >= 0) {
+            r->fd = fd;
+            r->slot = slot_take(r->tmp);
+            return 0;
+        }
         if (errno != EEXIST) break;
     }
     snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
@@ -95,33 +191,54 @@ static int create_tmp(FileReplace *r, const char *path, char *err, size_t errlen
 }
 
 int file_replace_begin(FileReplace *r, const char *path, char *err, size_t errlen) {
-    int fd = create_tmp(r, path, err, errlen);
-    if (fd < 0) return -1;
-    if (close(fd)) {
-        snprintf(err, errlen, "cannot write %s: %s", r->tmp, strerror(errno));
-        unlink(r->tmp);
-        return -1;
-    }
-    return 0;
+    return create_tmp(r, path, err, errlen);
 }
 
-// fsync of fd, close, rename, fsync of the directory; fd is closed in any case.
-static int finish(FileReplace *r, int fd, char *err, size_t errlen) {
+int file_replace_fd(const FileReplace *r) { return r->fd; }
+
+// Whether the name tmp still is the file open as fd (a regular file, the same inode): another
+// program may have swapped the name for a symlink or a file of its own while we wrote.
+static int tmp_is_ours(const FileReplace *r) {
+    struct stat a, b;
+    return fstat(r->fd, &a) == 0 && lstat(r->tmp, &b) == 0 && S_ISREG(b.st_mode) && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino;
+}
+
+// fsync of tmp, the checks, rename, fsync of the directory; tmp's descriptor is closed in any case.
+static int finish(FileReplace *r, char *err, size_t errlen) {
     const char *step = "sync";
-    if (fsync(fd)) goto fail;
-    step = "close";
-    {
-        int rc = close(fd);
-        fd = -1;
-        if (rc) goto fail;
+    if (fsync(r->fd)) goto fail;
+    if (!tmp_is_ours(r)) {
+        // not ours to remove either: what stands under the name now is another program's
+        snprintf(err, errlen, "cannot write %s: its temporary %s was replaced by another program", r->path, r->tmp);
+        close(r->fd);
+        r->fd = -1;
+        slot_free(r);
+        return -1;
     }
     // what path is may have changed while the contents were made (a recording takes minutes)
     if (check_target(r->path, err, errlen)) {
         unlink(r->tmp);
+        close(r->fd);
+        r->fd = -1;
+        slot_free(r);
         return -1;
     }
     step = "rename";
     if (rename(r->tmp, r->path)) goto fail;
+    slot_free(r);
+    // a swap in the instant between the check and the rename put another file at path: take it
+    // out again (it is a name, not the file it may point to), and say so
+    struct stat a, b;
+    if (fstat(r->fd, &a) || lstat(r->path, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+        if (!S_ISREG(b.st_mode)) unlink(r->path);
+        close(r->fd);
+        r->fd = -1;
+        snprintf(err, errlen, "cannot write %s: its temporary %s was replaced by another program", r->path, r->tmp);
+        return -1;
+    }
+    close(r->fd);
+    r->fd = -1;
     // the rename is durable once the directory is; a failure here loses nothing already on disk
     if (sync_dir(r->path)) {
         snprintf(err, errlen, "cannot sync the directory of %s: %s", r->path, strerror(errno));
@@ -130,24 +247,20 @@ static int finish(FileReplace *r, int fd, char *err, size_t errlen) {
     return 0;
 fail:
     snprintf(err, errlen, "cannot %s %s: %s", step, r->tmp, strerror(errno));
-    if (fd >= 0) close(fd);
-    unlink(r->tmp); // the previous file was never touched
+    file_replace_abort(r); // the previous file was never touched
     return -1;
 }
 
 int file_replace_commit(FileReplace *r, char *err, size_t errlen) {
-    // fsync through a new descriptor syncs the file's data whoever wrote it (a FILE *, a child)
-    int fd = open(r->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot sync %s: %s", r->tmp, strerror(errno));
-        unlink(r->tmp);
+    if (r->fd < 0) {
+        snprintf(err, errlen, "cannot write %s: its temporary is closed", r->path);
         return -1;
     }
-    return finish(r, fd, err, errlen);
+    return finish(r, err, errlen);
 }
 
 FILE *file_replace_fopen(FileReplace *r, char *err, size_t errlen) {
-    int fd = open(r->tmp, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+    int fd = r->fd < 0 ? -1 : fcntl(r->fd, F_DUPFD_CLOEXEC, 3);
     FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
     if (!f) {
         snprintf(err, errlen, "cannot write %s: %s", r->tmp, strerror(errno));
@@ -156,28 +269,22 @@ FILE *file_replace_fopen(FileReplace *r, char *err, size_t errlen) {
     return f;
 }
 
-void file_replace_abort(FileReplace *r) { unlink(r->tmp); }
+void file_replace_abort(FileReplace *r) {
+    if (r->fd >= 0 && tmp_is_ours(r)) unlink(r->tmp);
+    if (r->fd >= 0) close(r->fd);
+    r->fd = -1;
+    slot_free(r);
+}
 
 int file_replace(const char *path, const void *b, size_t n, char *err, size_t errlen) {
     FileReplace r;
-    int fd = create_tmp(&r, path, err, errlen);
-    if (fd < 0) return -1;
-    if (file_write_all(fd, b, n)) {
+    if (create_tmp(&r, path, err, errlen)) return -1;
+    if (file_write_all(r.fd, b, n)) {
         snprintf(err, errlen, "cannot write %s: %s", r.tmp, strerror(errno));
-        close(fd);
-        unlink(r.tmp);
+        file_replace_abort(&r);
         return -1;
     }
-    return finish(&r, fd, err, errlen);
-}
-
-int file_is_tmp_of(const char *name, const char *base) {
-    size_t b = strlen(base), n = strlen(name);
-    if (n != b + FILE_TMP_SUFFIX_LEN - 1 || strncmp(name, base, b) || name[b] != '.' || strcmp(name + b + 9, ".tmp"))
-        return 0;
-    for (size_t i = b + 1; i < b + 9; i++)
-        if (!strchr("0123456789abcdef", name[i])) return 0;
-    return 1;
+    return finish(&r, err, errlen);
 }
 
 // ----------------------------------------------------------------------------

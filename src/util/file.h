@@ -13,32 +13,48 @@
 #include <stdio.h>
 
 #define FILE_PATH_MAX       4096
-#define FILE_TMP_SUFFIX_LEN 14 // ".<8 hex digits>.tmp" and its NUL
+#define FILE_TMP_SUFFIX_LEN 40 // ".p<pid>.<8 hex digits>.tmp" and its NUL, with room to spare
 
-// A write under way: whoever writes the contents writes them to `tmp` (by name: a FILE *,
-// gnuplot, ffmpeg), then commits or aborts. tmp exists from begin on, created by us alone.
+// A write under way. tmp is created by begin (exclusively, never through a symlink) and kept
+// open as fd: whoever writes the contents writes to that descriptor (a FILE * from
+// file_replace_fopen, a child process given it as stdout or /dev/fd/N), never to the name,
+// which another program may swap for a symlink meanwhile. Commit renames tmp into place only
+// while the name still is that file.
 typedef struct {
     char path[FILE_PATH_MAX];
     char tmp[FILE_PATH_MAX + FILE_TMP_SUFFIX_LEN];
+    int fd;   // tmp, open to write; -1 once committed or aborted
+    int slot; // where the signal handlers find tmp (file_remove_tmps_on_signals), or -1
 } FileReplace;
 
 // Checks path (absent or a regular file), then creates its temporary file empty (so that a
-// place that cannot be written fails here, before any work, and a program told to write there
-// finds it can). 0, or -1 with one line in err.
+// place that cannot be written fails here, before any work). Temporaries of path left by
+// writers that died (their pid in the name, no longer alive) are removed first. 0, or -1 with
+// one line in err.
 int file_replace_begin(FileReplace *r, const char *path, char *err, size_t errlen);
-// tmp is whole: fsync it, check path again, rename tmp over path, fsync the directory. On
-// failure tmp is removed and path is untouched (unless only the directory's sync failed: then
-// path is the new file, not yet durable). 0, or -1 with one line in err.
+// The descriptor of tmp, open to write, for a writer that is not a FILE *.
+int file_replace_fd(const FileReplace *r);
+// tmp is whole: fsync it, check that tmp's name still is the file written and that path is
+// absent or a regular file, rename tmp over path, fsync the directory. On failure tmp is
+// removed and path is untouched (unless only the directory's sync failed: then path is the
+// new file, not yet durable). 0, or -1 with one line in err.
 int file_replace_commit(FileReplace *r, char *err, size_t errlen);
-// tmp opened to write ("wb"), never through a symlink. NULL with one line in err.
+// A FILE * on tmp's descriptor (its own copy: fclose it before commit). NULL with one line in err.
 FILE *file_replace_fopen(FileReplace *r, char *err, size_t errlen);
 // Gives up: removes tmp; path is untouched.
 void file_replace_abort(FileReplace *r);
 // The whole write at once: path gets the n bytes at b. 0, or -1 with one line in err.
 int file_replace(const char *path, const void *b, size_t n, char *err, size_t errlen);
 // Whether name (a file name, no directory) is one of file_replace's temporaries of base
-// (base.<8 hex digits>.tmp): what a kill in the middle of a write leaves behind.
+// (base.p<pid>.<8 hex digits>.tmp, or base.<8 hex digits>.tmp as earlier versions named them):
+// what a kill in the middle of a write leaves behind. The writer's pid, or 0 where the name
+// has none; -1 if name is not such a temporary.
+long file_tmp_of(const char *name, const char *base);
 int file_is_tmp_of(const char *name, const char *base);
+// From now on SIGINT, SIGTERM and SIGHUP remove the temporaries of the writes under way before
+// the process dies of them (for the commands that write one file and end: record, export,
+// import; train handles its signals itself and its run directory is swept when next opened).
+void file_remove_tmps_on_signals(void);
 
 // All n bytes to fd (retrying short writes and EINTR). 0, or -1 with errno set.
 int file_write_all(int fd, const uint8_t *b, size_t n);

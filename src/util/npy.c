@@ -20,7 +20,7 @@ static size_t descr_size(const char *descr) {
     return 0;
 }
 
-int npy_write(const char *path, const char *descr, int ndim, const size_t *shape, const void *data) {
+int npy_write_to(FILE *f, const char *descr, int ndim, const size_t *shape, const void *data) {
     size_t esz = descr_size(descr);
     if (!esz || ndim < 0 || ndim > 4) {
         errno = EINVAL;
@@ -42,19 +42,24 @@ int npy_write(const char *path, const char *descr, int ndim, const size_t *shape
     memset(hdr + n, ' ', pad);
     hdr[n + pad] = '\n';
     uint16_t hlen = (uint16_t)(n + pad + 1);
-    // never through a symlink planted under the name (file_replace hands over its temporary)
+    unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
+        (unsigned char)(hlen >> 8) };
+    int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == hlen &&
+        (count == 0 || fwrite(data, esz, count, f) == count);
+    return ok && fflush(f) == 0 ? 0 : -1;
+}
+
+int npy_write(const char *path, const char *descr, int ndim, const size_t *shape, const void *data) {
+    // never through a symlink planted under the name
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
     if (!f) {
         if (fd >= 0) close(fd);
         return -1;
     }
-    unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
-        (unsigned char)(hlen >> 8) };
-    int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(hdr, 1, hlen, f) == hlen &&
-        (count == 0 || fwrite(data, esz, count, f) == count);
-    if (fclose(f) != 0) ok = 0;
-    return ok ? 0 : -1;
+    int rc = npy_write_to(f, descr, ndim, shape, data);
+    if (fclose(f) != 0) rc = -1;
+    return rc;
 }
 
 // ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -225,6 +226,62 @@ Test(file, a_path_turned_into_a_symlink_before_commit_is_kept) {
 
 // ----------------------------------------------------------------------------
 // reading: a FIFO with no writer or a device is refused at once, never waited on
+
+// The temporary's name swapped for a symlink to another file while it is written (what a
+// watcher does to a child process that reopens names): the contents go to the descriptor, the
+// other file is never written, and commit refuses instead of renaming the link into place.
+Test(file, a_temporary_swapped_for_a_symlink_is_never_written_through) {
+    char victim[TEST_PATH_MAX], path[TEST_PATH_MAX], buf[16], err[256];
+    make_dir_with_victim(victim);
+    in_dir(path, "curve.png");
+    FileReplace fr;
+    cr_assert_eq(file_replace_begin(&fr, path, err, sizeof(err)), 0, "%s", err);
+    cr_assert_eq(unlink(fr.tmp), 0);
+    cr_assert_eq(symlink(victim, fr.tmp), 0);
+    FILE *f = file_replace_fopen(&fr, err, sizeof(err));
+    cr_assert_not_null(f, "%s", err);
+    fputs("a PNG", f);
+    fclose(f);
+    cr_expect_eq(file_replace_commit(&fr, err, sizeof(err)), -1);
+    cr_expect(strstr(err, "replaced by another program"), "%s", err);
+    cr_expect_eq(read_back(victim, buf, sizeof(buf)), 6);
+    cr_expect(!memcmp(buf, "victim", 6), "written through the swapped name");
+    cr_expect(!exists(path), "the link was renamed into place");
+    struct stat st;
+    cr_expect(lstat(fr.tmp, &st) == 0 && S_ISLNK(st.st_mode), "another program's file was removed");
+    unlink(fr.tmp);
+    remove_dir();
+}
+
+// Temporaries carry their writer's pid: those of writers that died are removed by the next
+// write of the same file; a living writer's, another file's and earlier versions' are kept.
+Test(file, temporaries_of_dead_writers_are_swept) {
+    char victim[TEST_PATH_MAX], path[TEST_PATH_MAX], name[TEST_PATH_MAX + 64], err[256];
+    make_dir_with_victim(victim);
+    in_dir(path, "out.bin");
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    cr_assert_gt(child, 0);
+    waitpid(child, NULL, 0); // a pid that has just died
+    const char *dead_fmt = "%s.p%d.0123abcd.tmp", *kept[] = { "%s.p1.0123abcd.tmp", "%s.0123abcd.tmp" };
+    snprintf(name, sizeof(name), dead_fmt, path, (int)child);
+    cr_assert_eq(close(open(name, O_CREAT | O_WRONLY, 0644)), 0);
+    for (int i = 0; i < 2; i++) {
+        char k[TEST_PATH_MAX + 64];
+        snprintf(k, sizeof(k), kept[i], path);
+        cr_assert_eq(close(open(k, O_CREAT | O_WRONLY, 0644)), 0);
+    }
+    cr_assert_eq(file_replace(path, "x", 1, err, sizeof(err)), 0, "%s", err);
+    cr_expect(!exists(name), "a dead writer's temporary was kept");
+    cr_expect_eq(count_entries(dir), 4, "victim, out.bin and the two kept temporaries");
+    cr_expect_eq(file_tmp_of("out.bin.p1.0123abcd.tmp", "out.bin"), 1);
+    cr_expect_eq(file_tmp_of("out.bin.0123abcd.tmp", "out.bin"), 0);
+    cr_expect_eq(file_tmp_of("out.bin.p01.0123abcd.tmp", "out.bin"), -1);
+    cr_expect_eq(file_tmp_of("out.bin.p.0123abcd.tmp", "out.bin"), -1);
+    cr_expect_eq(file_tmp_of("out.bin.p12.0123abcd.tmpx", "out.bin"), -1);
+    cr_expect_eq(file_tmp_of("other.p12.0123abcd.tmp", "out.bin"), -1);
+    remove_dir();
+}
 
 static double now_s(void) {
     struct timespec t;
