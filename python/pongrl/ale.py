@@ -28,10 +28,11 @@ import struct
 import numpy as np
 
 from . import _lib
+from ._check import INT64_MAX, INT_MAX, INT_MIN, U64_MAX, as_bool, as_float, as_int, is_int
 from ._lib import lib
 from .roms import PONG_ROM_MD5, ROM_IDS, rom_md5
 
-_U64 = (1 << 64) - 1
+_U64 = U64_MAX
 # ALE's minimal action set for Pong (PongSettings::isMinimal), Gym indices 0..5
 ACTION_MEANINGS = ("NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE")
 # ALE's full action set (its Action enum order) and what each does to a paddle (ale_state.cpp
@@ -118,6 +119,24 @@ SETTINGS = {
     "truncate_on_loss_of_life": (bool, False),
     "color_averaging": (bool, False),
 }
+# the range of each number setting, and what it means; checked by setInt/setFloat/setBool, so
+# that what loadROM and act() hand the C library (env.h: int frames, int64_t max_frames, a
+# uint64_t seed) is the value set. random_seed: pongrl's seeds are uint64; ALE's is a C int,
+# and ale-py's AtariEnv sets an np.int32, which may be negative: that one is taken modulo 2**64.
+SETTING_RANGES = {
+    "random_seed": (INT_MIN, U64_MAX, "a negative one, ALE's C int, taken modulo 2**64"),
+    "frame_skip": (1, INT_MAX, "the frames an act() emulates"),
+    "repeat_action_probability": (0.0, 1.0, None),
+    "max_num_frames_per_episode": (0, INT64_MAX, "0: none"),
+}
+
+
+class _IndexOutOfRange(RuntimeError, ValueError):
+    """setRAM's index out of range: ALE's RuntimeError, and a ValueError as pongrl's ranges are."""
+
+
+class _ByteOutOfRange(TypeError, ValueError):
+    """setRAM's value out of a byte's range: ale-py's TypeError (pybind's uint8), and a ValueError."""
 
 
 def is_pong(rom):
@@ -291,22 +310,39 @@ class ALEInterface:
         return str(self._settings[self._check_key(key)])
 
     def _set(self, key, value):
+        """setInt, setFloat, setBool: the value checked against the setting's type and range
+        (SETTING_RANGES), whichever of the three is called; a TypeError or ValueError names
+        the setting and the range."""
         self._check_key(key)
-        kind = SETTINGS[key][0]
-        if kind is int and isinstance(value, float) and value != int(value):
-            raise TypeError("pongrl: ALE setting %s is an int, got %r" % (key, value))
-        value = kind(value)
-        if key == "repeat_action_probability" and not 0.0 <= value <= 1.0:
-            raise ValueError("pongrl: repeat_action_probability must be in [0, 1], got %r" % value)
-        if key == "frame_skip" and value < 1:
-            raise ValueError("pongrl: frame_skip must be >= 1, got %r" % value)
-        if key == "max_num_frames_per_episode" and value < 0:
-            raise ValueError("pongrl: max_num_frames_per_episode must be >= 0 (0: none)")
-        if key == "display_screen" and value:
-            raise ValueError("pongrl: display_screen is not supported; use render_mode=" "'rgb_array' and save frames")
+        kind, name = SETTINGS[key][0], "ALE setting " + key
+        if kind is bool:
+            value = as_bool(value, name)
+            if key == "display_screen" and value:
+                raise ValueError("pongrl: display_screen is not supported; use render_mode='rgb_array' and save frames")
+        elif kind is float:
+            lo, hi, _ = SETTING_RANGES[key]
+            value = as_float(value, name, lo, hi)
+        else:
+            lo, hi, note = SETTING_RANGES[key]
+            value = as_int(value, name, lo, hi, note=note)
         self._settings[key] = value
 
-    setInt = setFloat = setBool = setString = _set
+    setInt = setFloat = setBool = _set
+
+    def setString(self, key, value):
+        """ALE's setString: the value's text ("4", "0.25", "true") read as the setting's type,
+        then set as setInt/setFloat/setBool would."""
+        self._check_key(key)
+        if isinstance(value, str):
+            kind, text = SETTINGS[key][0], value.strip()
+            try:
+                if kind is bool:
+                    value = {"true": True, "false": False, "1": True, "0": False}[text.lower()]
+                else:
+                    value = kind(text)
+            except (KeyError, ValueError):
+                raise ValueError("pongrl: ALE setting %s: %r is not a %s" % (key, value, kind.__name__)) from None
+        self._set(key, value)
 
     @staticmethod
     def setLoggerMode(mode):
@@ -451,12 +487,19 @@ class ALEInterface:
         return list(range(lib.env_num_difficulties()))  # ALE's Pong: [0, 1, 2, 3]
 
     def setMode(self, mode):
-        if isinstance(mode, (bool, np.bool_)) or mode not in self.getAvailableModes():
+        if not is_int(mode):
+            raise TypeError("pongrl: setMode takes an int (available: %s), got %r" % (self.getAvailableModes(), mode))
+        if mode not in self.getAvailableModes():
             raise RuntimeError("pongrl: invalid game mode %r (available: %s)" % (mode, self.getAvailableModes()))
         self._pending_mode = int(mode)
 
     def setDifficulty(self, difficulty):
-        if isinstance(difficulty, (bool, np.bool_)) or difficulty not in self.getAvailableDifficulties():
+        if not is_int(difficulty):
+            raise TypeError(
+                "pongrl: setDifficulty takes an int (available: %s), got %r"
+                % (self.getAvailableDifficulties(), difficulty)
+            )
+        if difficulty not in self.getAvailableDifficulties():
             raise RuntimeError(
                 "pongrl: invalid difficulty %r (available: %s)" % (difficulty, self.getAvailableDifficulties())
             )
@@ -506,12 +549,19 @@ class ALEInterface:
         return self._into(out, ((128,),), "ram")
 
     def setRAM(self, index, value):
-        if not isinstance(index, (int, np.integer)) or not 0 <= index < 128:
-            raise RuntimeError("setRAM index out of bounds.")
-        if not isinstance(value, (int, np.integer)) or not 0 <= value <= 255:
-            raise TypeError("pongrl: setRAM value must be an int in [0, 255], got %r" % (value,))
+        """RAM byte `index` (an int in [0, 127]) set to `value` (an int in [0, 255]); out of
+        range, ALE's RuntimeError for the index, ale-py's TypeError for the value (each also a
+        ValueError), a TypeError for what is not an int."""
+        try:
+            index = as_int(index, "setRAM index", 0, 127)
+        except ValueError as e:
+            raise _IndexOutOfRange("setRAM index out of bounds. (%s)" % e) from None
+        try:
+            value = as_int(value, "setRAM value", 0, 255)
+        except ValueError as e:
+            raise _ByteOutOfRange(str(e)) from None
         with self._use() as ptr:
-            lib.env_set_ram(ptr, int(index), int(value))
+            lib.env_set_ram(ptr, index, value)
 
     # -- states
 
@@ -564,7 +614,8 @@ class ALEInterface:
 
     def __setstate__(self, d):
         self.__init__()
-        self._settings.update(d["settings"])
+        for k, v in d["settings"].items():  # checked as setInt checks them
+            self._set(k, v)
         if "state" in d:
             found = lib.env_preset_find(d["preset_id"])
             if not found:
