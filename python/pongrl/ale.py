@@ -236,6 +236,7 @@ class ALEInterface:
     def __init__(self):
         self._settings = {k: d for k, (_, d) in SETTINGS.items()}
         self._h = None  # _lib.Handle of the C env, once a ROM is loaded
+        self._closed = False  # closed for good (pongrl.Env.close): no loadROM brings it back
         self._preset = None  # the EnvPreset the C env was made with
         self._seed = 0  # the stream of episode seeds (reset_game)
         self._episode = 0  # episodes since the last seeding
@@ -262,6 +263,7 @@ class ALEInterface:
 
     def _new_game(self, seed, what="environment"):
         """ALE's loadROM: the game anew from self._preset, seeded; frame_number restarts."""
+        self._check_open()
         ptr = lib.env_new_preset(ctypes.byref(self._preset), seed)
         if not ptr:
             raise MemoryError("pongrl: env_new_preset failed (out of memory)")
@@ -279,11 +281,18 @@ class ALEInterface:
     def _use(self):
         """The C env, locked for this thread (with ...: ptr); a clear error without a ROM, once
         closed, or while another thread uses it."""
+        self._check_open()
         if self._h is None:
             raise RuntimeError('pongrl: no ROM loaded; call loadROM("pong") first')
         return self._h
 
+    def _check_open(self):
+        if self._closed:
+            raise RuntimeError("pongrl: the environment is closed")
+
     def _close(self):
+        """Frees the game for good: every later call, loadROM included, is a RuntimeError."""
+        self._closed = True
         if self._h is not None:
             self._h.close()
 
@@ -293,6 +302,7 @@ class ALEInterface:
     # -- settings
 
     def _check_key(self, key):
+        self._check_open()
         if key not in SETTINGS:
             raise RuntimeError("pongrl: unknown ALE setting %r (pongrl has %s)" % (key, ", ".join(SETTINGS)))
         return key
@@ -357,6 +367,7 @@ class ALEInterface:
     def loadROM(self, rom):
         """ "pong" (pongrl.roms.get_rom_path("pong")) or the path of a file whose md5 is
         Pong's; a path that is not there, or anything else, is a RuntimeError saying so."""
+        self._check_open()
         name = os.fspath(rom)
         if name not in ROM_IDS and not os.path.exists(name):
             raise RuntimeError(
@@ -487,6 +498,7 @@ class ALEInterface:
         return list(range(lib.env_num_difficulties()))  # ALE's Pong: [0, 1, 2, 3]
 
     def setMode(self, mode):
+        self._check_open()
         if not is_int(mode):
             raise TypeError("pongrl: setMode takes an int (available: %s), got %r" % (self.getAvailableModes(), mode))
         if mode not in self.getAvailableModes():
@@ -494,6 +506,7 @@ class ALEInterface:
         self._pending_mode = int(mode)
 
     def setDifficulty(self, difficulty):
+        self._check_open()
         if not is_int(difficulty):
             raise TypeError(
                 "pongrl: setDifficulty takes an int (available: %s), got %r"

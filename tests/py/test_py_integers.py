@@ -10,7 +10,8 @@ setFloat / setBool (ale.SETTINGS) is tried with 2**31, 2**32 + 2, 2**63, 2**64 +
 where an int is wanted, the message naming the argument), or it is in LEGAL, and then the
 object holds the value asked for (the field C reads, or what C did with it). The keywords come
 from the signatures, so a new one without a check fails here until it is checked or listed.
-Then the reported cases, reset seeds, actions and setRAM. Exit 0 pass, 77 skip (library not built), anything else fail.
+Then the reported cases, reset seeds, actions, setRAM, and a closed env that loadROM must not
+bring back. Exit 0 pass, 77 skip (library not built), anything else fail.
 """
 import inspect
 import os
@@ -342,12 +343,40 @@ def test_set_ram_and_flavours():
     assert e._frameskip == (2, 2**31)
 
 
+def test_closed_stays_closed():
+    """After env.close(), env.ale.loadROM("pong") revived the env; now every call, of the env or
+    of its ale, says it is closed (Env.close's docstring)."""
+    e = pongrl.make("ALE/Pong-v5")
+    e.reset(seed=0)
+    a = e.ale
+    e.close()
+    for fn, args in (
+        (a.loadROM, ("pong",)),
+        (a.setInt, ("frame_skip", 2)),
+        (a.getInt, ("frame_skip",)),
+        (a.setMode, (1,)),
+        (a.reset_game, ()),
+        (a.act, (0,)),
+        (e.step, (0,)),
+        (e.reset, ()),
+    ):
+        msg = raises(RuntimeError, fn, *args)
+        assert "closed" in msg, (fn.__name__, msg)
+    assert "closed" in raises(RuntimeError, e.step, 0)  # loadROM brought nothing back
+    s = pongrl.ALEInterface()  # standalone: loadROM twice is ALE's reload, as before
+    s.loadROM("pong")
+    s.act(0)
+    s.loadROM("pong")
+    assert s.getFrameNumber() == 0
+
+
 if __name__ == "__main__":
     tests = [
         test_every_keyword_refuses_what_c_cannot_hold,
         test_the_reported_cases,
         test_reset_seeds_and_actions,
         test_set_ram_and_flavours,
+        test_closed_stays_closed,
     ]
     failed = 0
     for t in tests:
