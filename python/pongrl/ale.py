@@ -28,10 +28,11 @@ import struct
 import numpy as np
 
 from . import _lib
+from ._check import INT64_MAX, INT_MAX, INT_MIN, U64_MAX, as_bool, as_float, as_int, is_int
 from ._lib import lib
 from .roms import PONG_ROM_MD5, ROM_IDS, rom_md5
 
-_U64 = (1 << 64) - 1
+_U64 = U64_MAX
 # ALE's minimal action set for Pong (PongSettings::isMinimal), Gym indices 0..5
 ACTION_MEANINGS = ("NOOP", "FIRE", "RIGHT", "LEFT", "RIGHTFIRE", "LEFTFIRE")
 # ALE's full action set (its Action enum order) and what each does to a paddle (ale_state.cpp
@@ -118,6 +119,24 @@ SETTINGS = {
     "truncate_on_loss_of_life": (bool, False),
     "color_averaging": (bool, False),
 }
+# the range of each number setting, and what it means; checked by setInt/setFloat/setBool, so
+# that what loadROM and act() hand the C library (env.h: int frames, int64_t max_frames, a
+# uint64_t seed) is the value set. random_seed: pongrl's seeds are uint64; ALE's is a C int,
+# and ale-py's AtariEnv sets an np.int32, which may be negative: that one is taken modulo 2**64.
+SETTING_RANGES = {
+    "random_seed": (INT_MIN, U64_MAX, "a negative one, ALE's C int, taken modulo 2**64"),
+    "frame_skip": (1, INT_MAX, "the frames an act() emulates"),
+    "repeat_action_probability": (0.0, 1.0, None),
+    "max_num_frames_per_episode": (0, INT64_MAX, "0: none"),
+}
+
+
+class _IndexOutOfRange(RuntimeError, ValueError):
+    """setRAM's index out of range: ALE's RuntimeError, and a ValueError as pongrl's ranges are."""
+
+
+class _ByteOutOfRange(TypeError, ValueError):
+    """setRAM's value out of a byte's range: ale-py's TypeError (pybind's uint8), and a ValueError."""
 
 
 def is_pong(rom):
@@ -217,6 +236,7 @@ class ALEInterface:
     def __init__(self):
         self._settings = {k: d for k, (_, d) in SETTINGS.items()}
         self._h = None  # _lib.Handle of the C env, once a ROM is loaded
+        self._closed = False  # closed for good (pongrl.Env.close): no loadROM brings it back
         self._preset = None  # the EnvPreset the C env was made with
         self._seed = 0  # the stream of episode seeds (reset_game)
         self._episode = 0  # episodes since the last seeding
@@ -243,6 +263,7 @@ class ALEInterface:
 
     def _new_game(self, seed, what="environment"):
         """ALE's loadROM: the game anew from self._preset, seeded; frame_number restarts."""
+        self._check_open()
         ptr = lib.env_new_preset(ctypes.byref(self._preset), seed)
         if not ptr:
             raise MemoryError("pongrl: env_new_preset failed (out of memory)")
@@ -260,11 +281,18 @@ class ALEInterface:
     def _use(self):
         """The C env, locked for this thread (with ...: ptr); a clear error without a ROM, once
         closed, or while another thread uses it."""
+        self._check_open()
         if self._h is None:
             raise RuntimeError('pongrl: no ROM loaded; call loadROM("pong") first')
         return self._h
 
+    def _check_open(self):
+        if self._closed:
+            raise RuntimeError("pongrl: the environment is closed")
+
     def _close(self):
+        """Frees the game for good: every later call, loadROM included, is a RuntimeError."""
+        self._closed = True
         if self._h is not None:
             self._h.close()
 
@@ -274,6 +302,7 @@ class ALEInterface:
     # -- settings
 
     def _check_key(self, key):
+        self._check_open()
         if key not in SETTINGS:
             raise RuntimeError("pongrl: unknown ALE setting %r (pongrl has %s)" % (key, ", ".join(SETTINGS)))
         return key
@@ -291,22 +320,39 @@ class ALEInterface:
         return str(self._settings[self._check_key(key)])
 
     def _set(self, key, value):
+        """setInt, setFloat, setBool: the value checked against the setting's type and range
+        (SETTING_RANGES), whichever of the three is called; a TypeError or ValueError names
+        the setting and the range."""
         self._check_key(key)
-        kind = SETTINGS[key][0]
-        if kind is int and isinstance(value, float) and value != int(value):
-            raise TypeError("pongrl: ALE setting %s is an int, got %r" % (key, value))
-        value = kind(value)
-        if key == "repeat_action_probability" and not 0.0 <= value <= 1.0:
-            raise ValueError("pongrl: repeat_action_probability must be in [0, 1], got %r" % value)
-        if key == "frame_skip" and value < 1:
-            raise ValueError("pongrl: frame_skip must be >= 1, got %r" % value)
-        if key == "max_num_frames_per_episode" and value < 0:
-            raise ValueError("pongrl: max_num_frames_per_episode must be >= 0 (0: none)")
-        if key == "display_screen" and value:
-            raise ValueError("pongrl: display_screen is not supported; use render_mode=" "'rgb_array' and save frames")
+        kind, name = SETTINGS[key][0], "ALE setting " + key
+        if kind is bool:
+            value = as_bool(value, name)
+            if key == "display_screen" and value:
+                raise ValueError("pongrl: display_screen is not supported; use render_mode='rgb_array' and save frames")
+        elif kind is float:
+            lo, hi, _ = SETTING_RANGES[key]
+            value = as_float(value, name, lo, hi)
+        else:
+            lo, hi, note = SETTING_RANGES[key]
+            value = as_int(value, name, lo, hi, note=note)
         self._settings[key] = value
 
-    setInt = setFloat = setBool = setString = _set
+    setInt = setFloat = setBool = _set
+
+    def setString(self, key, value):
+        """ALE's setString: the value's text ("4", "0.25", "true") read as the setting's type,
+        then set as setInt/setFloat/setBool would."""
+        self._check_key(key)
+        if isinstance(value, str):
+            kind, text = SETTINGS[key][0], value.strip()
+            try:
+                if kind is bool:
+                    value = {"true": True, "false": False, "1": True, "0": False}[text.lower()]
+                else:
+                    value = kind(text)
+            except (KeyError, ValueError):
+                raise ValueError("pongrl: ALE setting %s: %r is not a %s" % (key, value, kind.__name__)) from None
+        self._set(key, value)
 
     @staticmethod
     def setLoggerMode(mode):
@@ -321,6 +367,7 @@ class ALEInterface:
     def loadROM(self, rom):
         """ "pong" (pongrl.roms.get_rom_path("pong")) or the path of a file whose md5 is
         Pong's; a path that is not there, or anything else, is a RuntimeError saying so."""
+        self._check_open()
         name = os.fspath(rom)
         if name not in ROM_IDS and not os.path.exists(name):
             raise RuntimeError(
@@ -451,12 +498,21 @@ class ALEInterface:
         return list(range(lib.env_num_difficulties()))  # ALE's Pong: [0, 1, 2, 3]
 
     def setMode(self, mode):
-        if isinstance(mode, (bool, np.bool_)) or mode not in self.getAvailableModes():
+        self._check_open()
+        if not is_int(mode):
+            raise TypeError("pongrl: setMode takes an int (available: %s), got %r" % (self.getAvailableModes(), mode))
+        if mode not in self.getAvailableModes():
             raise RuntimeError("pongrl: invalid game mode %r (available: %s)" % (mode, self.getAvailableModes()))
         self._pending_mode = int(mode)
 
     def setDifficulty(self, difficulty):
-        if isinstance(difficulty, (bool, np.bool_)) or difficulty not in self.getAvailableDifficulties():
+        self._check_open()
+        if not is_int(difficulty):
+            raise TypeError(
+                "pongrl: setDifficulty takes an int (available: %s), got %r"
+                % (self.getAvailableDifficulties(), difficulty)
+            )
+        if difficulty not in self.getAvailableDifficulties():
             raise RuntimeError(
                 "pongrl: invalid difficulty %r (available: %s)" % (difficulty, self.getAvailableDifficulties())
             )
@@ -506,12 +562,19 @@ class ALEInterface:
         return self._into(out, ((128,),), "ram")
 
     def setRAM(self, index, value):
-        if not isinstance(index, (int, np.integer)) or not 0 <= index < 128:
-            raise RuntimeError("setRAM index out of bounds.")
-        if not isinstance(value, (int, np.integer)) or not 0 <= value <= 255:
-            raise TypeError("pongrl: setRAM value must be an int in [0, 255], got %r" % (value,))
+        """RAM byte `index` (an int in [0, 127]) set to `value` (an int in [0, 255]); out of
+        range, ALE's RuntimeError for the index, ale-py's TypeError for the value (each also a
+        ValueError), a TypeError for what is not an int."""
+        try:
+            index = as_int(index, "setRAM index", 0, 127)
+        except ValueError as e:
+            raise _IndexOutOfRange("setRAM index out of bounds. (%s)" % e) from None
+        try:
+            value = as_int(value, "setRAM value", 0, 255)
+        except ValueError as e:
+            raise _ByteOutOfRange(str(e)) from None
         with self._use() as ptr:
-            lib.env_set_ram(ptr, int(index), int(value))
+            lib.env_set_ram(ptr, index, value)
 
     # -- states
 
@@ -564,7 +627,8 @@ class ALEInterface:
 
     def __setstate__(self, d):
         self.__init__()
-        self._settings.update(d["settings"])
+        for k, v in d["settings"].items():  # checked as setInt checks them
+            self._set(k, v)
         if "state" in d:
             found = lib.env_preset_find(d["preset_id"])
             if not found:

@@ -27,6 +27,7 @@ import ctypes
 import numpy as np
 
 from . import _lib
+from ._check import INT64_MAX, INT_MAX, INT_MIN, as_bool, as_float, as_int, as_int_array, is_int
 from ._lib import lib
 from .env import ACTION_MEANINGS, FULL_ACTION_MEANINGS, FULL_TO_MINIMAL, resolve
 from .spaces import Box, Discrete, MultiDiscrete, StandInRandom, gymnasium
@@ -38,14 +39,23 @@ else:
     _VecBase = StandInRandom
 
 GAMES = ("pong",)
+WHERE = "pongrl.AtariVectorEnv"
+# atari_prep.c atari_config_check's limits: the resize only shrinks the screen, and a stack
+STACK_MAX = 64
+IMG_MAX = (210, 160)  # the screen's height and width
+# vecenv.c: a pool thread k < 255 pins itself to core (offset + k) % cores, summed as an int
+VECENV_MAX_THREADS = 256
+# ALE's seeds are C ints, and vecenv.c keeps their low 31 bits (seed & 0x7fffffff): beyond
+# that, seed 2**31 would be seed 0
+SEED_MAX = INT_MAX
 
 
-def _int(name, x, low=None):
-    if not isinstance(x, (int, np.integer)) or isinstance(x, bool):
-        raise TypeError("pongrl.AtariVectorEnv: %s must be an int, got %r" % (name, x))
-    if low is not None and x < low:
-        raise ValueError("pongrl.AtariVectorEnv: %s must be >= %d, got %r" % (name, low, x))
-    return int(x)
+def _int(name, x, lo, hi=INT_MAX, note=""):
+    return as_int(x, name, lo, hi, where=WHERE, note=note)
+
+
+def _bool(name, x):
+    return as_bool(x, name, where=WHERE)
 
 
 class AtariVectorEnv(_VecBase, NativeVec):
@@ -86,41 +96,47 @@ class AtariVectorEnv(_VecBase, NativeVec):
         self._h = None
         if not isinstance(game, str) or game.lower() not in GAMES:
             raise ValueError("pongrl.AtariVectorEnv: game must be 'pong' (pongrl has Pong only), " "got %r" % (game,))
-        if type(frameskip) is not int or frameskip <= 0:
-            raise ValueError("pongrl.AtariVectorEnv: frameskip must be a positive int, got %r" % (frameskip,))
-        if continuous:
+        # every number is checked against its range before ctypes keeps its low bits
+        num_envs = _int("num_envs", num_envs, 1)
+        batch_size = _int("batch_size", batch_size, 0, num_envs, note="0: num_envs")
+        if _bool("continuous", continuous):
             raise NotImplementedError(
                 "pongrl.AtariVectorEnv: continuous=True is not supported "
                 "(pongrl's paddle takes the 6 discrete actions)"
             )
-        num_envs = _int("num_envs", num_envs, 1)
-        batch_size = _int("batch_size", batch_size, 0)
-        if batch_size > num_envs:
-            raise ValueError("pongrl.AtariVectorEnv: batch_size must be <= num_envs")
+        continuous_action_threshold = as_float(continuous_action_threshold, "continuous_action_threshold", where=WHERE)
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = dict(type(self).metadata, autoreset_mode=self.autoreset_mode)
+        grayscale, full_action_space = _bool("grayscale", grayscale), _bool("full_action_space", full_action_space)
+        img_height = _int("img_height", img_height, 1, IMG_MAX[0])
+        img_width = _int("img_width", img_width, 1, IMG_MAX[1])
+        stack_num = _int("stack_num", stack_num, 1, STACK_MAX)
         self._cfg = _lib.AtariConfig(
-            img_height=_int("img_height", img_height, 1),
-            img_width=_int("img_width", img_width, 1),
-            grayscale=bool(grayscale),
-            stack_num=_int("stack_num", stack_num, 1),
-            frameskip=frameskip,
-            maxpool=bool(maxpool),
-            noop_max=_int("noop_max", noop_max, 0),
-            use_fire_reset=bool(use_fire_reset),
-            episodic_life=bool(episodic_life),
-            life_loss_info=bool(life_loss_info),
-            reward_clipping=bool(reward_clipping),
-            max_frames=_int("max_num_frames_per_episode", max_num_frames_per_episode, 1),
-            repeat_action_probability=float(repeat_action_probability),
+            img_height=img_height,
+            img_width=img_width,
+            grayscale=grayscale,
+            stack_num=stack_num,
+            frameskip=_int("frameskip", frameskip, 1),
+            maxpool=_bool("maxpool", maxpool),
+            noop_max=_int("noop_max", noop_max, 0, note="no-ops after a reset: up to noop_max - 1"),
+            use_fire_reset=_bool("use_fire_reset", use_fire_reset),
+            episodic_life=_bool("episodic_life", episodic_life),
+            life_loss_info=_bool("life_loss_info", life_loss_info),
+            reward_clipping=_bool("reward_clipping", reward_clipping),
+            max_frames=_int("max_num_frames_per_episode", max_num_frames_per_episode, 1, INT64_MAX),
+            repeat_action_probability=as_float(
+                repeat_action_probability, "repeat_action_probability", 0.0, 1.0, where=WHERE
+            ),
         )
         vcfg = _lib.VecConfig(
             num_envs=num_envs,
-            num_threads=_int("num_threads", num_threads),
+            num_threads=_int("num_threads", num_threads, INT_MIN, note="0 or less: one per core, as ALE's"),
             obs_type=0,
             autoreset=_lib.AUTORESET_MODES[self.autoreset_mode.value],
             batch_size=batch_size,
-            thread_affinity_offset=_int("thread_affinity_offset", thread_affinity_offset),
+            thread_affinity_offset=_int(
+                "thread_affinity_offset", thread_affinity_offset, -1, INT_MAX - VECENV_MAX_THREADS, note="-1: none"
+            ),
             atari=ctypes.pointer(self._cfg),
         )
         _, _, preset = resolve("ALE/Pong-v5")
@@ -135,10 +151,10 @@ class AtariVectorEnv(_VecBase, NativeVec):
         self._open(ptr)
         self.batch_size = lib.vecenv_batch_size(ptr)
         self.num_threads = lib.vecenv_num_threads(ptr)
-        self.grayscale = bool(grayscale)
+        self.grayscale = grayscale
         self.continuous = False
         self.continuous_action_threshold = continuous_action_threshold
-        self.full_action_space = bool(full_action_space)
+        self.full_action_space = full_action_space
         self._meanings = FULL_ACTION_MEANINGS if full_action_space else ACTION_MEANINGS
         self._full_to_minimal = np.array(FULL_TO_MINIMAL, dtype=np.int32)
         shape = (stack_num, img_height, img_width) + (() if grayscale else (3,))
@@ -174,7 +190,9 @@ class AtariVectorEnv(_VecBase, NativeVec):
             given = np.random.default_rng().integers(0, 2**31, k, dtype=np.int64)
         elif seed is None:
             given = np.full(k, -1, dtype=np.int64)
-        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        elif is_int(seed):
+            note = "the envs reset take seed, seed + 1, ..., each an ALE seed (a C int)"
+            seed = _int("seed", seed, 0, SEED_MAX - max(k - 1, 0), note=note)
             given = np.arange(seed, seed + k, dtype=np.int64)
         elif isinstance(seed, np.ndarray):
             if seed.shape != (k,):
@@ -182,11 +200,12 @@ class AtariVectorEnv(_VecBase, NativeVec):
                     "pongrl.AtariVectorEnv: seed must have one entry per env being "
                     "reset, expected shape %s, got %s" % ((k,), seed.shape)
                 )
-            given = seed.astype(np.int64)
+            given = as_int_array(seed, "seed (-1: the env goes on with its stream)", -1, SEED_MAX, where=WHERE)
         else:
             raise TypeError("pongrl.AtariVectorEnv: unsupported seed type %r" % (type(seed),))
         if seed is not None:
-            self._set_np_random(int(given[0]) if k else None)
+            seeded = given[given >= 0]  # (-1: an env that goes on with its stream)
+            self._set_np_random(int(seeded[0]) if len(seeded) else None)
         # (a reset of never-seeded envs seeds them: frame_number starts from 0 either way)
         seeds = np.full(self.num_envs, -1, dtype=np.int64)
         if mask is None:
@@ -276,6 +295,8 @@ class AtariVectorEnv(_VecBase, NativeVec):
         }
 
 
+# the ids make_vector is the vector entry point of (pongrl/__init__.py registers it)
+PRESETS = ("ALE/Pong-v5", "pongrl/Pong-v5")
 # ale-py registers ALE/{Game}-v5 with these; gym.make_vec passes them (and the user's) here
 _V5_KWARGS = dict(
     repeat_action_probability=0.25, full_action_space=False, frameskip=4, max_num_frames_per_episode=108_000
@@ -284,7 +305,10 @@ _V5_KWARGS = dict(
 
 def make_vector(num_envs=1, preset="ALE/Pong-v5", game="pong", max_episode_steps=None, **kwargs):
     """The vector_entry_point of pongrl/Pong-v5: AtariVectorEnv with ALE/Pong-v5's settings
-    (sticky actions 0.25, frameskip 4, 108,000 frames), as gym.make_vec("ALE/Pong-v5") gives."""
+    (sticky actions 0.25, frameskip 4, 108,000 frames), as gym.make_vec("ALE/Pong-v5") gives.
+    preset: the id it is registered under (gymnasium passes it), ALE/Pong-v5 or pongrl/Pong-v5."""
+    if preset not in PRESETS:
+        raise ValueError("pongrl.make_vector: preset must be one of %s, got %r" % (", ".join(PRESETS), preset))
     if max_episode_steps is not None:
         raise ValueError(
             "pongrl.AtariVectorEnv: max_episode_steps is not an argument of ale-py's "

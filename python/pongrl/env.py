@@ -7,9 +7,9 @@ import operator
 import numpy as np
 
 from . import _lib, render
+from ._check import INT64_MAX, INT_MAX, U64_MAX, as_bool, as_float, as_int, is_int
 from ._lib import lib
 from .ale import (
-    _U64,
     ACTION_MEANINGS,
     FULL_ACTION_MEANINGS,
     FULL_TO_MINIMAL,  # noqa: F401
@@ -68,21 +68,13 @@ def gymnasium_id(id):
 _FROM_GYMNASIUM_ID = {gymnasium_id(i): i for i in ENV_IDS}
 
 
-def as_seed(seed):
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError("seed must be a non-negative integer, got %r" % (seed,))
-    seed = int(seed)
-    if seed < 0 or seed > _U64:
-        raise ValueError("seed must be in [0, 2**64), got %d" % seed)
-    return seed
+def as_seed(seed, name="seed"):
+    """A seed as the C library takes it (a uint64_t): an int in [0, 2**64 - 1]."""
+    return as_int(seed, name, 0, U64_MAX)
 
 
 def entropy_seed():
     return int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-
-
-def _is_int(x):
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
 def resolve(
@@ -121,46 +113,38 @@ def resolve(
         raise ValueError(
             "pongrl: render_mode must be None or %s, got %r" % (" or ".join(map(repr, render_modes)), render_mode)
         )
-    if full_action_space not in (False, True):
-        raise ValueError("pongrl: full_action_space must be True or False")
+    as_bool(full_action_space, "full_action_space")
     for name, v, n in (("mode", mode, lib.env_num_modes()), ("difficulty", difficulty, lib.env_num_difficulties())):
-        if v is None or (_is_int(v) and v == 0):
+        if v is None or (is_int(v) and v == 0):
             continue
         if not flavours:
             raise ValueError("pongrl: %s=%r is not supported here (only the default, 0)" % (name, v))
-        if not _is_int(v) or not 0 <= v < n:
-            raise ValueError("pongrl: %s must be an int in [0, %d) (ALE's for Pong), got %r" % (name, n, v))
+        as_int(v, name, 0, n - 1, note="ALE's for Pong")
     found = lib.env_preset_find(base.encode())
     preset = _lib.EnvPreset.from_buffer_copy(found.contents)
     if caps not in (None,) + CAPS:
         raise ValueError("pongrl: caps must be one of %s, got %r" % (", ".join(CAPS), caps))
     if caps == "gym-0.21" and base in GYM021_MAX_EPISODE_STEPS:
         preset.max_steps, preset.max_frames = GYM021_MAX_EPISODE_STEPS[base], 0
+    # each number below lands in an EnvPreset field (env.h: int frameskips, int64_t caps)
     if frameskip is not None:
-        if _is_int(frameskip):
-            if frameskip < 1:
-                raise ValueError("pongrl: frameskip must be >= 1, got %d" % frameskip)
-            preset.frameskip_min = preset.frameskip_max = int(frameskip)
-        elif isinstance(frameskip, tuple) and len(frameskip) == 2 and all(map(_is_int, frameskip)):
-            lo, hi = frameskip  # ale-py: np_random.integers(lo, hi), hi excluded
-            if not 1 <= lo < hi:
-                raise ValueError("pongrl: frameskip (lo, hi) needs 1 <= lo < hi, got %r" % (frameskip,))
-            preset.frameskip_min, preset.frameskip_max = int(lo), int(hi) - 1
+        if isinstance(frameskip, tuple) and len(frameskip) == 2:
+            # ale-py: np_random.integers(lo, hi), hi excluded; the C preset holds lo and hi - 1
+            lo = as_int(frameskip[0], "frameskip's lo", 1, INT_MAX, note="frameskip=(lo, hi), lo < hi")
+            hi = as_int(frameskip[1], "frameskip's hi", lo + 1, INT_MAX + 1, note="frameskip=(lo, hi), lo < hi")
+            preset.frameskip_min, preset.frameskip_max = lo, hi - 1
+        elif is_int(frameskip):
+            preset.frameskip_min = preset.frameskip_max = as_int(frameskip, "frameskip", 1, INT_MAX)
         else:
             raise TypeError("pongrl: frameskip must be an int or a (lo, hi) tuple, got %r" % (frameskip,))
     if repeat_action_probability is not None:
-        p = float(repeat_action_probability)
-        if not 0.0 <= p <= 1.0:
-            raise ValueError("pongrl: repeat_action_probability must be in [0, 1], got %r" % p)
-        preset.repeat_prob = p
+        preset.repeat_prob = as_float(repeat_action_probability, "repeat_action_probability", 0.0, 1.0)
     if max_num_frames_per_episode is not None:
-        if not _is_int(max_num_frames_per_episode) or max_num_frames_per_episode < 0:
-            raise ValueError("pongrl: max_num_frames_per_episode must be an int >= 0 (0: none)")
-        preset.max_frames = int(max_num_frames_per_episode)
+        preset.max_frames = as_int(
+            max_num_frames_per_episode, "max_num_frames_per_episode", 0, INT64_MAX, note="0: none"
+        )
     if max_episode_steps is not None:
-        if not _is_int(max_episode_steps) or max_episode_steps < 0:
-            raise ValueError("pongrl: max_episode_steps must be an int >= 0 (0: none)")
-        preset.max_steps = int(max_episode_steps)
+        preset.max_steps = as_int(max_episode_steps, "max_episode_steps", 0, INT64_MAX, note="0 or None: none")
     return id, obs_type, preset
 
 
@@ -412,7 +396,8 @@ class Env(_EnvBase):
         self.ale._episode = d["episode"]
         self._np_random, self._np_random_seed = d["np_random"], d["np_random_seed"]
         self.action_space, self.spec = d["action_space"], d["spec"]
-        self.ale._settings.update(d["ale_settings"])
+        for k, v in d["ale_settings"].items():  # checked as setInt checks them
+            self.ale._set(k, v)
         if d["flavour"] != (self.ale._mode, self.ale._difficulty):
             self.ale._set_flavour(*d["flavour"])
         self.ale.restoreState(ALEState(d["state"]))

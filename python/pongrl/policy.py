@@ -24,6 +24,7 @@ import os
 import numpy as np
 
 from . import _lib
+from ._check import INT_MAX
 from ._lib import lib
 from .ale import ACTION_MEANINGS
 from .nets import POLICIES, D, PpoPolicy, PgPolicy, policy_class, prepro, read_export, read_model_txt  # noqa: F401
@@ -173,6 +174,8 @@ class Policy:
             rows = 1
             for n in lead:  # np.prod(lead) costs a third of a step
                 rows *= n
+            if rows > INT_MAX:  # actor_step takes the rows as a C int
+                raise ValueError("pongrl: a policy step takes at most 2**31 - 1 rows, got %d" % rows)
             o = np.ascontiguousarray(o)
             probs = np.empty((rows, len(self._ids)))
             choice = np.empty(rows, np.intc) if choose else None

@@ -26,6 +26,7 @@ import operator
 import numpy as np
 
 from . import _lib
+from ._check import INT64_MAX, INT_MAX, as_bool, as_int, is_int
 from ._lib import lib
 from .ale import mix64 as _mix64
 from .env import (
@@ -67,9 +68,10 @@ def autoreset_mode(mode):
 
 
 def reset_seeds(seed, n, fn="reset"):
-    """One int seed, or a list/array of n ints (None entries allowed: -1) -> int64 (n,)."""
+    """A list/array of n ints (None entries allowed: -1) -> int64 (n,). The C side takes them
+    as int64_t, -1 meaning none (vecenv_reset_mask): each in [0, 2**63 - 1]."""
     if isinstance(seed, np.ndarray) or isinstance(seed, (list, tuple)):
-        seeds = [(-1 if s is None else as_seed(s)) for s in list(seed)]
+        seeds = [(-1 if s is None else as_int(s, "seed", 0, INT64_MAX, note="each env's")) for s in list(seed)]
         if len(seeds) != n:
             raise ValueError(
                 "pongrl: %s: seed must have one entry per env being reset (%d), got %d" % (fn, n, len(seeds))
@@ -188,10 +190,6 @@ class NativeVec(Closing):
         self._np_random, self._np_random_seed = seeding.np_random(seed)
 
 
-def _is_int_seed(seed):
-    return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool)
-
-
 class VecEnv(_VecBase, NativeVec):
     """num_envs Pong environments stepped together; use pongrl.make_vec().
 
@@ -224,21 +222,18 @@ class VecEnv(_VecBase, NativeVec):
         render_mode, full_action_space = kwargs["render_mode"], kwargs["full_action_space"]
         mode, difficulty = kwargs["mode"], kwargs["difficulty"]
         self._flavour = (int(mode or 0), int(difficulty or 0))
-        if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
-            raise ValueError("pongrl: num_envs must be an integer >= 1, got %r" % (num_envs,))
-        if num_threads is None:
-            num_threads = 0  # one per online core
-        if not isinstance(num_threads, (int, np.integer)) or num_threads < 0:
-            raise ValueError("pongrl: num_threads must be an integer >= 0 (0: one per core)")
-        self.num_envs = int(num_envs)
+        self.num_envs = as_int(num_envs, "num_envs", 1, INT_MAX)
+        num_threads = (
+            0 if num_threads is None else as_int(num_threads, "num_threads", 0, INT_MAX, note="0: one per core")
+        )
         self.spec_id = id
         self.obs_type = obs_type
         self.render_mode = render_mode
-        self.copy = bool(copy)
+        self.copy = as_bool(copy, "copy")
         self.spec = make_spec(id, kwargs, vector=True)
         cfg = _lib.VecConfig(
             num_envs=self.num_envs,
-            num_threads=int(num_threads),
+            num_threads=num_threads,
             obs_type=_lib.OBS_TYPES[obs_type],
             autoreset=_lib.AUTORESET_MODES[autoreset_mode.value],
             batch_size=0,
@@ -302,8 +297,10 @@ class VecEnv(_VecBase, NativeVec):
         k = self.num_envs if mask is None else int(mask.sum())
         seeds = np.full(self.num_envs, -1, dtype=np.int64)
         if seed is not None:
-            if _is_int_seed(seed):
-                given = np.arange(k, dtype=np.int64) + as_seed(seed)  # as ale-py: seed + k
+            if is_int(seed):  # as ale-py: seed, seed + 1, ..., each an int64_t
+                given = np.arange(k, dtype=np.int64) + as_int(
+                    seed, "seed", 0, INT64_MAX - max(k - 1, 0), note="the envs reset take seed, seed + 1, ..."
+                )
             else:
                 given = reset_seeds(seed, k)
             if mask is None:

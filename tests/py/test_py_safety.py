@@ -49,6 +49,8 @@ def test_use_after_close():
         ("lives", ()),
         ("getEpisodeFrameNumber", ()),
         ("getFrameNumber", ()),
+        ("loadROM", ("pong",)),  # which once brought the closed env back
+        ("setInt", ("frame_skip", 2)),
     ):
         msg = raises(RuntimeError, getattr(a, name), *args)
         assert "closed" in msg, (name, msg)

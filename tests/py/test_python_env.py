@@ -144,11 +144,11 @@ def test_errors():
     assert env.state()["steps"] == 0  # the bad actions did nothing
     env.step(np.int64(2))  # NumPy integers are actions
     env.step(np.uint8(3))
-    for bad_seed in (-1, 2**64, 1.5, "0"):
+    for bad_seed, error in ((-1, ValueError), (2**64, ValueError), (1.5, TypeError), ("0", TypeError)):
         try:
             env.reset(seed=bad_seed)
             raise AssertionError("bad seed %r accepted" % (bad_seed,))
-        except ValueError:
+        except error:
             pass
     terminated = False
     while not terminated:
