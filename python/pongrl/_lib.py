@@ -13,6 +13,9 @@ import threading
 
 ENV_OK, ENV_ERR_PRESET, ENV_ERR_ACTION, ENV_ERR_DONE, VECENV_ERR_ARG = 0, -1, -2, -3, -4
 ENV_ERR_STATE, ENV_ERR_STATE_OTHER, ENV_ERR_FLAVOUR = -5, -6, -7
+# env.h: a state's size, where it holds its int64 counters, the largest count without a cap
+ENV_STATE_BYTES, ENV_STATE_STEPS_AT, ENV_STATE_FRAMES_AT, ENV_STATE_FRAME_NUMBER_AT = 297, 72, 80, 88
+ENV_COUNT_MAX = 2**53 - 1
 OBS_TYPES = {"rgb": 0, "grayscale": 1, "ram": 2, "obs80": 3}
 CONSTANTS = {
     "ENV_OK": ENV_OK,
@@ -23,6 +26,11 @@ CONSTANTS = {
     "ENV_ERR_STATE": ENV_ERR_STATE,
     "ENV_ERR_STATE_OTHER": ENV_ERR_STATE_OTHER,
     "ENV_ERR_FLAVOUR": ENV_ERR_FLAVOUR,
+    "ENV_STATE_BYTES": ENV_STATE_BYTES,
+    "ENV_STATE_STEPS_AT": ENV_STATE_STEPS_AT,
+    "ENV_STATE_FRAMES_AT": ENV_STATE_FRAMES_AT,
+    "ENV_STATE_FRAME_NUMBER_AT": ENV_STATE_FRAME_NUMBER_AT,
+    "ENV_COUNT_MAX": ENV_COUNT_MAX,
     "OBS_RGB": OBS_TYPES["rgb"],
     "OBS_GRAYSCALE": OBS_TYPES["grayscale"],
     "OBS_RAM": OBS_TYPES["ram"],
@@ -194,6 +202,7 @@ def _load():
         "env_state_size": (ctypes.c_size_t, []),
         "env_clone": (None, [vp, ctypes.c_bool, vp]),
         "env_restore": (ctypes.c_int, [vp, ctypes.c_char_p]),
+        "env_state_check": (ctypes.c_int, [vp, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
         "env_strerror": (ctypes.c_char_p, [ctypes.c_int]),
         "env_set_flavour": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_int]),
         "env_num_modes": (ctypes.c_int, []),

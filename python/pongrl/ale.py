@@ -593,17 +593,54 @@ class ALEInterface:
 
     def restoreState(self, state):
         """Back to a state of cloneState (of a game of the same settings); without its random
-        stream, the game's own stream goes on from where it is, as ALE's."""
+        stream, the game's own stream goes on from where it is, as ALE's. A state may come from
+        anywhere (a file, a pickle): it is checked whole before anything changes, the C state
+        by env_state_check (src/env/env.h: its crc, its settings, every counter and position one
+        a real game reaches) and the header's numbers against it, and a refusal says which
+        field and what range in one line."""
         if not isinstance(state, ALEState):
             raise TypeError(
                 "pongrl: restoreState takes an ALEState (from cloneState), got %r" % (type(state).__name__,)
             )
         blob = state._blob()
+        frames, frame_number, mode, difficulty = state._fields()
         with self._use() as ptr:
-            rc = lib.env_restore(ptr, blob) if len(blob) == lib.env_state_size() else _lib.ENV_ERR_STATE
-            if rc != _lib.ENV_OK:
+            why = self._state_refusal(ptr, blob, frames, frame_number, mode, difficulty)
+            if why is not None:
+                raise RuntimeError("pongrl: restore_state: %s" % why)
+            rc = lib.env_restore(ptr, blob)
+            if rc != _lib.ENV_OK:  # what env_state_check passed, env_restore takes
                 raise RuntimeError("pongrl: restore_state: %s" % lib.env_strerror(rc).decode())
-            self._total_frames = state.getFrameNumber()
+            self._total_frames = frame_number
+
+    def _state_refusal(self, ptr, blob, frames, frame_number, mode, difficulty):
+        """What is wrong with an ALEState for this game, in one line; None when nothing is.
+        The header is outside the C state's crc, so its numbers are held to the state's: the
+        episode's frames equal, ALE's frame number from them to 2^53 - 1 (env.h ENV_COUNT_MAX),
+        the flavour this game's."""
+        if len(blob) != lib.env_state_size():
+            return "an ALEState holding %d bytes of state, this library's states have %d" % (
+                len(blob),
+                lib.env_state_size(),
+            )
+        err = ctypes.create_string_buffer(256)
+        if lib.env_state_check(ptr, blob, err, len(err)) != _lib.ENV_OK:
+            return err.value.decode(errors="replace")
+        held = struct.unpack_from("<q", blob, _lib.ENV_STATE_FRAMES_AT)[0]
+        if frames != held:
+            return "the ALEState's episode frame number is %d, must be %d (its state's)" % (frames, held)
+        if not held <= frame_number <= _lib.ENV_COUNT_MAX:
+            return "the ALEState's frame number is %d, must be %d..%d (its episode frames..2^53 - 1)" % (
+                frame_number,
+                held,
+                _lib.ENV_COUNT_MAX,
+            )
+        flavour = (self._mode or 0, self._difficulty or 0)
+        if (mode, difficulty) != flavour:
+            return "the ALEState's mode and difficulty are %d, %d, must be %d, %d (this game's)" % (
+                (mode, difficulty) + flavour
+            )
+        return None
 
     restoreSystemState = restoreState
 

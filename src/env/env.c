@@ -6,6 +6,8 @@
 #include "env.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,42 +232,160 @@ bool env_state_has_rng(const uint8_t *buf) {
     return buf != NULL && memcmp(buf, STATE_MAGIC, sizeof STATE_MAGIC) == 0 && (buf[16] & STATE_FLAG_RNG);
 }
 
-int env_restore(Env *env, const uint8_t *buf) {
-    if (buf == NULL) return ENV_ERR_STATE;
+// A state's fields, read before any is trusted.
+typedef struct {
+    uint32_t flags;
+    uint32_t preset, frameskip_min, frameskip_max, mode, difficulty;
+    uint64_t repeat_bits, max_steps, max_frames;
+    int64_t resistance, last_action; // u32 in the bytes
+    int64_t steps, frames, frame_number;
+    uint8_t terminated, truncated;
+    Rng rng;
+    const uint8_t *game; // PONG_STATE_BYTES
+} StateFields;
+_Static_assert(STATE_HEADER_BYTES + STATE_IDENTITY_BYTES + 8 == ENV_STATE_STEPS_AT &&
+        ENV_STATE_FRAMES_AT == ENV_STATE_STEPS_AT + 8 && ENV_STATE_FRAME_NUMBER_AT == ENV_STATE_FRAMES_AT + 8,
+    "env.h's offsets of the counters are the layout's");
+
+static int state_refuse(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int state_refuse(char *err, size_t errlen, int code, const char *fmt, ...) {
+    if (err != NULL && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+// What differs between a state's identity and this env's, in one line.
+static int identity_refuse(const Env *env, const StateFields *f, char *err, size_t errlen) {
+    const EnvPreset *p = &env->preset;
+    double prob;
+    memcpy(&prob, &f->repeat_bits, sizeof prob);
+    const int code = ENV_ERR_STATE_OTHER;
+    if (f->preset != preset_index(p))
+        return state_refuse(
+            err, errlen, code, "a state of another preset: this env plays %s", p->id ? p->id : "(none)");
+    if (f->frameskip_min != (uint32_t)p->frameskip_min || f->frameskip_max != (uint32_t)p->frameskip_max)
+        return state_refuse(err, errlen, code, "a state of frameskip %u..%u, this env's is %d..%d", f->frameskip_min,
+            f->frameskip_max, p->frameskip_min, p->frameskip_max);
+    if (memcmp(&prob, &p->repeat_prob, sizeof prob) != 0)
+        return state_refuse(
+            err, errlen, code, "a state of repeat_action_probability %.17g, this env's is %.17g", prob, p->repeat_prob);
+    if (f->max_steps != (uint64_t)p->max_steps || f->max_frames != (uint64_t)p->max_frames)
+        return state_refuse(err, errlen, code, "a state of caps %llu steps, %llu frames; this env's are %lld, %lld",
+            (unsigned long long)f->max_steps, (unsigned long long)f->max_frames, (long long)p->max_steps,
+            (long long)p->max_frames);
+    return state_refuse(err, errlen, code, "a state of mode %u, difficulty %u; this env plays mode %d, difficulty %d",
+        f->mode, f->difficulty, env->mode, env->difficulty);
+}
+
+static bool count_in(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
+
+// Reads a state into *f, checking every field before anything trusts it (env_state_check).
+static int state_read(const Env *env, const uint8_t *buf, StateFields *out, char *err, size_t errlen) {
+    const int bad = ENV_ERR_STATE;
+    if (buf == NULL) return state_refuse(err, errlen, bad, "no state (NULL)");
     ByteReader r = { buf, ENV_STATE_BYTES, 0, false };
+    StateFields f;
     char magic[8];
     bytes_get(&r, magic, sizeof magic);
-    uint32_t version = bytes_get_u32(&r), size = bytes_get_u32(&r), flags = bytes_get_u32(&r);
-    // the size first: a state of another version may be shorter than this one's crc offset
-    if (memcmp(magic, STATE_MAGIC, sizeof magic) != 0 || version != ENV_STATE_VERSION || size != ENV_STATE_BYTES ||
-        (flags & ~STATE_FLAG_RNG) != 0)
-        return ENV_ERR_STATE;
+    uint32_t version = bytes_get_u32(&r), size = bytes_get_u32(&r);
+    f.flags = bytes_get_u32(&r);
+    if (memcmp(magic, STATE_MAGIC, sizeof magic) != 0)
+        return state_refuse(err, errlen, bad, "not a pongrl env state (no PONGRLST magic)");
+    // the size before the crc: a state of another version may be shorter than this one's crc offset
+    if (version != ENV_STATE_VERSION || size != ENV_STATE_BYTES)
+        return state_refuse(err, errlen, bad,
+            "an env state of version %u and %u bytes; this library reads version %d, %d bytes", version, size,
+            ENV_STATE_VERSION, ENV_STATE_BYTES);
+    if ((f.flags & ~STATE_FLAG_RNG) != 0)
+        return state_refuse(
+            err, errlen, bad, "state flags are 0x%x, only bit 0 (the random stream) is defined", f.flags);
     ByteReader tail = { buf, ENV_STATE_BYTES, ENV_STATE_BYTES - 4, false };
-    if (bytes_get_u32(&tail) != crc32_of(buf, ENV_STATE_BYTES - 4)) return ENV_ERR_STATE;
+    uint32_t crc = bytes_get_u32(&tail), want = crc32_of(buf, ENV_STATE_BYTES - 4);
+    if (crc != want)
+        return state_refuse(err, errlen, bad, "state crc32 is %08x, its bytes' is %08x: a corrupt state", crc, want);
     uint8_t mine[STATE_IDENTITY_BYTES];
     ByteWriter w = { mine, 0 };
     identity_put(&w, env);
-    if (memcmp(buf + r.pos, mine, sizeof mine) != 0) return ENV_ERR_STATE_OTHER;
-    r.pos += sizeof mine;
-    int resistance = (int)bytes_get_u32(&r), last_action = (int)bytes_get_u32(&r);
-    int64_t steps = (int64_t)bytes_get_u64(&r), frames = (int64_t)bytes_get_u64(&r);
-    int64_t frame_number = (int64_t)bytes_get_u64(&r);
-    uint8_t terminated = bytes_get_u8(&r), truncated = bytes_get_u8(&r);
-    Rng rng;
-    for (int i = 0; i < 4; i++) rng.s[i] = bytes_get_u64(&r);
-    if (resistance < PADDLE_RESISTANCE_MIN || resistance > PADDLE_RESISTANCE_MAX || last_action < 0 ||
-        last_action >= ACTION_COUNT || steps < 0 || frames < 0 || frame_number < frames || terminated > 1 ||
-        truncated > 1 || ((flags & STATE_FLAG_RNG) && !(rng.s[0] | rng.s[1] | rng.s[2] | rng.s[3])))
-        return ENV_ERR_STATE;
-    pong_state_load(&env->game, buf + r.pos);
-    env->resistance = resistance;
-    env->last_action = last_action;
-    env->steps = steps;
-    env->frames = frames;
-    env->frames_before = frame_number - frames;
-    env->terminated = terminated;
-    env->truncated = truncated;
-    if (flags & STATE_FLAG_RNG) env->rng = rng;
+    const bool same = memcmp(buf + r.pos, mine, sizeof mine) == 0;
+    f.preset = bytes_get_u32(&r);
+    f.frameskip_min = bytes_get_u32(&r);
+    f.frameskip_max = bytes_get_u32(&r);
+    f.repeat_bits = bytes_get_u64(&r);
+    f.max_steps = bytes_get_u64(&r);
+    f.max_frames = bytes_get_u64(&r);
+    f.mode = bytes_get_u32(&r);
+    f.difficulty = bytes_get_u32(&r);
+    if (!same) return identity_refuse(env, &f, err, errlen);
+    f.resistance = bytes_get_u32(&r);
+    f.last_action = bytes_get_u32(&r);
+    f.steps = (int64_t)bytes_get_u64(&r);
+    f.frames = (int64_t)bytes_get_u64(&r);
+    f.frame_number = (int64_t)bytes_get_u64(&r);
+    f.terminated = bytes_get_u8(&r);
+    f.truncated = bytes_get_u8(&r);
+    for (int i = 0; i < 4; i++) f.rng.s[i] = bytes_get_u64(&r);
+    f.game = buf + r.pos;
+
+    // The counters against the caps of the state's own settings (equal to this env's here):
+    // a real episode stops at them, and where there is none a count past ENV_COUNT_MAX is
+    // no run's (and would overflow a step later).
+    const int64_t max_frames = env->preset.max_frames > 0 ? env->preset.max_frames : ENV_COUNT_MAX;
+    const int64_t max_steps = env->preset.max_steps > 0 ? env->preset.max_steps : ENV_COUNT_MAX;
+    const char *frames_cap = env->preset.max_frames > 0 ? "the preset's frame cap" : "no frame cap: 2^53 - 1";
+    const char *steps_cap = env->preset.max_steps > 0 ? "the preset's step cap" : "no step cap: 2^53 - 1";
+    if (!count_in(f.resistance, PADDLE_RESISTANCE_MIN, PADDLE_RESISTANCE_MAX))
+        return state_refuse(err, errlen, bad, "state's paddle resistance is %lld, must be %d..%d (ALE's range)",
+            (long long)f.resistance, PADDLE_RESISTANCE_MIN, PADDLE_RESISTANCE_MAX);
+    if (!count_in(f.last_action, 0, ACTION_COUNT - 1))
+        return state_refuse(
+            err, errlen, bad, "state's last action is %lld, must be 0..%d", (long long)f.last_action, ACTION_COUNT - 1);
+    if (!count_in(f.frames, 0, max_frames))
+        return state_refuse(err, errlen, bad, "state's episode frames is %lld, must be 0..%lld (%s)",
+            (long long)f.frames, (long long)max_frames, frames_cap);
+    if (!count_in(f.steps, 0, max_steps))
+        return state_refuse(err, errlen, bad, "state's steps is %lld, must be 0..%lld (%s)", (long long)f.steps,
+            (long long)max_steps, steps_cap);
+    if (f.steps > f.frames)
+        return state_refuse(err, errlen, bad,
+            "state's steps is %lld, must be 0..%lld (its episode frames: a step emulates one frame at least)",
+            (long long)f.steps, (long long)f.frames);
+    if (!count_in(f.frame_number, f.frames, ENV_COUNT_MAX))
+        return state_refuse(err, errlen, bad,
+            "state's frame number is %lld, must be %lld..%lld (its episode frames..2^53 - 1)",
+            (long long)f.frame_number, (long long)f.frames, (long long)ENV_COUNT_MAX);
+    if (f.terminated > 1 || f.truncated > 1)
+        return state_refuse(
+            err, errlen, bad, "state's end flags are %u and %u, must be 0 or 1", f.terminated, f.truncated);
+    if ((f.flags & STATE_FLAG_RNG) && !(f.rng.s[0] | f.rng.s[1] | f.rng.s[2] | f.rng.s[3]))
+        return state_refuse(err, errlen, bad, "state's random stream is all zero, which no seeded stream is");
+    char why[160];
+    if (pong_state_check(f.game, why, sizeof why) != 0) return state_refuse(err, errlen, bad, "state's %s", why);
+    *out = f;
+    return ENV_OK;
+}
+
+int env_state_check(const Env *env, const uint8_t *buf, char *err, size_t errlen) {
+    StateFields f;
+    return state_read(env, buf, &f, err, errlen);
+}
+
+int env_restore(Env *env, const uint8_t *buf) {
+    StateFields f;
+    int rc = state_read(env, buf, &f, NULL, 0);
+    if (rc != ENV_OK) return rc; // nothing written yet
+    pong_state_load(&env->game, f.game);
+    env->resistance = (int)f.resistance;
+    env->last_action = (int)f.last_action;
+    env->steps = f.steps;
+    env->frames = f.frames;
+    env->frames_before = f.frame_number - f.frames;
+    env->terminated = f.terminated;
+    env->truncated = f.truncated;
+    if (f.flags & STATE_FLAG_RNG) env->rng = f.rng;
     return ENV_OK;
 }
 

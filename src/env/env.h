@@ -115,7 +115,27 @@ void env_clone(const Env *env, bool include_rng, uint8_t *buf); // buf: ENV_STAT
 // ENV_OK, or (env untouched): ENV_ERR_STATE for bytes that are not a state of this version
 // (bad magic, size, version, crc or a value out of range), ENV_ERR_STATE_OTHER for a state of
 // another preset (id or numbers) or another mode or difficulty.
+//
+// A state is untrusted input, checked as a checkpoint is: besides its crc, every counter and
+// position in it must be one a real game can reach, so that a crafted state with its crc fixed
+// up is refused too. The agent steps and episode frames lie in 0..the state's own cap
+// (max_steps, max_frames; ENV_COUNT_MAX without one), the steps at most the frames (a step
+// emulates a frame at least), the frame number in frames..ENV_COUNT_MAX, the paddle resistance
+// in ALE's range, and the game's own fields (scores 0..21, the ball, the agent's bat) as
+// pong_state_check says.
 int env_restore(Env *env, const uint8_t *buf);
+// env_restore's checks without the restore: ENV_OK, or its code with one line in err (when not
+// NULL) saying which field is wrong, its value and the range it must lie in, or what differs
+// from this env's preset or flavour.
+int env_state_check(const Env *env, const uint8_t *buf, char *err, size_t errlen);
+// The largest step or frame count a state may hold where no cap applies: 2^53 - 1, far past
+// any real run and exact as a double (Python's numbers, the learners' records).
+#define ENV_COUNT_MAX ((int64_t)9007199254740991)
+// Where a state holds its counters (int64, little-endian), for bindings that keep their own
+// beside it (python/pongrl/ale.py's ALEState checks its header against them).
+#define ENV_STATE_STEPS_AT        72
+#define ENV_STATE_FRAMES_AT       80
+#define ENV_STATE_FRAME_NUMBER_AT 88
 // Whether a state holds the random stream (false for bytes that are not a state).
 bool env_state_has_rng(const uint8_t *buf);
 

@@ -423,7 +423,15 @@ int vecenv_env_counters(const VecEnv *v, int i, VecEnvCounters *c) {
 }
 
 int vecenv_set_counters(VecEnv *v, int i, const VecEnvCounters *c) {
-    if (i < 0 || i >= v->n || c->episode < 0 || c->ep_length < 0) return VECENV_ERR_ARG;
+    if (i < 0 || i >= v->n) return VECENV_ERR_ARG;
+    // Counters from a file are held to what a real run reaches, as env_restore holds a state:
+    // an episode's return is its score difference (-21..21), its length at most the step cap,
+    // and no count past ENV_COUNT_MAX, so that the next step cannot overflow one.
+    const EnvPreset *p = &vecenv_env(v, i)->preset;
+    const int64_t max_length = p->max_steps > 0 ? p->max_steps : ENV_COUNT_MAX;
+    if (c->episode < 0 || c->episode > ENV_COUNT_MAX || c->ep_length < 0 || c->ep_length > max_length ||
+        !(c->ep_return >= -PONG_WIN_SCORE && c->ep_return <= PONG_WIN_SCORE))
+        return VECENV_ERR_ARG;
     v->slot[i].episode = c->episode;
     v->slot[i].ep_return = c->ep_return;
     v->slot[i].ep_length = c->ep_length;

@@ -134,8 +134,9 @@ int vecenv_set_repeat_prob(VecEnv *v, int i, double prob);
 // Env i's episode index (its seed's j) and the running episode's return and length in agent
 // steps: with vecenv_clone, all a caller must keep to continue env i exactly in a vector reset
 // with the same seed (whose stream the next episodes' seeds come from). Set them after
-// vecenv_restore (which takes the return from the score); the episode index must be >= 0, the
-// length >= 0. VECENV_ERR_ARG for an index out of range or a bad value.
+// vecenv_restore (which takes the return from the score); the episode index must be in
+// 0..ENV_COUNT_MAX, the length in 0..the step cap (ENV_COUNT_MAX without one), the return in
+// -21..21 (a score difference). VECENV_ERR_ARG for an index out of range or a bad value.
 typedef struct {
     int64_t episode;
     double ep_return;

@@ -21,6 +21,7 @@
 #define PONGRL_PONG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define PONG_SCREEN_H     210
@@ -95,6 +96,11 @@ static inline bool pong_game_over(const Pong *g) {
 #define PONG_STATE_BYTES 163
 void pong_state_save(const Pong *g, uint8_t buf[PONG_STATE_BYTES]);
 void pong_state_load(Pong *g, const uint8_t buf[PONG_STATE_BYTES]);
+// Whether such bytes could come from a real game: 0, or -1 with one line in err (when not
+// NULL) naming the first field outside the range the cartridge keeps it in, its value and
+// that range. The ranges and their evidence are state.c's; a field a real game can set to
+// any value (the ball's vertical counter, the CPU's bat, the frame count) is not checked.
+int pong_state_check(const uint8_t buf[PONG_STATE_BYTES], char *err, size_t errlen);
 
 // The 128 bytes of RAM as ALE's getRAM() returns them after the last frame.
 void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]);
