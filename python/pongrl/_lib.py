@@ -174,6 +174,7 @@ def _load():
         "env_preset_find": (ctypes.POINTER(EnvPreset), [ctypes.c_char_p]),
         "env_new": (vp, [ctypes.c_char_p, ctypes.c_uint64]),
         "env_new_preset": (vp, [ctypes.POINTER(EnvPreset), ctypes.c_uint64]),
+        "env_preset_problem": (ctypes.c_char_p, [ctypes.POINTER(EnvPreset)]),
         "env_free": (None, [vp]),
         "env_reset": (None, [vp, ctypes.c_uint64]),
         "env_step": (ctypes.c_int, [vp, ctypes.c_int, ctypes.POINTER(EnvStep)]),

@@ -264,6 +264,9 @@ class ALEInterface:
     def _new_game(self, seed, what="environment"):
         """ALE's loadROM: the game anew from self._preset, seeded; frame_number restarts."""
         self._check_open()
+        why = lib.env_preset_problem(ctypes.byref(self._preset))
+        if why:  # what is wrong, not "out of memory"
+            raise ValueError("pongrl: %s" % why.decode())
         ptr = lib.env_new_preset(ctypes.byref(self._preset), seed)
         if not ptr:
             raise MemoryError("pongrl: env_new_preset failed (out of memory)")

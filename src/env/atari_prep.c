@@ -18,6 +18,7 @@
 #include "../util/streams.h"
 
 const char *atari_config_check(const AtariConfig *c) {
+    if (!c) return "no configuration (NULL)";
     if (c->img_height < 1 || c->img_height > PONG_SCREEN_H || c->img_width < 1 || c->img_width > PONG_SCREEN_W)
         return "img_height and img_width must be in [1, 210] and [1, 160] (the resize only shrinks)";
     if (c->stack_num < 1 || c->stack_num > 64) return "stack_num must be in [1, 64]";
@@ -33,18 +34,20 @@ static size_t frame_bytes(const AtariConfig *c) {
     return (size_t)c->img_height * c->img_width * (c->grayscale ? 1 : 3);
 }
 
-size_t atari_obs_size(const AtariConfig *c) { return (size_t)c->stack_num * frame_bytes(c); }
+size_t atari_obs_size(const AtariConfig *c) { return c ? (size_t)c->stack_num * frame_bytes(c) : 0; }
 
 // ----------------------------------------------------------------------------
 // std::mt19937 and libstdc++'s uniform_int_distribution
 
 void mt19937_seed(Mt19937 *m, uint32_t seed) {
+    if (!m) return;
     m->mt[0] = seed;
     for (int i = 1; i < 624; i++) m->mt[i] = 1812433253u * (m->mt[i - 1] ^ (m->mt[i - 1] >> 30)) + (uint32_t)i;
     m->i = 624;
 }
 
 uint32_t mt19937_next(Mt19937 *m) {
+    if (!m) return 0;
     if (m->i >= 624) {
         for (int k = 0; k < 624; k++) {
             uint32_t y = (m->mt[k] & 0x80000000u) | (m->mt[(k + 1) % 624] & 0x7fffffffu);
@@ -63,6 +66,7 @@ uint32_t mt19937_next(Mt19937 *m) {
 // libstdc++ (bits/uniform_int_dist.h, GCC 11 on): a 32-bit generator is scaled down with
 // Lemire's multiply-and-reject (_S_nd with 64-bit products).
 int mt19937_uniform(Mt19937 *m, int hi) {
+    if (!m) return 0;
     uint32_t range = (uint32_t)hi + 1u;
     uint64_t product = (uint64_t)mt19937_next(m) * range;
     uint32_t low = (uint32_t)product;
@@ -101,6 +105,7 @@ static int area_tab(int ssize, int dsize, int cn, double scale, AreaTap *tab) {
 }
 
 int area_resize_init(AreaResize *r, int src_h, int src_w, int dst_h, int dst_w, int cn) {
+    if (!r) return -1;
     memset(r, 0, sizeof *r);
     r->src_h = src_h, r->src_w = src_w, r->dst_h = dst_h, r->dst_w = dst_w, r->cn = cn;
     r->xtab = malloc((size_t)src_w * 2 * sizeof(AreaTap));
@@ -150,6 +155,7 @@ int area_resize_init(AreaResize *r, int src_h, int src_w, int dst_h, int dst_w, 
 }
 
 void area_resize_free(AreaResize *r) {
+    if (!r) return;
     mem_free_all(r->xtab, r->ytab, r->ytab_of, r->col_src, r->col_w);
     *r = (AreaResize){ 0 }; // a second free (after a failed init) frees nothing
 }
@@ -187,6 +193,7 @@ static void area_fast_run(const AreaResize *r, const uint8_t *src, uint8_t *dst)
 // (saturate_cast: round half to even, clamp) when the next destination row starts. The sums
 // are float, in this order; compiled with -std=c11 no multiply-add is fused.
 void area_resize_run(const AreaResize *r, const uint8_t *src, uint8_t *dst, float *scratch) {
+    if (!r || !src || !dst || !scratch) return;
     if (r->src_h == r->dst_h && r->src_w == r->dst_w) { // cv::resize copies
         memcpy(dst, src, (size_t)r->src_h * r->src_w * r->cn);
         return;
@@ -300,6 +307,7 @@ void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *
 static size_t line_bytes(size_t n) { return (n + 63) & ~(size_t)63; }
 
 int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize, uint64_t sticky_seed) {
+    if (!a || !cfg || !resize) return -1;
     memset(a, 0, sizeof *a);
     a->cfg = cfg;
     a->resize = resize;
@@ -332,11 +340,13 @@ int atari_env_init(AtariEnv *a, const AtariConfig *cfg, const AreaResize *resize
 }
 
 void atari_env_free(AtariEnv *a) {
+    if (!a) return;
     free(a->raw0); // the block of all its arrays
     *a = (AtariEnv){ 0 };
 }
 
 int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
+    if (!s || !cfg) return -1;
     const size_t bytes = (size_t)PONG_SCREEN_H * PONG_SCREEN_W * (cfg->grayscale ? 1 : 3);
     s->frame = malloc(2 * bytes); // frame1 is its second half
     s->frame1 = s->frame ? s->frame + bytes : NULL;
@@ -344,6 +354,7 @@ int atari_scratch_init(AtariScratch *s, const AtariConfig *cfg) {
 }
 
 void atari_scratch_free(AtariScratch *s) {
+    if (!s) return;
     free(s->frame); // frame1 with it
     s->frame = s->frame1 = NULL;
 }
@@ -408,6 +419,7 @@ static int act(AtariEnv *a, int action) {
 }
 
 void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
+    if (!a || !sc) return;
     const AtariConfig *c = a->cfg;
     if (seed >= 0) {
         // ALE: random_seed, rng_.seed(seed), loadROM (the frame counter starts again)
@@ -443,6 +455,7 @@ void atari_env_reset(AtariEnv *a, int64_t seed, const AtariScratch *sc) {
 }
 
 void atari_env_step(AtariEnv *a, int action, const AtariScratch *sc) {
+    if (!a || !sc) return;
     const AtariConfig *c = a->cfg;
     int reward = 0;
     for (int skip = c->frameskip; skip > 0; skip--) {
@@ -457,10 +470,11 @@ void atari_env_step(AtariEnv *a, int action, const AtariScratch *sc) {
     a->reward = c->reward_clipping ? (reward < -1 ? -1 : reward > 1 ? 1 : reward) : reward;
 }
 
-bool atari_env_terminated(const AtariEnv *a) { return a->game_over; }
-bool atari_env_truncated(const AtariEnv *a) { return a->elapsed >= a->cfg->max_frames && !a->game_over; }
+bool atari_env_terminated(const AtariEnv *a) { return a && a->game_over; }
+bool atari_env_truncated(const AtariEnv *a) { return a && a->elapsed >= a->cfg->max_frames && !a->game_over; }
 
 void atari_env_obs(const AtariEnv *a, uint8_t *out) {
+    if (!a || !out) return;
     size_t fb = frame_bytes(a->cfg);
     for (int i = 0; i < a->cfg->stack_num; i++) {
         int src = (a->stack_idx + i) % a->cfg->stack_num;

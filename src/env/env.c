@@ -36,6 +36,7 @@ const EnvPreset ENV_PRESETS[] = {
 // clang-format on
 
 const EnvPreset *env_preset_find(const char *id) {
+    if (!id) return NULL;
     if (id == NULL) return NULL;
     for (const EnvPreset *p = ENV_PRESETS; p->id != NULL; p++)
         if (strcmp(p->id, id) == 0) return p;
@@ -55,6 +56,7 @@ const char *env_preset_id(int i) {
 int env_init(Env *env, const char *id, uint64_t seed) { return env_init_flavour(env, id, 0, 0, seed); }
 
 int env_init_flavour(Env *env, const char *id, int mode, int difficulty, uint64_t seed) {
+    if (!env || !id) return env ? ENV_ERR_PRESET : ENV_ERR_ARG;
     const EnvPreset *p = env_preset_find(id);
     if (p == NULL) return ENV_ERR_PRESET;
     if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES) return ENV_ERR_FLAVOUR;
@@ -70,6 +72,7 @@ int env_num_modes(void) { return PONG_MODES; }
 int env_num_difficulties(void) { return PONG_DIFFICULTIES; }
 
 void env_reset(Env *env, uint64_t seed) {
+    if (!env) return;
     // ALE reset(): paddles back to the default resistance, the previous action (for sticky
     // actions) back to NOOP, episode frame counter to 0, then one frame counted for each
     // SELECT press that reaches the mode (StellaEnvironment::pressSelect); pong_reset_flavour
@@ -107,6 +110,7 @@ static int frameskip_draw(Env *env) {
 }
 
 int env_step(Env *env, int action, EnvStep *out) {
+    if (!env) return ENV_ERR_ARG;
     EnvStep scratch;
     if (out == NULL) out = &scratch;
     memset(out, 0, sizeof *out);
@@ -157,7 +161,7 @@ const char *env_strerror(int code) {
         case ENV_ERR_PRESET: return "unknown preset id";
         case ENV_ERR_ACTION: return "action out of range (0..5)";
         case ENV_ERR_DONE: return "the episode has ended: reset first";
-        case -4: return "bad argument (preset numbers, count or observation type)"; // VECENV_ERR_ARG
+        case ENV_ERR_ARG: return "bad argument (a NULL pointer, preset numbers, count or observation type)";
         case ENV_ERR_STATE: return "not a pongrl env state of this version, or a corrupt one";
         case ENV_ERR_STATE_OTHER: return "an env state of another preset, mode or difficulty";
         case ENV_ERR_FLAVOUR: return "no such flavour: mode must be 0 or 1, difficulty 0 to 3";
@@ -209,6 +213,7 @@ _Static_assert(STATE_HEADER_BYTES + STATE_IDENTITY_BYTES + STATE_ALE_BYTES + STA
     "env.h's ENV_STATE_BYTES is the layout's size");
 
 void env_clone(const Env *env, bool include_rng, uint8_t *buf) {
+    if (!env || !buf) return;
     ByteWriter w = { buf, 0 };
     bytes_put(&w, STATE_MAGIC, sizeof STATE_MAGIC);
     bytes_put_u32(&w, ENV_STATE_VERSION);
@@ -229,6 +234,7 @@ void env_clone(const Env *env, bool include_rng, uint8_t *buf) {
 }
 
 bool env_state_has_rng(const uint8_t *buf) {
+    if (!buf) return false;
     return buf != NULL && memcmp(buf, STATE_MAGIC, sizeof STATE_MAGIC) == 0 && (buf[16] & STATE_FLAG_RNG);
 }
 
@@ -369,11 +375,16 @@ static int state_read(const Env *env, const uint8_t *buf, StateFields *out, char
 }
 
 int env_state_check(const Env *env, const uint8_t *buf, char *err, size_t errlen) {
+    if (!env || !buf) {
+        if (err && errlen) snprintf(err, errlen, "no %s (NULL)", env ? "state" : "env");
+        return ENV_ERR_ARG;
+    }
     StateFields f;
     return state_read(env, buf, &f, err, errlen);
 }
 
 int env_restore(Env *env, const uint8_t *buf) {
+    if (!env || !buf) return ENV_ERR_ARG;
     StateFields f;
     int rc = state_read(env, buf, &f, NULL, 0);
     if (rc != ENV_OK) return rc; // nothing written yet
@@ -392,10 +403,18 @@ int env_restore(Env *env, const uint8_t *buf) {
 // ----------------------------------------------------------------------------
 // observation
 
-void env_render_rgb(const Env *env, uint8_t *rgb) { pong_render_rgb(&env->game, rgb); }
-void env_render_grayscale(const Env *env, uint8_t *gray) { pong_render_gray(&env->game, gray); }
-void env_render_obs80(const Env *env, uint8_t *obs) { pong_render_obs80(&env->game, obs); }
-void env_ram(const Env *env, uint8_t *ram) { pong_ram(&env->game, ram); }
+void env_render_rgb(const Env *env, uint8_t *rgb) {
+    if (env) pong_render_rgb(&env->game, rgb);
+}
+void env_render_grayscale(const Env *env, uint8_t *gray) {
+    if (env) pong_render_gray(&env->game, gray);
+}
+void env_render_obs80(const Env *env, uint8_t *obs) {
+    if (env) pong_render_obs80(&env->game, obs);
+}
+void env_ram(const Env *env, uint8_t *ram) {
+    if (env) pong_ram(&env->game, ram);
+}
 
 // ----------------------------------------------------------------------------
 // opaque-handle API for bindings (in the spirit of ALE's old ale_c_wrapper.h)
@@ -403,6 +422,7 @@ void env_ram(const Env *env, uint8_t *ram) { pong_ram(&env->game, ram); }
 Env *env_new(const char *id, uint64_t seed) { return env_new_flavour(id, 0, 0, seed); }
 
 Env *env_new_flavour(const char *id, int mode, int difficulty, uint64_t seed) {
+    if (!id) return NULL;
     Env probe;
     if (env_init_flavour(&probe, id, mode, difficulty, seed) != ENV_OK) return NULL;
     Env *env = malloc(sizeof *env);
@@ -416,6 +436,7 @@ void env_free(Env *env) { free(env); }
 size_t env_sizeof(void) { return sizeof(Env); }
 
 void env_state(const Env *env, EnvState *s) {
+    if (!env || !s) return;
     PongObjects o;
     pong_objects(&env->game, &o);
     s->ball_x = o.ball_x;
@@ -440,6 +461,7 @@ void env_state(const Env *env, EnvState *s) {
 // ALE's low level (ALEInterface::act, setRAM, getScreen) for the Python `ale` handle
 
 int env_act(Env *env, int action, int frames, EnvStep *out) {
+    if (!env) return ENV_ERR_ARG;
     // The preset's frameskip stands aside for this call only: ALE's act() emulates its own
     // frame_skip setting (1 under ale-py, which repeats act() itself), with the same sticky
     // actions and caps as a step.
@@ -456,6 +478,7 @@ int env_act(Env *env, int action, int frames, EnvStep *out) {
 }
 
 bool env_set_ram(Env *env, int index, uint8_t value) {
+    if (!env) return false;
     // ALE's setRAM pokes the byte; the cartridge's program sees it from the next frame on
     // (the picture of the last frame stays as it was drawn). The game's caches are keyed on
     // the RAM bytes they were made from, so they follow.
@@ -464,9 +487,12 @@ bool env_set_ram(Env *env, int index, uint8_t value) {
     return true;
 }
 
-void env_render_indices(const Env *env, uint8_t *screen) { pong_render_indices(&env->game, screen); }
+void env_render_indices(const Env *env, uint8_t *screen) {
+    if (env) pong_render_indices(&env->game, screen);
+}
 
 int env_set_flavour(Env *env, int mode, int difficulty) {
+    if (!env) return ENV_ERR_ARG;
     // ALE's setMode/setDifficulty: stored, played from the next reset (ALE applies them in
     // reset_game); env_init_flavour's ranges.
     if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES) return ENV_ERR_FLAVOUR;
@@ -476,6 +502,7 @@ int env_set_flavour(Env *env, int mode, int difficulty) {
 }
 
 bool env_set_repeat_prob(Env *env, double prob) {
+    if (!env) return false;
     // (a NaN fails both comparisons)
     if (!(prob >= 0.0 && prob <= 1.0)) return false;
     env->preset.repeat_prob = prob;

@@ -25,12 +25,18 @@ enum {
 };
 // RIGHT moves the agent's paddle up the screen, LEFT moves it down.
 
-// -4 is vecenv.h's VECENV_ERR_ARG. env_strerror(code) says each in one line.
+// env_strerror(code) says each in one line.
+//
+// Every function of this header, vecenv.h, atari_prep.h and pong.h checks its pointers: a NULL
+// where an env, a state or a buffer belongs is refused (ENV_ERR_ARG, false, NULL or 0, or
+// nothing done), never followed. Using an object after it was freed, or freeing it twice, is
+// undefined, as it is for free() itself.
 enum {
     ENV_OK = 0,
     ENV_ERR_PRESET = -1,
     ENV_ERR_ACTION = -2,
     ENV_ERR_DONE = -3,
+    ENV_ERR_ARG = -4,         // a NULL pointer, bad preset numbers, count or observation type
     ENV_ERR_STATE = -5,       // not a pongrl env state, another version, or corrupt
     ENV_ERR_STATE_OTHER = -6, // a state of another preset or flavour
     ENV_ERR_FLAVOUR = -7

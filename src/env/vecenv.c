@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@ size_t env_obs_size(int obs_type) {
 }
 
 void env_render_obs(const Env *env, int obs_type, uint8_t *out) {
+    if (!env || !out) return;
     switch (obs_type) {
         case OBS_RGB: env_render_rgb(env, out); break;
         case OBS_GRAYSCALE: env_render_grayscale(env, out); break;
@@ -43,13 +45,28 @@ void env_render_obs(const Env *env, int obs_type, uint8_t *out) {
     }
 }
 
-int env_preset_check(const EnvPreset *p) {
-    if (p == NULL || env_preset_find(p->id) == NULL) return VECENV_ERR_ARG;
-    if (p->frameskip_min < 1 || p->frameskip_max < p->frameskip_min) return VECENV_ERR_ARG;
-    if (!(p->repeat_prob >= 0.0 && p->repeat_prob <= 1.0)) return VECENV_ERR_ARG;
-    if (p->max_steps < 0 || p->max_frames < 0) return VECENV_ERR_ARG;
-    return ENV_OK;
+const char *env_preset_problem(const EnvPreset *p) {
+    static _Thread_local char why[160];
+    if (p == NULL) return "no preset (NULL)";
+    if (p->id == NULL || env_preset_find(p->id) == NULL)
+        return "unknown preset id (the numbers may change, the game may not: see env_preset_id)";
+    if (p->frameskip_min < 1)
+        snprintf(why, sizeof(why), "frameskip_min must be >= 1, got %d", p->frameskip_min);
+    else if (p->frameskip_max < p->frameskip_min)
+        snprintf(why, sizeof(why), "frameskip_max must be >= frameskip_min (%d), got %d", p->frameskip_min,
+            p->frameskip_max);
+    else if (!(p->repeat_prob >= 0.0 && p->repeat_prob <= 1.0))
+        snprintf(why, sizeof(why), "repeat_prob must be in [0, 1], got %g", p->repeat_prob);
+    else if (p->max_steps < 0)
+        snprintf(why, sizeof(why), "max_steps must be >= 0 (0: none), got %lld", (long long)p->max_steps);
+    else if (p->max_frames < 0)
+        snprintf(why, sizeof(why), "max_frames must be >= 0 (0: none), got %lld", (long long)p->max_frames);
+    else
+        return NULL;
+    return why;
 }
+
+int env_preset_check(const EnvPreset *p) { return env_preset_problem(p) ? VECENV_ERR_ARG : ENV_OK; }
 
 // env_init with the built-in preset, then its numbers replaced by the caller's: whatever
 // env_init sets up besides the preset stays env.c's business.
@@ -64,6 +81,7 @@ static int env_init_preset(Env *env, const EnvPreset *p, int mode, int difficult
 }
 
 Env *env_new_preset(const EnvPreset *p, uint64_t seed) {
+    if (!p) return NULL;
     if (env_preset_check(p) != ENV_OK) return NULL;
     Env *env = malloc(sizeof *env);
     if (env == NULL) return NULL;
@@ -263,7 +281,8 @@ static void run_job(VecEnv *v, int rows) {
 // public API
 
 static const char *config_check(const EnvPreset *p, const VecConfig *c) {
-    if (env_preset_check(p) != ENV_OK) return "bad preset";
+    const char *bad = env_preset_problem(p);
+    if (bad) return bad;
     if (c->num_envs < 1) return "num_envs must be >= 1";
     if (c->autoreset < VECENV_NEXT_STEP || c->autoreset > VECENV_DISABLED) return "unknown autoreset mode";
     if (c->batch_size < 0 || c->batch_size > c->num_envs) return "batch_size must be in [0, num_envs]";
@@ -281,6 +300,10 @@ static const char *config_check(const EnvPreset *p, const VecConfig *c) {
 }
 
 VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) {
+    if (!p || !c) {
+        if (why) *why = !p ? "no preset (NULL)" : "no configuration (NULL)";
+        return NULL;
+    }
     const char *bad = config_check(p, c);
     if (why) *why = bad;
     if (bad) return NULL;
@@ -356,6 +379,7 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
 }
 
 VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_type) {
+    if (!p) return NULL;
     VecConfig c = { .num_envs = num_envs,
         .num_threads = num_threads,
         .obs_type = obs_type,
@@ -369,6 +393,7 @@ VecEnv *vecenv_new(const EnvPreset *p, int num_envs, int num_threads, int obs_ty
 }
 
 void vecenv_free(VecEnv *v) {
+    if (!v) return;
     if (v == NULL) return;
     workpool_destroy(v->pool);
     if (v->aenvs)
@@ -384,22 +409,25 @@ void vecenv_free(VecEnv *v) {
     free(v);
 }
 
-int vecenv_num_threads(const VecEnv *v) { return v->n_threads; }
-int vecenv_batch_size(const VecEnv *v) { return v->batch; }
-size_t vecenv_obs_size(const VecEnv *v) { return v->obs_size; }
+int vecenv_num_threads(const VecEnv *v) { return v ? v->n_threads : 0; }
+int vecenv_batch_size(const VecEnv *v) { return v ? v->batch : 0; }
+size_t vecenv_obs_size(const VecEnv *v) { return v ? v->obs_size : 0; }
 
 const Env *vecenv_env(const VecEnv *v, int i) {
+    if (!v) return NULL;
     if (i < 0 || i >= v->n) return NULL;
     return v->is_atari ? &v->aenvs[i].env : &v->envs[i];
 }
 
 int vecenv_clone(const VecEnv *v, int i, bool include_rng, uint8_t *buf) {
+    if (!v || !buf) return VECENV_ERR_ARG;
     if (i < 0 || i >= v->n || v->is_atari) return VECENV_ERR_ARG;
     env_clone(&v->envs[i], include_rng, buf);
     return ENV_OK;
 }
 
 int vecenv_restore(VecEnv *v, int i, const uint8_t *buf) {
+    if (!v || !buf) return VECENV_ERR_ARG;
     if (i < 0 || i >= v->n || v->is_atari) return VECENV_ERR_ARG;
     Env *e = &v->envs[i];
     int rc = env_restore(e, buf);
@@ -412,17 +440,20 @@ int vecenv_restore(VecEnv *v, int i, const uint8_t *buf) {
 }
 
 int vecenv_set_repeat_prob(VecEnv *v, int i, double prob) {
+    if (!v) return VECENV_ERR_ARG;
     if (i < 0 || i >= v->n || v->is_atari) return VECENV_ERR_ARG;
     return env_set_repeat_prob(&v->envs[i], prob) ? ENV_OK : VECENV_ERR_ARG;
 }
 
 int vecenv_env_counters(const VecEnv *v, int i, VecEnvCounters *c) {
+    if (!v || !c) return VECENV_ERR_ARG;
     if (i < 0 || i >= v->n) return VECENV_ERR_ARG;
     *c = (VecEnvCounters){ v->slot[i].episode, v->slot[i].ep_return, v->slot[i].ep_length };
     return ENV_OK;
 }
 
 int vecenv_set_counters(VecEnv *v, int i, const VecEnvCounters *c) {
+    if (!v || !c) return VECENV_ERR_ARG;
     if (i < 0 || i >= v->n) return VECENV_ERR_ARG;
     // Counters from a file are held to what a real run reaches, as env_restore holds a state:
     // an episode's return is its score difference (-21..21), its length at most the step cap,
@@ -442,12 +473,14 @@ int vecenv_set_counters(VecEnv *v, int i, const VecEnvCounters *c) {
 // caller-stepped: env i's slot and game alone, so distinct envs may be stepped at once
 
 int vecenv_reset_env(VecEnv *v, int i, uint64_t seed) {
+    if (!v) return VECENV_ERR_ARG;
     if (!v->caller || i < 0 || i >= v->n) return VECENV_ERR_ARG;
     env_start(v, i, true, seed, i, 0);
     return ENV_OK;
 }
 
 int vecenv_step_env(VecEnv *v, int i, int action, VecEnvStep *out) {
+    if (!v || !out) return VECENV_ERR_ARG;
     if (!v->caller || i < 0 || i >= v->n) return VECENV_ERR_ARG;
     if (action < 0 || action >= ACTION_COUNT) return ENV_ERR_ACTION;
     bool term, trunc;
@@ -502,6 +535,7 @@ static void reset_all(VecEnv *v, const uint64_t *seeds, const VecOut *out, bool 
 }
 
 int vecenv_reset(VecEnv *v, uint64_t seed, const VecOut *out) {
+    if (!v || !out) return VECENV_ERR_ARG;
     if (!out_ok(out)) return VECENV_ERR_ARG;
     uint64_t *seeds = malloc((size_t)v->n * sizeof(uint64_t));
     if (seeds == NULL) return VECENV_ERR_ARG;
@@ -513,6 +547,7 @@ int vecenv_reset(VecEnv *v, uint64_t seed, const VecOut *out) {
 }
 
 int vecenv_reset_mask(VecEnv *v, const bool *mask, const int64_t *seeds, const VecOut *out) {
+    if (!v || !out) return VECENV_ERR_ARG;
     if (!out_ok(out)) return VECENV_ERR_ARG;
     bool all = true;
     for (int i = 0; mask && i < v->n; i++) all &= mask[i];
@@ -554,6 +589,7 @@ int vecenv_reset_mask(VecEnv *v, const bool *mask, const int64_t *seeds, const V
 }
 
 int vecenv_step(VecEnv *v, const int32_t *actions, const VecOut *out, int *bad_index) {
+    if (!v || !actions || !out) return VECENV_ERR_ARG;
     if (!out_ok(out) || actions == NULL || !v->started) return VECENV_ERR_ARG;
     for (int r = 0; r < v->batch; r++) {
         if (actions[r] < 0 || actions[r] >= ACTION_COUNT) {

@@ -41,7 +41,7 @@ enum {
     OBS_TYPE_COUNT = 4
 };
 
-enum { VECENV_ERR_ARG = -4 }; // a bad preset, count or obs type (env.h has -1..-3)
+enum { VECENV_ERR_ARG = ENV_ERR_ARG }; // a NULL, a bad preset, count or obs type
 
 // Gymnasium's AutoresetMode
 enum { VECENV_NEXT_STEP = 0, VECENV_SAME_STEP = 1, VECENV_DISABLED = 2 };
@@ -55,6 +55,9 @@ void env_render_obs(const Env *env, int obs_type, uint8_t *out);
 // [0, 1], caps >= 0), VECENV_ERR_ARG otherwise. Its id must name a built-in preset: the
 // overrides change the numbers, never the game.
 int env_preset_check(const EnvPreset *p);
+// What is wrong with the preset, in one line ("frameskip_min must be >= 1, got 0"), or NULL
+// when env_preset_check accepts it. The text lives in a buffer of the calling thread's.
+const char *env_preset_problem(const EnvPreset *p);
 // A single env with a preset whose numbers the caller changed (ale-py's frameskip,
 // repeat_action_probability, max_num_frames_per_episode); NULL for a bad preset.
 Env *env_new_preset(const EnvPreset *p, uint64_t seed);

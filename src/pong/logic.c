@@ -118,6 +118,7 @@ int pong_select_presses(int mode) { return mode; } // from $96 = 0, one press a 
 void pong_reset(Pong *g) { pong_reset_flavour(g, 0, 0); }
 
 bool pong_reset_flavour(Pong *g, int mode, int difficulty) {
+    if (!g) return false;
     if (mode < 0 || mode >= PONG_MODES || difficulty < 0 || difficulty >= PONG_DIFFICULTIES) return false;
     memset(g, 0, sizeof *g);
     memcpy(g->ram, RESET_RAM, sizeof g->ram);
@@ -394,6 +395,7 @@ static void end_of_frame(Pong *g, bool fire) {
 }
 
 int pong_frame(Pong *g, int resistance, bool fire) {
+    if (!g) return 0;
     int before = RAM(g, SCORE_AGENT) - RAM(g, SCORE_CPU);
     game_logic(g);
     kernel_frame(g, resistance);

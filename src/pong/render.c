@@ -34,6 +34,7 @@ static const uint32_t NTSC_PALETTE[128] = {
 
 
 void pong_palette_rgb(uint8_t index, uint8_t rgb[3]) {
+    if (!rgb) return;
     uint32_t c = NTSC_PALETTE[index >> 1];
     rgb[0] = (uint8_t)(c >> 16);
     rgb[1] = (uint8_t)(c >> 8);
@@ -132,9 +133,12 @@ static void render_bytes(const PongPicture *p, const uint8_t colors[4], uint8_t 
     draw_objects(p, put_byte, &t, false, SHOW_ALL);
 }
 
-void pong_render_indices(const Pong *g, uint8_t *screen) { render_bytes(&g->pic, g->pic.colors, screen); }
+void pong_render_indices(const Pong *g, uint8_t *screen) {
+    if (g && screen) render_bytes(&g->pic, g->pic.colors, screen);
+}
 
 void pong_render_gray(const Pong *g, uint8_t *gray) {
+    if (!g || !gray) return;
     uint8_t colors[4];
     for (int i = 0; i < 4; i++) colors[i] = palette_gray(g->pic.colors[i]);
     render_bytes(&g->pic, colors, gray);
@@ -159,6 +163,7 @@ static void fill_row_rgb(uint8_t *row, const uint8_t rgb[3]) {
 }
 
 void pong_render_rgb(const Pong *g, uint8_t *rgb) {
+    if (!g || !rgb) return;
     const PongPicture *p = &g->pic;
     uint8_t col[4][3];
     for (int i = 0; i < 4; i++) pong_palette_rgb(p->colors[i], col[i]);
@@ -215,6 +220,7 @@ static inline void put_obs80(void *target, int row, int x0, int n, int slot) {
 }
 
 void pong_render_obs80(const Pong *g, uint8_t *obs) {
+    if (!g || !obs) return;
     const PongPicture *p = &g->pic;
     obs_clear(obs);
     const bool show[3] = { red_shows(p->colors[0]), red_shows(p->colors[1]), red_shows(p->colors[2]) };

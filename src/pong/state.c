@@ -7,7 +7,9 @@
 #include "cartridge.h"
 #include "kernel.h"
 
-void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]) { memcpy(ram, g->ram, PONG_RAM_SIZE); }
+void pong_ram(const Pong *g, uint8_t ram[PONG_RAM_SIZE]) {
+    if (g && ram) memcpy(ram, g->ram, PONG_RAM_SIZE);
+}
 
 // ----------------------------------------------------------------------------
 // The state as bytes: every field of Pong in declaration order, pot_resistance as 4 bytes
@@ -41,6 +43,7 @@ static void picture_get(ByteReader *r, PongPicture *p) {
 }
 
 void pong_state_save(const Pong *g, uint8_t buf[PONG_STATE_BYTES]) {
+    if (!g || !buf) return;
     ByteWriter w = { buf, 0 };
     bytes_put(&w, g->ram, PONG_RAM_SIZE);
     bytes_put_u8(&w, g->switches);
@@ -58,6 +61,7 @@ void pong_state_save(const Pong *g, uint8_t buf[PONG_STATE_BYTES]) {
 }
 
 void pong_state_load(Pong *g, const uint8_t buf[PONG_STATE_BYTES]) {
+    if (!g || !buf) return;
     ByteReader r = { buf, PONG_STATE_BYTES, 0, false };
     memset(g, 0, sizeof *g);
     bytes_get(&r, g->ram, PONG_RAM_SIZE);
@@ -119,6 +123,10 @@ static int state_refuse(char *err, size_t errlen, const char *what, int value, i
 }
 
 int pong_state_check(const uint8_t buf[PONG_STATE_BYTES], char *err, size_t errlen) {
+    if (!buf) {
+        if (err && errlen) snprintf(err, errlen, "no state (NULL)");
+        return -1;
+    }
     Pong g;
     pong_state_load(&g, buf);
     const int bat_lo = kernel_paddle_line(PADDLE_RESISTANCE_MIN);
@@ -155,10 +163,11 @@ int pong_state_check(const uint8_t buf[PONG_STATE_BYTES], char *err, size_t errl
     return 0;
 }
 
-int pong_score_cpu(const Pong *g) { return RAM(g, SCORE_CPU); }
-int pong_score_agent(const Pong *g) { return RAM(g, SCORE_AGENT); }
+int pong_score_cpu(const Pong *g) { return g ? RAM(g, SCORE_CPU) : 0; }
+int pong_score_agent(const Pong *g) { return g ? RAM(g, SCORE_AGENT) : 0; }
 
 void pong_objects(const Pong *g, PongObjects *o) {
+    if (!g || !o) return;
     const PongPicture *p = &g->pic;
     o->ball_x = p->ball_x;
     o->ball_y = (int)p->ball_v - 14;

@@ -116,7 +116,12 @@ void file_remove_tmps_on_signals(void) {
     sigemptyset(&sa.sa_mask);
     const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
     for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, sigs[i]);
-    for (int i = 0; i < 3; i++) sigaction(sigs[i], &sa, NULL);
+    for (int i = 0; i < 3; i++) {
+        struct sigaction old;
+        // a signal the caller ignores (SIGHUP under nohup) stays ignored
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 // ----------------------------------------------------------------------------
