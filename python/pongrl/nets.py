@@ -23,6 +23,7 @@ read_export(dir) reads what `pongrl export` wrote (model.txt beside the learner'
 Karpathy's W1.npy/W2.npy alone) and returns the policy.
 """
 import os
+import zlib
 
 import numpy as np
 
@@ -363,6 +364,40 @@ def _npy(path, name):
     return np.load(os.path.join(path, name), allow_pickle=False)
 
 
+def check_crc32(path, settings):
+    """model.txt's crc32 line (NAME.npy:XXXXXXXX,...: each array file beside it and the crc32 of
+    its bytes) against the files in path: a ValueError naming the first that differs, so that
+    model.txt never describes the arrays of another export. An export written before the line
+    existed has none: nothing to check."""
+    line = settings.get("crc32")
+    if line is None:
+        return
+    txt = os.path.join(path, "model.txt")
+    for entry in line.split(","):
+        name, _, crc = entry.rpartition(":")
+        if (
+            len(crc) != 8
+            or any(c not in "0123456789abcdefABCDEF" for c in crc)
+            or not name.endswith(".npy")
+            or len(name) < 5
+            or "/" in name
+            or name.startswith(".")
+        ):
+            raise ValueError("pongrl: %s: crc32: '%s' is not NAME.npy:XXXXXXXX (8 hex digits)" % (txt, entry[:40]))
+        f = os.path.join(path, name)
+        if os.path.exists(f) and not os.path.isfile(f):  # a FIFO would never end
+            raise ValueError("pongrl: %s: not a regular file" % f)
+        got = 0
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                got = zlib.crc32(chunk, got)
+        if got != int(crc, 16):
+            raise ValueError(
+                "pongrl: %s: not the file %s was written with (crc32 %08x, model.txt says %s): the folder mixes "
+                "two exports" % (f, txt, got, crc.lower())
+            )
+
+
 # the class that acts with each learner's model, by the learner's --algo name
 POLICIES = {"pg": PgPolicy, "ppo": PpoPolicy, "qrdqn": QrdqnPolicy}
 # what an export without model.txt holds: Karpathy's W1.npy and W2.npy
@@ -382,8 +417,9 @@ def policy_class(algo, source):
 
 def read_export(path, greedy=False, seed=None):
     """The policy in a folder that `pongrl export` wrote: model.txt (format 1) names the learner
-    (algo=) whose class reads the arrays beside it; without model.txt, Karpathy's W1.npy
-    (H, 6400) and W2.npy (H,). A ValueError says what is wrong."""
+    (algo=) whose class reads the arrays beside it, once its crc32 line says they are the ones
+    it was written with (check_crc32); without model.txt, Karpathy's W1.npy (H, 6400) and W2.npy
+    (H,). A ValueError says what is wrong."""
     kw = dict(source=str(path), greedy=greedy, seed=seed)
     txt = os.path.join(path, "model.txt")
     if not os.path.exists(txt):
@@ -391,4 +427,10 @@ def read_export(path, greedy=False, seed=None):
     s = read_model_txt(txt)
     if s.get("format") != "1":
         raise ValueError("pongrl: %s: format %s: this reads format 1" % (txt, s.get("format")))
-    return policy_class(s.get("algo"), txt).from_export(path, s, **kw)
+    cls = policy_class(s.get("algo"), txt)
+    check_crc32(path, s)
+    policy = cls.from_export(path, s, **kw)
+    # again once the arrays are read: a folder that `export --force` swapped meanwhile may have
+    # given model.txt of the old model and arrays of the new, and any file read after the swap is new
+    check_crc32(path, s)
+    return policy

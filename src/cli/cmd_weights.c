@@ -3,12 +3,10 @@
 // can be evaluated and recorded here, and one trained here can be loaded there
 // (model['W1'] = np.load('W1.npy')); a learner's own network (PPO's) as its arrays beside a
 // model.txt of its settings, which tools/play_npy.py plays on any Gymnasium Pong env.
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../algo/algo.h"
 #include "../train/checkpoint.h"
@@ -16,18 +14,25 @@
 #include "commands.h"
 #include "../train/weights_npy.h"
 #include "../train/model.h"
+#include "../util/dir_replace.h"
 #include "../util/say.h"
 
-// MODEL --out PATH, the form both commands take; returns the out path. -h/--help prints "usage:
-// pongrl CMD USAGE" and `about`.
-static const char *parse_model_out(int argc, char **argv, const char *cmd, const char *usage, const char *about) {
-    static const struct option opts[] = { { "out", 1, 0, 'o' }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 } };
+// MODEL --out PATH [--force], the form both commands take (--force only where force is not NULL:
+// export's); returns the out path. -h/--help prints "usage: pongrl CMD USAGE" and `about`.
+static const char *parse_model_out(
+    int argc, char **argv, const char *cmd, const char *usage, const char *about, bool *force) {
+    static const struct option opts[] = { { "out", 1, 0, 'o' }, { "force", 0, 0, 'f' }, { "help", 0, 0, 'h' },
+        { 0, 0, 0, 0 } };
     const char *out = NULL;
     opterr = 0;
     int o;
     while ((o = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (o) {
             case 'o': out = optarg; break;
+            case 'f':
+                if (!force) die_usage("%s: unknown option '%s'", cmd, argv[optind - 1]);
+                *force = true;
+                break;
             case 'h': printf("usage: pongrl %s %s\n\n%s", cmd, usage, about); exit(0);
             case ':': die_usage("%s needs a value", argv[optind - 1]);
             default: die_usage("%s: unknown option '%s'", cmd, argv[optind - 1]);
@@ -38,17 +43,18 @@ static const char *parse_model_out(int argc, char **argv, const char *cmd, const
     return out;
 }
 
-// What export and import do with the model once its learner holds it: write it to `out`, and say
-// where in `wrote`. 0, or -1 with one line in err.
-typedef int (*ModelWrite)(
-    const Learner *l, TrainState *st, const char *out, char *wrote, size_t wrotelen, char *err, size_t errlen);
+// What export and import do with the model once its learner holds it: write it to `out` (an
+// existing one replaced only with force), and say where in `wrote`. 0, or -1 with one line in err.
+typedef int (*ModelWrite)(const Learner *l, TrainState *st, const char *out, bool force, char *wrote, size_t wrotelen,
+    char *err, size_t errlen);
 
 // MODEL --out PATH: MODEL loaded, attached to its learner (which must be able to export when
 // `exporting`) and written by `write`; `done` then says so on stdout, given the model's
 // description and where it went. The exit status, after one line on stderr on failure.
 static int model_command(int argc, char **argv, const char *cmd, const char *usage, bool exporting, ModelWrite write,
     const char *done, const char *about) {
-    const char *out = parse_model_out(argc, argv, cmd, usage, about);
+    bool force = false;
+    const char *out = parse_model_out(argc, argv, cmd, usage, about, exporting ? &force : NULL);
     const char *model = argv[optind];
     TrainState st;
     char desc[2048], wrote[2048], err[2048];
@@ -63,7 +69,8 @@ static int model_command(int argc, char **argv, const char *cmd, const char *usa
             exporting ? "cannot export" : "does not have");
     // the model's learner takes it, its state as a fresh run's (for Karpathy's network an RMSProp
     // cache of zeros; a learner that read its own files has attached itself already)
-    else if (train_state_attach(&st, l, err, sizeof(err)) || write(l, &st, out, wrote, sizeof(wrote), err, sizeof(err)))
+    else if (train_state_attach(&st, l, err, sizeof(err)) ||
+        write(l, &st, out, force, wrote, sizeof(wrote), err, sizeof(err)))
         say_error("%s", err);
     else {
         char d[2048], w[2048]; // both name paths the user gave: printed to a terminal
@@ -74,26 +81,57 @@ static int model_command(int argc, char **argv, const char *cmd, const char *usa
     return rc;
 }
 
-static int export_write(
-    const Learner *l, TrainState *st, const char *out, char *wrote, size_t wrotelen, char *err, size_t errlen) {
-    if (mkdir(out, 0777) && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create %s: %s", out, strerror(errno));
+// s with every `from` in it replaced by `to`, in place (s holds n bytes).
+static void replace_all(char *s, size_t n, const char *from, const char *to) {
+    char buf[4096];
+    size_t used = 0;
+    const size_t fl = strlen(from);
+    for (const char *p = s; *p && used + 1 < sizeof(buf);) {
+        if (fl && !strncmp(p, from, fl)) {
+            used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s", to);
+            p += fl;
+        } else
+            buf[used++] = *p++;
+    }
+    buf[used < sizeof(buf) ? used : sizeof(buf) - 1] = 0;
+    snprintf(s, n, "%s", buf);
+}
+
+// The learner writes its files into a new directory beside out, which then takes out's place in
+// one step (util/dir_replace.h): out holds the old model or the new one, never a mix, and a
+// failure or a kill leaves it as it was. An existing out is replaced only with --force, and only
+// when it holds nothing but an export's files.
+static int export_write(const Learner *l, TrainState *st, const char *out, bool force, char *wrote, size_t wrotelen,
+    char *err, size_t errlen) {
+    DirReplace r;
+    if (dir_replace_begin(&r, out, force, npy_export_owns, NPY_EXPORT_FILES, err, errlen)) return -1;
+    if (l->export_npy(st, r.tmp, wrote, wrotelen, err, errlen)) {
+        dir_replace_abort(&r);
         return -1;
     }
-    return l->export_npy(st, out, wrote, wrotelen, err, errlen);
+    const int rc = dir_replace_commit(&r, err, errlen);
+    if (rc < 0) return -1;
+    if (rc > 0) say_warning("%s", err);          // the new model is in place; the old one's files were not all removed
+    replace_all(wrote, wrotelen, r.tmp, r.path); // the files by the names they now have
+    return 0;
 }
 
 int cmd_export(int argc, char **argv) {
-    return model_command(argc, argv, "export", "MODEL --out DIR", true, export_write, "exported %s\n  to %s\n",
+    return model_command(argc, argv, "export", "MODEL --out DIR [--force]", true, export_write,
+        "exported %s\n  to %s\n",
         "Karpathy's network (--algo pg): writes DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64,\n"
         "Karpathy's model['W1'] and model['W2']. A learner with its own network (--algo ppo):\n"
-        "writes its arrays as DIR/ppo_*.npy and its settings as DIR/model.txt (docs/runs.md gives\n"
-        "the forward pass; tools/play_npy.py plays them). MODEL: a checkpoint, a run directory\n"
-        "(its newest checkpoint) or a folder that export wrote. DIR is created if missing.\n");
+        "writes its arrays as DIR/ppo_*.npy and its settings as DIR/model.txt, with each array's\n"
+        "crc32 (docs/runs.md gives the forward pass; tools/play_npy.py plays them). MODEL: a\n"
+        "checkpoint, a run directory (its newest checkpoint) or a folder that export wrote.\n"
+        "DIR is written whole beside its name and put in place in one step. An existing DIR is\n"
+        "refused; --force replaces it, when it holds nothing but an export's files (model.txt,\n"
+        "*.npy): a reader sees the old model or the new one, never a mix.\n");
 }
 
-static int import_write(
-    const Learner *l, TrainState *st, const char *out, char *wrote, size_t wrotelen, char *err, size_t errlen) {
+static int import_write(const Learner *l, TrainState *st, const char *out, bool force, char *wrote, size_t wrotelen,
+    char *err, size_t errlen) {
+    (void)force;
     snprintf(wrote, wrotelen, "%s", out);
     return checkpoint_write(out, st, CKPT_FLAG_IMPORTED, err, errlen);
 }

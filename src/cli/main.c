@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../train/config.h"
+#include "../util/dir_replace.h"
 #include "../util/file.h"
 #include "args.h"
 #include "commands.h"
@@ -93,6 +94,8 @@ int main(int argc, char **argv) {
     // the commands that write one file and end: a Ctrl-C or a kill leaves no temporary behind
     // (train stops at its next checkpoint instead, and sweeps its run directory when resumed)
     if (c && (c->run == cmd_record || c->run == cmd_export || c->run == cmd_import)) file_remove_tmps_on_signals();
+    // export's temporary directory too (its handler then calls file.c's)
+    if (c && c->run == cmd_export) dir_remove_tmps_on_signals();
     if (c) return c->run(argc - 1, argv + 1); // check_stdout: what reached stdout
     if (strcmp(argv[1], "bench")) die_usage("unknown command '%s'", argv[1]);
     if (argc < 3) die_usage("bench needs a target: env, train or cluster");

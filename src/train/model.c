@@ -23,11 +23,15 @@ static bool exists(const char *p) {
 }
 
 // A folder that `pongrl export` wrote for a learner with a network of its own: that learner
-// reads it.
+// reads it, once model.txt's crc32 line says the arrays beside it are the ones it was written
+// with (a folder with model.txt of one export and arrays of another is refused, naming the first
+// file that differs). The check is made again once the arrays are read: a reader of a folder
+// that `export --force` swaps meanwhile may have read model.txt of the old model and arrays of
+// the new; any file read after the swap is the new one, so the second check sees it.
 static int load_exported(const char *src, const Learner *const *learners, TrainState *s, char *desc, size_t desclen,
     char *err, size_t errlen) {
     ModelNotes notes;
-    if (model_txt_read(src, &s->cfg, &notes, err, errlen)) return -1;
+    if (model_txt_read(src, &s->cfg, &notes, err, errlen) || model_files_check(src, &notes, err, errlen)) return -1;
     const Learner *l = learner_find(learners, s->cfg.algo);
     if (!l || !l->import_npy) {
         snprintf(err, errlen,
@@ -37,7 +41,7 @@ static int load_exported(const char *src, const Learner *const *learners, TrainS
             src, s->cfg.algo);
         return -1;
     }
-    if (l->import_npy(s, src, &notes, err, errlen)) {
+    if (l->import_npy(s, src, &notes, err, errlen) || model_files_check(src, &notes, err, errlen)) {
         train_state_free(s);
         return -1;
     }

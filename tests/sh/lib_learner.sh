@@ -85,6 +85,17 @@ plays_alike() {
 
 # bad NAME: $tmp/NAME, a copy of the exported folder $tmp/a to spoil.
 bad() { rm -rf "${tmp:?}/$1"; cp -r "$tmp/a" "$tmp/$1"; }
+# bad_arrays NAME: the same without model.txt's crc32 line (as an export written before there was
+# one), so that arrays changed by hand meet the checks of their shape and values, not the crc32's.
+bad_arrays() { bad "$1"; sed -i '/^crc32=/d' "$tmp/$1/model.txt"; }
+# mixed NAME FILE: a copy whose FILE is another file (its last value changed): refused by the crc32
+# line, naming FILE.
+mixed() {
+    bad "$1"
+    /usr/bin/python3 -c 'import numpy as np, sys; a = np.load(sys.argv[1]); a.flat[-1] += 1; np.save(sys.argv[1], a)' \
+        "$tmp/$1/$2"
+    one_line "$1" "$2: not the file .*model.txt was written with (crc32 [0-9a-f]\{8\}, model.txt says [0-9a-f]\{8\})"
+}
 
 # one_line NAME PATTERN: import and eval of $tmp/NAME refuse it with one line matching PATTERN, exit 1.
 one_line() {

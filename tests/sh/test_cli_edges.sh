@@ -72,7 +72,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p ro full && mount --bind run ro 2>/dev/null && 
     "$bin" export run --out full/npy >/dev/null || fail "a small export"
     sum=$(cat full/npy/W1.npy full/npy/W2.npy | sha256sum)
     # H=200: W1.npy is 10 MB, more than the disk holds
-    one_line 1 "No space left on device" "$bin" export "$OLDPWD/models/pong-v5" --out full/npy
+    one_line 1 "No space left on device" "$bin" export "$OLDPWD/models/pong-v5" --out full/npy --force
     [ "$(ls full/npy | tr '\n' ' ')" = "W1.npy W2.npy " ] || fail "export to a full disk left $(ls full/npy | tr '\n' ' ')"
     [ "$(cat full/npy/W1.npy full/npy/W2.npy | sha256sum)" = "$sum" ] || fail "export to a full disk changed the previous export"
     dd if=/dev/zero of=full/filler bs=64k 2>/dev/null      # the disk is now full

@@ -3,7 +3,8 @@
 # (export -> import -> export writes the same files) and eval plays the run, the imported
 # checkpoint and the exported folder alike (sampled and greedy); the checkpoint of a PPO run
 # holds no pg network (format version 4: PPO's arrays alone, its weights first). Files that do not fit are
-# refused in one line, exit 1: a missing or misshapen array, NaN, a model.txt whose settings,
+# refused in one line, exit 1: a missing or misshapen array, NaN, an array that is not the one
+# model.txt's crc32 line names (of another export), a model.txt whose settings,
 # actions or format are not the arrays' or this build's, one that says value_hidden of arrays
 # that are not a separate value network. tools/play_npy.py plays the exported
 # PPO folder and Karpathy's models/pong-v5 through Gymnasium's make with pongrl's ids (with
@@ -49,8 +50,9 @@ plays_alike 2 2
 
 # bad folders: one line, exit 1, from import and from eval
 bad nob1; rm "$tmp/nob1/ppo_b1.npy"; one_line nob1 "ppo_b1.npy: .*No such file"
-bad wpi; cp "$tmp/a/ppo_b1.npy" "$tmp/wpi/ppo_Wpi.npy"; one_line wpi "ppo_Wpi.npy: shape must be (3, 16)"
-bad nan; $py -c 'import numpy as np, sys; np.save(sys.argv[1], np.array([np.nan]))' "$tmp/nan/ppo_bv.npy"
+mixed mixed ppo_bpi.npy
+bad_arrays wpi; cp "$tmp/a/ppo_b1.npy" "$tmp/wpi/ppo_Wpi.npy"; one_line wpi "ppo_Wpi.npy: shape must be (3, 16)"
+bad_arrays nan; $py -c 'import numpy as np, sys; np.save(sys.argv[1], np.array([np.nan]))' "$tmp/nan/ppo_bv.npy"
 one_line nan "NaN or infinity"
 bad coarse; sed -i 's/^coarse=1$/coarse=0/' "$tmp/coarse/model.txt"; one_line coarse "input_size=14880, but .* has input_size=12800"
 bad hidden; sed -i 's/^hidden=16$/hidden=17/' "$tmp/hidden/model.txt"; one_line hidden "ppo_W1.npy: shape must be (14880, 17)"

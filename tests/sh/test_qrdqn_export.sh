@@ -2,8 +2,9 @@
 # A QR-DQN model out to .npy and back (export, import): export -> import -> export writes the same
 # files, the imported model's weights have the run's crc32, and eval plays the run, the imported
 # checkpoint and the exported folder alike (sampled and greedy); a folder that does not fit (an
-# array missing or misshapen, model.txt's settings or lines not the arrays') is refused in one
-# line, exit 1 (lib_learner.sh: the checks every learner's export passes). pongrl.load of the
+# array missing, misshapen or not the one model.txt's crc32 line names, model.txt's settings or
+# lines not the arrays') is refused in one line, exit 1 (lib_learner.sh: the checks every
+# learner's export passes). pongrl.load of the
 # export plays it in C; its action probabilities (epsilon-greedy on the mean quantiles) equal
 # those of nets.py's QrdqnPolicy on the same frames, and so do the greedy actions, on a few
 # hundred steps of a game (the NumPy network's mean quantiles decide them); tools/play_npy.py's
@@ -27,7 +28,8 @@ echo "run's weights crc32 $crc_run, exported after import $got"
 plays_alike 1 1
 # bad folders: one line, exit 1, from import and from eval
 bad nob2; rm "$tmp/nob2/qrdqn_b2.npy"; one_line nob2 "qrdqn_b2.npy: .*No such file"
-bad w2; cp "$tmp/a/qrdqn_b1.npy" "$tmp/w2/qrdqn_W2.npy"; one_line w2 "qrdqn_W2.npy: shape must be (24, 16)"
+bad_arrays w2; cp "$tmp/a/qrdqn_b1.npy" "$tmp/w2/qrdqn_W2.npy"; one_line w2 "qrdqn_W2.npy: shape must be (24, 16)"
+mixed mixed qrdqn_W1.npy
 bad hidden; sed -i 's/^hidden=16$/hidden=17/' "$tmp/hidden/model.txt"; one_line hidden "qrdqn_W1.npy: shape must be (14880, 17)"
 bad actions; sed -i 's/^actions=.*/actions=NOOP,LEFT,RIGHT/' "$tmp/actions/model.txt"
 one_line actions "actions=NOOP,LEFT,RIGHT, but this build's QR-DQN network"

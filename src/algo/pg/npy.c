@@ -28,7 +28,7 @@ int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char
     transpose_f64(policy_w1t(p), (size_t)D, (size_t)H, w1); // ours is (D, H); Karpathy's W1 is (H, D)
     const NpyArray a[2] = { { "W1.npy", 2, { (size_t)H, (size_t)D }, w1 },
         { "W2.npy", 1, { (size_t)H, 0 }, policy_w2(p) } };
-    int rc = npy_arrays_export(dir, a, 2, err, errlen);
+    int rc = npy_arrays_export(dir, a, 2, NULL, err, errlen);
     free(w1);
     if (!rc) snprintf(wrote, wlen, "%s/W1.npy (%d, %d) and %s/W2.npy (%d,), float64", dir, H, D, dir, H);
     return rc;
