@@ -266,6 +266,7 @@ static void area_hrow(const AreaResize *r, const uint8_t *s, float *buf) {
 
 void area_resize_update(const AreaResize *r, const uint8_t *src, const uint8_t *changed, float *hsum,
     const uint8_t *prev_dst, uint8_t *dst) {
+    if (!r || !src || !changed || !hsum || !prev_dst || !dst) return;
     const int w = r->dst_w * r->cn;
     const size_t src_step = (size_t)r->src_w * r->cn;
     for (int sy = 0; sy < r->src_h; sy++) {

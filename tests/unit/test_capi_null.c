@@ -150,6 +150,8 @@ Test(capi_null, atari_and_pong_functions_refuse_null) {
     cr_expect_eq(area_resize_init(NULL, 210, 160, 84, 84, 1), -1);
     area_resize_free(NULL);
     area_resize_run(NULL, rgb, rgb, NULL);
+    float hsum[4];
+    area_resize_update(NULL, rgb, rgb, hsum, rgb, rgb);
     AtariConfig cfg = { 0 };
     cr_expect_eq(atari_env_init(NULL, &cfg, NULL, 1), -1);
     atari_env_free(NULL);
