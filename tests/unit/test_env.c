@@ -725,7 +725,7 @@ Test(env, restore_refuses_corrupt_and_foreign_states) {
         }
     memset(bad, 0, sizeof bad);
     cr_assert_eq(env_restore(&env, bad), ENV_ERR_STATE);
-    cr_assert_eq(env_restore(&env, NULL), ENV_ERR_STATE);
+    cr_assert_eq(env_restore(&env, NULL), ENV_ERR_ARG);
     cr_assert(memcmp(&env, &copy, sizeof env) == 0, "a refused restore touched the env");
     // another preset, the same preset with other numbers
     Env other;
