@@ -345,9 +345,10 @@ static int init_load(TrainState *model, const char *src, TrainConfig *c, const T
     return 0;
 }
 
-// A fresh run's directory (rank 0): made, locked, and not already a run's. 0, or -1 with one
-// line in err.
+// The run's directory (rank 0): not inside another run, made (a fresh run's), locked, and not
+// already a run's (a fresh run's). 0, or -1 with one line in err.
 static int rundir_claim(const char *dir, bool resume, char *err, size_t errlen) {
+    if (rundir_outside_runs(dir, resume, err, errlen)) return -1; // before anything is made
     if (!resume && mkdir_p(dir)) {
         snprintf(err, errlen, "cannot create run directory %s: %s", dir, strerror(errno));
         return -1;
