@@ -345,9 +345,10 @@ static int init_load(TrainState *model, const char *src, TrainConfig *c, const T
     return 0;
 }
 
-// A fresh run's directory (rank 0): made, locked, and not already a run's. 0, or -1 with one
-// line in err.
+// The run's directory (rank 0): not inside another run, made (a fresh run's), locked, and not
+// already a run's (a fresh run's). 0, or -1 with one line in err.
 static int rundir_claim(const char *dir, bool resume, char *err, size_t errlen) {
+    if (rundir_outside_runs(dir, resume, err, errlen)) return -1; // before anything is made
     if (!resume && mkdir_p(dir)) {
         snprintf(err, errlen, "cannot create run directory %s: %s", dir, strerror(errno));
         return -1;
@@ -444,6 +445,9 @@ int cmd_train(int argc, char **argv) {
         cfg = st.cfg;
         if (check_memory(&cfg, err, sizeof(err))) goto fail;
     }
+    // what kills left of checkpoint writes, once what they say has been heard (rundir_claim,
+    // resume_load: a run killed in its first write); the lock's holder writes none now
+    if (root) checkpoint_sweep_tmps(cfg.run_dir);
     // the ranks agree before anything is written: a refused launch leaves no run
     if (comm->agree(comm, &cfg, (resume || init) && !root, err, sizeof(err))) {
         if (root) say_error("%s", err);
@@ -486,6 +490,9 @@ int cmd_train(int argc, char **argv) {
     const TrainHooks hooks = { train_progress_on_iteration, &tp };
     if (train_run(&st, pool, comm, root ? &hooks : NULL, err, sizeof(err))) goto fail;
     rc = 0;
+    if (root && st.iteration >= TRAIN_COUNTER_MAX && (st.cfg.iterations < 0 || st.cfg.iterations > st.iteration))
+        say_warning("iteration %lld is the most a run may have (2^%d): the run ends there", (long long)st.iteration,
+            TRAIN_COUNTER_BITS);
     char last[CKPT_PATH_MAX];
     checkpoint_path(cfg.run_dir, tp.last_iteration, last, sizeof(last));
     const bool stdout_lost = root && tp.stdout_errno;

@@ -101,10 +101,28 @@ static void sweep_tmps(const char *run_dir) {
 int rundir_lock(const char *run_dir, char *err, size_t errlen) {
     char path[CKPT_PATH_MAX];
     snprintf(path, sizeof(path), "%s/.lock", run_dir);
-    // never closed: a POSIX lock lasts while the process holds the file open
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    // Never created nor opened through a symlink (that would make its target, wherever it points),
+    // nor anything but a regular file; never closed: a POSIX lock lasts while the file is open.
+    struct stat st = { 0 };
+    int fd = -1;
+    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode)) { // absent or a file
+        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+        if (fd < 0 && errno == ELOOP)
+            st.st_mode = S_IFLNK; // planted since the look
+        else if (fd < 0) {
+            snprintf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+            return -1;
+        } else if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) { // replaced since the look
+            close(fd);
+            fd = -1;
+        }
+    }
     if (fd < 0) {
-        snprintf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot lock %s: not a regular file (%s): remove it, pongrl makes its own", path,
+            S_ISLNK(st.st_mode)        ? "a symbolic link"
+                : S_ISDIR(st.st_mode)  ? "a directory"
+                : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                       : "a device or socket");
         return -1;
     }
     struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
@@ -131,4 +149,82 @@ int rundir_lock(const char *run_dir, char *err, size_t errlen) {
         run_dir, pid);
     close(fd);
     return -1;
+}
+
+// ----------------------------------------------------------------------------
+// no run inside another
+
+// The first line pongrl writes in config.txt (rundir_write_config).
+#define CONFIG_FIRST_LINE "# pongrl run configuration"
+
+// Whether dir holds a pongrl run: its config.txt, a checkpoint's name (or a checkpoint write's
+// temporary) in its checkpoints/, or a lock that a live process holds on its .lock. Nothing in
+// it is followed, waited on or written.
+static bool holds_run(const char *dir) {
+    char p[PATH_MAX + 32], head[sizeof(CONFIG_FIRST_LINE)];
+    snprintf(p, sizeof(p), "%s/config.txt", dir);
+    int fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+        struct stat st;
+        const bool ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+            read(fd, head, sizeof(head) - 1) == (ssize_t)sizeof(head) - 1 &&
+            !memcmp(head, CONFIG_FIRST_LINE, sizeof(head) - 1);
+        close(fd);
+        if (ours) return true;
+    }
+    int ckpts = 0, tmps = 0;
+    if (strlen(dir) < RUN_DIR_MAX) checkpoint_scan(dir, &ckpts, &tmps);
+    if (ckpts || tmps) return true;
+    snprintf(p, sizeof(p), "%s/.lock", dir);
+    if ((fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) return false;
+    struct flock who = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+    const bool held = fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK;
+    close(fd);
+    return held;
+}
+
+// The nearest directory at or above path that exists, resolved (in real, PATH_MAX bytes), and
+// whether it is path itself.
+static bool nearest_existing(const char *path, char *real, bool *itself) {
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p)) return false;
+    *itself = true;
+    for (;;) {
+        size_t n = strlen(p);
+        while (n > 1 && p[n - 1] == '/') p[--n] = 0;
+        if (realpath(p, real)) return true;
+        if (errno != ENOENT) return false;
+        *itself = false;
+        char *slash = strrchr(p, '/');
+        if (!slash)
+            snprintf(p, sizeof(p), ".");
+        else if (slash == p)
+            p[1] = 0;
+        else
+            *slash = 0;
+    }
+}
+
+int rundir_outside_runs(const char *dir, bool resume, char *err, size_t errlen) {
+    char real[PATH_MAX];
+    bool itself;
+    if (!nearest_existing(dir, real, &itself)) return 0; // what cannot be resolved fails where it is made
+    for (bool first = true;; first = false) {
+        if (!(first && itself) && holds_run(real)) {
+            if (resume)
+                snprintf(err, errlen,
+                    "cannot resume %s: it lies inside the run %s, and a run may not hold another (move it "
+                    "out of that run first)",
+                    dir, real);
+            else
+                snprintf(err, errlen,
+                    "--run-dir %s lies inside the run %s: a run may not hold another (its checkpoints, "
+                    "lock and files would be confused); choose a directory outside it",
+                    dir, real);
+            return -1;
+        }
+        char *slash = strrchr(real, '/');
+        if (!slash || !slash[1]) return 0; // "/" checked
+        slash[slash == real ? 1 : 0] = 0;
+    }
 }

@@ -68,7 +68,9 @@ static int mpi_begin(Comm *c, TrainState *st, bool *stop) {
     m->t.wait_s += t1 - t0;
     *stop = h.stop != 0;
     m->iteration = h.iteration;
-    if (h.stop || c->size == 1) return 0;
+    // A run that stops before its first iteration (a finished run resumed, a stop asked at once)
+    // still takes rank 0's state: every rank ends with rank 0's weights, which the end compares.
+    if (c->size == 1 || (h.stop && !h.full)) return 0;
     if (h.full) {
         // Once per run: rank 0's standing and learner state, its network among its arrays (a
         // fresh run's are the same everywhere, a resumed one's are rank 0's checkpoint). From

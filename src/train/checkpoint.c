@@ -200,6 +200,20 @@ static const SavedArrays *fresh_reference(const TrainState *s, const LearnerArra
     return NULL;
 }
 
+// What a reader refuses a writer does not write: counters past CKPT_COUNTER_MAX. NULL, or why
+// (in why).
+static const char *counters_beyond(
+    int64_t iteration, int64_t episodes, int64_t agent_steps, int64_t frames, char *why, size_t n) {
+    if (iteration <= CKPT_COUNTER_MAX && episodes <= CKPT_COUNTER_MAX && agent_steps <= CKPT_COUNTER_MAX &&
+        frames <= CKPT_COUNTER_MAX)
+        return NULL;
+    snprintf(why, n,
+        "counters beyond what a run can reach (iteration %lld, episodes %lld, agent steps %lld, frames "
+        "%lld; each at most 2^%d)",
+        (long long)iteration, (long long)episodes, (long long)agent_steps, (long long)frames, CKPT_COUNTER_BITS);
+    return why;
+}
+
 int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char *err, size_t errlen) {
     if (strlen(path) + 8 > CKPT_PATH_MAX) {
         snprintf(err, errlen, "cannot write checkpoint: path too long");
@@ -207,6 +221,11 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
     }
     if (!s->learner) { // a caller's bug: a loaded state is attached (train_state_attach) before it is written
         snprintf(err, errlen, "cannot write checkpoint %s: no learner attached", path);
+        return -1;
+    }
+    char why[256];
+    if (counters_beyond(s->iteration, s->episodes, s->agent_steps, s->frames, why, sizeof(why))) {
+        snprintf(err, errlen, "cannot write checkpoint %s: %s", path, why); // no load would take it
         return -1;
     }
     if (!train_state_settled(s)) { // a caller's bug: the deferred cache decays would be lost
@@ -306,6 +325,32 @@ static const char *read_arrays(Reader *r, uint32_t version, uint64_t n, const ui
         if (bad) return bad;
     }
     return NULL;
+}
+
+// Builds before the bound on iterations (config.h) let --iterations ask for more: such a goal,
+// which no run reaches, reads as the bound (where the loop stops anyway), so that their runs
+// still resume. text: len bytes of "name=value\n" lines, shortened in place.
+static void iterations_within_bound(char *text, size_t *len) {
+    static const char key[] = "iterations=";
+    const size_t kl = sizeof(key) - 1;
+    for (char *line = text, *end = text + *len, *nl; line < end; line = nl + 1) {
+        if (!(nl = memchr(line, '\n', (size_t)(end - line)))) return;
+        if ((size_t)(nl - line) <= kl || strncmp(line, key, kl)) continue;
+        char *v = line + kl;
+        uint64_t x = 0;
+        if (nl - v > 19) return; // more digits than an int64's: the table refuses it
+        for (char *d = v; d < nl; d++) {
+            if (*d < '0' || *d > '9') return; // not a plain number: the table refuses it
+            x = x * 10 + (uint64_t)(*d - '0');
+        }
+        if (x <= (uint64_t)TRAIN_COUNTER_MAX) return;
+        char bound[24];
+        const size_t k = (size_t)snprintf(bound, sizeof(bound), "%lld", (long long)TRAIN_COUNTER_MAX);
+        memcpy(v, bound, k); // no longer than the value it replaces
+        memmove(v + k, nl, (size_t)(end - nl));
+        *len -= (size_t)(nl - v) - k;
+        return;
+    }
 }
 
 int checkpoint_parse(
@@ -444,6 +489,7 @@ int checkpoint_parse(
     }
     // a setting added after the file was written gets its default
     train_config_default(&s->cfg);
+    iterations_within_bound(text, &tlen);
     if (!bad) bad = train_config_read(&s->cfg, text, tlen, CKPT_ROLES, why, sizeof(why));
     if (bad) {
         snprintf(err, errlen, "invalid configuration (%s)", bad);
@@ -460,14 +506,7 @@ int checkpoint_parse(
         snprintf(err, errlen, "invalid counters or flags");
         return -1;
     }
-    if (iteration > CKPT_COUNTER_MAX || episodes > CKPT_COUNTER_MAX || agent_steps > CKPT_COUNTER_MAX ||
-        frames > CKPT_COUNTER_MAX) {
-        snprintf(err, errlen,
-            "counters beyond what a run can reach (iteration %lld, episodes %lld, agent steps %lld, frames "
-            "%lld; each at most 2^%d)",
-            (long long)iteration, (long long)episodes, (long long)agent_steps, (long long)frames, CKPT_COUNTER_BITS);
-        return -1;
-    }
+    if (counters_beyond(iteration, episodes, agent_steps, frames, err, errlen)) return -1;
     bad = read_arrays(&r, version, n, stored, sv);
     if (bad) {
         snprintf(err, errlen, "%s", bad);
@@ -526,4 +565,50 @@ int checkpoint_load(const char *path, TrainState *s, uint32_t *flags_out, char *
     if (rc) snprintf(err, errlen, "%s: %s", path, why);
     free(buf);
     return rc;
+}
+
+int checkpoint_peek_iteration(const char *path, int64_t *iteration, char *err, size_t errlen) {
+    int fd = file_open_read(path, err, errlen); // errno: the caller tells a full table of files from a bad file
+    if (fd < 0) return -1;
+    uint8_t buf[16 + 4 + CKPT_SETTINGS_MAX + 8]; // magic to iteration, the longest settings (version 1's: less)
+    size_t got = 0;
+    while (got < sizeof(buf)) {
+        ssize_t k = read(fd, buf + got, sizeof(buf) - got);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        if (k == 0) break;
+        got += (size_t)k;
+    }
+    close(fd);
+    errno = 0; // from here, what the file says
+    Reader r = { buf, got, 0, false };
+    char magic[8], text[CKPT_SETTINGS_MAX + 1];
+    get_bytes(&r, magic, 8);
+    const uint32_t version = get_u32(&r);
+    get_u32(&r); // the header's bytes: checkpoint_load checks them
+    if (r.short_read || memcmp(magic, CKPT_MAGIC, 8) || version < 1 || version > CKPT_VERSION) {
+        snprintf(err, errlen, "%s: not a checkpoint this build reads", path);
+        return -1;
+    }
+    if (version == 1) {
+        int32_t has_target;
+        read_v1_settings(&r, text, sizeof(text), &has_target);
+    } else {
+        const uint32_t st = get_u32(&r);
+        if (st > CKPT_SETTINGS_MAX)
+            r.short_read = true;
+        else if (need(&r, st))
+            r.pos += st;
+    }
+    const int64_t it = get_i64(&r);
+    if (r.short_read || it < 0 || it > CKPT_COUNTER_MAX) {
+        snprintf(err, errlen, "%s: truncated, or an iteration no run can reach", path);
+        return -1;
+    }
+    *iteration = it;
+    return 0;
 }

@@ -47,11 +47,11 @@
 #define CKPT_FLAG_FROM_FRESH 2u          // the arrays are stored as their difference from a fresh run's
 #define CKPT_FLAGS_KNOWN     (CKPT_FLAG_IMPORTED | CKPT_FLAG_FROM_FRESH)
 #define CKPT_LEGACY_WEIGHTS  "weights" // versions 1 to 3: Karpathy's network's block, as an array
-// No counter of a run gets past 2^50 (a million agent steps a second for 35 years): a file that
-// says more is refused, so the loop's sums cannot overflow on the way (a learner that
-// multiplies a counter checks its own product: PPO's Adam step count).
-#define CKPT_COUNTER_BITS 50
-#define CKPT_COUNTER_MAX  ((int64_t)1 << CKPT_COUNTER_BITS)
+// No counter of a run gets past 2^50 (config.h): a state that says more is neither written nor
+// read, so the loop's sums cannot overflow on the way (a learner that multiplies a counter
+// checks its own product: PPO's Adam step count).
+#define CKPT_COUNTER_BITS TRAIN_COUNTER_BITS
+#define CKPT_COUNTER_MAX  TRAIN_COUNTER_MAX
 #define CKPT_WALL_MAX_S   1e12                // training seconds (31,000 years)
 #define CKPT_PATH_MAX     (RUN_DIR_MAX + 512) // a run dir, a file name, room for ".tmp"
 // No valid file is larger: the largest network's weights and arrays of up to 4 times their size
@@ -74,25 +74,39 @@ int checkpoint_load(const char *path, TrainState *s, uint32_t *flags_out, char *
 int checkpoint_parse(
     const uint8_t *buf, size_t len, bool check_crc, TrainState *s, uint32_t *flags_out, char *err, size_t errlen);
 
+// The iteration a checkpoint file says it holds, from its header alone (what the pruning of a
+// run's checkpoints needs; the file is not checked whole: checkpoint_load does that). 0, or -1
+// with one line in err and errno that of a file that could not be opened (else 0).
+int checkpoint_peek_iteration(const char *path, int64_t *iteration, char *err, size_t errlen);
+
 // ----------------------------------------------------------------------------
 // A run directory's checkpoints: RUN_DIR/checkpoints/ckpt-<iteration>.bin, the iteration in
-// at least 8 digits (zero-padded; more past 99,999,999), taken in the order of the iterations
+// at least 8 digits (zero-padded; more past 99,999,999). A name is only an index: a file is
+// used, and counted among the --keep newest, only where its own header says the iteration of
+// its name (a file renamed or copied under another name is not trusted). Only names of this
+// pattern, and their temporaries (file.h), are ever read or removed.
 
 // The path of the checkpoint of `iteration` in run_dir (what checkpoint_save writes).
 void checkpoint_path(const char *run_dir, int64_t iteration, char *out, size_t outlen);
 
-// Saves s as the checkpoint of its iteration, then deletes all but the newest `keep`
-// (and any temporary file a killed run left). path_out (may be NULL) gets the file name.
+// Saves s as the checkpoint of its iteration, then deletes all but the newest `keep` that
+// hold the iteration of their name (those that do not, or cannot be read, go too), and any
+// temporary file a killed write left. path_out (may be NULL) gets the file name.
 int checkpoint_save(
     const char *run_dir, const TrainState *s, int keep, char *path_out, size_t pathlen, char *err, size_t errlen);
 
-// What RUN_DIR/checkpoints holds: checkpoint files (ckpt-*.bin, loadable or not) and the
-// temporary files of writes that a kill interrupted (ckpt-*.tmp).
+// What RUN_DIR/checkpoints holds: checkpoint files (by name; loadable or not) and the
+// temporary files of writes that a kill interrupted.
 void checkpoint_scan(const char *run_dir, int *checkpoints, int *temporaries);
 
+// Removes the temporary files of checkpoint writes that kills left in RUN_DIR/checkpoints
+// (their names alone: pongrl's own). Only for the holder of the run's lock, which writes none now.
+void checkpoint_sweep_tmps(const char *run_dir);
+
 // Loads the newest checkpoint of a run directory (or of its checkpoints/ folder itself) that
-// loads; each newer one that does not is named on `warn` (if not NULL) and skipped.
-// path_out (may be NULL) gets the file used. 0, or -1 with one line in err.
+// loads and holds the iteration of its name; each newer one whose name says another iteration
+// is named on `warn` (if not NULL) with both numbers, those that do not load in one line, and
+// all are skipped. path_out (may be NULL) gets the file used. 0, or -1 with one line in err.
 int checkpoint_load_latest(
     const char *dir, TrainState *s, char *path_out, size_t pathlen, FILE *warn, char *err, size_t errlen);
 

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,95 +12,152 @@
 #include <unistd.h>
 
 #include "../util/file.h"
+#include "../util/say.h"
 
-#define CKPT_PREFIX "ckpt-"
-#define CKPT_SUFFIX ".bin"
-#define CKPT_DIGITS 8
+#define CKPT_PREFIX     "ckpt-"
+#define CKPT_SUFFIX     ".bin"
+#define CKPT_DIGITS     8
+#define CKPT_DIGITS_MAX 19 // an int64's: what builds before the bound on iterations could write
 
 // ----------------------------------------------------------------------------
-// a run directory's checkpoints
+// a run directory's checkpoints: a name is an index, the file says its iteration
 
-// "ckpt-<digits>.bin", at least CKPT_DIGITS of them (more once an iteration needs them), and
-// its iteration; not one that no run can reach.
-static bool ckpt_name_iteration(const char *name, int64_t *iteration) {
-    size_t n = strlen(name), pl = strlen(CKPT_PREFIX), sl = strlen(CKPT_SUFFIX);
-    if (n < pl + CKPT_DIGITS + sl || strncmp(name, CKPT_PREFIX, pl) || strcmp(name + n - sl, CKPT_SUFFIX)) return false;
-    int64_t v = 0;
+// Whether name is one of pongrl's checkpoint names, "ckpt-" + an iteration + ".bin", the
+// iteration zero-padded to CKPT_DIGITS digits and never past them (one name an iteration), and
+// the iteration it stands for. Names past the bound are pongrl's too (older builds wrote them):
+// no run's, never loaded, pruned. Only such names are ever read or removed.
+static bool ckpt_name_index(const char *name, int64_t *index) {
+    const size_t n = strlen(name), pl = strlen(CKPT_PREFIX), sl = strlen(CKPT_SUFFIX);
+    if (n < pl + CKPT_DIGITS + sl || n > pl + CKPT_DIGITS_MAX + sl || strncmp(name, CKPT_PREFIX, pl) ||
+        strcmp(name + n - sl, CKPT_SUFFIX) || (n > pl + CKPT_DIGITS + sl && name[pl] == '0'))
+        return false;
+    uint64_t v = 0; // 19 digits fit
     for (size_t i = pl; i < n - sl; i++) {
         if (name[i] < '0' || name[i] > '9') return false;
-        v = v * 10 + (name[i] - '0');
-        if (v > CKPT_COUNTER_MAX) return false;
+        v = v * 10 + (uint64_t)(name[i] - '0');
     }
-    *iteration = v;
+    if (v > (uint64_t)INT64_MAX) return false;
+    *index = (int64_t)v;
     return true;
 }
 
-static bool is_tmp_name(const char *name) {
-    size_t n = strlen(name);
-    return !strncmp(name, CKPT_PREFIX, strlen(CKPT_PREFIX)) && n > 4 && !strcmp(name + n - 4, ".tmp");
+// Whether name is the temporary file of a checkpoint's write (file.h: NAME.<8 hex digits>.tmp).
+static bool ckpt_tmp_name(const char *name) {
+    const size_t n = strlen(name), k = FILE_TMP_SUFFIX_LEN - 1;
+    char base[64];
+    int64_t index;
+    if (n <= k || n - k >= sizeof(base)) return false;
+    memcpy(base, name, n - k);
+    base[n - k] = 0;
+    return ckpt_name_index(base, &index) && file_is_tmp_of(name, base);
 }
 
-// Newest first: by iteration (ckpt-100000000 after ckpt-99999999, whatever their widths), then
-// by name, so that the order is one.
-static int cmp_desc(const void *a, const void *b) {
-    const char *x = *(char *const *)a, *y = *(char *const *)b;
-    int64_t i, j;
-    ckpt_name_iteration(x, &i);
-    ckpt_name_iteration(y, &j);
-    if (i != j) return i < j ? 1 : -1;
-    return strcmp(y, x);
+typedef struct {
+    char *name;
+    int64_t index; // what the name says; the file's own header says the iteration
+} CkptName;
+
+static int cmp_desc(const void *a, const void *b) { // newest name first; one name an index
+    const int64_t i = ((const CkptName *)a)->index, j = ((const CkptName *)b)->index;
+    return i < j ? 1 : i > j ? -1 : 0;
 }
 
-// The checkpoint file names of dir, newest first.
-static int list_ckpts(const char *dir, char ***names, int *count) {
+static void free_names(CkptName *names, int count) {
+    for (int i = 0; i < count; i++) free(names[i].name);
+    free(names);
+}
+
+// The checkpoint names of dir, newest first. 0, or -1 (errno set).
+static int list_ckpts(const char *dir, CkptName **names, int *count) {
     *names = NULL;
     *count = 0;
     DIR *d = opendir(dir);
     if (!d) return -1;
-    int cap = 0;
+    int cap = 0, rc = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        int64_t it;
-        if (!ckpt_name_iteration(e->d_name, &it)) continue;
+        int64_t index;
+        if (!ckpt_name_index(e->d_name, &index)) continue;
         if (*count == cap) {
             cap = cap ? 2 * cap : 16;
-            char **q = realloc(*names, sizeof(char *) * (size_t)cap);
-            if (!q) break;
+            CkptName *q = realloc(*names, sizeof(CkptName) * (size_t)cap);
+            if (!q) {
+                rc = -1;
+                break;
+            }
             *names = q;
         }
-        if (!((*names)[*count] = strdup(e->d_name))) break;
-        (*count)++;
+        if (!((*names)[*count].name = strdup(e->d_name))) {
+            rc = -1;
+            break;
+        }
+        (*names)[(*count)++].index = index;
     }
     closedir(d);
-    if (*count) qsort(*names, (size_t)*count, sizeof(char *), cmp_desc);
+    if (rc) { // a partial list would prune what it missed, or load an older run
+        free_names(*names, *count);
+        *names = NULL;
+        *count = 0;
+        errno = ENOMEM;
+        return -1;
+    }
+    if (*count) qsort(*names, (size_t)*count, sizeof(CkptName), cmp_desc);
     return 0;
 }
 
-static void free_names(char **names, int count) {
-    for (int i = 0; i < count; i++) free(names[i]);
-    free(names);
+// A warning on f, as say_warning writes it.
+static void say_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say_line(FILE *f, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    say_vline(f, "pongrl: warning: ", "", fmt, ap);
+    va_end(ap);
 }
 
+static bool path_in(char *out, size_t n, const char *dir, const char *name) {
+    return snprintf(out, n, "%s/%s", dir, name) < (int)n;
+}
+
+// The temporaries that kills left in cdir (each write makes a new name, and this process,
+// the lock's holder, writes none now).
+static void sweep_tmps(const char *cdir) {
+    DIR *d = opendir(cdir);
+    if (!d) return;
+    struct dirent *e;
+    char path[CKPT_PATH_MAX];
+    while ((e = readdir(d))) {
+        struct stat st;
+        if (ckpt_tmp_name(e->d_name) && path_in(path, sizeof(path), cdir, e->d_name) && lstat(path, &st) == 0 &&
+            S_ISREG(st.st_mode))
+            unlink(path);
+    }
+    closedir(d);
+}
+
+// Keeps the newest `keep` checkpoints whose header says the iteration of their name; removes
+// the others: older ones, and those no resume would take (another iteration than their name's,
+// not a checkpoint, unreadable), so that --keep leaves nothing behind. A file that could not be
+// opened for want of descriptors or memory is left for the next time.
 static int prune(const char *cdir, int keep) { // cdir: shorter than RUN_DIR_MAX + 16
-    char **names;
+    CkptName *names;
     int count;
     if (list_ckpts(cdir, &names, &count)) return -1;
-    char path[CKPT_PATH_MAX];
-    for (int i = keep; i < count; i++) {
-        snprintf(path, sizeof(path), "%s/%s", cdir, names[i]);
+    char path[CKPT_PATH_MAX], why[CKPT_PATH_MAX + 128];
+    for (int i = 0, kept = 0; i < count; i++) {
+        if (!path_in(path, sizeof(path), cdir, names[i].name)) continue;
+        if (kept < keep) {
+            int64_t it;
+            const int rc = checkpoint_peek_iteration(path, &it, why, sizeof(why));
+            if (rc == 0 && it == names[i].index) {
+                kept++;
+                continue;
+            }
+            if (rc && (errno == EMFILE || errno == ENFILE || errno == ENOMEM)) continue;
+        }
         unlink(path);
     }
     free_names(names, count);
-    // temporaries a killed run left behind (this process writes one at a time, and not now)
-    DIR *d = opendir(cdir);
-    if (!d) return -1;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (is_tmp_name(e->d_name)) {
-            snprintf(path, sizeof(path), "%s/%s", cdir, e->d_name);
-            unlink(path);
-        }
-    closedir(d);
+    sweep_tmps(cdir);
     return 0;
 }
 
@@ -130,20 +188,23 @@ int checkpoint_save(
 void checkpoint_scan(const char *run_dir, int *checkpoints, int *temporaries) {
     *checkpoints = *temporaries = 0;
     char cdir[RUN_DIR_MAX + 16];
-    snprintf(cdir, sizeof(cdir), "%s/checkpoints", run_dir);
+    if (snprintf(cdir, sizeof(cdir), "%s/checkpoints", run_dir) >= (int)sizeof(cdir)) return;
     DIR *d = opendir(cdir);
     if (!d) return;
     struct dirent *e;
-    const size_t pl = strlen(CKPT_PREFIX), sl = strlen(CKPT_SUFFIX);
     while ((e = readdir(d))) {
-        size_t n = strlen(e->d_name);
-        if (strncmp(e->d_name, CKPT_PREFIX, pl) || n < pl + 4) continue;
-        if (is_tmp_name(e->d_name))
-            (*temporaries)++;
-        else if (!strcmp(e->d_name + n - sl, CKPT_SUFFIX))
+        int64_t index;
+        if (ckpt_name_index(e->d_name, &index))
             (*checkpoints)++;
+        else if (ckpt_tmp_name(e->d_name))
+            (*temporaries)++;
     }
     closedir(d);
+}
+
+void checkpoint_sweep_tmps(const char *run_dir) {
+    char cdir[RUN_DIR_MAX + 16];
+    if (snprintf(cdir, sizeof(cdir), "%s/checkpoints", run_dir) < (int)sizeof(cdir)) sweep_tmps(cdir);
 }
 
 int checkpoint_load_latest(
@@ -157,7 +218,7 @@ int checkpoint_load_latest(
     snprintf(cdir, sizeof(cdir), "%s/checkpoints", dir);
     struct stat st;
     if (stat(cdir, &st) || !S_ISDIR(st.st_mode)) snprintf(cdir, sizeof(cdir), "%s", dir);
-    char **names;
+    CkptName *names;
     int count;
     if (list_ckpts(cdir, &names, &count)) {
         snprintf(err, errlen, "%s: %s", cdir, strerror(errno));
@@ -168,22 +229,34 @@ int checkpoint_load_latest(
         free_names(names, count);
         return -1;
     }
-    char path[CKPT_PATH_MAX], why[512] = "", first_why[512] = "";
-    int rc = -1, skipped = 0;
+    // newest name first; a file is used only where it holds the iteration its name says
+    char path[CKPT_PATH_MAX], why[CKPT_PATH_MAX + 256] = "", first_why[CKPT_PATH_MAX + 256] = "",
+                                                  first_fail[CKPT_PATH_MAX + 256] = "";
+    int rc = -1, failed = 0, skipped = 0;
     for (int i = 0; i < count && rc; i++) {
-        snprintf(path, sizeof(path), "%s/%s", cdir, names[i]);
-        if (checkpoint_load(path, s, NULL, why, sizeof(why)) == 0)
-            rc = 0;
-        else if (skipped++ == 0)
-            snprintf(first_why, sizeof(first_why), "%s", why);
+        if (!path_in(path, sizeof(path), cdir, names[i].name)) continue;
+        if (checkpoint_load(path, s, NULL, why, sizeof(why)) == 0) {
+            if (s->iteration == names[i].index) {
+                rc = 0;
+                break;
+            }
+            snprintf(why, sizeof(why), "%s holds iteration %lld, its name says %lld: not used (renamed or copied?)",
+                path, (long long)s->iteration, (long long)names[i].index);
+            if (warn) say_line(warn, "%s", why);
+            train_state_free(s);
+            memset(s, 0, sizeof(*s));
+        } else if (failed++ == 0)
+            snprintf(first_fail, sizeof(first_fail), "%s", why);
+        if (skipped++ == 0) snprintf(first_why, sizeof(first_why), "%s", why);
     }
-    // one line either way: the error if none loads, else a warning naming what was passed over
+    // one line either way: the error if none is usable, else a warning naming what did not load
+    // (each one whose name lies has had its own)
     if (rc)
         snprintf(err, errlen, "no usable checkpoint in %s (the newest, %s)", cdir, first_why);
     else {
-        if (skipped && warn)
-            fprintf(warn, "pongrl: warning: using %s; %d newer checkpoint%s did not load (the newest, %s)\n", path,
-                skipped, skipped > 1 ? "s" : "", first_why);
+        if (failed && warn)
+            say_line(warn, "using %s; %d newer checkpoint%s did not load (the newest, %s)", path, failed,
+                failed > 1 ? "s" : "", first_fail);
         if (path_out) snprintf(path_out, pathlen, "%s", path);
     }
     free_names(names, count);

@@ -15,6 +15,11 @@
 #define TRAIN_BATCH_MAX  1000000 // the largest batch a run may have
 #define TRAIN_REWARD_MAX 21      // an episode's reward lies in [-21, 21] (21 points end a game)
 #define TRAIN_STR_MAX    64      // a text setting's bytes, its NUL included
+// No counter of a run gets past 2^50 (a million agent steps a second for 35 years): the most
+// --iterations may ask, where the loop stops whatever it was asked, and the most a checkpoint
+// may say (checkpoint.h: written and read alike), so that a run's every checkpoint loads.
+#define TRAIN_COUNTER_BITS 50
+#define TRAIN_COUNTER_MAX  ((int64_t)1 << TRAIN_COUNTER_BITS)
 
 // What a setting is for:
 //   RUN   defines the run (same seed, same bits): every rank must have rank 0's, the other ranks

@@ -21,6 +21,7 @@ static bool should_stop(const TrainState *s) {
     const TrainConfig *c = &s->cfg;
     if (train_stop_requested()) return true;
     if (c->iterations >= 0 && s->iteration >= c->iterations) return true;
+    if (s->iteration >= TRAIN_COUNTER_MAX) return true; // the most a run may have (config.h)
     if (c->has_target_reward && s->episodes > 0 && s->running_reward >= c->target_reward) return true;
     return false;
 }

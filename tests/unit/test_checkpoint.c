@@ -69,6 +69,18 @@ static uint32_t header_bytes(const uint8_t *buf) { return le32_at(buf, 12); }
 // The settings text's length, bytes 16..19 of the file; the text follows.
 static uint32_t settings_bytes(const uint8_t *buf) { return le32_at(buf, 16); }
 
+// The iteration that checkpoint_peek_iteration reads from the header of a file of these bytes.
+static int64_t peeked(const uint8_t *b, size_t len) {
+    char path[] = "/tmp/pongrl-ckpt-XXXXXX", err[512];
+    int fd = mkstemp(path);
+    cr_assert_eq(write(fd, b, len), (ssize_t)len);
+    close(fd);
+    int64_t it = -1;
+    cr_assert_eq(checkpoint_peek_iteration(path, &it, err, sizeof(err)), 0, "%s", err);
+    unlink(path);
+    return it;
+}
+
 Test(checkpoint, write_then_load_gives_back_every_bit) {
     TrainState a, b;
     char path[] = "/tmp/pongrl-ckpt-XXXXXX";
@@ -176,6 +188,7 @@ Test(checkpoint, version_1_loads_as_the_seeds_learner) {
     cr_assert_eq(s.cfg.gamma, 0.98);
     cr_assert_eq(s.cfg.decay, 0.97);
     cr_assert_eq(s.iteration, 4);
+    cr_assert_eq(peeked(b, len), 4);
     cr_assert_eq(s.episodes, 28);
     cr_assert_eq(s.running_reward, -20.5);
     cr_assert_eq(s.saved.count, 2);
@@ -200,6 +213,7 @@ Test(checkpoint, version_3_loads_and_goes_on_as_version_4) {
     char err[512];
     cr_assert_eq(checkpoint_parse(buf, len, true, &b, NULL, err, sizeof(err)), 0, "%s", err);
     cr_assert(b.saved.legacy);
+    cr_assert_eq(peeked(buf, len), a.iteration);
     cr_assert_eq(train_state_attach(&b, &PG_LEARNER, err, sizeof(err)), 0, "%s", err);
     cr_assert_eq(memcmp(net->w, pg_state(&b)->net.w, 8 * net->n), 0);
     cr_assert_eq(memcmp(pg_state(&a)->cache, pg_state(&b)->cache, 8 * net->n), 0);
@@ -262,6 +276,36 @@ Test(checkpoint, counters_no_run_can_reach_are_refused) {
     }
     free(v4);
     free(v3);
+    train_state_free(&a);
+}
+
+// A run's iterations end at 2^50, and files say no more: a state past it is not written (no
+// load would take it); a goal past it (builds before the bound let --iterations ask for any
+// int64) reads as the bound, where the loop stops anyway, so that such a run still resumes.
+Test(checkpoint, iterations_end_at_the_bound_in_writer_and_reader) {
+    TrainState a, b;
+    make_state(&a, 1);
+    char path[] = "/tmp/pongrl-ckpt-XXXXXX", err[512];
+    close(mkstemp(path));
+    a.iteration = CKPT_COUNTER_MAX + 1;
+    cr_assert_neq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "a state past 2^50 was written");
+    cr_assert(strstr(err, "beyond what a run can reach") && strstr(err, "iteration 1125899906842625"), "%s", err);
+    a.iteration = CKPT_COUNTER_MAX; // settled there (no 2^50 decays to owe: a test's shortcut)
+    for (int i = 0; i < pg_state(&a)->net.D; i++) pg_state(&a)->cache_at[i] = a.iteration;
+    const int64_t goals[] = { INT64_MAX, CKPT_COUNTER_MAX + 1, CKPT_COUNTER_MAX, 7 };
+    for (size_t k = 0; k < sizeof(goals) / sizeof(goals[0]); k++) {
+        a.cfg.iterations = goals[k];
+        cr_assert_eq(checkpoint_write(path, &a, 0, err, sizeof(err)), 0, "%s", err);
+        cr_assert_eq(checkpoint_load(path, &b, NULL, err, sizeof(err)), 0, "%s", err);
+        cr_assert_eq(b.iteration, CKPT_COUNTER_MAX);
+        cr_assert_eq(b.cfg.iterations, goals[k] > CKPT_COUNTER_MAX ? CKPT_COUNTER_MAX : goals[k]);
+        cr_assert_eq(b.cfg.keep, 4); // the lines after it read as written
+        int64_t it = -1;
+        cr_assert_eq(checkpoint_peek_iteration(path, &it, err, sizeof(err)), 0, "%s", err);
+        cr_assert_eq(it, CKPT_COUNTER_MAX);
+        train_state_free(&b);
+    }
+    unlink(path);
     train_state_free(&a);
 }
 
@@ -371,7 +415,7 @@ Test(settings, every_row_reads_back_its_text_and_bad_text_is_refused) {
     a.lr = 0.1 + 1e-17;
     a.gamma = 1.0 / 3;
     a.seed = UINT64_MAX;
-    a.iterations = INT64_MAX;
+    a.iterations = TRAIN_COUNTER_MAX;
     a.has_target_reward = true;
     a.target_reward = -20.5;
     a.checkpoint_secs = 1e-3;
