@@ -26,6 +26,8 @@
 //   comm_share_median  the same iteration by iteration (the slowest rank's bcast + reduce over
 //                  rank 0's iteration), the median: what a typical iteration costs, where
 //                  the mean also carries the odd iteration a noisy machine stretches
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,14 +39,38 @@
 #include "../cluster/launch.h"
 #include "../train/train.h"
 #include "../util/clock.h"
+#include "../util/file.h"
+#include "../util/spawn.h"
 #include "args.h"
 #include "commands.h"
 #include "../util/say.h"
+
+#define BENCH_LAUNCH_LIMIT_S 300 // a launch's mpirun is killed after it (the defaults take seconds)
 
 typedef struct {
     int batch_per_rank, iterations, workers;
     char ranks[64], transports[64];
 } BenchArgs;
+
+// --ranks and --transports: a list of one or more items, none empty, each known (a rank
+// count in [1, 1024], vader or tcp); anything else is a usage error, never a run of nothing.
+static void bench_list_check(const char *flag, const char *list) {
+    const char *p = list;
+    do {
+        size_t n = strcspn(p, ",");
+        if (n == 0 || n >= 16)
+            die_usage("bench cluster: %s '%s': want a comma-separated list such as %s", flag, list,
+                flag[2] == 'r' ? "1,2,4" : "vader,tcp");
+        char item[16];
+        memcpy(item, p, n);
+        item[n] = 0;
+        if (flag[2] == 'r')
+            arg_int(flag, item, 1, 1024);
+        else if (strcmp(item, "vader") && strcmp(item, "tcp"))
+            die_usage("bench cluster: unknown transport '%s' (vader, tcp)", item);
+        p += n;
+    } while (*p++ == ',');
+}
 
 static void bench_args(int argc, char **argv, BenchArgs *a) {
     *a = (BenchArgs){ 10, 10, 1, "1,2,4", "vader,tcp" };
@@ -53,8 +79,10 @@ static void bench_args(int argc, char **argv, BenchArgs *a) {
         if (arg_is_help(f)) {
             printf("usage: pongrl bench cluster [--batch-per-rank N (10)] [--iterations N (10)] [--workers N (1)]\n"
                    "                            [--ranks 1,2,4] [--transports vader,tcp]\n"
-                   "Without mpirun: launches mpirun for each rank count and transport (Open MPI).\n"
-                   "Under mpirun: measures that launch (e.g. across a hostfile's machines).\n");
+                   "Without mpirun: launches mpirun for each rank count and transport (Open MPI);\n"
+                   "each launch that has not ended after %d s is killed.\n"
+                   "Under mpirun: measures that launch (e.g. across a hostfile's machines).\n",
+                BENCH_LAUNCH_LIMIT_S);
             exit(0);
         }
         static const char *const known[] = { "--batch-per-rank", "--iterations", "--workers", "--ranks", "--transports",
@@ -77,6 +105,8 @@ static void bench_args(int argc, char **argv, BenchArgs *a) {
             die_usage("bench cluster: %s: too long (%zu bytes)", f, strlen(v));
         i++;
     }
+    bench_list_check("--ranks", a->ranks);
+    bench_list_check("--transports", a->transports);
 }
 
 #ifndef HAVE_MPI
@@ -178,14 +208,95 @@ static int bench_rank(const BenchArgs *a) {
 // ----------------------------------------------------------------------------
 // no launcher: start mpirun for each setup and prefix its lines
 
-static const char *transport_flags(const char *t) {
-    if (!strcmp(t, "vader")) return "--mca btl vader,self";
-    if (!strcmp(t, "tcp")) return "--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo";
-    return NULL;
+// mpirun's flags for a transport (bench_args let only these through)
+static int transport_flags(const char *t, char **argv) {
+    static char *const vader[] = { "--mca", "btl", "vader,self", NULL };
+    static char *const tcp[] = { "--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "lo",
+        NULL };
+    char *const *f = !strcmp(t, "tcp") ? tcp : vader;
+    int n = 0;
+    while (f[n]) argv[n] = f[n], n++;
+    return n;
+}
+
+// mpirun's output, both streams, line by line: a result line gets its setup's prefix on stdout,
+// anything else goes to stderr as it came
+typedef struct {
+    const char *transport;
+    int np;
+    char line[1024];
+    size_t n;
+} LineSink;
+
+static void line_out(LineSink *s) {
+    s->line[s->n] = 0;
+    const char *l = s->line;
+    if (strchr(l, ':') && l[0] != ' ' && !strstr(l, "pongrl:"))
+        printf("cluster_%s_np%d_%s", s->transport, s->np, l);
+    else
+        fputs(l, stderr);
+    s->n = 0;
+}
+
+static int line_sink(void *ctx, const uint8_t *b, size_t n, char *err, size_t errlen) {
+    LineSink *s = ctx;
+    for (size_t i = 0; i < n; i++) {
+        s->line[s->n++] = (char)b[i];
+        if (b[i] == '\n' || s->n == sizeof(s->line) - 1) line_out(s);
+    }
+    return 0;
+}
+
+// One launch: mpirun -np np [transport flags] exe bench cluster ..., its output read through a
+// pipe. 0, or -1 with one line in err (-2: no mpirun).
+static int bench_launch_one(
+    const BenchArgs *a, const char *exe, const char *transport, int np, char *err, size_t errlen) {
+    char nps[16], b[16], it[16], w[16];
+    snprintf(nps, sizeof(nps), "%d", np);
+    snprintf(b, sizeof(b), "%d", a->batch_per_rank);
+    snprintf(it, sizeof(it), "%d", a->iterations);
+    snprintf(w, sizeof(w), "%d", a->workers);
+    char *argv[40];
+    int k = 0;
+    argv[k++] = "mpirun";
+    argv[k++] = "-np";
+    argv[k++] = nps;
+    argv[k++] = "--oversubscribe";
+    k += transport_flags(transport, argv + k);
+    char *const rest[] = { (char *)exe, "bench", "cluster", "--batch-per-rank", b, "--iterations", it, "--workers", w,
+        NULL };
+    for (int i = 0; rest[i]; i++) argv[k++] = rest[i];
+    argv[k] = NULL;
+    int out[2];
+    if (pipe2(out, O_CLOEXEC)) {
+        snprintf(err, errlen, "cannot start mpirun: %s", strerror(errno));
+        return -1;
+    }
+    SpawnFd fds[] = { { out[1], 1 }, { out[1], 2 } };
+    Child c;
+    char why[1024];
+    int rc = spawn_start(&c, argv, fds, 2, BENCH_LAUNCH_LIMIT_S, why, sizeof(why));
+    int e = errno;
+    close(out[1]);
+    if (rc && e == ENOENT) {
+        close(out[0]);
+        snprintf(err, errlen, "bench cluster: mpirun not found on PATH (Debian: apt-get install openmpi-bin)");
+        return -2;
+    }
+    if (!rc) {
+        LineSink s = { transport, np, "", 0 };
+        rc = spawn_read(&c, out[0], line_sink, &s, why, sizeof(why));
+        if (s.n) line_out(&s);
+        spawn_end(&c);
+    }
+    close(out[0]);
+    fflush(stdout);
+    if (rc) snprintf(err, errlen, "bench cluster: %s with %d ranks failed: %s", transport, np, why);
+    return rc;
 }
 
 static int bench_launch(const BenchArgs *a) {
-    char exe[1024];
+    char exe[FILE_PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0) {
         say_error("cannot find my own binary (/proc/self/exe)");
@@ -197,40 +308,19 @@ static int bench_launch(const BenchArgs *a) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
     }
-    char transports[64], ranks[64];
+    char transports[64], ranks[64], err[2048];
     snprintf(transports, sizeof(transports), "%s", a->transports);
     int failed = 0;
     char *st, *t;
     for (t = strtok_r(transports, ",", &st); t; t = strtok_r(NULL, ",", &st)) {
-        const char *flags = transport_flags(t);
-        if (!flags) die_usage("bench cluster: unknown transport '%s' (vader, tcp)", t);
         snprintf(ranks, sizeof(ranks), "%s", a->ranks);
         char *sr;
         for (char *r = strtok_r(ranks, ",", &sr); r; r = strtok_r(NULL, ",", &sr)) {
-            int np = (int)arg_int("--ranks", r, 1, 1024);
-            char cmd[2048];
-            snprintf(cmd, sizeof(cmd),
-                "timeout 300 mpirun -np %d --oversubscribe %s '%s' bench cluster "
-                "--batch-per-rank %d --iterations %d --workers %d 2>&1",
-                np, flags, exe, a->batch_per_rank, a->iterations, a->workers);
-            FILE *p = popen(cmd, "r");
-            if (!p) {
-                perror("pongrl: popen");
-                return 1;
-            }
-            char line[1024];
-            while (fgets(line, sizeof(line), p)) {
-                if (strchr(line, ':') && line[0] != ' ' && !strstr(line, "pongrl:"))
-                    printf("cluster_%s_np%d_%s", t, np, line);
-                else
-                    fputs(line, stderr);
-            }
-            int rc = pclose(p);
-            if (rc) {
-                say_error("bench cluster: %s with %d ranks failed (%s)", t, np, cmd);
-                failed = 1;
-            }
-            fflush(stdout);
+            int rc = bench_launch_one(a, exe, t, (int)arg_int("--ranks", r, 1, 1024), err, sizeof(err));
+            if (!rc) continue;
+            say_error("%s", err);
+            failed = 1;
+            if (rc == -2) return 1; // no mpirun: the next setups would say the same
         }
     }
     return failed;

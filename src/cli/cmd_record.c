@@ -77,7 +77,8 @@ int cmd_record(int argc, char **argv) {
         goto out;
     }
     pending = true;
-    if (!(video = video_open(fr.tmp, format, cw, PONG_SCREEN_H, pl->env.preset.frameskip_min, err, sizeof(err)))) {
+    if (!(video = video_open(
+              file_replace_fd(&fr), out, format, cw, PONG_SCREEN_H, pl->env.preset.frameskip_min, err, sizeof(err)))) {
         say_error("%s", err);
         goto out;
     }

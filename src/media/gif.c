@@ -9,14 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../util/file.h"
 
 struct GifRec {
     GifFileType *gif;
-    char path[FILE_PATH_MAX + FILE_TMP_SUFFIX_LEN]; // a file_replace temporary's name
+    char path[FILE_PATH_MAX]; // the file's name, for messages
     int w, h;
     uint8_t *shown;   // (h, w, 3) what the viewer shows after the frames written
     uint8_t *pending; // (h, w, 3) the next frame to write
@@ -32,7 +31,7 @@ static void gif_err(char *err, size_t errlen, const char *what, const char *path
     snprintf(err, errlen, "%s %s: %s", what, path, GifErrorString(code));
 }
 
-GifRec *gifrec_open(const char *path, int width, int height, char *err, size_t errlen) {
+GifRec *gifrec_open(int fd, const char *name, int width, int height, char *err, size_t errlen) {
     GifRec *g = calloc(1, sizeof(GifRec));
     size_t px = (size_t)width * height * 3;
     if (!g || !(g->shown = malloc(px)) || !(g->pending = malloc(px)) || !(g->line = malloc((size_t)width))) {
@@ -41,21 +40,17 @@ GifRec *gifrec_open(const char *path, int width, int height, char *err, size_t e
     }
     g->w = width;
     g->h = height;
-    if (strlen(path) >= sizeof(g->path)) {
-        snprintf(err, errlen, "cannot create %.64s...: path too long", path);
-        goto fail;
-    }
-    snprintf(g->path, sizeof(g->path), "%s", path);
+    snprintf(g->path, sizeof(g->path), "%s", name); // cut if long: only for messages
     int code = 0;
-    // never through a symlink planted under the name (file_replace hands over its temporary)
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+    // giflib closes what it is given: a copy, so that the caller's descriptor stays its own
+    int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", name, strerror(errno));
         goto fail;
     }
-    if (!(g->gif = EGifOpenFileHandle(fd, &code))) {
-        close(fd);
-        gif_err(err, errlen, "cannot create", path, code);
+    if (!(g->gif = EGifOpenFileHandle(own, &code))) {
+        close(own);
+        gif_err(err, errlen, "cannot write", name, code);
         goto fail;
     }
     EGifSetGifVersion(g->gif, true); // GIF89a: delays and looping
@@ -68,7 +63,7 @@ GifRec *gifrec_open(const char *path, int width, int height, char *err, size_t e
         goto fail_write;
     return g;
 fail_write:
-    gif_err(err, errlen, "cannot write", path, g->gif->Error);
+    gif_err(err, errlen, "cannot write", name, g->gif->Error);
 fail:
     if (g && g->gif) {
         int c;
@@ -185,10 +180,6 @@ int gifrec_close(GifRec *g, char *err, size_t errlen) {
     int code = 0;
     if (EGifCloseFile(g->gif, &code) == GIF_ERROR && !rc) {
         gif_err(err, errlen, "cannot write", g->path, code);
-        rc = -1;
-    }
-    if (!rc && chmod(g->path, 0644)) {
-        snprintf(err, errlen, "cannot chmod %s", g->path);
         rc = -1;
     }
     free(g->shown);

@@ -14,16 +14,18 @@
 
 typedef struct GifRec GifRec;
 
-// A new GIF of width x height that loops forever. NULL with one line in err.
-GifRec *gifrec_open(const char *path, int width, int height, char *err, size_t errlen);
+// A new GIF of width x height that loops forever, written to fd (a file open to write, at its
+// start: file.h's temporary; gif keeps a copy of it, the caller still closes its own); name
+// is the file's, for messages. NULL with one line in err.
+GifRec *gifrec_open(int fd, const char *name, int width, int height, char *err, size_t errlen);
 
 // Adds a picture, rgb (height, width, 3) row-major, shown for `frames` emulated frames.
 // GIF delays are whole centiseconds: they are rounded on the running total, so the GIF
 // keeps real time however the frame lengths fall (4 frames: 7, 6, 7, 7, 6, 7 ... cs).
 int gifrec_add(GifRec *g, const uint8_t *rgb, int frames, char *err, size_t errlen);
 
-// Writes what is pending, closes the file and makes it world-readable (giflib creates
-// 0600). Frees g whatever happens. 0 or -1 with one line in err.
+// Writes what is pending and closes gif's copy of the descriptor. Frees g whatever happens. 0
+// or -1 with one line in err.
 int gifrec_close(GifRec *g, char *err, size_t errlen);
 
 // Frames written so far (identical neighbours merged) and the GIF's play time in cs.

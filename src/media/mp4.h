@@ -13,13 +13,18 @@
 
 #define MP4_FRAME_HZ 60 // an emulated Atari frame is 1/60 s
 #define MP4_SCALE    4  // 160x210 -> 640x840, nearest neighbour
+// ffmpeg is killed if it has not finished MP4_LIMIT_S + MP4_LIMIT_PER_PICTURE_S x pictures
+// seconds after it started (it encodes hundreds a second: the limit is for a hung ffmpeg)
+#define MP4_LIMIT_S             60.0
+#define MP4_LIMIT_PER_PICTURE_S 0.1
 
 typedef struct Mp4Rec Mp4Rec;
 
-// A new MP4 of (width, height) pictures (both even), 60/k pictures per second (k in [1, 60]).
-// Creates path (so a bad path is told at once), then starts ffmpeg on it. NULL with one line
-// in err: path not writable, ffmpeg not on PATH.
-Mp4Rec *mp4rec_open(const char *path, int width, int height, int k, char *err, size_t errlen);
+// A new MP4 of (width, height) pictures (both even), 60/k pictures per second (k in [1, 60]),
+// written by ffmpeg to fd (a file open to write: file.h's temporary), handed to it as its
+// descriptor 3; name is the file's, for messages. NULL with one line in err (ffmpeg not on
+// PATH).
+Mp4Rec *mp4rec_open(int fd, const char *name, int width, int height, int k, char *err, size_t errlen);
 
 // Adds a picture, rgb (height, width, 3) row-major, shown for `frames` emulated frames: sent
 // as many times as the rounded running total asks (so the video keeps real time, and a step
@@ -27,8 +32,8 @@ Mp4Rec *mp4rec_open(const char *path, int width, int height, int k, char *err, s
 // stopped.
 int mp4rec_add(Mp4Rec *m, const uint8_t *rgb, int frames, char *err, size_t errlen);
 
-// Ends the stream and waits for ffmpeg. 0, or -1 with one line in err (ffmpeg's own last
-// line of complaint when it failed). Frees m whatever happens.
+// Ends the stream and waits for ffmpeg (killed past its deadline). 0, or -1 with one line in
+// err (ffmpeg's own last line of complaint when it failed). Frees m whatever happens.
 int mp4rec_close(Mp4Rec *m, char *err, size_t errlen);
 
 // Pictures sent so far, and the video's length in seconds.

@@ -28,7 +28,7 @@ int video_format(const char *name, char *err, size_t errlen) {
 }
 
 VideoRec *video_open(
-    const char *path, VideoFormat f, int width, int height, int step_frames, char *err, size_t errlen) {
+    int fd, const char *name, VideoFormat f, int width, int height, int step_frames, char *err, size_t errlen) {
     VideoRec *v = calloc(1, sizeof(VideoRec));
     if (!v) {
         snprintf(err, errlen, "out of memory");
@@ -38,9 +38,9 @@ VideoRec *video_open(
     v->w = width;
     v->h = height;
     if (f == VIDEO_GIF)
-        v->gif = gifrec_open(path, width, height, err, errlen);
+        v->gif = gifrec_open(fd, name, width, height, err, errlen);
     else
-        v->mp4 = mp4rec_open(path, width, height, step_frames, err, errlen);
+        v->mp4 = mp4rec_open(fd, name, width, height, step_frames, err, errlen);
     if (!v->gif && !v->mp4) {
         free(v);
         return NULL;

@@ -20,10 +20,13 @@ typedef struct {
 // line in err for any other name.
 int video_format(const char *name, char *err, size_t errlen);
 
-// A new recording of (width, height) RGB pictures at path in format f; step_frames is how many
-// emulated frames a picture usually lasts (the env's smallest frameskip: an MP4's rate is 60
-// divided by it). NULL with one line in err.
-VideoRec *video_open(const char *path, VideoFormat f, int width, int height, int step_frames, char *err, size_t errlen);
+// A new recording of (width, height) RGB pictures in format f, written to fd: a file open to
+// write, at its start (file.h's temporary: never a name, which another program could swap
+// meanwhile); name is the file's, for messages. step_frames is how many emulated frames a
+// picture usually lasts (the env's smallest frameskip: an MP4's rate is 60 divided by it).
+// The caller closes fd (file_replace_commit) after video_close. NULL with one line in err.
+VideoRec *video_open(
+    int fd, const char *name, VideoFormat f, int width, int height, int step_frames, char *err, size_t errlen);
 // Adds a picture, rgb (height, width, 3) row-major, shown for `frames` emulated frames (1/60 s).
 int video_add(VideoRec *v, const uint8_t *rgb, int frames, char *err, size_t errlen);
 // Finishes the file and frees v whatever happens; 0 with *sum filled (sum may be NULL), or

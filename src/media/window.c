@@ -19,16 +19,46 @@ struct Window {
     bool quit;
 };
 
+static bool named(const char *v) { return v && v[0]; }
+
+// The video drivers to try, those the environment names a display for: x11 for DISPLAY,
+// wayland for WAYLAND_DISPLAY (a relative name only with XDG_RUNTIME_DIR, without which
+// libwayland cannot find it and prints a line of its own). Left to itself SDL would go on to
+// its "offscreen" driver when no display answers, and the game would play to no one.
+static void window_drivers(char *buf, size_t n) {
+    const char *wl = getenv("WAYLAND_DISPLAY");
+    bool x11 = named(getenv("DISPLAY")), wayland = named(wl) && (wl[0] == '/' || named(getenv("XDG_RUNTIME_DIR")));
+    snprintf(buf, n, "%s%s%s", x11 ? "x11" : "", x11 && wayland ? "," : "", wayland ? "wayland" : "");
+}
+
 Window *window_open(const char *title, int width, int height, int scale, char *err, size_t errlen) {
-    // Before SDL_Init, for a plain message: SDL's own is "No available video device"
-    if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER")) {
-        snprintf(err, errlen,
-            "cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are unset); "
-            "`pongrl record MODEL --out game.mp4` writes the game to a file instead");
-        return NULL;
+    static const char *const instead = "`pongrl record MODEL --out game.mp4` writes the game to a file instead";
+    const char *asked = getenv("SDL_VIDEODRIVER"), *x = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+    char where[256], drivers[32];
+    snprintf(where, sizeof(where), "%s%s%s%s%s", named(x) ? "DISPLAY=" : "", named(x) ? x : "",
+        named(x) && named(wl) ? ", " : "", named(wl) ? "WAYLAND_DISPLAY=" : "", named(wl) ? wl : "");
+    if (!named(asked)) { // the user's SDL_VIDEODRIVER is taken as given (SDL reads it itself)
+        // before SDL_Init, for a plain message: SDL's own is "No available video device"
+        if (!where[0]) {
+            snprintf(
+                err, errlen, "cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are unset); %s", instead);
+            return NULL;
+        }
+        window_drivers(drivers, sizeof(drivers));
+        if (!drivers[0]) {
+            snprintf(err, errlen, "cannot open a window: no usable display at %s (XDG_RUNTIME_DIR is unset); %s", where,
+                instead);
+            return NULL;
+        }
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, drivers);
     }
     if (SDL_Init(SDL_INIT_VIDEO) != 0) { // SDL_INIT_EVENTS with it: Ctrl-C becomes SDL_QUIT
-        snprintf(err, errlen, "cannot open a window: %s", SDL_GetError());
+        if (named(asked))
+            snprintf(err, errlen, "cannot open a window: SDL_VIDEODRIVER=%s: %s", asked, SDL_GetError());
+        else
+            snprintf(err, errlen, "cannot open a window: no usable display at %s (SDL: %s); %s", where, SDL_GetError(),
+                instead);
+        SDL_Quit(); // what the failed start left (SDL's D-Bus connection)
         return NULL;
     }
     Window *w = calloc(1, sizeof(Window));

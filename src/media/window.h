@@ -12,7 +12,9 @@
 typedef struct Window Window;
 
 // A window titled `title` for (width, height) pictures, shown `scale` times larger at first.
-// NULL with one line in err: no SDL2 in this build, no display, SDL failing.
+// NULL with one line in err: no SDL2 in this build, no display, or none that answers where
+// DISPLAY or WAYLAND_DISPLAY point (SDL's offscreen driver, which shows nothing, is never
+// taken for a window unless SDL_VIDEODRIVER asks for it), SDL failing.
 Window *window_open(const char *title, int width, int height, int scale, char *err, size_t errlen);
 
 // Shows rgb (height, width, 3) row-major at once. 0, or -1 with one line in err.

@@ -1,6 +1,8 @@
 // test_media.c: the GIF recorder, checked by decoding what it wrote with giflib: size,
-// frame count, looping, real-time delays, and every frame's picture after compositing.
+// frame count, looping, real-time delays, and every frame's picture after compositing; and
+// the plot: a title that gnuplot could read as a command is only text, a FIFO is refused.
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <gif_lib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,9 +64,8 @@ Test(gif, a_pong_game_decodes_to_the_same_pictures_at_real_speed) {
     char path[] = "/tmp/pongrl-test-XXXXXX.gif";
     int fd = mkstemps(path, 4);
     cr_assert_geq(fd, 0);
-    close(fd);
     char err[256];
-    GifRec *g = gifrec_open(path, W, H, err, sizeof(err));
+    GifRec *g = gifrec_open(fd, path, W, H, err, sizeof(err));
     cr_assert_not_null(g, "%s", err);
     Env env;
     cr_assert_eq(env_init(&env, "PongDeterministic-v4", 3), ENV_OK); // frameskip 4: 6.67 cs a step
@@ -80,9 +81,9 @@ Test(gif, a_pong_game_decodes_to_the_same_pictures_at_real_speed) {
         total_frames += s.frames;
     }
     cr_assert_eq(gifrec_close(g, err, sizeof(err)), 0, "%s", err);
+    close(fd); // gif wrote through its own copy of the descriptor
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
-    cr_assert_eq(st.st_mode & 0777, 0644, "mode %o", st.st_mode & 0777);
 
     uint8_t *canvases[STEPS];
     int delays[STEPS];
@@ -111,10 +112,115 @@ Test(gif, a_pong_game_decodes_to_the_same_pictures_at_real_speed) {
     unlink(path);
 }
 
-Test(gif, an_unwritable_path_is_one_clear_error) {
+Test(gif, an_unwritable_file_is_one_clear_error) {
     char err[256] = "";
-    GifRec *g = gifrec_open("/nonexistent-dir/x.gif", W, H, err, sizeof(err));
-    cr_assert_null(g);
-    cr_assert(strstr(err, "cannot create /nonexistent-dir/x.gif") != NULL, "%s", err);
+    int fd = open("/dev/full", O_WRONLY | O_CLOEXEC); // every write: ENOSPC
+    cr_assert_geq(fd, 0);
+    GifRec *g = gifrec_open(fd, "full/x.gif", W, H, err, sizeof(err));
+    if (g) { // giflib buffers: the failure may come with the first picture or the close
+        uint8_t *rgb = calloc(W * H * 3, 1);
+        int rc = 0;
+        for (int i = 0; i < 200 && !rc; i++) {
+            rgb[i * 3] = (uint8_t)i;
+            rc = gifrec_add(g, rgb, 4, err, sizeof(err));
+        }
+        if (!rc)
+            rc = gifrec_close(g, err, sizeof(err));
+        else
+            gifrec_close(g, err + strlen(err), 0);
+        free(rgb);
+        cr_assert_eq(rc, -1);
+    }
+    close(fd);
+    cr_assert(strstr(err, "cannot write full/x.gif") != NULL, "%s", err);
     cr_assert_null(strchr(err, '\n'));
+}
+
+Test(gif, a_bad_descriptor_is_one_clear_error) {
+    char err[256] = "";
+    GifRec *g = gifrec_open(-1, "x.gif", W, H, err, sizeof(err));
+    cr_assert_null(g);
+    cr_assert(strstr(err, "cannot write x.gif: Bad file descriptor") != NULL, "%s", err);
+}
+
+// ----------------------------------------------------------------------------
+// plot: gnuplot given its data on stdin, its picture taken from its stdout
+
+#include <dirent.h>
+
+#include "media/plot.h"
+
+// A directory of its own with a metrics.csv of n rows; its path in dir.
+static void plot_dir(char *dir, int n) {
+    strcpy(dir, "/tmp/pongrl-plot-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    char csv[128];
+    snprintf(csv, sizeof(csv), "%s/metrics.csv", dir);
+    FILE *f = fopen(csv, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "iteration,episodes,agent_steps,wall_s,batch_mean_reward,running_mean,mean_episode_length\n");
+    for (int i = 1; i <= n; i++)
+        if (i % 3) // a rollout learner's iteration that ended no episode leaves fields empty
+            fprintf(f, "%d,%d,%d,%.3f,%.4f,%.6f,%.1f\n", i, 2 * i, 900 * i, 0.5 * i, -21.0 + i % 5, -21.0 + 0.01 * i,
+                900.0);
+        else
+            fprintf(f, "%d,%d,%d,%.3f,,%.6f,\n", i, 2 * i - 1, 900 * i, 0.5 * i, -21.0 + 0.01 * i);
+    fclose(f);
+}
+
+// Files in dir whose name ends in .tmp
+static int tmps_in(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp");
+    closedir(d);
+    return n;
+}
+
+Test(plot, a_title_with_quotes_and_backquotes_is_only_text) {
+    char dir[64], csv[128], png[128], err[512] = "";
+    plot_dir(dir, 40);
+    snprintf(csv, sizeof(csv), "%s/metrics.csv", dir);
+    snprintf(png, sizeof(png), "%s/curve.png", dir);
+    unlink("/tmp/pongrl-plot-pwned");
+    int rc = plot_curve(csv, png, "run 'a\"`touch /tmp/pongrl-plot-pwned`\n$(x)", err, sizeof(err));
+    if (rc < 0 && strstr(err, "gnuplot not found")) cr_skip_test("gnuplot not installed");
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert_neq(access("/tmp/pongrl-plot-pwned", F_OK), 0, "gnuplot ran a command of the title");
+    FILE *f = fopen(png, "rb");
+    uint8_t head[8];
+    cr_assert_eq(fread(head, 1, 8, f), 8);
+    fclose(f);
+    cr_assert_eq(memcmp(head, "\x89PNG\r\n\x1a\n", 8), 0);
+    cr_assert_eq(tmps_in(dir), 0);
+    unlink(png);
+    unlink(csv);
+    rmdir(dir);
+}
+
+Test(plot, a_fifo_is_refused_at_once_and_leaves_nothing) {
+    char dir[64], csv[128], png[128], err[512] = "";
+    plot_dir(dir, 3);
+    snprintf(csv, sizeof(csv), "%s/metrics.csv", dir);
+    snprintf(png, sizeof(png), "%s/curve.png", dir);
+    unlink(csv);
+    cr_assert_eq(mkfifo(csv, 0644), 0);
+    cr_assert_eq(plot_curve(csv, png, "fifo", err, sizeof(err)), -1);
+    cr_assert(strstr(err, "not a regular file") != NULL, "%s", err);
+    cr_assert_eq(tmps_in(dir), 0);
+    cr_assert_neq(access(png, F_OK), 0);
+    unlink(csv);
+    rmdir(dir);
+}
+
+Test(plot, no_episode_yet_draws_nothing) {
+    char dir[64], csv[128], png[128], err[512] = "";
+    plot_dir(dir, 0);
+    snprintf(csv, sizeof(csv), "%s/metrics.csv", dir);
+    snprintf(png, sizeof(png), "%s/curve.png", dir);
+    cr_assert_eq(plot_curve(csv, png, "empty", err, sizeof(err)), 1, "%s", err);
+    cr_assert_eq(tmps_in(dir), 0);
+    unlink(csv);
+    rmdir(dir);
 }
