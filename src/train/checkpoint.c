@@ -10,79 +10,12 @@
 #include <unistd.h>
 
 #include "../env/env.h"
+#include "../util/bytes.h"
 #include "../util/crc.h"
 #include "../util/file.h"
 #include "../util/fmt.h"
 #include "packed.h"
 
-
-// ----------------------------------------------------------------------------
-// little-endian fields, whatever the host
-
-typedef struct {
-    uint8_t *p;
-    size_t pos;
-} Writer;
-
-static void put_u32(Writer *w, uint32_t v) {
-    for (int i = 0; i < 4; i++) w->p[w->pos++] = (uint8_t)(v >> (8 * i));
-}
-static void put_u64(Writer *w, uint64_t v) {
-    for (int i = 0; i < 8; i++) w->p[w->pos++] = (uint8_t)(v >> (8 * i));
-}
-static void put_i64(Writer *w, int64_t v) { put_u64(w, (uint64_t)v); }
-static void put_f64(Writer *w, double v) {
-    uint64_t u;
-    memcpy(&u, &v, 8);
-    put_u64(w, u);
-}
-static void put_bytes(Writer *w, const void *b, size_t n) {
-    memcpy(w->p + w->pos, b, n);
-    w->pos += n;
-}
-
-// The reader never goes past len: a short read sets `short_read` and yields zeros.
-typedef struct {
-    const uint8_t *p;
-    size_t len, pos;
-    bool short_read;
-} Reader;
-
-static bool need(Reader *r, size_t n) {
-    if (r->len - r->pos < n) {
-        r->short_read = true;
-        return false;
-    }
-    return true;
-}
-static uint32_t get_u32(Reader *r) {
-    if (!need(r, 4)) return 0;
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v |= (uint32_t)r->p[r->pos++] << (8 * i);
-    return v;
-}
-static uint64_t get_u64(Reader *r) {
-    if (!need(r, 8)) return 0;
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)r->p[r->pos++] << (8 * i);
-    return v;
-}
-static int32_t get_i32(Reader *r) { return (int32_t)get_u32(r); }
-static int64_t get_i64(Reader *r) { return (int64_t)get_u64(r); }
-static double get_f64(Reader *r) {
-    uint64_t u = get_u64(r);
-    double v;
-    memcpy(&v, &u, 8);
-    return v;
-}
-static void get_bytes(Reader *r, void *out, size_t n) {
-    if (!need(r, n)) {
-        memset(out, 0, n);
-        return;
-    }
-    memcpy(out, r->p + r->pos, n);
-    r->pos += n;
-}
 
 // ----------------------------------------------------------------------------
 // serialise
@@ -117,7 +50,7 @@ static uint8_t *serialize(
     size_t total = hb + 4;
     for (int i = 0; i < na; i++) total += pk.zn[i];
     *len = total;
-    Writer w = { malloc(total), 0 };
+    ByteWriter w = { malloc(total), 0 };
     char *text = malloc(st + 1);
     if (!w.p || !text) {
         free(w.p);
@@ -125,38 +58,38 @@ static uint8_t *serialize(
         packed_free_all(&pk);
         return NULL;
     }
-    put_bytes(&w, CKPT_MAGIC, 8);
-    put_u32(&w, CKPT_VERSION);
-    put_u32(&w, (uint32_t)hb);
+    bytes_put(&w, CKPT_MAGIC, 8);
+    bytes_put_u32(&w, CKPT_VERSION);
+    bytes_put_u32(&w, (uint32_t)hb);
     train_config_write(&s->cfg, CKPT_ROLES, text, st + 1);
-    put_u32(&w, (uint32_t)st);
-    put_bytes(&w, text, st);
+    bytes_put_u32(&w, (uint32_t)st);
+    bytes_put(&w, text, st);
     free(text);
-    put_i64(&w, s->iteration);
-    put_i64(&w, s->episodes);
-    put_i64(&w, s->agent_steps);
-    put_i64(&w, s->frames);
-    put_f64(&w, s->running_reward);
-    put_f64(&w, s->wall_s);
-    put_u32(&w, flags | (ref ? CKPT_FLAG_FROM_FRESH : 0));
-    put_u32(&w, (uint32_t)na);
+    bytes_put_u64(&w, (uint64_t)s->iteration);
+    bytes_put_u64(&w, (uint64_t)s->episodes);
+    bytes_put_u64(&w, (uint64_t)s->agent_steps);
+    bytes_put_u64(&w, (uint64_t)s->frames);
+    bytes_put_f64(&w, s->running_reward);
+    bytes_put_f64(&w, s->wall_s);
+    bytes_put_u32(&w, flags | (ref ? CKPT_FLAG_FROM_FRESH : 0));
+    bytes_put_u32(&w, (uint32_t)na);
     for (int i = 0; i < na; i++) {
         char name[LEARNER_ARRAY_NAME_MAX] = { 0 }; // zero padding: no stray bytes in the file
         snprintf(name, sizeof(name), "%s", a[i].name);
-        put_bytes(&w, name, sizeof(name));
-        put_u32(&w, a[i].nonneg ? 1 : 0);
-        put_u64(&w, a[i].n);
-        put_u64(&w, pk.zn[i]);
-        put_u32(&w, packed_crc(a[i].data, a[i].n));
+        bytes_put(&w, name, sizeof(name));
+        bytes_put_u32(&w, a[i].nonneg ? 1 : 0);
+        bytes_put_u64(&w, a[i].n);
+        bytes_put_u64(&w, pk.zn[i]);
+        bytes_put_u32(&w, packed_crc(a[i].data, a[i].n));
     }
     if (w.pos != hb) {
         free(w.p);
         packed_free_all(&pk);
         return NULL;
     } // a bug: the header's size is its layout's
-    for (int i = 0; i < na; i++) put_bytes(&w, pk.z[i], pk.zn[i]);
+    for (int i = 0; i < na; i++) bytes_put(&w, pk.z[i], pk.zn[i]);
     packed_free_all(&pk);
-    put_u32(&w, crc32_of(w.p, w.pos));
+    bytes_put_u32(&w, crc32_of(w.p, w.pos));
     return w.p;
 }
 
@@ -265,18 +198,18 @@ int checkpoint_write(const char *path, const TrainState *s, uint32_t flags, char
 #define CKPT_V1_HEADER_BYTES 228u
 #define CKPT_V1_ARRAY        "RMSProp cache"
 
-static const char *read_v1_settings(Reader *r, char *text, size_t n, int32_t *has_target) {
+static const char *read_v1_settings(ByteReader *r, char *text, size_t n, int32_t *has_target) {
     char env_id[64], b[4][32];
-    get_bytes(r, env_id, sizeof(env_id));
-    int32_t batch = get_i32(r), hidden = get_i32(r);
-    double lr = get_f64(r), gamma = get_f64(r), decay = get_f64(r);
-    uint64_t seed = get_u64(r);
-    int64_t iterations = get_i64(r);
-    double target = get_f64(r);
-    *has_target = (int32_t)get_u32(r);
-    int64_t every = get_i64(r);
-    double secs = get_f64(r);
-    int32_t keep = get_i32(r);
+    bytes_get(r, env_id, sizeof(env_id));
+    int32_t batch = (int32_t)bytes_get_u32(r), hidden = (int32_t)bytes_get_u32(r);
+    double lr = bytes_get_f64(r), gamma = bytes_get_f64(r), decay = bytes_get_f64(r);
+    uint64_t seed = bytes_get_u64(r);
+    int64_t iterations = (int64_t)bytes_get_u64(r);
+    double target = bytes_get_f64(r);
+    *has_target = (int32_t)bytes_get_u32(r);
+    int64_t every = (int64_t)bytes_get_u64(r);
+    double secs = bytes_get_f64(r);
+    int32_t keep = (int32_t)bytes_get_u32(r);
     if (!memchr(env_id, 0, sizeof(env_id))) return "unknown environment id";
     if (*has_target > 1 || *has_target < 0) return "has_target";
     snprintf(text, n,
@@ -292,7 +225,7 @@ static const char *read_v1_settings(Reader *r, char *text, size_t n, int32_t *ha
 // Reads the arrays' data (r at the first byte after the header): a version 1 to 3 file's raw
 // float64s (its weights block first, n of them, as the array "weights"), a version 4 file's
 // packed streams (stored[i] bytes each). NULL, or what is wrong.
-static const char *read_arrays(Reader *r, uint32_t version, uint64_t n, const uint64_t *stored, SavedArrays *sv) {
+static const char *read_arrays(ByteReader *r, uint32_t version, uint64_t n, const uint64_t *stored, SavedArrays *sv) {
     if (version <= 3 && n) { // Karpathy's network first: the legacy array "weights"
         memmove(&sv->name[1], &sv->name[0], sizeof(sv->name[0]) * (size_t)sv->count);
         memmove(&sv->n[1], &sv->n[0], sizeof(sv->n[0]) * (size_t)sv->count);
@@ -316,7 +249,7 @@ static const char *read_arrays(Reader *r, uint32_t version, uint64_t n, const ui
             r->pos += (size_t)stored[k];
         } else {
             if (!(sv->data[k] = malloc(sizeof(double) * (sv->n[k] ? sv->n[k] : 1)))) return "out of memory";
-            for (size_t i = 0; i < sv->n[k]; i++) sv->data[k][i] = get_f64(r);
+            for (size_t i = 0; i < sv->n[k]; i++) sv->data[k][i] = bytes_get_f64(r);
         }
         sv->count = k + 1;
         if (sv->from_fresh) continue; // checked as the learner takes it back
@@ -366,19 +299,19 @@ int checkpoint_parse(
             prefix ? "truncated (%zu bytes, less than a header)" : "not a pongrl checkpoint (bad magic)", len);
         return -1;
     }
-    Reader r = { buf, len, 0, false };
+    ByteReader r = { buf, len, 0, false };
     char magic[8];
-    get_bytes(&r, magic, 8);
+    bytes_get(&r, magic, 8);
     if (memcmp(magic, CKPT_MAGIC, 8)) {
         snprintf(err, errlen, "not a pongrl checkpoint (bad magic)");
         return -1;
     }
-    uint32_t version = get_u32(&r);
+    uint32_t version = bytes_get_u32(&r);
     if (version < 1 || version > CKPT_VERSION) {
         snprintf(err, errlen, "checkpoint format version %u, this build reads versions 1 to %u", version, CKPT_VERSION);
         return -1;
     }
-    uint32_t hbytes = get_u32(&r);
+    uint32_t hbytes = bytes_get_u32(&r);
     if (hbytes > len || hbytes < 16) {
         snprintf(err, errlen, "truncated (%zu bytes, the header says %u)", len, hbytes);
         return -1;
@@ -395,28 +328,29 @@ int checkpoint_parse(
         bad = read_v1_settings(&r, text, sizeof(text), &has_target);
         tlen = strlen(text);
     } else {
-        uint32_t st = get_u32(&r);
+        uint32_t st = bytes_get_u32(&r);
         if (st > CKPT_SETTINGS_MAX || st > len - r.pos) {
             snprintf(err, errlen, "truncated or corrupted settings (%u bytes)", st);
             return -1;
         }
-        get_bytes(&r, text, st);
+        bytes_get(&r, text, st);
         tlen = st;
     }
-    int64_t iteration = get_i64(&r), episodes = get_i64(&r), agent_steps = get_i64(&r), frames = get_i64(&r);
-    double running = get_f64(&r), wall = get_f64(&r);
+    int64_t iteration = (int64_t)bytes_get_u64(&r), episodes = (int64_t)bytes_get_u64(&r),
+            agent_steps = (int64_t)bytes_get_u64(&r), frames = (int64_t)bytes_get_u64(&r);
+    double running = bytes_get_f64(&r), wall = bytes_get_f64(&r);
     // versions 1 to 3: Karpathy's network's shape (all 0 in version 3 where the run had none)
     int32_t D = 0, H = 0;
     uint64_t n = 0;
     if (version <= 3) {
-        D = get_i32(&r);
-        H = get_i32(&r);
-        n = get_u64(&r);
+        D = (int32_t)bytes_get_u32(&r);
+        H = (int32_t)bytes_get_u32(&r);
+        n = bytes_get_u64(&r);
     }
-    uint32_t flags = get_u32(&r);
+    uint32_t flags = bytes_get_u32(&r);
     // the learner's arrays: version 1 has one, the RMSProp cache of n entries
     SavedArrays *sv = &s->saved;
-    uint32_t na = version == 1 ? 1 : get_u32(&r);
+    uint32_t na = version == 1 ? 1 : bytes_get_u32(&r);
     // versions 1 to 3: the weights block becomes one more array
     if (na > LEARNER_ARRAYS_MAX - (n ? 1 : 0)) {
         snprintf(err, errlen, "corrupted (%u learner arrays)", na);
@@ -430,12 +364,12 @@ int checkpoint_parse(
             snprintf(sv->name[i], sizeof(sv->name[i]), "%s", CKPT_V1_ARRAY);
             sv->nonneg[i] = true;
         } else {
-            get_bytes(&r, sv->name[i], sizeof(sv->name[i]));
-            uint32_t nonneg = get_u32(&r);
-            an = get_u64(&r);
+            bytes_get(&r, sv->name[i], sizeof(sv->name[i]));
+            uint32_t nonneg = bytes_get_u32(&r);
+            an = bytes_get_u64(&r);
             if (version >= 4) {
-                stored[i] = get_u64(&r);
-                sv->crc[i] = get_u32(&r);
+                stored[i] = bytes_get_u64(&r);
+                sv->crc[i] = bytes_get_u32(&r);
             }
             if (!memchr(sv->name[i], 0, sizeof(sv->name[i])) || nonneg > 1 || an > ((uint64_t)1 << 40) ||
                 stored[i] > CKPT_SIZE_MAX) {
@@ -585,11 +519,11 @@ int checkpoint_peek_iteration(const char *path, int64_t *iteration, char *err, s
     }
     close(fd);
     errno = 0; // from here, what the file says
-    Reader r = { buf, got, 0, false };
+    ByteReader r = { buf, got, 0, false };
     char magic[8], text[CKPT_SETTINGS_MAX + 1];
-    get_bytes(&r, magic, 8);
-    const uint32_t version = get_u32(&r);
-    get_u32(&r); // the header's bytes: checkpoint_load checks them
+    bytes_get(&r, magic, 8);
+    const uint32_t version = bytes_get_u32(&r);
+    bytes_get_u32(&r); // the header's bytes: checkpoint_load checks them
     if (r.short_read || memcmp(magic, CKPT_MAGIC, 8) || version < 1 || version > CKPT_VERSION) {
         snprintf(err, errlen, "%s: not a checkpoint this build reads", path);
         return -1;
@@ -598,13 +532,13 @@ int checkpoint_peek_iteration(const char *path, int64_t *iteration, char *err, s
         int32_t has_target;
         read_v1_settings(&r, text, sizeof(text), &has_target);
     } else {
-        const uint32_t st = get_u32(&r);
+        const uint32_t st = bytes_get_u32(&r);
         if (st > CKPT_SETTINGS_MAX)
             r.short_read = true;
-        else if (need(&r, st))
+        else if (bytes_take(&r, st))
             r.pos += st;
     }
-    const int64_t it = get_i64(&r);
+    const int64_t it = (int64_t)bytes_get_u64(&r);
     if (r.short_read || it < 0 || it > CKPT_COUNTER_MAX) {
         snprintf(err, errlen, "%s: truncated, or an iteration no run can reach", path);
         return -1;

@@ -1,5 +1,5 @@
 // bytes.h: fixed-layout little-endian byte streams, for blobs that must read the same on
-// every platform (the env's cloned state). A Writer never checks room: the caller sizes the
+// every platform (the env's cloned state, checkpoints). A Writer never checks room: the caller sizes the
 // buffer from the layout it writes. A Reader counts what it was asked for past the end
 // (short) instead of reading it.
 #ifndef PONGRL_BYTES_H
@@ -32,6 +32,12 @@ static inline void bytes_put_u64(ByteWriter *w, uint64_t v) {
     for (int i = 0; i < 8; i++) w->p[w->pos++] = (uint8_t)(v >> (8 * i));
 }
 
+static inline void bytes_put_f64(ByteWriter *w, double v) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    bytes_put_u64(w, u);
+}
+
 static inline bool bytes_take(ByteReader *r, size_t n) {
     if (r->short_read || r->len - r->pos < n) {
         r->short_read = true;
@@ -61,6 +67,12 @@ static inline uint64_t bytes_get_u64(ByteReader *r) {
     if (!bytes_take(r, 8)) return 0;
     uint64_t v = 0;
     for (int i = 0; i < 8; i++) v |= (uint64_t)r->p[r->pos++] << (8 * i);
+    return v;
+}
+static inline double bytes_get_f64(ByteReader *r) {
+    uint64_t u = bytes_get_u64(r);
+    double v;
+    memcpy(&v, &u, 8);
     return v;
 }
 
