@@ -47,4 +47,3 @@ const char *env_preset_problem(const EnvPreset *p) {
 }
 
 int env_preset_check(const EnvPreset *p) { return env_preset_problem(p) ? VECENV_ERR_ARG : ENV_OK; }
-

@@ -27,8 +27,14 @@ struct GifRec {
     int written;
 };
 
-static void gif_err(char *err, size_t errlen, const char *what, const char *path, int code) {
-    snprintf(err, errlen, "%s %s: %s", what, path, GifErrorString(code));
+// giflib's own words, or for a failed write or close the system's reason, which giflib leaves in
+// errno ("File too large", "No space left on device") where it says only "Write failed (disk full?)".
+// e: errno as the failing call left it (the callers clear it before each call to giflib).
+static void gif_err(char *err, size_t errlen, const char *what, const char *path, int code, int e) {
+    if (e && (code == E_GIF_ERR_WRITE_FAILED || code == E_GIF_ERR_DISK_IS_FULL || code == E_GIF_ERR_CLOSE_FAILED))
+        snprintf(err, errlen, "%s %s: %s", what, path, strerror(e));
+    else
+        snprintf(err, errlen, "%s %s: %s", what, path, GifErrorString(code));
 }
 
 GifRec *gifrec_open(int fd, const char *name, int width, int height, char *err, size_t errlen) {
@@ -50,10 +56,11 @@ GifRec *gifrec_open(int fd, const char *name, int width, int height, char *err, 
     }
     if (!(g->gif = EGifOpenFileHandle(own, &code))) {
         close(own);
-        gif_err(err, errlen, "cannot write", name, code);
+        gif_err(err, errlen, "cannot write", name, code, 0);
         goto fail;
     }
     EGifSetGifVersion(g->gif, true); // GIF89a: delays and looping
+    errno = 0;
     if (EGifPutScreenDesc(g->gif, width, height, 8, 0, NULL) == GIF_ERROR) goto fail_write;
     // NETSCAPE2.0 application block: loop count 0 = forever
     static const GifByteType loop[3] = { 1, 0, 0 };
@@ -63,7 +70,7 @@ GifRec *gifrec_open(int fd, const char *name, int width, int height, char *err, 
         goto fail_write;
     return g;
 fail_write:
-    gif_err(err, errlen, "cannot write", name, g->gif->Error);
+    gif_err(err, errlen, "cannot write", name, g->gif->Error, errno);
 fail:
     if (g && g->gif) {
         int c;
@@ -133,10 +140,11 @@ static int write_pending(GifRec *g, char *err, size_t errlen) {
     gcb.DelayTime = (int)(left > 65535 ? 65535 : left);
     GifByteType ext[4];
     size_t n = EGifGCBToExtension(&gcb, ext);
-    int rc = 0;
+    int rc = 0, e = 0;
+    errno = 0;
     if (EGifPutExtension(g->gif, GRAPHICS_EXT_FUNC_CODE, (int)n, ext) == GIF_ERROR ||
         EGifPutImageDesc(g->gif, x0, y0, bw, bh, false, cmap) == GIF_ERROR)
-        rc = -1;
+        rc = -1, e = errno;
     for (int y = y0; y <= y1 && !rc; y++) {
         for (int x = x0; x <= x1; x++) {
             const uint8_t *p = g->pending + ((size_t)y * g->w + x) * 3;
@@ -144,11 +152,12 @@ static int write_pending(GifRec *g, char *err, size_t errlen) {
             while (colors[k].Red != p[0] || colors[k].Green != p[1] || colors[k].Blue != p[2]) k++;
             g->line[x - x0] = (GifByteType)k;
         }
-        if (EGifPutLine(g->gif, g->line, bw) == GIF_ERROR) rc = -1;
+        errno = 0;
+        if (EGifPutLine(g->gif, g->line, bw) == GIF_ERROR) rc = -1, e = errno;
     }
     GifFreeMapObject(cmap);
     if (rc) {
-        gif_err(err, errlen, "cannot write", g->path, g->gif->Error);
+        gif_err(err, errlen, "cannot write", g->path, g->gif->Error, e);
         return -1;
     }
     g->written++;
@@ -178,8 +187,9 @@ int gifrec_close(GifRec *g, char *err, size_t errlen) {
     int rc = 0;
     if (g->has_pending) rc = write_pending(g, err, errlen);
     int code = 0;
+    errno = 0;
     if (EGifCloseFile(g->gif, &code) == GIF_ERROR && !rc) {
-        gif_err(err, errlen, "cannot write", g->path, code);
+        gif_err(err, errlen, "cannot write", g->path, code, errno);
         rc = -1;
     }
     free(g->shown);

@@ -41,14 +41,15 @@ static bool ckpt_name_index(const char *name, int64_t *index) {
     return true;
 }
 
-// Whether name is the temporary file of a checkpoint's write (file.h: NAME.<8 hex digits>.tmp).
+// Whether name is the temporary file of a checkpoint's write (file.h: NAME.p<pid>.<8 hex
+// digits>.tmp, or NAME.<8 hex digits>.tmp as earlier versions named them).
 static bool ckpt_tmp_name(const char *name) {
-    const size_t n = strlen(name), k = FILE_TMP_SUFFIX_LEN - 1;
+    const char *dot = strstr(name, ".bin.");
     char base[64];
     int64_t index;
-    if (n <= k || n - k >= sizeof(base)) return false;
-    memcpy(base, name, n - k);
-    base[n - k] = 0;
+    if (!dot || (size_t)(dot - name) + 4 >= sizeof(base)) return false;
+    memcpy(base, name, (size_t)(dot - name) + 4);
+    base[dot - name + 4] = 0;
     return ckpt_name_index(base, &index) && file_is_tmp_of(name, base);
 }
 

@@ -22,7 +22,10 @@ for c in "train --iterations 3 --hidden 200 --run-dir big --quiet" "record $mode
     [ -z "$(tmps)" ] || bad "ulimit -f 64: $c left $(tmps)"
 done
 
-# ---- a signal during record: the process dies of it, its temporary is gone
+# ---- a signal during record: the process dies of it, its temporary is gone (job control on:
+# a script's background job would otherwise start with SIGINT ignored, and an ignored signal
+# stays ignored, as under nohup)
+set -m
 for sig in INT TERM HUP; do
     "$bin" record "$models/pong-v5-ppo" --out sig.gif >/dev/null 2>&1 & pid=$!
     for i in $(seq 500); do [ -n "$(tmps)" ] && break; sleep 0.01; done
@@ -32,6 +35,13 @@ for sig in INT TERM HUP; do
     [ -z "$(tmps)" ] && echo "ok: SIG$sig during record: no temporary left" || bad "SIG$sig during record left $(tmps)"
     rm -f sig.gif
 done
+set +m
+# ... and a signal ignored when pongrl starts (nohup) stays ignored: the recording completes
+nohup "$bin" record "$models/pong-v5-ppo" --out hup.gif >/dev/null 2>&1 & pid=$!
+for i in $(seq 500); do [ -n "$(tmps)" ] && break; sleep 0.01; done
+kill -HUP $pid; wait $pid; rc=$?
+[ $rc = 0 ] && [ -s hup.gif ] && echo "ok: SIGHUP under nohup: ignored, the recording completed" ||
+    bad "SIGHUP under nohup: rc $rc, $(ls)"
 
 # ---- a dead writer's temporary is swept by the next write of the file; a live one's is kept
 sleep 100 & live=$!
