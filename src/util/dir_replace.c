@@ -15,24 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *kind_of(mode_t m) {
-    return S_ISLNK(m)              ? "a symbolic link"
-        : S_ISDIR(m)               ? "a directory"
-        : S_ISREG(m)               ? "a regular file"
-        : S_ISFIFO(m)              ? "a FIFO"
-        : S_ISCHR(m) || S_ISBLK(m) ? "a device"
-        : S_ISSOCK(m)              ? "a socket"
-                                   : "not a plain file";
-}
-
-// 32 bits no other writer predicts (as file.c's temporaries have)
-static unsigned tmp_tag(void) {
-    unsigned x;
-    if (getrandom(&x, sizeof x, GRND_NONBLOCK) == (ssize_t)sizeof x) return x;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (unsigned)t.tv_nsec * 2654435761u ^ (unsigned)getpid() ^ (unsigned)t.tv_sec;
-}
 
 static bool is_dot(const char *name) { return !strcmp(name, ".") || !strcmp(name, ".."); }
 
@@ -133,8 +115,6 @@ static int remove_ours(int pfd, const char *name, DirOwnName ours, char *left, s
 static char sig_tmp[FILE_PATH_MAX + FILE_TMP_SUFFIX_LEN];
 static DirOwnName sig_ours;
 static atomic_int sig_armed; // 0 none, 1 being set, 2 sig_tmp names ours
-static struct sigaction sig_prev[3];
-static const int SIGS[3] = { SIGINT, SIGTERM, SIGHUP };
 
 static void arm(const DirReplace *r) {
     int none = 0;
@@ -176,28 +156,11 @@ static void remove_armed(void) {
     rmdir(sig_tmp);
 }
 
-static void on_fatal_signal(int sig) {
+static void remove_if_armed(void) {
     if (atomic_load(&sig_armed) == 2) remove_armed();
-    for (int i = 0; i < 3; i++)
-        if (SIGS[i] == sig && !(sig_prev[i].sa_flags & SA_SIGINFO) && sig_prev[i].sa_handler != SIG_DFL &&
-            sig_prev[i].sa_handler != SIG_IGN)
-            sig_prev[i].sa_handler(sig); // file.c's: its temporaries, then it raises the signal again
-    signal(sig, SIG_DFL);
-    raise(sig); // dies of it, as it would have: the parent sees the signal
 }
 
-void dir_remove_tmps_on_signals(void) {
-    struct sigaction sa = { 0 };
-    sa.sa_handler = on_fatal_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; i++) sigaddset(&sa.sa_mask, SIGS[i]);
-    for (int i = 0; i < 3; i++) {
-        struct sigaction now;
-        // a signal ignored (nohup) stays ignored
-        if (sigaction(SIGS[i], NULL, &now) || (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN)) continue;
-        sigaction(SIGS[i], &sa, &sig_prev[i]);
-    }
-}
+void dir_remove_tmps_on_signals(void) { file_at_fatal_signal(remove_if_armed); }
 
 // ----------------------------------------------------------------------------
 // temporary directories of writers that died
@@ -241,7 +204,7 @@ static int check_target(const DirReplace *r, bool *exists, char *err, size_t err
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "cannot write %s: not a directory (%s)", r->path, kind_of(st.st_mode));
+        snprintf(err, errlen, "cannot write %s: not a directory (%s)", r->path, file_kind(st.st_mode));
         return -1;
     }
     int dfd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -254,7 +217,7 @@ static int check_target(const DirReplace *r, bool *exists, char *err, size_t err
     close(dfd);
     if (h.foreign[0] && !S_ISREG(h.foreign_mode))
         snprintf(err, errlen, "cannot write %s: %s/%s is not a regular file (%s): %s is left as it is", r->path,
-            r->path, h.foreign, kind_of(h.foreign_mode), r->path);
+            r->path, h.foreign, file_kind(h.foreign_mode), r->path);
     else if (h.foreign[0])
         snprintf(err, errlen, "cannot write %s: %s/%s is not one of %s: %s is left as it is", r->path, r->path,
             h.foreign, r->ours_what, r->path);
@@ -304,7 +267,7 @@ int dir_replace_begin(
     if (check_target(r, &exists, err, errlen)) return -1;
     sweep_dead_tmps(r->path, ours);
     for (int tries = 0; tries < 64; tries++) {
-        snprintf(r->tmp, sizeof(r->tmp), "%s.p%ld.%08x.tmp", r->path, (long)getpid(), tmp_tag());
+        file_tmp_name(r->tmp, sizeof(r->tmp), r->path);
         if (mkdir(r->tmp, 0777)) { // ours alone: mkdir never opens what exists
             if (errno == EEXIST) continue;
             break;

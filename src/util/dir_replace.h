@@ -49,10 +49,9 @@ int dir_replace_commit(DirReplace *r, char *err, size_t errlen);
 // Gives up: removes tmp and what it holds; PATH is untouched.
 void dir_replace_abort(DirReplace *r);
 
-// From now on SIGINT, SIGTERM and SIGHUP remove the temporary directory of a replacement under
-// way before the process dies of them, then do what was installed before (file.h's
-// file_remove_tmps_on_signals: call this after it). For the commands that write a directory and
-// end (export).
+// From now on the handlers of file.h's file_remove_tmps_on_signals (SIGINT, SIGTERM, SIGHUP) also
+// remove the temporary directory of a replacement under way. For the commands that write a
+// directory and end (export).
 void dir_remove_tmps_on_signals(void);
 
 #endif

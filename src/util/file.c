@@ -29,9 +29,11 @@ int file_write_all(int fd, const uint8_t *b, size_t n) {
     return 0;
 }
 
-static const char *kind_of(mode_t m) {
+const char *file_kind(unsigned mode) {
+    mode_t m = (mode_t)mode;
     return S_ISLNK(m)              ? "a symbolic link"
         : S_ISDIR(m)               ? "a directory"
+        : S_ISREG(m)               ? "a regular file"
         : S_ISFIFO(m)              ? "a FIFO"
         : S_ISCHR(m) || S_ISBLK(m) ? "a device"
         : S_ISSOCK(m)              ? "a socket"
@@ -61,7 +63,7 @@ static int check_target(const char *path, char *err, size_t errlen) {
     struct stat st;
     if (lstat(path, &st) == 0) {
         if (S_ISREG(st.st_mode)) return 0;
-        snprintf(err, errlen, "cannot write %s: not a regular file (%s)", path, kind_of(st.st_mode));
+        snprintf(err, errlen, "cannot write %s: not a regular file (%s)", path, file_kind(st.st_mode));
         return -1;
     }
     if (errno == ENOENT) return 0;
@@ -77,6 +79,10 @@ static unsigned tmp_tag(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (unsigned)t.tv_nsec * 2654435761u ^ (unsigned)getpid() ^ (unsigned)t.tv_sec;
+}
+
+void file_tmp_name(char *buf, size_t n, const char *path) {
+    snprintf(buf, n, "%s.p%ld.%08x.tmp", path, (long)getpid(), tmp_tag());
 }
 
 // ----------------------------------------------------------------------------
@@ -103,7 +109,13 @@ static void slot_free(FileReplace *r) {
     r->slot = -1;
 }
 
+static void (*volatile fatal_hook)(void); // file_at_fatal_signal's
+
+void file_at_fatal_signal(void (*cleanup)(void)) { fatal_hook = cleanup; }
+
 static void on_fatal_signal(int sig) {
+    void (*hook)(void) = fatal_hook;
+    if (hook) hook();
     for (int i = 0; i < TMP_SLOTS; i++)
         if (atomic_load(&tmp_slot_used[i]) == 2) unlink(tmp_slot_path[i]); // async-signal-safe
     signal(sig, SIG_DFL);
@@ -182,7 +194,7 @@ static int create_tmp(FileReplace *r, const char *path, char *err, size_t errlen
     if (check_target(path, err, errlen)) return -1;
     sweep_dead_tmps(path);
     for (int tries = 0; tries < 64; tries++) {
-        snprintf(r->tmp, sizeof(r->tmp), "%s.p%ld.%08x.tmp", path, (long)getpid(), tmp_tag());
+        file_tmp_name(r->tmp, sizeof(r->tmp), path);
         int fd = open(r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd >= 0) {
             r->fd = fd;
@@ -301,7 +313,7 @@ static int keep_regular(int fd, const char *path, char *err, size_t errlen) {
     int e;
     if (fstat(fd, &st)) goto fail;
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file (%s)", path, kind_of(st.st_mode));
+        snprintf(err, errlen, "%s: not a regular file (%s)", path, file_kind(st.st_mode));
         close(fd);
         errno = EINVAL;
         return -1;

@@ -51,10 +51,18 @@ int file_replace(const char *path, const void *b, size_t n, char *err, size_t er
 // has none; -1 if name is not such a temporary.
 long file_tmp_of(const char *name, const char *base);
 int file_is_tmp_of(const char *name, const char *base);
+// A new temporary name of path: path.p<pid>.<8 hex digits no other writer predicts>.tmp.
+void file_tmp_name(char *buf, size_t n, const char *path);
+// What a file of mode st_mode is, in words ("a symbolic link", "a FIFO", ...), for a refusal.
+const char *file_kind(unsigned mode);
+
 // From now on SIGINT, SIGTERM and SIGHUP remove the temporaries of the writes under way before
 // the process dies of them (for the commands that write one file and end: record, export,
 // import; train handles its signals itself and its run directory is swept when next opened).
 void file_remove_tmps_on_signals(void);
+// One more thing those handlers do first, with async-signal-safe calls only (dir_replace.h's
+// temporary directory). NULL: nothing.
+void file_at_fatal_signal(void (*cleanup)(void));
 
 // All n bytes to fd (retrying short writes and EINTR). 0, or -1 with errno set.
 int file_write_all(int fd, const uint8_t *b, size_t n);

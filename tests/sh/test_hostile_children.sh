@@ -20,9 +20,8 @@ tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-failures=0
+source "$(dirname "$0")/hostile_common.sh"
 skipped=
-bad() { echo "FAIL: $*"; failures=$((failures + 1)); }
 cd "$tmp"
 
 # watcher DIR VICTIM SECS [PREFIX]: every regular file named *.tmp (PREFIX*.tmp) under DIR

@@ -16,16 +16,8 @@ root=$(realpath "$(dirname "$0")/../..")
 py=/usr/bin/python3
 export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-failures=0
-bad() { echo "FAIL: $*"; failures=$((failures + 1)); }
-# rc-wanted pattern command...: exit status and one stderr line matching pattern
-one_line() {
-    local want=$1 pat=$2; shift 2
-    timeout 20 "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-    if [ $rc = "$want" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "$pat" "$tmp/err"; then
-        echo "ok: $(echo "$*" | sed "s|$tmp/||g; s|$bin|pongrl|" | cut -c1-100) -> $(cut -c1-220 "$tmp/err")"
-    else bad "$*: rc $rc, want $want; stderr '$(head -c 400 "$tmp/err")', want '$pat'"; fi
-}
+ONE_LINE_TIMEOUT=20
+source "$(dirname "$0")/hostile_common.sh"
 # the files of a folder and their bytes, to compare before and after
 state() { (cd "$1" 2>/dev/null && ls -A | while read -r f; do echo "$f $({ sha256sum < "$f"; } 2>/dev/null || echo "not a file")"; done); }
 tmps() { ls -A | grep -E '\.p[0-9]+\.[0-9a-f]{8}\.tmp$'; }
@@ -163,5 +155,4 @@ print("read")' O "$root/models/pong-v5-ppo" 2>&1)
 [ "$got" = read ] && echo "ok: exports without the crc32 line read (O, models/pong-v5-ppo)" ||
     bad "an export without the crc32 line: $got"
 
-[ $failures = 0 ] || { echo "FAIL: $failures checks failed"; exit 1; }
-echo ok
+finish

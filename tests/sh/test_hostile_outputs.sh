@@ -17,16 +17,7 @@ dbg="$(dirname "$bin")/debug/pongrl"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 tmp=$(mktemp -d); trap 'kill $live 2>/dev/null; rm -rf "$tmp"' EXIT
 live=
-failures=0
-bad() { echo "FAIL: $*"; failures=$((failures + 1)); }
-# rc-wanted pattern command...: exit status and one stderr line matching pattern, within 10 s
-one_line() {
-    local want=$1 pat=$2; shift 2
-    timeout 10 "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-    if [ $rc = "$want" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "$pat" "$tmp/err"; then
-        echo "ok: $(echo "$*" | sed "s|$tmp/||g; s|$bin|pongrl|" | cut -c1-120) -> $(cut -c1-200 "$tmp/err")"
-    else bad "$*: rc $rc, want $want; stderr '$(head -c 400 "$tmp/err")', want '$pat'"; fi
-}
+source "$(dirname "$0")/hostile_common.sh"
 cd "$tmp"
 "$bin" train --hidden 4 --batch-size 1 --iterations 1 --quiet --workers 1 --run-dir run >/dev/null || { echo "FAIL: train"; exit 1; }
 "$bin" export run --out npy >/dev/null || { echo "FAIL: export"; exit 1; }
@@ -120,14 +111,19 @@ one_line 1 "minibatches must be in \[1, envs x steps\]" "$bin" export mb --out m
 # the same in a checkpoint whose checksum is right (settings as text, the crc32 last)
 "$bin" train --algo ppo --hidden 8 --envs 2 --steps 16 --minibatches 2 --iterations 1 --workers 1 --quiet \
     --run-dir ppo >/dev/null || bad "a PPO run"
-/usr/bin/python3 - ppo/checkpoints/ckpt-00000001.bin ppo_vh.bin <<'EOF_PY' || bad "crafting a checkpoint"
+# craft SRC DST OLD NEW: DST is SRC with its first OLD replaced by NEW (as many bytes), its crc32 fixed
+craft() {
+    /usr/bin/python3 - "$@" <<'EOF_PY' || bad "crafting $2"
 import struct, sys, zlib
 b = bytearray(open(sys.argv[1], 'rb').read())
-i = b.find(b'value_hidden=-1\n')
-b[i:i + 16] = b'value_hidden=99\n'
+old, new = (sys.argv[k].encode().decode('unicode_escape').encode('latin-1') for k in (3, 4))
+i = b.find(old)
+b[i:i + len(new)] = new
 b[-4:] = struct.pack('<I', zlib.crc32(bytes(b[:-4])))
 open(sys.argv[2], 'wb').write(b)
 EOF_PY
+}
+craft ppo/checkpoints/ckpt-00000001.bin ppo_vh.bin 'value_hidden=-1\n' 'value_hidden=99\n'
 one_line 1 "value-hidden must be less than --hidden" "$bin" eval ppo_vh.bin --episodes 1 --workers 1
 one_line 1 "value-hidden must be less than --hidden" "$bin" export ppo_vh.bin --out vh2_out
 # the run's newest checkpoint: iteration 2, as its name says (the first counter after the settings)
@@ -150,17 +146,9 @@ one_line 2 "an argument of $(( ${#long} + 4 )) bytes.*at most 1023" "$bin" eval 
 # whose crc32 is right), CR, form feed, a flag value with a newline: shown as \xNN on one line
 mkdir esc && cp "$models/pong-v5-ppo"/* esc/ && sed -i 's/^env_id=.*$/env_id=\x1b[2J\x1b[31mX\r\x0c/' esc/model.txt
 one_line 1 "unknown environment '\\\\x1b\[2J\\\\x1b\[31mX\\\\x0d\\\\x0c'" "$bin" eval esc --episodes 1
-/usr/bin/python3 - ppo/checkpoints/ckpt-00000001.bin ppo_esc.bin <<'EOF_PY' || bad "crafting a checkpoint"
-import struct, sys, zlib
-b = bytearray(open(sys.argv[1], 'rb').read())
-i = b.find(b'env_id=ALE/Pong-v5\n')
-b[i:i + 19] = b'env_id=\x1b[2J\x1b[31mXY\n'
-b[-4:] = struct.pack('<I', zlib.crc32(bytes(b[:-4])))
-open(sys.argv[2], 'wb').write(b)
-EOF_PY
+craft ppo/checkpoints/ckpt-00000001.bin ppo_esc.bin 'env_id=ALE/Pong-v5\n' 'env_id=\x1b[2J\x1b[31mXY\n'
 one_line 1 "\\\\x1b\[2J\\\\x1b\[31mXY" "$bin" eval ppo_esc.bin --episodes 1 --workers 1
 one_line 1 "a\\\\x0ab\\\\x1b\[2J: No such file" "$bin" eval $'a\nb\x1b[2J' --episodes 1
 one_line 2 "expects an integer, got '1\\\\x0a2'" "$bin" train --hidden $'1\n2' --iterations 1 --run-dir s6
 
-[ $failures = 0 ] || { echo "FAIL: $failures of the checks above"; exit 1; }
-echo ok
+finish

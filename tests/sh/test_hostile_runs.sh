@@ -20,16 +20,7 @@ set -uo pipefail
 source "$(dirname "$0")/debug_bin.sh"
 bin=$(realpath "$bin")
 tmp=$(mktemp -d); live=; trap 'kill $live 2>/dev/null; rm -rf "$tmp"' EXIT
-failures=0
-bad() { echo "FAIL: $*"; failures=$((failures + 1)); }
-# rc-wanted pattern command...: exit status and one stderr line matching pattern, within 10 s
-one_line() {
-    local want=$1 pat=$2; shift 2
-    timeout 10 "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
-    if [ $rc = "$want" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q -- "$pat" "$tmp/err"; then
-        echo "ok: $(echo "$*" | sed "s|$tmp/||g; s|$bin|pongrl|" | cut -c1-100) -> $(cut -c1-220 "$tmp/err")"
-    else bad "$*: rc $rc, want $want; stderr '$(head -c 400 "$tmp/err")', want '$pat'"; fi
-}
+source "$(dirname "$0")/hostile_common.sh"
 # a checkpoint made from another with its iteration set (the first counter after the settings)
 # and its CRC redone
 at_iteration() {
@@ -128,5 +119,4 @@ touch $c/ckpt-00000001.bin.0123abcd.tmp $c/ckpt-00000002.bin.deadbeef.tmp $c/ckp
 [ "$(names $c)" = "ckpt-00000000.bin ckpt-00000001.bin.tmp ckpt-00000002.bin ckpt-mine.tmp notes.tmp " ] ||
     bad "start-up sweep of checkpoints/ left $(names $c)"
 
-[ $failures = 0 ] || { echo "$failures failed"; exit 1; }
-echo ok
+finish

@@ -8,9 +8,8 @@ set -uo pipefail
 bin=$(realpath "${PONGRL_BIN:-build/pongrl}")
 models=$(realpath "$(dirname "$0")/../../models")
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/hostile_common.sh"
 cd "$tmp"
-failures=0
-bad() { echo "FAIL: $*"; failures=$((failures + 1)); }
 tmps() { find . -name '*.tmp' | sort | tr '\n' ' '; }
 
 # ---- ulimit -f: EFBIG in one line, status 1, no temporary
@@ -51,5 +50,4 @@ touch out.bin.p$dead.0123abcd.tmp out.bin.p$live.0123abcd.tmp
 [ -e out.bin.p$dead.0123abcd.tmp ] && bad "a dead writer's temporary was kept"
 [ -e out.bin.p$live.0123abcd.tmp ] || bad "a living writer's temporary was removed"
 kill $live
-[ $failures = 0 ] || { echo "FAIL: $failures of the checks above"; exit 1; }
-echo ok
+finish
