@@ -59,7 +59,7 @@ setup(
     name="pongrl",
     version=version(),
     description="Atari Pong as a native C environment with Gymnasium's API and a vectorised env",
-    packages=["pongrl"],
+    packages=["pongrl", "pongrl.learners"],
     python_requires=">=3.8",
     install_requires=["numpy"],
     extras_require={"gymnasium": ["gymnasium>=0.29.1"], "ppo": ["torch"]},

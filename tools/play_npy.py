@@ -12,8 +12,10 @@ pongrl/..., from this checkout's python/ when it is not installed; ale_py for AL
 named as "module:id". The env must give RGB observations (210, 160, 3) (ale-py's and pongrl's
 default); the network's outputs are matched to the env's actions by name
 (env.unwrapped.get_action_meanings(): NOOP, RIGHT, LEFT), so full_action_space=True works too.
-The forward passes are python/pongrl/nets.py's (docs/runs.md says the same in words), loaded
-by its path: with another package's env, nothing of pongrl's package or C library is imported.
+The forward passes are the learners' modules of python/pongrl/learners/ (docs/runs.md says the
+same in words), found by python/pongrl/nets.py: both loaded from their paths as a package of
+their own (load_nets), so that with another package's env nothing of pongrl's package door or C
+library is imported.
 """
 import argparse
 import importlib
@@ -22,7 +24,7 @@ import os
 import sys
 
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
-NETS = os.path.join(PYTHON_DIR, "pongrl", "nets.py")
+PACKAGE_DIR = os.path.join(PYTHON_DIR, "pongrl")
 # the module that registers each namespace of ids, and how to get it
 REGISTRARS = {
     "pongrl": ("pongrl", "pip install ./python, or `make` in the pongrl repository"),
@@ -30,11 +32,15 @@ REGISTRARS = {
 }
 
 
-def load_nets():
-    spec = importlib.util.spec_from_file_location("pongrl_nets", NETS)
-    nets = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(nets)
-    return nets
+def load_nets(name="pongrl_nets"):
+    """python/pongrl/nets.py (and the netbase.py and learners/ it imports) as the modules of a
+    package called name whose __init__.py is never run: NumPy alone, no C library."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, os.path.join(PACKAGE_DIR, "__init__.py"), submodule_search_locations=[PACKAGE_DIR]
+        )
+        sys.modules[name] = importlib.util.module_from_spec(spec)  # not executed: the door stays shut
+    return importlib.import_module(name + ".nets")
 
 
 def import_module(name):

@@ -12,11 +12,12 @@
 The C library reads the file (src/train/model.h: whatever `pongrl eval` accepts) and plays it
 with the learner's own acting code (algo/actor.h: the Learner table's AgentPolicy, sparse, the
 same as `pongrl eval`), one observation or a batch; whatever the learner, a Policy gives every
-action's probability and samples from them as that learner does. The NumPy forward passes of
-nets.py stay the reference (Policy.reference() builds one of the same network) and what
-tools/play_npy.py plays without the library. A folder that `pongrl export` wrote for a learner
-this library does not play is read by NumPy through nets.POLICIES (the one table by --algo
-name: a learner whose acting network differs adds its class there).
+action's probability and samples from them as that learner does. The NumPy forward passes
+(each learner's module of pongrl/learners/) stay the reference (Policy.reference() builds one
+of the same network) and what tools/play_npy.py plays without the library. A folder that
+`pongrl export` wrote for a learner this library does not play is read by NumPy through
+nets.POLICIES (the one table by --algo name: a learner adds its module to pongrl/learners/, or
+a program calls pongrl.learners.register(name, cls)).
 """
 import ctypes
 import os
@@ -27,7 +28,7 @@ from . import _lib
 from ._check import INT_MAX
 from ._lib import lib
 from .ale import ACTION_MEANINGS
-from .nets import POLICIES, D, PpoPolicy, PgPolicy, policy_class, prepro, read_export, read_model_txt  # noqa: F401
+from .nets import POLICIES, D, policy_class, prepro, read_export, read_model_txt  # noqa: F401
 
 RIGHT, LEFT = 2, 3  # the minimal set's RIGHT (paddle up) and LEFT (down)
 # the settings that shape a network (model_setting), for from_model
@@ -45,7 +46,7 @@ def load(path, greedy=False, seed=None):
     a run directory (its newest usable checkpoint), its checkpoints/ folder, or a folder that
     `pongrl export` wrote (model.txt). greedy: act greedily by default; seed: the sampling
     stream. A Policy played by the C library; a folder with model.txt of a learner the library
-    does not play, the NumPy class of nets.POLICIES. A bad path is a ValueError saying why."""
+    does not play, the NumPy class that nets.POLICIES has for it. A bad path is a ValueError saying why."""
     txt = os.path.join(str(path), "model.txt")
     if os.path.exists(txt):
         try:
@@ -94,10 +95,10 @@ class Policy:
     """A model played by the C library (algo/actor.h), whatever its learner. act(obs) takes one
     observation or a batch (a vector env's), RGB (210, 160, 3) or obs80 (80, 80), and gives the
     env's action(s); it remembers the last frame of each row, so call reset() when an episode
-    starts (reset(rows) for some rows of a batch). The action is the learner's own choice (pg:
-    RIGHT iff u < p(RIGHT), or p > 0.5 greedy; ppo: the first action whose cumulative
-    probability exceeds u, or the most likely) for u from this policy's NumPy stream (seed=),
-    drawn as nets.py's reference draws it, so the same seed gives the same actions.
+    starts (reset(rows) for some rows of a batch). The action is the learner's own choice (as
+    its C acting code and its NumPy class in pongrl/learners/ make it: e.g. the first action
+    whose cumulative probability exceeds u, or the most likely) for u from this policy's NumPy
+    stream (seed=), drawn as the NumPy reference draws it, so the same seed gives the same actions.
 
     Holds a C object: close() it (or use `with`); every method after close() is a
     RuntimeError, and one thread at a time may use it (another is refused with a
@@ -203,15 +204,15 @@ class Policy:
         return p[0] if single else p
 
     def probability(self, obs):
-        """p(RIGHT), the paddle up, for the observation(s) (PgPolicy.probability's); remembers
+        """p(RIGHT), the paddle up, for the observation(s) (as a two-action network gives it); remembers
         them as the last frames."""
         single, p, _ = self._step(obs, True, False)
         p = p[:, self._ids.index(RIGHT)]
         return p[0] if single else p
 
     def act(self, obs, greedy=None):
-        """The action(s): the env's index of the learner's choice; greedy: the most likely (pg:
-        RIGHT iff p > 0.5, as `pongrl eval --greedy`)."""
+        """The action(s): the env's index of the learner's choice; greedy: the most likely (a
+        two-action network: RIGHT iff p > 0.5), as `pongrl eval --greedy`."""
         greedy = self.greedy if greedy is None else greedy
         single, _, k = self._step(obs, greedy, True)
         if single:
@@ -219,8 +220,8 @@ class Policy:
         return self._ids_array[k]
 
     def reference(self, greedy=None, seed=None):
-        """The same network as nets.py's NumPy class (nets.POLICIES[algo]): the reference this
-        policy is tested against, with its arrays (pg: w1t, w2; ppo: W1, b1, Wpi, ...)."""
+        """The same network as its learner's NumPy class (nets.POLICIES[algo], a module of
+        pongrl/learners/): the reference this policy is tested against, with its arrays."""
         with self._h as ptr:
             return _numpy_policy(lib.actor_model(ptr), self.source, self.greedy if greedy is None else greedy, seed)
 

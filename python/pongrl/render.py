@@ -68,7 +68,7 @@ class HumanWindow:
 
     def show(self, rgb):
         """Draws rgb, uint8 (210, 160, 3), scaled up, then waits for the next tick."""
-        pg = self._pygame
+        pygame = self._pygame
         if self._screen is None:
             # Without a display, draw nowhere and say so once (Gymnasium's check_env makes an env
             # in every declared mode, headless too): SDL's dummy driver, not its noisy search
@@ -78,21 +78,21 @@ class HumanWindow:
                     "are unset): the frames are drawn nowhere; use render_mode='rgb_array'"
                 )
                 os.environ["SDL_VIDEODRIVER"] = "dummy"
-            pg.display.init()
+            pygame.display.init()
             try:
-                self._screen = pg.display.set_mode((rgb.shape[1] * SCALE, rgb.shape[0] * SCALE))
-            except pg.error as e:
-                pg.display.quit()
+                self._screen = pygame.display.set_mode((rgb.shape[1] * SCALE, rgb.shape[0] * SCALE))
+            except pygame.error as e:
+                pygame.display.quit()
                 raise RuntimeError(
                     "pongrl: render_mode='human' cannot open a window: %s; " "use render_mode='rgb_array'" % (e,)
                 ) from None
-            pg.display.set_caption(self.title)
-            self._clock = pg.time.Clock()
-        surface = pg.surfarray.make_surface(rgb.swapaxes(0, 1))  # pygame indexes (x, y)
-        self._screen.blit(pg.transform.scale(surface, self._screen.get_size()), (0, 0))
-        pg.event.pump()
+            pygame.display.set_caption(self.title)
+            self._clock = pygame.time.Clock()
+        surface = pygame.surfarray.make_surface(rgb.swapaxes(0, 1))  # pygame indexes (x, y)
+        self._screen.blit(pygame.transform.scale(surface, self._screen.get_size()), (0, 0))
+        pygame.event.pump()
         self._clock.tick(self.fps)
-        pg.display.flip()
+        pygame.display.flip()
 
     def close(self):
         if self._screen is not None:

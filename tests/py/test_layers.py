@@ -10,8 +10,9 @@ longer round). A learner is a folder of algo/ (algo/pg/, ...): it uses no other 
     has been built.
 And the Python package (python/pongrl/) is layered as ale-py's: no two modules import each
 other in a circle, counting the imports inside functions (env.py's ALEInterface once called
-back into env.py from a function: a circle all the same); nets.py imports nothing of pongrl
-(tools/play_npy.py loads it by its path)."""
+back into env.py from a function: a circle all the same), learners/ counted with it; and the
+NumPy networks (nets.py, netbase.py, learners/) import nothing of pongrl but each other
+(tools/play_npy.py loads them from their paths, without the package's door and its C library)."""
 import ast, os, re, shutil, subprocess, sys
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
@@ -151,41 +152,79 @@ def calls():
     return bad, n
 
 
-def py_imports(path, package="pongrl"):
-    """The modules of the package that a module imports, anywhere in it (inside functions too)."""
+# the modules that NumPy alone runs (tools/play_npy.py): they import nothing of pongrl but these
+NUMPY_ONLY = ("nets", "netbase", "learners")
+
+
+def py_modules():
+    """{dotted name in the package: path} of every module of python/pongrl/ and its subpackages
+    ("env", "learners" for learners/__init__.py, "learners.pg"); __init__.py of the top is "__init__"."""
+    out = {}
+    for d, _, files in os.walk(PY):
+        rel = os.path.relpath(d, PY)
+        pkg = [] if rel == "." else rel.split(os.sep)
+        for f in sorted(files):
+            if f.endswith(".py"):
+                name = pkg + ([] if f == "__init__.py" and pkg else [f[:-3]])
+                out[".".join(name)] = os.path.join(d, f)
+    return out
+
+
+def py_imports(path, name, known, package="pongrl"):
+    """The modules of the package (names of known) that module name (at path) imports, anywhere
+    in it (inside functions too)."""
     tree = ast.parse(open(path, encoding="utf-8").read(), path)
-    mods = set()
+    here = name.split(".") if path.endswith("__init__.py") and name != "__init__" else name.split(".")[:-1]
+    targets = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module:  # from .env import Env
-                mods.add(node.module.split(".")[0])
-            elif node.level == 1:  # from . import env, _lib
-                mods.update(a.name for a in node.names)
-            elif node.level == 0 and node.module and node.module.split(".")[0] == package:
-                parts = node.module.split(".")
-                mods.update([parts[1]] if len(parts) > 1 else [a.name for a in node.names])
+            if node.level:  # from .env import Env, from . import env, from ..netbase import D
+                base = here[: len(here) - (node.level - 1)] if node.level - 1 <= len(here) else []
+            elif node.module and node.module.split(".")[0] == package:
+                base, node_module = [], node.module.split(".")[1:]
+                targets.update(".".join(node_module + [a.name]) for a in node.names)
+                targets.add(".".join(node_module))
+                continue
+            else:
+                continue
+            mod = base + (node.module.split(".") if node.module else [])
+            targets.add(".".join(mod))
+            targets.update(".".join(mod + [a.name]) for a in node.names)
         elif isinstance(node, ast.Import):
             for a in node.names:
                 parts = a.name.split(".")
                 if parts[0] == package and len(parts) > 1:
-                    mods.add(parts[1])
+                    targets.add(".".join(parts[1:]))
+    mods = set()
+    for t in targets:
+        parts = t.split(".")
+        while parts and ".".join(parts) not in known:
+            parts.pop()
+        if parts:
+            mods.add(".".join(parts))
     return mods
 
 
+def numpy_only(name):
+    return name.split(".")[0] in NUMPY_ONLY
+
+
 def python_layers():
-    names = sorted(f[:-3] for f in os.listdir(PY) if f.endswith(".py"))
-    uses = {}
-    for name in names:
-        got = py_imports(os.path.join(PY, name + ".py")) & set(names)
+    mods = py_modules()
+    uses, bad = {}, []
+    for name, path in sorted(mods.items()):
+        got = py_imports(path, name, mods)
         got.discard(name)
         if name != "__init__":  # the package's door imports everything; nothing imports it
-            uses[f"python/pongrl/{name}.py"] = {f"python/pongrl/{m}.py" for m in got if m != "__init__"}
-    bad = ["python modules that import each other in a circle: " + ", ".join(part) for part in circles(uses)]
-    if uses.get("python/pongrl/nets.py"):
-        bad.append(
-            "python/pongrl/nets.py imports %s (it must stand alone: tools/play_npy.py loads it by path)"
-            % ", ".join(sorted(uses["python/pongrl/nets.py"]))
-        )
+            uses[name] = {m for m in got if m != "__init__"}
+            if numpy_only(name):
+                for m in sorted(uses[name]):
+                    if not numpy_only(m):
+                        bad.append(
+                            "python/pongrl/%s imports %s (the NumPy networks stand alone: tools/play_npy.py loads "
+                            "them from their paths)" % (os.path.relpath(path, PY), m)
+                        )
+    bad += ["python modules that import each other in a circle: " + ", ".join(part) for part in circles(uses)]
     return bad, len(uses)
 
 

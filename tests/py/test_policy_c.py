@@ -1,5 +1,5 @@
-"""test_policy_c.py: pongrl.load plays a model through the C library (algo/actor.h) as nets.py's
-NumPy forward passes, the reference, play it.
+"""test_policy_c.py: pongrl.load plays a model through the C library (algo/actor.h) as the learners'
+NumPy forward passes (python/pongrl/learners/), the reference, play it.
 
 For Karpathy's model (models/pong-v5) and the PPO model (models/pong-v5-ppo), on a few hundred
 steps of real games (RGB and obs80, across an episode's start): every action's probability
@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pongrl_under_test import ROOT, pongrl, raises, run, run_race  # noqa: E402
-from pongrl import nets  # noqa: E402
+from pongrl.learners.pg import PgPolicy  # noqa: E402
 
 MODELS = {"pg": os.path.join(ROOT, "models", "pong-v5"), "ppo": os.path.join(ROOT, "models", "pong-v5-ppo")}
 STEPS, RESET_AT = 400, 250
@@ -26,7 +26,7 @@ STEPS, RESET_AT = 400, 250
 
 def every_probability(ref, obs):
     """The reference's probabilities of every action, in the order of its action_names."""
-    if isinstance(ref, nets.PgPolicy):
+    if isinstance(ref, PgPolicy):
         p = ref.probability(obs)
         return np.stack([p, 1.0 - p], axis=-1)
     return ref.probabilities(obs)

@@ -1,7 +1,8 @@
-"""Python's policies are one table (pongrl.nets.POLICIES) keyed by the learner's --algo name:
-pongrl.load and nets.read_export (tools/play_npy.py) both find a model's class there, from the
-C library's model_algo or from model.txt's algo= line; a learner added to the table is played
-by both, and an unknown one is refused naming those there are."""
+"""Python's policies are one table (pongrl.learners.POLICIES, nets.POLICIES) keyed by the
+learner's --algo name: pongrl.load and nets.read_export (tools/play_npy.py) both find a model's
+class there, from the C library's model_algo or from model.txt's algo= line; a learner added with
+pongrl.learners.register is played by both, and an unknown one is refused naming those there
+are. A folder of bare W1.npy/W2.npy is the learner's whose bare_npy calls it its own."""
 import os
 import shutil
 import sys
@@ -11,7 +12,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pongrl_under_test import pongrl, raises, run  # noqa: E402
-from pongrl import nets, policy  # noqa: E402
+from pongrl import learners, nets, policy  # noqa: E402
 
 
 class Toy:
@@ -30,18 +31,19 @@ def export(lines):
 
 
 def test_one_table():
-    assert policy.POLICIES is nets.POLICIES and set(nets.POLICIES) >= {"pg", "ppo"}
+    assert policy.POLICIES is nets.POLICIES is learners.POLICIES and set(learners.names()) >= {"pg", "ppo", "qrdqn"}
     d = export(["# a learner of a test", "format=1", "algo=toy", "hidden=3"])
     try:
         msg = raises(ValueError, nets.read_export, d)
         assert "--algo toy" in msg and "pg" in msg and "ppo" in msg, msg
         assert "--algo toy" in raises(ValueError, pongrl.load, d)
-        nets.POLICIES["toy"] = Toy
+        assert learners.register("toy", Toy) is Toy
         try:
             for got in (nets.read_export(d, greedy=True), pongrl.load(d, greedy=True)):
                 assert isinstance(got, Toy) and got.settings["hidden"] == "3" and got.kw["greedy"]
         finally:
-            del nets.POLICIES["toy"]
+            learners.unregister("toy")
+        assert learners.get("toy") is None and "--algo toy" in raises(ValueError, nets.read_export, d)
     finally:
         shutil.rmtree(d)
 
@@ -53,9 +55,12 @@ def test_seeds_export_without_model_txt():
         np.save(os.path.join(d, "W1.npy"), rng.standard_normal((4, 6400)))
         np.save(os.path.join(d, "W2.npy"), rng.standard_normal(4))
         p = nets.read_export(d)
-        assert isinstance(p, nets.POLICIES["pg"]) and p.H == 4
+        assert isinstance(p, nets.POLICIES["pg"]) and p.H == 4 and p.algo == "pg"
+        assert learners.bare_npy(d)[0] == "pg" and nets.PgPolicy is learners.get("pg")  # the old name too
         np.save(os.path.join(d, "W2.npy"), rng.standard_normal(5))
         assert "are not (H, 6400) and (H,)" in raises(ValueError, nets.read_export, d)
+        os.remove(os.path.join(d, "W1.npy"))
+        assert learners.bare_npy(d) is None and "no learner's files" in raises(ValueError, nets.read_export, d)
     finally:
         shutil.rmtree(d)
 

@@ -19,6 +19,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pongrl_under_test import ROOT, pongrl, raises, run  # noqa: E402
 from pongrl import nets  # noqa: E402
+from pongrl.learners import ppo  # noqa: E402
 
 BIN = os.environ.get("PONGRL_BIN") or os.path.join(ROOT, "build", "pongrl")
 DUMP = os.environ.get("PONGRL_PPO_DUMP") or os.path.join(ROOT, "build", "ppo_dump")
@@ -94,7 +95,7 @@ def check_model(coarse):
     assert set(np.unique(c["action"])) <= {0, 2, 3}
     pol = pongrl.load(run_dir, seed=0)
     ref = pol.reference()  # the NumPy twin of the network the library plays
-    assert isinstance(ref, nets.PpoPolicy) and ref.coarse == bool(coarse) and pol.H == ref.H == 16
+    assert isinstance(ref, ppo.PpoPolicy) and ref.coarse == bool(coarse) and pol.H == ref.H == 16
     got = python_probs(pol, c["frames"], c["start"])
     print(
         "coarse=%d: %d steps, %d episode starts, worst |p_python - p_C| %.2e"
@@ -144,7 +145,7 @@ def test_coarse():
 
     # the test can fail: drop the coarse view "columns lit in each band of rows" from the input
     def dropped(cur, prev, coarse):
-        x = nets.ppo_input(cur, prev, coarse)
+        x = ppo.ppo_input(cur, prev, coarse)
         for base in (2 * nets.D, 2 * nets.D + nets.COARSE):
             x[:, base + 720 : base + 1040] = 0.0
         return x

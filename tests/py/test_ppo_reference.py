@@ -12,6 +12,7 @@ Adam step to float32's precision (F32_TOL), and that step is also torch's float3
 own gradient to the bit. Also a separate value network (--value-hidden): the same network with
 Wpi's last V columns and wv's first H - V entries at zero, whose gradient is the shared
 network's with those entries left out."""
+import importlib
 import importlib.util
 import os
 import subprocess
@@ -24,14 +25,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from relcheck import RelCheck  # noqa: E402
 
 # acnet.c's first layer in NumPy (each sample's float32 rows added in the input's order in float32,
-# then b1 in float64: C's bits), from python/pongrl/nets.py loaded by path as it stands alone
-# (NumPy only; tools/play_npy.py loads it so), not through the package and its C library
+# then b1 in float64: C's bits), from python/pongrl/learners/ppo.py loaded from its path as
+# tools/play_npy.py loads the networks (load_nets: a package whose __init__.py is not run, NumPy
+# only), not through the package and its C library
+_PKG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "pongrl")
 _spec = importlib.util.spec_from_file_location(
-    "pongrl_nets", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python", "pongrl", "nets.py")
+    "pongrl_nets", os.path.join(_PKG, "__init__.py"), submodule_search_locations=[_PKG]
 )
-_nets = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_nets)
-first_layer = _nets.first_layer
+sys.modules.setdefault("pongrl_nets", importlib.util.module_from_spec(_spec))
+first_layer = importlib.import_module("pongrl_nets.learners.ppo").first_layer
 
 check = RelCheck(1e-10)
 # what W1's float32 gradient and step are held to (float32 has 24 bits: 6e-8 a rounding; a
