@@ -62,7 +62,7 @@ $(shell mkdir -p $(BUILD) && echo '$(SDL_DEF) $(SDL_CFLAGS) $(SDL_LIBS)' | cmp -
 LIBS    := -lgif -lz -lm
 CRIT    := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
 
-LIB_SRC := $(filter-out $(WINDOW_SRC),$(sort $(wildcard src/pong/*.c src/env/*.c src/policy/*.c src/rl/*.c src/train/*.c src/algo/*.c src/algo/*/*.c src/media/*.c src/util/*.c)))
+LIB_SRC := $(filter-out $(WINDOW_SRC),$(sort $(wildcard src/pong/*.c src/env/*.c src/rl/*.c src/train/*.c src/algo/*.c src/algo/*/*.c src/media/*.c src/util/*.c)))
 BIN_SRC := $(sort $(wildcard src/cli/*.c src/cluster/*.c)) $(WINDOW_SRC)
 # Without Open MPI the binary is built without the cluster transport (cluster.c's stand-ins say
 # how to get it); allreduce.c is MPI through and through, so it is left out rather than guarded.

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "../util/bytes.h"
+
 #define WORDS ((ENV_RECORD_BYTES + 3) / 4)
 
 VecEnv *learner_envs_create(const char *env_id, int n, int mode, int difficulty, uint32_t stream, uint64_t seed) {
@@ -37,18 +39,17 @@ void env_record_save(const VecEnv *v, int e, const uint8_t *prev, double *out) {
     memset(bytes, 0, sizeof(bytes));
     vecenv_clone(v, e, true, bytes);
     memcpy(bytes + ENV_STATE_BYTES, prev, POLICY_D);
-    for (int k = 0; k < WORDS; k++)
-        out[3 + k] = (double)((uint32_t)bytes[4 * k] | (uint32_t)bytes[4 * k + 1] << 8 |
-            (uint32_t)bytes[4 * k + 2] << 16 | (uint32_t)bytes[4 * k + 3] << 24);
+    ByteReader r = { bytes, sizeof(bytes), 0, false };
+    for (int k = 0; k < WORDS; k++) out[3 + k] = (double)bytes_get_u32(&r);
 }
 
 int env_record_load(VecEnv *v, int e, const double *in, uint8_t *prev) {
     uint8_t bytes[WORDS * 4];
+    ByteWriter w = { bytes, 0 };
     for (int k = 0; k < WORDS; k++) {
         const double d = in[3 + k];
         if (!(d >= 0 && d < 4294967296.0) || d != (double)(uint32_t)d) return -1;
-        const uint32_t u = (uint32_t)d;
-        for (int b = 0; b < 4; b++) bytes[4 * k + b] = (uint8_t)(u >> (8 * b));
+        bytes_put_u32(&w, (uint32_t)d);
     }
     if (!(in[0] >= 1 && in[0] < 9e15) || in[0] != floor(in[0]) || !(fabs(in[1]) <= 1e6) ||
         !(in[2] >= 0 && in[2] < 9e15) || in[2] != floor(in[2]))

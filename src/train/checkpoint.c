@@ -401,8 +401,8 @@ int checkpoint_parse(
         return -1;
     }
     if (check_crc) { // before what the header says is believed
-        uint32_t stored_crc = (uint32_t)buf[len - 4] | (uint32_t)buf[len - 3] << 8 | (uint32_t)buf[len - 2] << 16 |
-            (uint32_t)buf[len - 1] << 24;
+        ByteReader tail = { buf + len - 4, 4, 0, false };
+        const uint32_t stored_crc = bytes_get_u32(&tail);
         if (crc32_of(buf, len - 4) != stored_crc) {
             snprintf(err, errlen, "corrupted (checksum mismatch)");
             return -1;

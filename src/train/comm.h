@@ -76,11 +76,10 @@ typedef struct Comm {
     .destroy = PREFIX##_destroy
 
 // This rank's share [*lo, *hi) of n items split in rank order (c NULL: one process, all of them),
-// as the learners split their envs and blocks of samples.
+// as the learners split their envs and blocks of samples: the ranks split them as a pool's
+// threads do (part_range, pool.h).
 static inline void comm_share(const Comm *c, int n, int *lo, int *hi) {
-    const int rank = c ? c->rank : 0, ranks = c ? c->size : 1;
-    *lo = (int)((int64_t)n * rank / ranks);
-    *hi = (int)((int64_t)n * (rank + 1) / ranks);
+    part_range(n, c ? c->rank : 0, c ? c->size : 1, lo, hi);
 }
 
 // The single-process transport (work items from an atomic counter, nothing to send); NULL if

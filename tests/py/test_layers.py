@@ -6,8 +6,10 @@ longer round). A learner is a folder of algo/ (algo/pg/, ...): it uses no other 
   - from the calls the compiler left in the objects (`nm` on build/obj/src/**/*.o: a symbol one
     object needs and another defines), which an include check cannot see: a function declared
     in a shared header and defined in the file that calls in (identity.c calling cluster_die in
-    cluster.c, which calls identity.c) is a circle all the same. Skipped, said, when nothing
-    has been built.
+    cluster.c, which calls identity.c) is a circle all the same. A call of a static inline
+    function of X.h counts as a call of X.c, which the objects do not show (npy.c calling pg.h's
+    pg_state while pg.c called npy.c: a circle they missed). Skipped, said, when nothing has
+    been built.
 And the Python package (python/pongrl/) is layered as ale-py's: no two modules import each
 other in a circle, counting the imports inside functions (env.py's ALEInterface once called
 back into env.py from a function: a circle all the same), learners/ counted with it; and the
@@ -20,7 +22,7 @@ SRC = os.path.join(ROOT, "src")
 PY = os.path.join(ROOT, "python", "pongrl")
 OBJ = os.environ.get("PONGRL_OBJ_DIR", os.path.join(ROOT, "build", "obj", "src"))
 # the rank of each folder: a file may use its own folder and any folder of a lower rank
-RANK = {"util": 0, "pong": 1, "policy": 1, "media": 2, "env": 2, "rl": 3, "train": 4, "algo": 5, "cluster": 5, "cli": 6}
+RANK = {"util": 0, "pong": 1, "media": 2, "env": 2, "rl": 3, "train": 4, "algo": 5, "cluster": 5, "cli": 6}
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -149,7 +151,50 @@ def calls():
                 edges.setdefault(node, set()).add(where)
     for part in circles(edges):
         bad.append("files that call each other in a circle: " + ", ".join(f"{p}.c" for p in part))
-    return bad, n
+    return bad, n, edges
+
+
+INLINE = re.compile(r"^\s*static\s+inline\b[^(;{=]*?\b(\w+)\s*\(", re.M)
+COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def inline_uses():
+    """{file: files} of a folder: a .c that calls a static inline function of another file's
+    header (X.h's belongs to X.c). The objects cannot show these calls (the compiler copies the
+    function in): without them npy.c, calling pg.h's pg_state while pg.c called npy.c, was no
+    circle to the objects' reading."""
+    uses = {}
+    for folder in folders(SRC):
+        d = os.path.join(SRC, folder)
+        names = os.listdir(d)
+        owner = {}  # inline function -> its header's file, where that file has a .c
+        for h in sorted(n for n in names if n.endswith(".h") and n[:-2] + ".c" in names):
+            for fn in INLINE.findall(COMMENT.sub("", open(os.path.join(d, h), encoding="utf-8").read())):
+                owner[fn] = f"src/{folder}/{h[:-2]}"
+        if not owner:
+            continue
+        call = re.compile(r"\b(%s)\s*\(" % "|".join(map(re.escape, sorted(owner))))
+        for c in sorted(n for n in names if n.endswith(".c")):
+            node = f"src/{folder}/{c[:-2]}"
+            for fn in call.findall(COMMENT.sub("", open(os.path.join(d, c), encoding="utf-8").read())):
+                if owner[fn] != node:
+                    uses.setdefault(node, set()).add(owner[fn])
+    return uses
+
+
+def inline_circles(edges):
+    """Circles of a folder's files, counting the calls of static inline functions (inline_uses)
+    with the objects' calls; each not already said."""
+    both = {k: set(v) for k, v in edges.items()}
+    for node, targets in inline_uses().items():
+        both.setdefault(node, set()).update(targets)
+    seen = {tuple(p) for p in circles(edges)}
+    return [
+        "files that call each other in a circle (counting a header's static inline functions): "
+        + ", ".join(f"{p}.c" for p in part)
+        for part in circles(both)
+        if tuple(part) not in seen
+    ]
 
 
 # the modules that NumPy alone runs (tools/play_npy.py): they import nothing of pongrl but these
@@ -234,7 +279,7 @@ def main():
     bad += pybad
     got = calls()
     if got is not None:
-        bad += got[0]
+        bad += got[0] + inline_circles(got[2])
     for line in bad:
         print("BAD", line)
     if bad:
@@ -246,7 +291,10 @@ def main():
     if got is None:
         print("note: no objects in build/obj (make first): the calls were not read")
     else:
-        print(f"OK: the {got[1]} calls between the objects of build/obj do the same")
+        print(
+            f"OK: the {got[1]} calls between the objects of build/obj do the same, "
+            "with the calls of the headers' static inline functions"
+        )
     print(f"OK: the {npy} modules of python/pongrl import each other in no circle")
 
 

@@ -112,8 +112,6 @@ void pg_players_destroy(PgPlayers *pl) {
     free(pl);
 }
 
-int pg_players_count(const PgPlayers *pl) { return pl->n; }
-
 // A new batch: no row of the accumulator holds anything yet (a row's first episode stores
 // over the old values, gradsum_set).
 static void thread_acc_reset(Thread *t) {

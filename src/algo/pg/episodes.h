@@ -17,7 +17,6 @@ typedef struct PgPlayers PgPlayers;
 // and difficulty (env_init_flavour) and scratch for a network of shape's size. NULL on failure.
 PgPlayers *pg_players_create(int threads, const char *env_id, int mode, int difficulty, const Policy *shape);
 void pg_players_destroy(PgPlayers *pl);
-int pg_players_count(const PgPlayers *pl);
 
 // Play the episodes handed out by src with policy p (read-only meanwhile) on the pool's threads
 // (as many as pl's players); episode k's random streams are util/streams.h's episode_*_seed for run_seed.

@@ -1,19 +1,20 @@
-// npy.c: pg's network as Karpathy's .npy files (pg.h): DIR/W1.npy (H, 6400) and DIR/W2.npy
+// npy.c: pg's network as Karpathy's .npy files (npy.h): DIR/W1.npy (H, 6400) and DIR/W2.npy
 // (H,), float64, Karpathy's model['W1'] and model['W2']. No model.txt: H is W1's first
 // dimension, and every other setting is Karpathy's. Imported (pg.c), they are pg's weights
 // array with the rest of pg's state as made (train_state_attach).
-#include "pg.h"
+#include "npy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../../train/config.h"
+#include "../../train/state.h"
 #include "../../train/weights_npy.h"
 #include "../../util/transpose.h"
 
-int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
-    const Policy *p = &pg_state(s)->net;
+int pg_npy_write(const Policy *p, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
     const char *bad = weights_unusable(p->w, p->n);
     if (bad) {
         snprintf(err, errlen, "cannot export: %s", bad);

@@ -1,6 +1,7 @@
 // pg.c: Karpathy's recipe (pg.h): a batch of whole episodes on the worker threads, their
 // gradients summed exactly, the sparse RMSProp step and its digest, the deferred cache decays.
 #include "pg.h"
+#include "npy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +211,11 @@ static int pg_episodes_per_iteration(const TrainConfig *c) { return c->batch_siz
 static const char *const pg_metrics[] = { NULL };
 
 static AgentPolicy pg_agent(TrainState *s, bool greedy) { return pg_agent_policy(&pg_state(s)->net, greedy); }
+
+// Its network as Karpathy's W1.npy and W2.npy (npy.h).
+static int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen) {
+    return pg_npy_write(&pg_state(s)->net, dir, wrote, wlen, err, errlen);
+}
 
 // A folder of Karpathy's W1.npy and W2.npy (no model.txt: notes NULL): pg, attached, with them
 // as its weights and its cache zero.

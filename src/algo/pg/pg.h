@@ -1,7 +1,7 @@
 // pg.h: Karpathy's recipe as a learner (learner.h): whole episodes played with the current
 // weights (episodes.h), each turned into a REINFORCE gradient (rollout.h), the batch's
 // gradients summed exactly across threads and ranks, and Karpathy's RMSProp on the sum (pg.c);
-// its network as Karpathy's W1.npy and W2.npy (npy.c).
+// its network as Karpathy's W1.npy and W2.npy (npy.h).
 //
 // A W1 row no episode touched has a zero gradient: its weights stay as they are and its cache
 // only decays, so those steps are deferred (settled before a checkpoint or when the row is
@@ -42,12 +42,5 @@ static inline PgState *pg_state(const TrainState *s) { return (PgState *)s->algo
 // rows->list[k] at g[k H], W2 at g[rows->n H]): those rows and W2 are updated, the other rows'
 // cache decays deferred. The caller then counts the iteration (s->iteration++).
 void pg_update(TrainState *s, const double *g, const RowSet *rows);
-
-// Its network as Karpathy's W1.npy and W2.npy (npy.c): Learner.export_npy, the files read into p
-// (allocated with H from W1's shape; the learner's import_npy then attaches pg with these
-// weights, its cache zero) and bare_npy.
-int pg_export_npy(TrainState *s, const char *dir, char *wrote, size_t wlen, char *err, size_t errlen);
-int pg_npy_read(const char *dir, Policy *p, char *err, size_t errlen);
-const char *pg_bare_npy(const char *dir);
 
 #endif

@@ -14,8 +14,6 @@
 #include "../../util/rng.h"
 #include "../../util/streams.h"
 
-// stream purposes (rng_key's last word)
-
 // ----------------------------------------------------------------------------
 // one iteration
 

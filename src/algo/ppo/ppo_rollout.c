@@ -12,8 +12,6 @@
 #include "../../util/rng.h"
 #include "../../util/streams.h"
 
-// stream purposes (rng_key's last word)
-
 typedef struct {
     Ppo *p;
     atomic_int bad;
