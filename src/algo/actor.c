@@ -116,14 +116,14 @@ static int reserve_rows(Actor *a, int rows) {
 
 int actor_step(
     Actor *a, int rows, int kind, const uint8_t *obs, const double *u, bool greedy, double *probs, int *choice) {
-    if (rows < 1 || kind < 0 || kind >= ACTOR_OBS_KINDS || !obs || !probs) return -1;
+    if (rows < 1 || (kind != OBS_OBS80 && kind != OBS_RGB) || !obs || !probs) return -1;
     if (reserve_rows(a, rows)) return -1;
     const AgentPolicy *ap = greedy || !u ? &a->greedy : &a->sample;
-    const size_t row_bytes = kind == ACTOR_OBS_RGB ? (size_t)210 * 160 * 3 : POLICY_D;
+    const size_t row_bytes = kind == OBS_RGB ? (size_t)210 * 160 * 3 : POLICY_D;
     const int A = ap->n_actions;
     for (int r = 0; r < rows; r++) {
         uint8_t *prev = a->prev + (size_t)r * POLICY_D;
-        if (kind == ACTOR_OBS_RGB)
+        if (kind == OBS_RGB)
             prepro_rgb(obs + (size_t)r * row_bytes, a->cur);
         else
             prepro_80(obs + (size_t)r * row_bytes, a->cur);

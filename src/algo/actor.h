@@ -7,7 +7,7 @@
 //
 //     Actor *a = actor_open("models/pong-v5", err, sizeof err);
 //     int ids[AGENT_ACTIONS_MAX], n = actor_actions(a, ids);      // the actions probs are of
-//     actor_step(a, rows, ACTOR_OBS_RGB, obs, u, greedy, probs, choice);
+//     actor_step(a, rows, OBS_RGB, obs, u, greedy, probs, choice);
 //     actor_reset(a, NULL);                                       // every row starts an episode
 //     actor_close(a);
 //
@@ -19,16 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../env/vecenv.h"
 #include "../train/learner.h"
 
 typedef struct Actor Actor;
-
-// What one row of obs is.
-enum {
-    ACTOR_OBS_80 = 0,  // (80, 80) uint8: the preprocessed frame, any non-zero lit
-    ACTOR_OBS_RGB = 1, // (210, 160, 3) uint8: the screen, preprocessed as the seed does
-    ACTOR_OBS_KINDS = 2
-};
 
 // Whether this build's learner of --algo `name` acts (Learner.agent): a binding asks before it
 // opens a model.txt folder of a learner it may play itself.
@@ -47,8 +41,9 @@ int actor_hidden(const Actor *a);
 // The model itself (model.h's model_weights, model_array and model_setting read it).
 const TrainState *actor_model(const Actor *a);
 
-// One step of rows observations: obs is (rows, 80, 80) or (rows, 210, 160, 3) uint8 by kind, C
-// order. probs: (rows, n_actions), every action's probability; choice (NULL: not wanted):
+// One step of rows observations: obs is by kind (vecenv.h's observation types) OBS_OBS80's
+// (rows, 80, 80), any non-zero lit, or OBS_RGB's (rows, 210, 160, 3), preprocessed as the seed
+// does; uint8, C order. probs: (rows, n_actions), every action's probability; choice (NULL: not wanted):
 // (rows,), the index in actor_actions of the action the learner takes, greedy or for the row's
 // uniform draw u[r] in [0, 1) (u NULL: greedy). Each row's frame becomes its last. A batch of
 // another size than the last step's starts every row afresh. 0, or -1: bad arguments, or out of

@@ -92,7 +92,7 @@ Test(actor, a_batch_steps_as_single_rows_and_rgb_as_its_frames) {
                 actor_reset(b, fresh);
             }
             for (int r = 0; r < R; r++) memcpy(batch + (size_t)r * POLICY_D, f80[r] + (size_t)t * POLICY_D, POLICY_D);
-            cr_assert_eq(actor_step(b, R, ACTOR_OBS_80, batch, u, false, pb[t], cb[t]), 0);
+            cr_assert_eq(actor_step(b, R, OBS_OBS80, batch, u, false, pb[t], cb[t]), 0);
             cr_assert_eq(actor_rows(b), R);
         }
         // each row alone, through one Actor: the same probabilities and choices, bit for bit
@@ -102,7 +102,7 @@ Test(actor, a_batch_steps_as_single_rows_and_rgb_as_its_frames) {
                 double p1[AGENT_ACTIONS_MAX];
                 int c1;
                 if (t == RESET_AT && r == 1) actor_reset(one, NULL);
-                cr_assert_eq(actor_step(one, 1, ACTOR_OBS_80, f80[r] + (size_t)t * POLICY_D, u + r, false, p1, &c1), 0);
+                cr_assert_eq(actor_step(one, 1, OBS_OBS80, f80[r] + (size_t)t * POLICY_D, u + r, false, p1, &c1), 0);
                 cr_assert(!memcmp(p1, pb[t] + (size_t)r * A, sizeof(double) * (size_t)A), "%s step %d row %d",
                     MODELS[m], t, r);
                 cr_assert_eq(c1, cb[t][r]);
@@ -113,19 +113,19 @@ Test(actor, a_batch_steps_as_single_rows_and_rgb_as_its_frames) {
         actor_reset(one, NULL);
         for (int t = 0; t < RESET_AT; t++) {
             double ps[AGENT_ACTIONS_MAX];
-            cr_assert_eq(actor_step(one, 1, ACTOR_OBS_RGB, rgb + (size_t)t * 210 * 160 * 3, u, false, ps, NULL), 0);
+            cr_assert_eq(actor_step(one, 1, OBS_RGB, rgb + (size_t)t * 210 * 160 * 3, u, false, ps, NULL), 0);
             cr_assert(!memcmp(ps, pb[t], sizeof(double) * (size_t)A), "%s step %d: rgb", MODELS[m], t);
         }
         // a batch of another size starts every row afresh: row 0 as a fresh single row
         double p2[2 * AGENT_ACTIONS_MAX], pf[AGENT_ACTIONS_MAX];
         actor_reset(one, NULL);
-        cr_assert_eq(actor_step(b, 2, ACTOR_OBS_80, batch, NULL, true, p2, NULL), 0);
-        cr_assert_eq(actor_step(one, 1, ACTOR_OBS_80, batch, NULL, true, pf, NULL), 0);
+        cr_assert_eq(actor_step(b, 2, OBS_OBS80, batch, NULL, true, p2, NULL), 0);
+        cr_assert_eq(actor_step(one, 1, OBS_OBS80, batch, NULL, true, pf, NULL), 0);
         cr_assert(!memcmp(p2, pf, sizeof(double) * (size_t)A));
         // what cannot be a step
-        cr_assert_eq(actor_step(b, 0, ACTOR_OBS_80, batch, NULL, true, p2, NULL), -1);
-        cr_assert_eq(actor_step(b, 1, ACTOR_OBS_KINDS, batch, NULL, true, p2, NULL), -1);
-        cr_assert_eq(actor_step(b, 1, ACTOR_OBS_80, NULL, NULL, true, p2, NULL), -1);
+        cr_assert_eq(actor_step(b, 0, OBS_OBS80, batch, NULL, true, p2, NULL), -1);
+        cr_assert_eq(actor_step(b, 1, OBS_GRAYSCALE, batch, NULL, true, p2, NULL), -1);
+        cr_assert_eq(actor_step(b, 1, OBS_OBS80, NULL, NULL, true, p2, NULL), -1);
         actor_close(b);
         actor_close(one);
     }
