@@ -12,9 +12,7 @@
 #include "../../util/clock.h"
 #include "../learner_util.h"
 #include "../../util/rng.h"
-#include "../../util/streams.h"
-
-// stream purposes (rng_key's last word)
+#include "ppo_streams.h"
 
 // ----------------------------------------------------------------------------
 // one iteration
