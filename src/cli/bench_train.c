@@ -8,11 +8,11 @@
 
 #include "../algo/algo.h"
 #include "../algo/pg/pg.h"
+#include "../algo/pg/pg_streams.h"
 #include "../algo/pg/rollout.h"
 #include "../train/train.h"
 #include "../util/clock.h"
 #include "../util/num.h"
-#include "../util/streams.h"
 #include "args.h"
 #include "commands.h"
 

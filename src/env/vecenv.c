@@ -69,8 +69,8 @@ typedef struct {
 
 struct VecEnv {
     int n, n_threads, obs_type, autoreset, batch;
-    StreamKey stream; // the word of the episode seeds
-    bool caller;      // caller-stepped
+    uint32_t stream; // the word of the episode seeds
+    bool caller;     // caller-stepped
     size_t obs_size;
     Env *envs; // (N,) without atari
     bool is_atari;
@@ -246,7 +246,7 @@ static const char *config_check(const EnvPreset *p, const VecConfig *c) {
         return "mode must be 0 or 1 and difficulty 0 to 3 (ALE's for Pong)";
     if (c->atari && (c->mode || c->difficulty)) return "AtariVectorEnv plays the default mode and difficulty only";
     if (c->stream != 0 && !stream_is_env_episode(c->stream))
-        return "stream must be a word of an env's episode seeds (util/streams.h)";
+        return "stream must not be a shared word other than \"venv\" (util/streams.h)";
     if (c->caller_stepped &&
         (c->atari || c->autoreset != VECENV_SAME_STEP || (c->batch_size && c->batch_size != c->num_envs)))
         return "a caller-stepped vector env takes SAME_STEP autoreset, no batches and no Atari preprocessing";
@@ -276,7 +276,7 @@ VecEnv *vecenv_create(const EnvPreset *p, const VecConfig *c, const char **why) 
     v->n = num_envs;
     v->n_threads = num_threads;
     v->autoreset = c->autoreset;
-    v->stream = c->stream ? (StreamKey)c->stream : STREAM_VECENV;
+    v->stream = c->stream ? c->stream : STREAM_VECENV;
     v->caller = c->caller_stepped;
     v->batch = c->batch_size > 0 ? c->batch_size : num_envs;
     v->is_atari = c->atari != NULL;

@@ -92,7 +92,7 @@ typedef struct {
     int thread_affinity_offset; // >= 0: thread k pinned to core (offset + k) % cores
     const AtariConfig *atari;   // NULL, or ale-py's AtariVectorEnv preprocessing (copied)
     int mode, difficulty;       // ALE's flavour of every env (env_init_flavour's); 0, 0 with atari
-    uint32_t stream;            // 0: STREAM_VECENV; else the word (util/streams.h) of the episode seeds
+    uint32_t stream;            // 0: STREAM_VECENV; else a learner's env word (util/streams.h) of the episode seeds
     bool caller_stepped;        // no threads: the caller steps env by env (needs SAME_STEP, no batch, no atari)
 } VecConfig;
 

@@ -21,8 +21,8 @@
 #define ENV_RECORD_DOUBLES (3 + (ENV_RECORD_BYTES + 3) / 4)
 
 // n envs of the preset env_id in the given mode and difficulty, with autoreset in the step
-// (SAME_STEP), env e's episode j seeded from (seed, e, j) with the learner's stream word
-// (util/streams.h), every env at its episode 0. NULL: out of memory, or a preset, flavour or word
+// (SAME_STEP), env e's episode j seeded from (seed, e, j) with the learner's env word
+// (its Learner.streams), every env at its episode 0. NULL: out of memory, or a preset, flavour or word
 // the run's checks let through by mistake.
 VecEnv *learner_envs_create(const char *env_id, int n, int mode, int difficulty, uint32_t stream, uint64_t seed);
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../rl/agent.h"
+#include "../util/streams.h"
 
 typedef struct TrainState TrainState;
 typedef struct TrainConfig TrainConfig;
@@ -116,6 +117,10 @@ typedef struct Learner {
     // How it acts (eval, record, watch): its network as an AgentPolicy (rl/agent.h), sampling
     // or greedy, valid while s is. Called with the learner attached.
     AgentPolicy (*agent)(TrainState *s, bool greedy);
+    // Its random streams' keys (util/streams.h's StreamDecl, ending with a zeroed one), declared
+    // in its folder: the words no other key of the build may take (tests/unit/test_streams.c).
+    // A vector env it makes takes one of those declared env_episode.
+    const StreamDecl *streams;
 } Learner;
 
 // The learner of `name` in a NULL-terminated list, or NULL.

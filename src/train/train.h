@@ -4,7 +4,7 @@
 // summing exactly across threads and ranks; the loop counts what was played.
 //
 // Same seed, same bits: every random stream derives from the run seed and a position fixed
-// by the run (episode k's: util/streams.h), and every sum across threads and ranks is exact
+// by the run (util/streams.h's rule; pg's episode k, say), and every sum across threads and ranks is exact
 // fixed point (gradsum.h). So the weights after N iterations do not depend on the number of
 // threads or ranks, on who played what, nor on resuming.
 //

@@ -17,7 +17,7 @@
 #include "algo/pg/pg.h"
 #include "env/env.h"
 #include "algo/pg/rollout.h"
-#include "util/streams.h"
+#include "algo/pg/pg_streams.h"
 #include "train/gradsum.h"
 #include "train/state.h"
 #include "util/npy.h"

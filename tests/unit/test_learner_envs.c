@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "rl/learner_envs.h"
+#include "algo/ppo/ppo_streams.h"
+#include "algo/qrdqn/qr_streams.h"
 #include "util/streams.h"
 
 #define LE_N     3
@@ -135,7 +137,7 @@ Test(learner_envs, a_record_no_save_writes_is_refused) {
     cr_assert(memcmp(s, t, sizeof s) == 0);
     vecenv_free(v);
 
-    // the words of an env's episode seeds, and no other
+    // the learners' env words; a shared word other than "venv" is refused
     VecEnv *q = learner_envs_create("ALE/Pong-v5", 1, 0, 0, STREAM_QR_ENV, 5);
     VecEnv *p = learner_envs_create("ALE/Pong-v5", 1, 0, 0, STREAM_PPO_ENV, 5);
     cr_assert(q && p);
@@ -144,7 +146,7 @@ Test(learner_envs, a_record_no_save_writes_is_refused) {
     cr_assert(memcmp(s, t, sizeof s) != 0, "\"qrde\" and \"ppoe\": the same game");
     vecenv_free(q);
     vecenv_free(p);
-    cr_assert_null(learner_envs_create("ALE/Pong-v5", 1, 0, 0, STREAM_QR_ACT, 5));
+    cr_assert_null(learner_envs_create("ALE/Pong-v5", 1, 0, 0, STREAM_EVAL, 5));
     cr_assert_null(learner_envs_create("Breakout-v5", 1, 0, 0, STREAM_QR_ENV, 5));
     cr_assert_null(learner_envs_create("ALE/Pong-v5", 1, 2, 0, STREAM_QR_ENV, 5));
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "env/vecenv.h"
+#include "algo/ppo/ppo_streams.h"
 #include "util/streams.h"
 
 // ----------------------------------------------------------------------------
@@ -597,7 +598,8 @@ Test(vecenv, caller_stepped_and_stream_configurations_are_checked) {
         { .num_envs = 2, .autoreset = VECENV_NEXT_STEP, .caller_stepped = true },
         { .num_envs = 2, .autoreset = VECENV_SAME_STEP, .batch_size = 1, .caller_stepped = true },
         { .num_envs = 2, .autoreset = VECENV_SAME_STEP, .atari = &ac, .caller_stepped = true },
-        { .num_envs = 2, .autoreset = VECENV_SAME_STEP, .stream = STREAM_PPO_ACT },
+        { .num_envs = 2, .autoreset = VECENV_SAME_STEP, .stream = STREAM_EVAL }, // a shared word not "venv"
+        { .num_envs = 2, .autoreset = VECENV_SAME_STEP, .stream = STREAM_ATARI },
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         const char *why = NULL;

@@ -5,13 +5,13 @@
 // stores instead of adding, so nothing is ever cleared); at the end the other parts' rows are
 // merged into part 0's, which is the sum.
 #include "episodes.h"
+#include "pg_streams.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../util/streams.h"
 
 typedef struct {
     PgPlayers *pl;

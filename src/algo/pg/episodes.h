@@ -19,7 +19,7 @@ PgPlayers *pg_players_create(int threads, const char *env_id, int mode, int diff
 void pg_players_destroy(PgPlayers *pl);
 
 // Play the episodes handed out by src with policy p (read-only meanwhile) on the pool's threads
-// (as many as pl's players); episode k's random streams are util/streams.h's episode_*_seed for run_seed.
+// (as many as pl's players); episode k's random streams are pg_streams.h's episode_*_seed for run_seed.
 // Per-episode stats go to stats[k - first] (the caller zeroes stats). The exact sum of the
 // gradients is the players' own memory (*sum, valid until the next call): on the W1 rows in
 // `rows` (on return: the rows the episodes touched) and on W2; its other rows hold stale

@@ -11,8 +11,8 @@
 #include "../../util/digest.h"
 #include "../../util/mem.h"
 #include "../../util/rng.h"
-#include "../../util/streams.h"
 #include "../learner_util.h"
+#include "pg_streams.h"
 
 // ----------------------------------------------------------------------------
 // the update: RMSProp over the touched rows
@@ -235,6 +235,13 @@ static const double *pg_weights(const TrainState *s, size_t *n) {
     return pg_state(s)->net.w;
 }
 
+const StreamDecl PG_STREAMS[] = {
+    { STREAM_PG_EPISODE_ENV, "env", false },
+    { STREAM_PG_EPISODE_ACT, "act", false },
+    { STREAM_PG_INIT, "init", false },
+    { 0, NULL, false },
+};
+
 // clang-format off
 const Learner PG_LEARNER = {
     .name = "pg",
@@ -242,5 +249,6 @@ const Learner PG_LEARNER = {
     LEARNER_SLOTS(pg),
     .episodes_per_iteration = pg_episodes_per_iteration,
     .bare_npy = pg_bare_npy,
+    .streams = PG_STREAMS,
 };
 // clang-format on

@@ -12,7 +12,7 @@
 #include "../../util/clock.h"
 #include "../learner_util.h"
 #include "../../util/rng.h"
-#include "../../util/streams.h"
+#include "ppo_streams.h"
 
 // ----------------------------------------------------------------------------
 // one iteration

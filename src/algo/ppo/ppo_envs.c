@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../../rl/learner_envs.h"
-#include "../../util/streams.h"
+#include "ppo_streams.h"
 
 int ppo_envs_start(Ppo *p) {
     const TrainConfig *c = &p->cfg;

@@ -14,8 +14,8 @@
 #include "../../train/comm.h"
 #include "../../train/state.h"
 #include "../../train/weights_npy.h"
-#include "../../util/streams.h"
 #include "../learner_util.h"
+#include "ppo_streams.h"
 
 Ppo *ppo_of(const TrainState *s) { return learner_box(s)->obj; }
 
@@ -179,11 +179,20 @@ static int ppo_learner_import_npy(TrainState *s, const char *dir, const ModelNot
 static const char *const ppo_learner_metrics[] = { "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac",
     "explained_var", "grad_norm", "lr", NULL };
 
+const StreamDecl PPO_STREAMS[] = {
+    { STREAM_PPO_ENV, "ppoe", true },
+    { STREAM_PPO_ACT, "ppoa", false },
+    { STREAM_PPO_PERM, "ppop", false },
+    { STREAM_PPO_INIT, "ppow", false },
+    { 0, NULL, false },
+};
+
 // clang-format off
 const Learner PPO_LEARNER = {
     .name = "ppo",
     .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
     .check = ppo_check,
+    .streams = PPO_STREAMS,
     LEARNER_BOX_SLOTS(ppo_learner),
 };
 // clang-format on

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../../util/rng.h"
-#include "../../util/streams.h"
+#include "ppo_streams.h"
 
 typedef struct {
     Ppo *p;

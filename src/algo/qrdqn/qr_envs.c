@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../../rl/learner_envs.h"
-#include "../../util/streams.h"
+#include "qr_streams.h"
 
 int qr_envs_start(Qr *q) {
     const TrainConfig *c = &q->cfg;

@@ -13,6 +13,7 @@
 
 #include "../../train/weights_npy.h"
 #include "../learner_util.h"
+#include "qr_streams.h"
 
 Qr *qr_of(const TrainState *s) { return learner_box(s)->obj; }
 
@@ -116,11 +117,20 @@ static int qr_learner_import_npy(TrainState *s, const char *dir, const ModelNote
 
 static const char *const qr_learner_metrics[] = { "loss", "mean_q", "epsilon", "replay", "updates", NULL };
 
+const StreamDecl QR_STREAMS[] = {
+    { STREAM_QR_ENV, "qrde", true },
+    { STREAM_QR_ACT, "qrda", false },
+    { STREAM_QR_BATCH, "qrdb", false },
+    { STREAM_QR_INIT, "qrdw", false },
+    { 0, NULL, false },
+};
+
 // clang-format off
 const Learner QRDQN_LEARNER = {
     .name = "qrdqn",
     .summary = "QR-DQN: replay, n-step quantile regression targets, epsilon-greedy, Adam",
     .check = qr_check,
+    .streams = QR_STREAMS,
     LEARNER_BOX_SLOTS(qr_learner),
 };
 // clang-format on

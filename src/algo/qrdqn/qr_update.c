@@ -23,7 +23,7 @@
 
 #include "../../rl/adam.h"
 #include "../../util/mem.h"
-#include "../../util/streams.h"
+#include "qr_streams.h"
 
 // The quantile Huber loss of Dabney et al. (Dopamine's quantile_agent): with u_ij = tgt_j -
 // qa_i, tau_i = (2i + 1) / 2N,

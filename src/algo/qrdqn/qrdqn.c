@@ -10,7 +10,7 @@
 
 #include "../../util/mem.h"
 #include "../learner_util.h"
-#include "../../util/streams.h"
+#include "qr_streams.h"
 
 int64_t qr_updates_at(const TrainConfig *c, int64_t s) {
     return s > c->learn_start ? (s - c->learn_start) / c->update_every : 0;
