@@ -183,6 +183,8 @@ static const char *const ppo_learner_metrics[] = { "policy_loss", "value_loss", 
 const Learner PPO_LEARNER = {
     .name = "ppo",
     .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
+    .network = (const char *const[]){ "hidden", "coarse", "value_hidden", NULL },
+    .npy_files = "DIR/ppo_*.npy, and its settings and each array's crc32 as DIR/model.txt",
     .check = ppo_check,
     LEARNER_BOX_SLOTS(ppo_learner),
 };

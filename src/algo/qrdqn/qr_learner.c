@@ -120,6 +120,8 @@ static const char *const qr_learner_metrics[] = { "loss", "mean_q", "epsilon", "
 const Learner QRDQN_LEARNER = {
     .name = "qrdqn",
     .summary = "QR-DQN: replay, n-step quantile regression targets, epsilon-greedy, Adam",
+    .network = (const char *const[]){ "hidden", NULL },
+    .npy_files = "DIR/qrdqn_*.npy, and its settings and each array's crc32 as DIR/model.txt",
     .check = qr_check,
     LEARNER_BOX_SLOTS(qr_learner),
 };
