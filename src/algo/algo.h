@@ -11,6 +11,9 @@
 // NULL-terminated, the default first.
 extern const Learner *const ALGO_LEARNERS[];
 
+// For --help: each learner's network files (Learner.npy_files), a line each.
+void algo_print_npy_files(void);
+
 // The learner of `name`, or NULL.
 static inline const Learner *algo_find(const char *name) { return learner_find(ALGO_LEARNERS, name); }
 

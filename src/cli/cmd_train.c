@@ -52,9 +52,13 @@ static void print_rows(const TrainConfig *d, const char *learner) {
     }
 }
 
-// The settings that shape a network: a run started from a model's weights (--init) takes them
-// from the model.
-static const char *const NETWORK_ROWS[] = { "hidden", "coarse", "value_hidden", NULL };
+// Whether a learner's network is shaped by the row (Learner.network): a run started from a
+// model's weights (--init) takes such rows from the model.
+static bool shapes_network(const Learner *l, const TrainSetting *row) {
+    for (const char *const *n = l->network; n && *n; n++)
+        if (!strcmp(*n, row->name)) return true;
+    return false;
+}
 
 // Three parts, from the table: the run's options (every learner's), then each learner's own
 // and the run's that it starts otherwise.
@@ -76,8 +80,12 @@ static void print_help(void) {
            "  --init MODEL          start from MODEL's weights (a checkpoint, a run directory or a folder\n"
            "                        that export wrote) instead of drawn ones: its learner (unless --algo\n"
            "                        is given) and network (");
-    for (int i = 0, k = 0; NETWORK_ROWS[i]; i++)
-        printf("%s--%s", k++ ? ", " : "", train_setting_find(NETWORK_ROWS[i])->flag);
+    for (int i = 0, k = 0; i < TRAIN_SETTING_COUNT; i++)
+        for (const Learner *const *l = ALGO_LEARNERS; *l; l++)
+            if (shapes_network(*l, &TRAIN_SETTING_ROWS[i])) {
+                printf("%s--%s", k++ ? ", " : "", TRAIN_SETTING_ROWS[i].flag);
+                break;
+            }
     printf(") are MODEL's;\n"
            "                        the optimiser, the envs and the counters start afresh\n"
            "  --help                this text\n");
@@ -147,12 +155,9 @@ static const char *configure(TrainConfig *c, const TrainConfig *flags, const boo
     snprintf(c->run_dir, sizeof(c->run_dir), "%s", flags->run_dir);
     for (int i = 0; i < TRAIN_SETTING_COUNT; i++)
         if (given[i] && !train_setting_applies(&TRAIN_SETTING_ROWS[i], c)) {
-            char of[64]; // "ppo qrdqn" as "ppo or --algo qrdqn"
-            const char *sp = strchr(TRAIN_SETTING_ROWS[i].learner, ' ');
-            snprintf(of, sizeof(of), "%.*s%s%s", sp ? (int)(sp - TRAIN_SETTING_ROWS[i].learner) : 63,
-                TRAIN_SETTING_ROWS[i].learner, sp ? " or --algo " : "", sp ? sp + 1 : "");
-            snprintf(why, n, "--%s is a setting of --algo %s; this run's learner is %s", TRAIN_SETTING_ROWS[i].flag, of,
-                c->algo);
+            char of[64]; // "A or --algo B"
+            snprintf(why, n, "--%s is a setting of --algo %s; this run's learner is %s", TRAIN_SETTING_ROWS[i].flag,
+                train_setting_learners(&TRAIN_SETTING_ROWS[i], " or --algo ", of, sizeof(of)), c->algo);
             return why;
         }
     const char *bad = learner->check ? learner->check(c) : NULL;
@@ -327,10 +332,10 @@ static int init_load(TrainState *model, const char *src, TrainConfig *c, const T
         snprintf(err, errlen, "--init %s: %s", src, why);
         return -1;
     }
-    for (int i = 0; NETWORK_ROWS[i]; i++) {
-        const TrainSetting *row = train_setting_find(NETWORK_ROWS[i]);
+    for (int i = 0; i < TRAIN_SETTING_COUNT; i++) {
+        const TrainSetting *row = &TRAIN_SETTING_ROWS[i];
         char a[TRAIN_STR_MAX + 32], b[TRAIN_STR_MAX + 32];
-        if (!train_setting_applies(row, c) ||
+        if (!shapes_network(l, row) || !train_setting_applies(row, c) ||
             !strcmp(train_setting_text(row, &model->cfg, a, sizeof(a)), train_setting_text(row, c, b, sizeof(b))))
             continue;
         if (given[row - TRAIN_SETTING_ROWS]) {

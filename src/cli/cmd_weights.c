@@ -1,7 +1,7 @@
 // cmd_weights.c: `pongrl export` and `pongrl import`: the weights in and out of NumPy's .npy
 // files: Karpathy's network in Karpathy's layout, so a model trained by Karpathy's Python code
 // can be evaluated and recorded here, and one trained here can be loaded there
-// (model['W1'] = np.load('W1.npy')); a learner's own network (PPO's) as its arrays beside a
+// (model['W1'] = np.load('W1.npy')); a learner's own network as its arrays beside a
 // model.txt of its settings, which tools/play_npy.py plays on any Gymnasium Pong env.
 #include <getopt.h>
 #include <stdio.h>
@@ -33,7 +33,10 @@ static const char *parse_model_out(
                 if (!force) die_usage("%s: unknown option '%s'", cmd, argv[optind - 1]);
                 *force = true;
                 break;
-            case 'h': printf("usage: pongrl %s %s\n\n%s", cmd, usage, about); exit(0);
+            case 'h':
+                printf("usage: pongrl %s %s\n\n%s\nEach learner's network files:\n", cmd, usage, about);
+                algo_print_npy_files();
+                exit(0);
             case ':': die_usage("%s needs a value", argv[optind - 1]);
             default: die_usage("%s: unknown option '%s'", cmd, argv[optind - 1]);
         }
@@ -119,11 +122,9 @@ static int export_write(const Learner *l, TrainState *st, const char *out, bool 
 int cmd_export(int argc, char **argv) {
     return model_command(argc, argv, "export", "MODEL --out DIR [--force]", true, export_write,
         "exported %s\n  to %s\n",
-        "Karpathy's network (--algo pg): writes DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64,\n"
-        "Karpathy's model['W1'] and model['W2']. A learner with its own network (--algo ppo):\n"
-        "writes its arrays as DIR/ppo_*.npy and its settings as DIR/model.txt, with each array's\n"
-        "crc32 (docs/runs.md gives the forward pass; tools/play_npy.py plays them). MODEL: a\n"
-        "checkpoint, a run directory (its newest checkpoint) or a folder that export wrote.\n"
+        "Writes MODEL's network as its learner's files (below; docs/runs.md gives the forward\n"
+        "pass; tools/play_npy.py plays them). MODEL: a checkpoint, a run directory (its newest\n"
+        "checkpoint) or a folder that export wrote.\n"
         "DIR is written whole beside its name and put in place in one step. An existing DIR is\n"
         "refused; --force replaces it, when it holds nothing but an export's files (model.txt,\n"
         "*.npy): a reader sees the old model or the new one, never a mix.\n");
@@ -138,8 +139,7 @@ static int import_write(const Learner *l, TrainState *st, const char *out, bool 
 
 int cmd_import(int argc, char **argv) {
     return model_command(argc, argv, "import", "DIR --out FILE.bin", false, import_write, "imported %s to %s\n",
-        "Reads DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64 (Karpathy's model, saved with\n"
-        "np.save), or a folder that `pongrl export` wrote with model.txt (a PPO network), and\n"
-        "writes it as a pongrl weights file that eval, record and export read. (eval, record and\n"
-        "export also read such a folder directly.)\n");
+        "Reads DIR, a learner's network files (below: as `pongrl export` writes them; pg's as\n"
+        "Karpathy's model, saved with np.save), and writes it as a pongrl weights file that eval,\n"
+        "record and export read. (eval, record and export also read such a folder directly.)\n");
 }

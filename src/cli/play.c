@@ -106,8 +106,10 @@ static const PlayFlag FLAGS[] = {
 
 static void print_help(const char *cmd, unsigned opts, const char *usage, const char *about) {
     printf("usage: pongrl %s %s\n\n%s", cmd, usage, about);
-    printf("MODEL is a checkpoint file, a run directory (its newest checkpoint), a folder with Karpathy's\n"
-           "W1.npy/W2.npy, or one that `pongrl export` wrote with model.txt (a PPO network).\n\n");
+    printf("MODEL is a checkpoint file, a run directory (its newest checkpoint), or a folder of a\n"
+           "learner's network files as `pongrl export` writes them:\n");
+    algo_print_npy_files();
+    printf("\n");
     for (int i = 0; i < N_FLAGS; i++)
         if (opts & FLAGS[i].opt) printf("  %-16s %s\n", FLAGS[i].usage, FLAGS[i].help);
     printf("  %-16s %s\n", "-h, --help", "this text");

@@ -27,14 +27,40 @@
 
 // clang-format off
 const TrainSetting TRAIN_SETTING_ROWS[] = {
-#define SETTING(kind_, name_, flag_, def_, learner_defs_, before_, min_, max_, role_, learner_, help_) \
+#define SETTING(kind_, name_, flag_, def_, before_, min_, max_, role_, learner_, help_) \
     { .kind = SETTING_##kind_, .name = #name_, .flag = flag_, .offset = offsetof(TrainConfig, name_), \
-      SETTING_HAS_##kind_(name_) .def = def_, .learner_defs = learner_defs_, .before = before_, \
+      SETTING_HAS_##kind_(name_) .def = def_, .before = before_, \
       .min = (double)(min_), .max = (double)(max_), .role = SETTING_##role_, .learner = learner_, .help = help_ },
 #include "settings.def"
 };
 // clang-format on
 const int TRAIN_SETTING_COUNT = (int)(sizeof(TRAIN_SETTING_ROWS) / sizeof(TRAIN_SETTING_ROWS[0]));
+
+const TrainSettingUse TRAIN_SETTING_USES[] = {
+#define SETTING(...)
+#define SETTING_USE(learner_, name_, def_) { .learner = learner_, .name = #name_, .def = def_ },
+#include "settings.def"
+};
+const int TRAIN_SETTING_USE_COUNT = (int)(sizeof(TRAIN_SETTING_USES) / sizeof(TRAIN_SETTING_USES[0]));
+
+static const char *const TRAIN_SETTINGS_RETIRED[] = {
+    "chunk", // PPO's gradient chunk before its sums became exact (any value gave the same bits)
+    NULL,
+};
+
+// The learner's SETTING_USE row for the row, or NULL.
+static const TrainSettingUse *setting_use(const TrainSetting *row, const char *learner) {
+    for (int i = 0; i < TRAIN_SETTING_USE_COUNT; i++)
+        if (!strcmp(TRAIN_SETTING_USES[i].name, row->name) && !strcmp(TRAIN_SETTING_USES[i].learner, learner))
+            return &TRAIN_SETTING_USES[i];
+    return NULL;
+}
+
+bool train_setting_retired(const char *name) {
+    for (int i = 0; TRAIN_SETTINGS_RETIRED[i]; i++)
+        if (!strcmp(TRAIN_SETTINGS_RETIRED[i], name)) return true;
+    return false;
+}
 
 // ----------------------------------------------------------------------------
 // defaults
@@ -68,18 +94,8 @@ void train_config_default(TrainConfig *c) {
 }
 
 const char *train_setting_default(const TrainSetting *row, const char *algo, char *out, size_t n) {
-    // "NAME=VALUE NAME=VALUE": the value after "algo=", up to the next space
-    const size_t len = strlen(algo);
-    for (const char *d = row->learner_defs; *d;) {
-        const char *end = strchr(d, ' ');
-        if (!end) end = d + strlen(d);
-        if ((size_t)(end - d) > len && !strncmp(d, algo, len) && d[len] == '=') {
-            snprintf(out, n, "%.*s", (int)(end - d - (ptrdiff_t)len - 1), d + len + 1);
-            return out;
-        }
-        d = *end ? end + 1 : end;
-    }
-    snprintf(out, n, "%s", row->def);
+    const TrainSettingUse *use = setting_use(row, algo);
+    snprintf(out, n, "%s", use && use->def[0] ? use->def : row->def);
     return out;
 }
 
@@ -97,15 +113,22 @@ void train_config_fresh(TrainConfig *c, const char *algo) {
 // the walks
 
 bool train_setting_of(const TrainSetting *row, const char *learner) {
-    const size_t len = strlen(learner);
-    if (!len) return !row->learner[0];
-    for (const char *w = row->learner; *w;) {
-        const char *end = strchr(w, ' ');
-        if (!end) end = w + strlen(w);
-        if ((size_t)(end - w) == len && !strncmp(w, learner, len)) return true;
-        w = *end ? end + 1 : end;
+    if (!learner[0]) return !row->learner[0];
+    if (!strcmp(row->learner, "+")) return setting_use(row, learner) != NULL;
+    return !strcmp(row->learner, learner);
+}
+
+const char *train_setting_learners(const TrainSetting *row, const char *sep, char *out, size_t n) {
+    size_t used = 0;
+    out[0] = 0;
+    if (strcmp(row->learner, "+")) {
+        snprintf(out, n, "%s", row->learner);
+        return out;
     }
-    return false;
+    for (int i = 0; i < TRAIN_SETTING_USE_COUNT && used < n; i++)
+        if (!strcmp(TRAIN_SETTING_USES[i].name, row->name))
+            used += (size_t)snprintf(out + used, n - used, "%s%s", used ? sep : "", TRAIN_SETTING_USES[i].learner);
+    return out;
 }
 
 bool train_setting_applies(const TrainSetting *row, const TrainConfig *c) {
@@ -327,6 +350,7 @@ const char *train_config_read(TrainConfig *c, const char *text, size_t len, int 
             return why;
         }
         *eq = 0;
+        if (train_setting_retired(buf)) continue;
         const TrainSetting *row = train_setting_find(buf);
         if (!row || !(row->role & roles)) {
             snprintf(why, n, "unknown setting '%.32s'", buf);

@@ -1,5 +1,6 @@
-// config.h: what a training run is asked to do, as ONE table of settings (settings.def). Each
-// row makes a TrainConfig field, and from the rows alone come: the flags of `pongrl train` and
+// config.h: what a training run is asked to do, as ONE table of settings (settings.def: the
+// shared rows, and each learner's own rows from its folder, at their places). Each row makes a
+// TrainConfig field, and from the rows alone come: the flags of `pongrl train` and
 // their --help, config.txt, the checkpoint's settings, the comparison of the ranks' settings
 // under MPI, what the other ranks of a resumed run take from rank 0, and what --resume may
 // change. Adding a setting is adding a row.
@@ -32,6 +33,11 @@ enum { SETTING_RUN = 1, SETTING_GOAL = 2, SETTING_HOST = 4 };
 //   OPT double, unset until given (and bool has_<name>) | BOOL bool, a flag without a value
 typedef enum { SETTING_STR, SETTING_INT, SETTING_I64, SETTING_U64, SETTING_F64, SETTING_OPT, SETTING_BOOL } SettingKind;
 
+// The places of settings.def where the learners' own rows sit (SETTINGS_PLACE).
+#define SETTINGS_AT_START   1 // after --difficulty
+#define SETTINGS_AT_NETWORK 2 // after --gamma
+#define SETTINGS_AT_ENVS    3 // after --steps
+
 #define SETTING_FIELD_STR(name) char name[TRAIN_STR_MAX];
 #define SETTING_FIELD_INT(name) int name;
 #define SETTING_FIELD_I64(name) int64_t name;
@@ -51,20 +57,32 @@ typedef struct TrainConfig {
 // A row of the table, for the code that walks it.
 typedef struct {
     SettingKind kind;
-    const char *name, *flag;  // the field's name (config.txt, checkpoints, messages); the flag
-    size_t offset;            // of the field in TrainConfig
-    size_t has_offset;        // OPT: of its has_ flag
-    const char *def;          // a new run's value, as text (train_setting_set reads it)
-    const char *learner_defs; // "" or "NAME=VALUE ...": the learners whose new runs start otherwise
-    const char *before;       // what a file without the row holds, "" for def
-    double min, max;          // the range of numbers (U64: min = max = 0, any)
-    int role;                 // SETTING_*
-    const char *learner;      // "" or --algo names, one space between two
+    const char *name, *flag; // the field's name (config.txt, checkpoints, messages); the flag
+    size_t offset;           // of the field in TrainConfig
+    size_t has_offset;       // OPT: of its has_ flag
+    const char *def;         // a new run's value, as text (train_setting_set reads it)
+    const char *before;      // what a file without the row holds, "" for def
+    double min, max;         // the range of numbers (U64: min = max = 0, any)
+    int role;                // SETTING_*
+    const char *learner;     // "", "+" (the learners that take it) or its --algo name
     const char *help;
 } TrainSetting;
 
 extern const TrainSetting TRAIN_SETTING_ROWS[];
 extern const int TRAIN_SETTING_COUNT;
+
+// A learner's SETTING_USE row: it takes the shared row `name` (a "+" row), or starts it at def.
+typedef struct {
+    const char *learner, *name;
+    const char *def; // "": the row's own
+} TrainSettingUse;
+
+extern const TrainSettingUse TRAIN_SETTING_USES[];
+extern const int TRAIN_SETTING_USE_COUNT;
+
+// Whether `name` is a setting that older versions had and that no longer plays a part: a
+// checkpoint or a model.txt that holds one still reads (train_config_read skips its line).
+bool train_setting_retired(const char *name);
 
 // What a checkpoint, a model.txt or a config.txt without a row holds: every row's "before"
 // value (the --algo pg run of Karpathy's recipe, whose rows all had their default).
@@ -82,9 +100,12 @@ int train_cores_available(void);
 
 // Whether the row is one of c's learner's (or every learner's).
 bool train_setting_applies(const TrainSetting *row, const TrainConfig *c);
-// Whether the row's learners are `learner`'s: "" for every learner's rows, else a name that
-// the row's list holds.
+// Whether the row's learners are `learner`'s: "" for every learner's rows, else a learner
+// whose setting the row is (its own, or a "+" row it takes).
 bool train_setting_of(const TrainSetting *row, const char *learner);
+// The learners whose setting the row is, "" for every learner's, joined by `sep` (" or
+// --algo ": "A or --algo B").
+const char *train_setting_learners(const TrainSetting *row, const char *sep, char *out, size_t n);
 // The row of this name, or NULL.
 const TrainSetting *train_setting_find(const char *name);
 // Sets the row's field of c from text, checked against the row's range (and, for env_id, the

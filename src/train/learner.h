@@ -68,6 +68,11 @@ typedef struct {
 typedef struct Learner {
     const char *name;    // the --algo value
     const char *summary; // one line for --help
+    // The settings that shape its network, NULL-terminated: a run started from a model's
+    // weights (train --init) takes them from the model.
+    const char *const *network;
+    // Its network's files as export writes them and import reads them, one phrase for --help.
+    const char *npy_files;
     // Its diagnostics, NULL-terminated (at most LEARNER_METRICS_MAX): extra metrics.csv
     // columns after the common ones, in this order.
     const char *const *metrics;

@@ -385,7 +385,7 @@ int model_txt_read(const char *dir, TrainConfig *cfg, ModelNotes *notes, char *e
                 snprintf(err, errlen, "%s: %s", path, why);
                 goto out;
             }
-        } else if (train_setting_find(line)) {
+        } else if (train_setting_find(line) || train_setting_retired(line)) { // read, or skipped
             *eq = '=';
             memcpy(settings + slen, line, n);
             settings[slen + n] = '\n';

@@ -81,7 +81,7 @@ grep -qx 'hidden = 8' "$tmp/pf/config.txt" || fail "pg --init: H is not the mode
 # without --algo the learner is the model's: PPO's run from the PPO model, the same bits
 [ "${F[0]} ${F[1]}" = "--algo ppo" ] || fail "F does not start with --algo ppo"
 n=$("$bin" train "${F[@]:2}" --init "$tmp/ax" --workers 2 --run-dir "$tmp/n" | crc)
-grep -qx 'algo = ppo' "$tmp/n/config.txt" && grep -qx 'chunk = 128' "$tmp/n/config.txt" ||
+grep -qx 'algo = ppo' "$tmp/n/config.txt" && grep -qx 'clip = 0.1' "$tmp/n/config.txt" ||
     fail "--init without --algo: not a PPO run with PPO's defaults"
 [ "$n" = "${crcs[0]}" ] || fail "--init without --algo ends with $n, not ${crcs[0]}"
 echo "--init without --algo: the model's learner (ppo), crc $n"

@@ -169,7 +169,6 @@ Test(settings, defaults_per_learner_and_one_range) {
     cr_assert_str_eq(c.algo, "ppo");
     cr_assert_eq(c.hidden, 128);
     cr_assert_eq(c.lr, 1e-3);
-    cr_assert_eq(c.chunk, 128);
     cr_assert_eq(c.value_hidden, -1);
     cr_assert_eq(c.envs, 32);
     cr_assert_eq(c.anneal_steps, 14000000);
@@ -182,7 +181,6 @@ Test(settings, defaults_per_learner_and_one_range) {
     train_config_default(&c); // what a file without the rows had
     cr_assert_str_eq(c.algo, "pg");
     cr_assert_eq(c.hidden, 200);
-    cr_assert_eq(c.chunk, 256);
     cr_assert_eq(c.value_hidden, 0);
 
     train_config_fresh(&c, "ppo");
@@ -232,4 +230,30 @@ Test(ppo, threads_scratch_shares_no_cache_line_between_threads) {
     }
     pool_destroy(pool);
     ppo_destroy(p);
+}
+
+// The learners' rows gathered from their folders: a learner's SETTING_USE rows start a shared
+// setting otherwise (qrdqn's --envs 16) or give it a "+" row (--envs: not pg's); a retired
+// setting in a file is skipped (older runs' chunk=), an unknown one refused.
+Test(settings, learners_rows_uses_and_retired) {
+    const TrainSetting *envs = train_setting_find("envs"), *epochs = train_setting_find("epochs");
+    cr_assert(envs && epochs);
+    cr_assert(train_setting_of(envs, "ppo") && train_setting_of(envs, "qrdqn"));
+    cr_assert(!train_setting_of(envs, "pg") && !train_setting_of(envs, ""));
+    cr_assert(train_setting_of(epochs, "ppo") && !train_setting_of(epochs, "qrdqn"));
+    char of[64], text[TRAIN_STR_MAX], why[128];
+    cr_assert_str_eq(train_setting_learners(envs, " or --algo ", of, sizeof(of)), "ppo or --algo qrdqn");
+    cr_assert_str_eq(train_setting_learners(epochs, " or --algo ", of, sizeof(of)), "ppo");
+    cr_assert_str_eq(train_setting_default(envs, "qrdqn", text, sizeof(text)), "16");
+    cr_assert_str_eq(train_setting_default(envs, "ppo", text, sizeof(text)), "32");
+    cr_assert_str_eq(train_setting_default(train_setting_find("hidden"), "qrdqn", text, sizeof(text)), "256");
+    cr_assert_null(train_setting_find("chunk"));
+    TrainConfig c;
+    train_config_fresh(&c, "ppo");
+    static const char old[] = "algo=ppo\nchunk=256\nepochs=3\n";
+    cr_assert_null(train_config_read(&c, old, strlen(old), SETTING_RUN, why, sizeof(why)), "%s", why);
+    cr_assert_eq(c.epochs, 3);
+    static const char bad[] = "algo=ppo\nchunks=256\n";
+    cr_assert_str_eq(
+        train_config_read(&c, bad, strlen(bad), SETTING_RUN, why, sizeof(why)), "unknown setting 'chunks'");
 }

@@ -246,6 +246,8 @@ const StreamDecl PG_STREAMS[] = {
 const Learner PG_LEARNER = {
     .name = "pg",
     .summary = "Karpathy's policy gradient: whole episodes, REINFORCE, RMSProp, his 6400-H-1 network",
+    .network = (const char *const[]){ "hidden", NULL },
+    .npy_files = "DIR/W1.npy (H, 6400) and DIR/W2.npy (H,), float64: Karpathy's model['W1'] and model['W2']",
     LEARNER_SLOTS(pg),
     .episodes_per_iteration = pg_episodes_per_iteration,
     .bare_npy = pg_bare_npy,

@@ -14,8 +14,8 @@
 // threads' work), then per W1 row: g_r = sum of x_s[r] dh_s over the row's samples in sample
 // order, in float32 (ppo_merge.c: the rows are the threads' work); the tail (b1, the heads) is
 // the exact fixed-point sum (train/gradsum.h) of the blocks' float64 sums. No value depends
-// on the number of threads. (--chunk, which fixed the pieces of an older sum, is still checked
-// and recorded with a run, for older runs' files, but no longer used.)
+// on the number of threads. (--chunk, which fixed the pieces of an older sum, is retired: the
+// files of older runs that hold it still read, config.c's TRAIN_SETTINGS_RETIRED.)
 //
 // Under MPI (train/comm.h) each of R ranks plays a fixed range of the envs (rank r: envs
 // [N r / R, N (r + 1) / R)), and the ranks exchange what they played (Comm.allgather: the

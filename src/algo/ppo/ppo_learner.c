@@ -191,6 +191,8 @@ const StreamDecl PPO_STREAMS[] = {
 const Learner PPO_LEARNER = {
     .name = "ppo",
     .summary = "proximal policy optimisation: rollouts over many envs, GAE, clipped loss, Adam",
+    .network = (const char *const[]){ "hidden", "coarse", "value_hidden", NULL },
+    .npy_files = "DIR/ppo_*.npy, and its settings and each array's crc32 as DIR/model.txt",
     .check = ppo_check,
     .streams = PPO_STREAMS,
     LEARNER_BOX_SLOTS(ppo_learner),

@@ -129,6 +129,8 @@ const StreamDecl QR_STREAMS[] = {
 const Learner QRDQN_LEARNER = {
     .name = "qrdqn",
     .summary = "QR-DQN: replay, n-step quantile regression targets, epsilon-greedy, Adam",
+    .network = (const char *const[]){ "hidden", NULL },
+    .npy_files = "DIR/qrdqn_*.npy, and its settings and each array's crc32 as DIR/model.txt",
     .check = qr_check,
     .streams = QR_STREAMS,
     LEARNER_BOX_SLOTS(qr_learner),
