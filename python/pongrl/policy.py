@@ -33,7 +33,10 @@ from .nets import POLICIES, D, policy_class, prepro, read_export, read_model_txt
 RIGHT, LEFT = 2, 3  # the minimal set's RIGHT (paddle up) and LEFT (down)
 # the settings that shape a network (model_setting), for from_model
 SHAPE_SETTINGS = ("hidden", "coarse")
-ACTOR_OBS_80, ACTOR_OBS_RGB = _lib.OBS_TYPES["obs80"], _lib.OBS_TYPES["rgb"]  # vecenv.h's numbers, as actor.h takes them
+ACTOR_OBS_80, ACTOR_OBS_RGB = (
+    _lib.OBS_TYPES["obs80"],
+    _lib.OBS_TYPES["rgb"],
+)  # vecenv.h's numbers, as actor.h takes them
 AGENT_ACTIONS_MAX = 6
 
 
