@@ -24,6 +24,7 @@ import ctypes
 import enum
 import os
 import struct
+import zlib
 
 import numpy as np
 
@@ -131,6 +132,40 @@ SETTING_RANGES = {
 }
 
 
+def png_bytes(rgb):
+    """An (H, W, 3) uint8 picture as the bytes of a PNG file: 8-bit RGB, no interlace, each row
+    with filter 0, one zlib stream (the PNG specification's minimum, which every reader takes)."""
+    h, w, _ = rgb.shape
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + rgb[y].tobytes() for y in range(h))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows, 6))
+        + chunk(b"IEND", b"")
+    )
+
+
+def write_png(path, rgb):
+    """png_bytes(rgb) to path through a temporary beside it (created exclusively), renamed."""
+    data = png_bytes(rgb)
+    tmp = "%s.p%d.%08x.tmp" % (path, os.getpid(), int.from_bytes(os.urandom(4), "little"))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 class _IndexOutOfRange(RuntimeError, ValueError):
     """setRAM's index out of range: ALE's RuntimeError, and a ValueError as pongrl's ranges are."""
 
@@ -236,6 +271,7 @@ class ALEInterface:
     def __init__(self):
         self._settings = {k: d for k, (_, d) in SETTINGS.items()}
         self._h = None  # _lib.Handle of the C env, once a ROM is loaded
+        self._rom_file = ""  # what loadROM was given: getString("rom_file")
         self._closed = False  # closed for good (pongrl.Env.close): no loadROM brings it back
         self._preset = None  # the EnvPreset the C env was made with
         self._seed = 0  # the stream of episode seeds (reset_game)
@@ -320,6 +356,9 @@ class ALEInterface:
         return bool(self._settings[self._check_key(key)])
 
     def getString(self, key):
+        """A setting as text; "rom_file": what loadROM was given ("" before), as ALE keeps it."""
+        if key == "rom_file":
+            return self._rom_file
         return str(self._settings[self._check_key(key)])
 
     def _set(self, key, value):
@@ -383,6 +422,7 @@ class ALEInterface:
                 'pongrl: %r is not Pong (%s; pongrl plays only Pong: pass "pong" '
                 "or the path of the ROM with md5 %s)" % (name, why, PONG_ROM_MD5)
             )
+        self._rom_file = name
         s = self._settings
         if self._preset is None:  # standalone: ALE/Pong-v5's game, ALE's one frame a call
             self._preset = _lib.EnvPreset.from_buffer_copy(lib.env_preset_find(b"ALE/Pong-v5").contents)
@@ -557,6 +597,12 @@ class ALEInterface:
 
     def getScreenRGB(self, out=None):
         return self._into(out, ((210, 160, 3),), "rgb")
+
+    def saveScreenPNG(self, filename):
+        """ALE's saveScreenPNG: the screen (210, 160) as an RGB PNG at `filename` (a str or a
+        path), written whole beside it and renamed into place, so that a reader never sees half
+        a picture."""
+        write_png(os.fspath(filename), self.getScreenRGB())
 
     def getScreenGrayscale(self, out=None):
         return self._into(out, ((210, 160), (210, 160, 1)), "grayscale")
