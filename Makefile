@@ -132,8 +132,13 @@ $(BUILD)/san/%.o: %.c Makefile
 $(BUILD)/libpongrl.a: $(LIB_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
+# The shared library names its ABI's major version (SONAME libpongrl.so.0 while the version is
+# 0.x): a program linked with -lpongrl asks the loader for libpongrl.so.0, which `make install`
+# lays down as a link to libpongrl.so.$(VERSION), beside the link libpongrl.so that -lpongrl finds.
+SO_MAJOR := $(firstword $(subst ., ,$(VERSION)))
 $(BUILD)/libpongrl.so: $(LIB_OBJ)
-	$(CC) -shared -pthread -o $@ $^ $(LIBS)
+	$(CC) -shared -pthread -Wl,-soname,libpongrl.so.$(SO_MAJOR) -o $@ $^ $(LIBS)
+	@ln -sf libpongrl.so $(BUILD)/libpongrl.so.$(SO_MAJOR)
 
 $(BUILD)/pongrl: $(BIN_OBJ) $(BUILD)/libpongrl.a
 	$(CC) -pthread -o $@ $(BIN_OBJ) $(BUILD)/libpongrl.a $(MPI_LIBS) $(SDL_LIBS) $(LIBS)
@@ -217,7 +222,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/pongrl $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 755 $(BUILD)/pongrl $(DESTDIR)$(PREFIX)/bin/pongrl
 	install -m 644 $(BUILD)/libpongrl.a $(DESTDIR)$(LIBDIR)/libpongrl.a
-	install -m 755 $(BUILD)/libpongrl.so $(DESTDIR)$(LIBDIR)/libpongrl.so
+	install -m 755 $(BUILD)/libpongrl.so $(DESTDIR)$(LIBDIR)/libpongrl.so.$(VERSION)
+	ln -sf libpongrl.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libpongrl.so.$(SO_MAJOR)
+	ln -sf libpongrl.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libpongrl.so
 	for h in $(PUB_HDRS); do \
 	    sed 's|^#include "\.\./[a-z]*/\([a-z_]*\.h\)"|#include "\1"|' $$h > $(DESTDIR)$(PREFIX)/include/pongrl/$$(basename $$h) \
 	        && chmod 644 $(DESTDIR)$(PREFIX)/include/pongrl/$$(basename $$h) || exit 1; \
@@ -229,6 +236,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/pongrl $(DESTDIR)$(LIBDIR)/libpongrl.a $(DESTDIR)$(LIBDIR)/libpongrl.so \
+	    $(DESTDIR)$(LIBDIR)/libpongrl.so.$(SO_MAJOR) $(DESTDIR)$(LIBDIR)/libpongrl.so.$(VERSION) \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/pongrl.pc $(addprefix $(DESTDIR)$(PREFIX)/include/pongrl/,$(notdir $(PUB_HDRS)))
 	-rmdir $(DESTDIR)$(PREFIX)/include/pongrl
 

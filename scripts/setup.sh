@@ -9,7 +9,7 @@ PKGS=(gcc make pkg-config zlib1g-dev libgif-dev libcriterion-dev libopenmpi-dev 
 [ "${1:-}" = fuzz ] && PKGS+=(clang libclang-rt-14-dev)
 # `make test` also runs what is optional for a user: the window (SDL2, under Xvfb, keys by
 # xdotool), MP4 (ffmpeg), the Python window (pygame), the PPO example (PyTorch)
-[ "${1:-}" = test ] && PKGS+=(libsdl2-dev ffmpeg xvfb x11-apps x11-utils xdotool python3-pygame python3-torch bc)
+[ "${1:-}" = test ] && PKGS+=(g++ libsdl2-dev ffmpeg xvfb x11-apps x11-utils xdotool python3-pygame python3-torch bc)
 # the formatters: `make format` applies them, `make test` checks the tree follows them
 [ "${1:-}" = test ] || [ "${1:-}" = format ] && PKGS+=(clang-format black)
 missing=()
@@ -21,6 +21,7 @@ done
 why() {
     case $1 in
         gcc|make|pkg-config) echo "to build";;
+        g++) echo "the test that builds a C++ program against the library";;
         zlib1g-dev) echo "checksums";;
         libgif-dev) echo "GIF recordings";;
         libcriterion-dev) echo "the C unit tests";;

@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "random_agent: cannot make the vector env\n");
         return 1;
     }
-    uint8_t *obs = malloc(N * vecenv_obs_size(v)); // obs: (N, 80, 80)
+    uint8_t *obs = (uint8_t *)malloc(N * vecenv_obs_size(v)); // obs: (N, 80, 80)
     double rewards[N];
     bool terminated[N], truncated[N];
     VecOut out = { .obs = obs, .rewards = rewards, .terminated = terminated, .truncated = truncated };

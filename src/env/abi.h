@@ -6,6 +6,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus // a C++ program links the C names
+extern "C" {
+#endif
+
 typedef struct {
     const char *name; // "sizeof EnvStep", "EnvStep.reward" (an offset), "ENV_ERR_DONE"
     int64_t value;
@@ -13,5 +17,9 @@ typedef struct {
 
 // The table, ended by an entry whose name is NULL.
 const AbiEntry *env_abi(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 #include <stdint.h>
 #include "env.h"
 
+#ifdef __cplusplus // a C++ program links the C names
+extern "C" {
+#endif
+
 // ale_py.vector_env.AtariVectorEnv's keyword arguments (its defaults in comments).
 typedef struct {
     int img_height, img_width;        // 84, 84: the resized frame
@@ -126,5 +130,9 @@ bool atari_env_terminated(const AtariEnv *a);
 bool atari_env_truncated(const AtariEnv *a);
 // The stacked observation, oldest frame first: (stack_num, H, W[, 3]).
 void atari_env_obs(const AtariEnv *a, uint8_t *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

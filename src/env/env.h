@@ -13,6 +13,10 @@
 #include "../pong/pong.h"
 #include "../util/rng.h"
 
+#ifdef __cplusplus // a C++ program links the C names
+extern "C" {
+#endif
+
 // Gym action indices of the minimal action set (ALE PongSettings::isMinimal order)
 enum {
     ACTION_NOOP = 0,
@@ -196,5 +200,9 @@ bool env_set_repeat_prob(Env *env, double prob);
 // setMode/setDifficulty: the flavour the next env_reset plays (env_init_flavour's meanings);
 // ENV_ERR_FLAVOUR (env untouched) outside its ranges.
 int env_set_flavour(Env *env, int mode, int difficulty);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

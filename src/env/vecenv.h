@@ -32,6 +32,10 @@
 #include "atari_prep.h"
 #include "env.h"
 
+#ifdef __cplusplus // a C++ program links the C names
+extern "C" {
+#endif
+
 // Observation types: ale-py's obs_type, plus Karpathy's 80x80 grid.
 enum {
     OBS_RGB = 0,       // (210, 160, 3) uint8, ALE getScreenRGB
@@ -169,5 +173,9 @@ int vecenv_reset_env(VecEnv *v, int i, uint64_t seed);
 // One step of env i with the given action (ENV_ERR_ACTION, nothing stepped, when it is out of
 // range), with autoreset in the same step.
 int vecenv_step_env(VecEnv *v, int i, int action, VecEnvStep *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

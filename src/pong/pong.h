@@ -24,6 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus // a C++ program links the C names
+extern "C" {
+#endif
+
 #define PONG_SCREEN_H     210
 #define PONG_SCREEN_W     160
 #define PONG_OBS80        80 // Karpathy's preprocessed grid is 80x80
@@ -132,5 +136,9 @@ void pong_palette_rgb(uint8_t index, uint8_t rgb[3]);
 // bit-identical to prepro(pong_render_rgb(g)) with prepro = crop 35:195, [::2, ::2, 0],
 // erase 144 and 109, binarise.
 void pong_render_obs80(const Pong *g, uint8_t *obs);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include <math.h>
 #include <stdint.h>
 
+#ifdef __cplusplus // a C++ program links the C names
+extern "C" {
+#endif
+
 typedef struct {
     uint64_t s[4];
 } Rng;
@@ -75,5 +79,9 @@ static inline double rng_normal(Rng *r) {
     } while (s >= 1.0 || s == 0.0);
     return u * sqrt(-2.0 * log(s) / s);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

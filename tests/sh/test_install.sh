@@ -37,6 +37,22 @@ a=$(echo "$shared" | sed -n 's/^game: agent \([0-9]*\), cpu \([0-9]*\) .*return 
 set -- $a; [ $(($1 - $2)) = "$3" ] || fail "the return $3 is not agent - cpu ($1 - $2)"
 echo "$shared" | grep -Eq '^vector: 4 envs x 1000 steps, [1-9][0-9]* points played' || fail "no vector line"
 
+# the shared library's SONAME and the links install lays down: -lpongrl finds libpongrl.so, the
+# program asks for libpongrl.so.0, which is libpongrl.so.VERSION
+v=$(pkg-config --modversion pongrl)
+objdump -p "$p/lib/libpongrl.so.$v" | grep -q 'SONAME *libpongrl\.so\.0$' || fail "no SONAME libpongrl.so.0: $(objdump -p "$p/lib/libpongrl.so.$v" | grep SONAME)"
+[ "$(readlink "$p/lib/libpongrl.so")" = libpongrl.so.0 ] && [ "$(readlink "$p/lib/libpongrl.so.0")" = "libpongrl.so.$v" ] ||
+    fail "the library's links: $(ls -l "$p/lib" | grep libpongrl.so)"
+readelf -d "$tmp/ra_shared" | grep -q 'NEEDED.*\[libpongrl\.so\.0\]' || fail "ra_shared does not ask for libpongrl.so.0"
+# the same program as C++ (the headers declare C linkage): it links and plays the same games
+if command -v g++ >/dev/null; then
+    (cd "$tmp" && g++ -x c++ -std=c++20 -Wall -Werror random_agent.c $(pkg-config --cflags --libs pongrl) -o ra_cpp) \
+        || fail "the example does not build as C++ against the installed headers"
+    [ "$(env -u LD_LIBRARY_PATH "$tmp/ra_cpp" 7)" = "$shared" ] || fail "the C++ build plays differently"
+else
+    echo "note: no g++ here (make test installs it): the C++ build not tried"
+fi
+
 # the static library: pongrl's objects copied in, zlib, giflib and libm from Libs.private
 (cd "$tmp" && $cc -std=c11 random_agent.c $(pkg-config --cflags pongrl) "$p/lib/libpongrl.a" \
     $(pkg-config --static --libs-only-l pongrl | sed 's/-lpongrl//') -o ra_static) \
