@@ -33,19 +33,29 @@ def version():
 
 
 class BuildWithLibrary(build_py):
-    """build_py, plus libpongrl.so built by `make` in the repository and copied in."""
+    """build_py, plus libpongrl.so and the pongrl program built by `make` in the repository and
+    copied in (the `pongrl` command runs that program: pongrl/_cli.py), and the shipped models
+    (models/NAME, 25 MB) as package data, so that pongrl.load("pong-v5-ppo") finds them from
+    any directory."""
 
     def run(self):
         super().run()
-        lib = os.path.join(ROOT, "build", "libpongrl.so")
+        built = [os.path.join(ROOT, "build", f) for f in ("libpongrl.so", "pongrl")]
         if os.path.exists(os.path.join(ROOT, "Makefile")):
             args = shlex.split(os.environ.get("PONGRL_MAKE_ARGS", ""))
-            subprocess.check_call(["make", "-C", ROOT, "--no-print-directory", "build/libpongrl.so"] + args)
-        if not os.path.exists(lib):
-            raise RuntimeError("pongrl: %s was not built; run `make` in %s" % (lib, ROOT))
+            subprocess.check_call(
+                ["make", "-C", ROOT, "--no-print-directory", "build/libpongrl.so", "build/pongrl"] + args
+            )
+        for f in built:
+            if not os.path.exists(f):
+                raise RuntimeError("pongrl: %s was not built; run `make` in %s" % (f, ROOT))
         dest = os.path.join(self.build_lib, "pongrl")
-        os.makedirs(dest, exist_ok=True)
-        shutil.copy2(lib, os.path.join(dest, "libpongrl.so"))
+        os.makedirs(os.path.join(dest, "_bin"), exist_ok=True)
+        shutil.copy2(built[0], os.path.join(dest, "libpongrl.so"))
+        shutil.copy2(built[1], os.path.join(dest, "_bin", "pongrl"))
+        models = os.path.join(ROOT, "models")
+        if os.path.isdir(models):
+            shutil.copytree(models, os.path.join(dest, "models"), dirs_exist_ok=True)
 
 
 class BinaryDistribution(Distribution):
@@ -59,10 +69,17 @@ setup(
     name="pongrl",
     version=version(),
     description="Atari Pong as a native C environment with Gymnasium's API and a vectorised env",
+    license="MIT",
+    classifiers=[
+        "License :: OSI Approved :: MIT License",
+        "Programming Language :: C",
+        "Operating System :: POSIX :: Linux",
+    ],
     packages=["pongrl", "pongrl.learners"],
     python_requires=">=3.8",
     install_requires=["numpy"],
     extras_require={"gymnasium": ["gymnasium>=0.29.1"], "ppo": ["torch"]},
+    entry_points={"console_scripts": ["pongrl = pongrl._cli:main"]},
     cmdclass={"build_py": BuildWithLibrary},
     distclass=BinaryDistribution,
     zip_safe=False,

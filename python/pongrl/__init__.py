@@ -32,7 +32,7 @@ from .env import (
     Env,
     gymnasium_id,
 )
-from .policy import load
+from .policy import load, models
 from .spaces import Box, Discrete, MultiDiscrete, gymnasium
 from .vector import VecEnv
 from .atari_vector import AtariVectorEnv
@@ -61,6 +61,7 @@ __all__ = [
     "CAPS",
     "GYM021_MAX_EPISODE_STEPS",
     "load",
+    "models",
     "roms",
 ]
 __version__ = "0.2.0"

@@ -44,12 +44,29 @@ def _fail(e):
     return ValueError("pongrl.load: %s" % str(e).replace("pongrl: ", ""))
 
 
+def models():
+    """The shipped models by name ("pong-v5", "pong-v5-ppo"): {name: folder}. An installed
+    package holds them (package data); a checkout has them in its models/."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = {}
+    for d in (os.path.join(here, "models"), os.path.join(here, "..", "..", "models")):
+        if os.path.isdir(d):
+            for name in sorted(os.listdir(d)):
+                if name not in found and os.path.isdir(os.path.join(d, name)):
+                    found[name] = os.path.normpath(os.path.join(d, name))
+    return found
+
+
 def load(path, greedy=False, seed=None):
     """A model from `path`: a folder with W1.npy and W2.npy (Karpathy's), a checkpoint file,
     a run directory (its newest usable checkpoint), its checkpoints/ folder, or a folder that
-    `pongrl export` wrote (model.txt). greedy: act greedily by default; seed: the sampling
-    stream. A Policy played by the C library; a folder with model.txt of a learner the library
-    does not play, the NumPy class that nets.POLICIES has for it. A bad path is a ValueError saying why."""
+    `pongrl export` wrote (model.txt); or the name of a shipped model (pongrl.models():
+    "pong-v5", "pong-v5-ppo") where no such path exists. greedy: act greedily by default; seed:
+    the sampling stream. A Policy played by the C library; a folder with model.txt of a learner
+    the library does not play, the NumPy class that nets.POLICIES has for it. A bad path is a
+    ValueError saying why."""
+    if isinstance(path, str) and not os.path.exists(path) and os.sep not in path:
+        path = models().get(path, path)
     txt = os.path.join(str(path), "model.txt")
     if os.path.exists(txt):
         try:

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_pip_install.sh: `pip install ./python` into a fresh venv (offline: --no-index, Debian's
 # python3-venv/pip/setuptools), then `import pongrl` from another directory uses the installed
-# package and its own copy of libpongrl.so. Exit 0 pass, 77 skip, anything else fail.
+# package and its own copy of libpongrl.so; the venv's `pongrl` command runs the same program as
+# build/pongrl; the shipped models load by name from the package's own data; `pip show` gives the
+# licence. Exit 0 pass, 77 skip, anything else fail.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -39,5 +41,21 @@ envs = pongrl.make_vec("ALE/Pong-v5", 4, num_threads=2)
 obs, info = envs.reset(seed=0)
 obs, r, term, trunc, info = envs.step(envs.action_space.sample())
 assert obs.shape == (4, 210, 160, 3)
-print("installed pongrl %s from %s works (lib %s)" % (pongrl.__version__, os.getcwd(), lib))
+# the shipped models by name, from the package's own data (not the checkout's models/)
+names = pongrl.models()
+assert set(names) >= {"pong-v5", "pong-v5-ppo"}, names
+assert all(p.startswith(venv) for p in names.values()), names
+p = pongrl.load("pong-v5-ppo")
+assert p.act(np.zeros((210, 160, 3), np.uint8)) in (0, 1, 2, 3, 4, 5)
+print("installed pongrl %s from %s works (lib %s; models %s)" % (pongrl.__version__, os.getcwd(), lib, ", ".join(names)))
 PYEOF
+# the pongrl command in the venv: the same program as build/pongrl, from any directory
+"$tmp/venv/bin/pongrl" --version | grep -qx "pongrl $("$ROOT/build/pongrl" --version | awk '{print $NF}')" ||
+    { echo "FAIL: the venv's pongrl --version: $("$tmp/venv/bin/pongrl" --version 2>&1)"; exit 1; }
+help=$("$tmp/venv/bin/pongrl" train --help) && grep -q -- '--algo' <<<"$help" || { echo "FAIL: the venv's pongrl train --help"; exit 1; }
+out=$(env -u PYTHONPATH "$tmp/venv/bin/pongrl" eval "$tmp/venv/lib/python3"*/site-packages/pongrl/models/pong-v5 --episodes 1 --workers 1) &&
+    grep -q '^mean score: ' <<<"$out" || { echo "FAIL: the venv's pongrl eval of the packaged pong-v5: $out"; exit 1; }
+# its metadata: the licence
+show=$(env -u PYTHONPATH "$tmp/venv/bin/pip" show pongrl) && grep -qx 'License: MIT' <<<"$show" ||
+    { echo "FAIL: pip show pongrl: $show"; exit 1; }
+echo "pongrl command, models by name and licence: ok"
