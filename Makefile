@@ -14,6 +14,8 @@
 #   make format     apply the formatters (clang-format, black) that make test checks
 #   make fuzz       fuzz the checkpoint, model.txt and .npy readers for a bounded time (libFuzzer)
 #   PORTABLE=1      build without -march=native (for clusters of mixed CPUs)
+#   ARCH=x86-64-v2  build for that baseline instead of this CPU (what `pip install ./python` builds,
+#                   in build/python/: a package that runs on any x86-64 machine of the baseline)
 
 CC      ?= cc
 BUILD   := build
@@ -30,7 +32,7 @@ SHELL   := /bin/bash
 # --anneal-steps 7000000`) at 0c939c0f.
 WARN    := -std=c11 -Wall -Wextra -Werror -Wno-unused-parameter
 BASE    := $(WARN) -D_GNU_SOURCE -pthread -fPIC -ffp-contract=off -fno-math-errno -fno-trapping-math -g
-NATIVE  := $(if $(PORTABLE),,$(shell $(CC) -march=native -E -x c /dev/null >/dev/null 2>&1 && echo -march=native))
+NATIVE  := $(if $(ARCH),-march=$(ARCH),$(if $(PORTABLE),,$(shell $(CC) -march=native -E -x c /dev/null >/dev/null 2>&1 && echo -march=native)))
 OPT     := -O3 $(NATIVE)
 SAN     := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 

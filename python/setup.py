@@ -5,8 +5,9 @@ directory. Offline on Debian 12 (python3-pip, python3-setuptools, python3-venv):
     /usr/bin/python3 -m venv --system-site-packages ~/.venv/pongrl && ~/.venv/pongrl/bin/pip install ./python
 
 There is deliberately no pyproject.toml: pip would then build in an isolated environment and
-try to download setuptools, which fails offline. Set PONGRL_MAKE_ARGS (e.g. "PORTABLE=1") to
-pass flags to make.
+try to download setuptools, which fails offline. The package's library and program are built for
+the x86-64-v2 baseline in build/python/ (PONGRL_NATIVE=1: for this CPU, in build/python-native/);
+PONGRL_MAKE_ARGS passes more flags to make.
 
 Gymnasium is optional: tried with 0.29.1, 1.0.0, 1.1.1, 1.2.3, 1.3.0 and 1.4.0 (their tags'
 sources, tests/py/test_gym_api.py with PONGRL_GYMNASIUM_DIRS); without it pongrl uses stand-ins.
@@ -40,12 +41,17 @@ class BuildWithLibrary(build_py):
 
     def run(self):
         super().run()
-        built = [os.path.join(ROOT, "build", f) for f in ("libpongrl.so", "pongrl")]
+        # a portable baseline (x86-64-v2) in a build folder of its own, so that the package runs on
+        # any x86-64 machine of that baseline and the checkout's `make` stays native; the same
+        # bits either way (-ffp-contract=off). PONGRL_NATIVE=1: this CPU's instructions instead.
+        native = os.environ.get("PONGRL_NATIVE") == "1"
+        build = os.path.join(ROOT, "build", "python-native" if native else "python")
+        built = [os.path.join(build, f) for f in ("libpongrl.so", "pongrl")]
         if os.path.exists(os.path.join(ROOT, "Makefile")):
-            args = shlex.split(os.environ.get("PONGRL_MAKE_ARGS", ""))
-            subprocess.check_call(
-                ["make", "-C", ROOT, "--no-print-directory", "build/libpongrl.so", "build/pongrl"] + args
-            )
+            args = ["BUILD=" + build] + ([] if native else ["ARCH=x86-64-v2"])
+            args += shlex.split(os.environ.get("PONGRL_MAKE_ARGS", ""))
+            make = ["make", "-C", ROOT, "--no-print-directory", "-j2"]
+            subprocess.check_call(make + args + [build + "/libpongrl.so", build + "/pongrl"])
         for f in built:
             if not os.path.exists(f):
                 raise RuntimeError("pongrl: %s was not built; run `make` in %s" % (f, ROOT))

@@ -58,4 +58,12 @@ out=$(env -u PYTHONPATH "$tmp/venv/bin/pongrl" eval "$tmp/venv/lib/python3"*/sit
 # its metadata: the licence
 show=$(env -u PYTHONPATH "$tmp/venv/bin/pip" show pongrl) && grep -qx 'License: MIT' <<<"$show" ||
     { echo "FAIL: pip show pongrl: $show"; exit 1; }
-echo "pongrl command, models by name and licence: ok"
+# built for the x86-64-v2 baseline, not this CPU: no AVX register in the packaged library or program
+site=$(echo "$tmp/venv/lib/python3"*/site-packages/pongrl)
+if command -v objdump >/dev/null; then
+    for f in "$site/libpongrl.so" "$site/_bin/pongrl"; do
+        n=$(objdump -d "$f" | grep -cE '%[yz]mm[0-9]') ; [ "$n" = 0 ] ||
+            { echo "FAIL: $f uses AVX registers ($n instructions): not the x86-64-v2 baseline"; exit 1; }
+    done
+fi
+echo "pongrl command, models by name, licence, x86-64-v2 baseline: ok"
