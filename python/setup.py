@@ -1,11 +1,13 @@
-"""pip install ./python (from the repository root): builds libpongrl.so with the repository's
-Makefile and installs it inside the pongrl package, so that `import pongrl` works from any
-directory. Offline on Debian 12 (python3-pip, python3-setuptools, python3-venv):
+"""pip install ./python (from the repository root): the metadata is pyproject.toml's; this builds
+libpongrl.so and the pongrl program with the repository's Makefile and installs them inside the
+pongrl package, with the shipped models, so that `import pongrl`, `pongrl.load("pong-v5-ppo")` and
+the `pongrl` command work from any directory. Offline on Debian 12 (python3-pip,
+python3-setuptools, python3-venv), where pip cannot fetch a build environment of its own:
 
-    /usr/bin/python3 -m venv --system-site-packages ~/.venv/pongrl && ~/.venv/pongrl/bin/pip install ./python
+    /usr/bin/python3 -m venv --system-site-packages ~/.venv/pongrl
+    ~/.venv/pongrl/bin/pip install --no-build-isolation ./python
 
-There is deliberately no pyproject.toml: pip would then build in an isolated environment and
-try to download setuptools, which fails offline. The package's library and program are built for
+The package's library and program are built for
 the x86-64-v2 baseline in build/python/ (PONGRL_NATIVE=1: for this CPU, in build/python-native/);
 PONGRL_MAKE_ARGS passes more flags to make.
 
@@ -23,14 +25,6 @@ from setuptools.dist import Distribution
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-
-
-def version():
-    with open(os.path.join(HERE, "pongrl", "__init__.py")) as f:
-        for line in f:
-            if line.startswith("__version__"):
-                return line.split("=")[1].strip().strip("\"'")
-    raise RuntimeError("no __version__ in pongrl/__init__.py")
 
 
 class BuildWithLibrary(build_py):
@@ -71,22 +65,5 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(
-    name="pongrl",
-    version=version(),
-    description="Atari Pong as a native C environment with Gymnasium's API and a vectorised env",
-    license="MIT",
-    classifiers=[
-        "License :: OSI Approved :: MIT License",
-        "Programming Language :: C",
-        "Operating System :: POSIX :: Linux",
-    ],
-    packages=["pongrl", "pongrl.learners"],
-    python_requires=">=3.8",
-    install_requires=["numpy"],
-    extras_require={"gymnasium": ["gymnasium>=0.29.1"], "ppo": ["torch"]},
-    entry_points={"console_scripts": ["pongrl = pongrl._cli:main"]},
-    cmdclass={"build_py": BuildWithLibrary},
-    distclass=BinaryDistribution,
-    zip_safe=False,
-)
+# The metadata is pyproject.toml's; this adds the library, the program and the models to the build.
+setup(cmdclass={"build_py": BuildWithLibrary}, distclass=BinaryDistribution)

@@ -19,7 +19,9 @@ def program():
 def main():
     p = program()
     if p is None:
-        sys.stderr.write("pongrl: the pongrl program is not in this package (reinstall it: pip install ./python)\n")
+        sys.stderr.write(
+            "pongrl: the pongrl program is not in this package (reinstall it: pip install --no-build-isolation ./python)\n"
+        )
         return 1
     os.execv(p, ["pongrl"] + sys.argv[1:])
 

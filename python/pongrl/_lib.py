@@ -162,7 +162,7 @@ def _load():
     if not os.path.exists(path):
         raise ImportError(
             "pongrl: %s not found; run `make` in the pongrl repository, install "
-            "with `pip install ./python`, or point PONGRL_LIB at libpongrl.so" % path
+            "with `pip install --no-build-isolation ./python`, or point PONGRL_LIB at libpongrl.so" % path
         )
     try:
         lib = ctypes.CDLL(path)

@@ -21,7 +21,7 @@ cleanup() {
 trap cleanup EXIT
 $PY -m venv --system-site-packages "$tmp/venv" || exit 1
 t0=$SECONDS
-if ! env -u PYTHONPATH "$tmp/venv/bin/pip" install --no-index -q ./python > "$tmp/pip.log" 2>&1; then
+if ! env -u PYTHONPATH "$tmp/venv/bin/pip" install --no-index --no-build-isolation -q ./python > "$tmp/pip.log" 2>&1; then
     echo "pip install ./python failed:"; tail -20 "$tmp/pip.log"; exit 1
 fi
 echo "pip install ./python: $((SECONDS - t0)) s"
