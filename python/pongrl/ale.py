@@ -371,6 +371,8 @@ class ALEInterface:
             value = as_bool(value, name)
             if key == "display_screen" and value:
                 raise ValueError("pongrl: display_screen is not supported; use render_mode='rgb_array' and save frames")
+            if key == "color_averaging" and value:  # ALE's phosphor blend of two frames: not drawn here
+                raise ValueError("pongrl: color_averaging is not supported (the screens are ALE's without it)")
         elif kind is float:
             lo, hi, _ = SETTING_RANGES[key]
             value = as_float(value, name, lo, hi)

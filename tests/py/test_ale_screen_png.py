@@ -59,6 +59,12 @@ def test_get_string_rom_file():
     ale.loadROM(path)
     assert ale.getString("rom_file") == os.fspath(path)
     assert ale.getString("frame_skip") == "1"
+    # a setting pongrl cannot honour is refused, not ignored
+    try:
+        ale.setBool("color_averaging", True)
+        raise AssertionError("color_averaging=True was accepted")
+    except ValueError:
+        pass
     try:
         ale.getString("no_such_setting")
         raise AssertionError("an unknown setting was answered")
