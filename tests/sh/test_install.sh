@@ -53,6 +53,20 @@ else
     echo "note: no g++ here (make test installs it): the C++ build not tried"
 fi
 
+# the README's C program, as a user copies it into main.c: built as C and as C++ by pkg-config's
+# line against the installed prefix, and run: the same score
+awk '/^```c$/{f=1;next} /^```$/{if(f){f=0;exit}} f' README.md > "$tmp/main.c"
+grep -q 'int main' "$tmp/main.c" || fail "the README has no C block with a main"
+(cd "$tmp" && $cc -std=c11 -Wall -Wextra -Werror main.c $(pkg-config --cflags --libs pongrl) -o readme_c) ||
+    fail "the README's C block does not build"
+readme=$(env -u LD_LIBRARY_PATH "$tmp/readme_c") || fail "the README's C program failed"
+grep -Eqx '[-+][0-9]+' <<<"$readme" || fail "the README's C program printed '$readme'"
+if command -v g++ >/dev/null; then
+    (cd "$tmp" && g++ -x c++ -std=c++20 -Wall -Werror main.c $(pkg-config --cflags --libs pongrl) -o readme_cpp) ||
+        fail "the README's C block does not build as C++"
+    [ "$(env -u LD_LIBRARY_PATH "$tmp/readme_cpp")" = "$readme" ] || fail "the README's program as C++ printed otherwise"
+fi
+
 # the static library: pongrl's objects copied in, zlib, giflib and libm from Libs.private
 (cd "$tmp" && $cc -std=c11 random_agent.c $(pkg-config --cflags pongrl) "$p/lib/libpongrl.a" \
     $(pkg-config --static --libs-only-l pongrl | sed 's/-lpongrl//') -o ra_static) \
