@@ -179,6 +179,14 @@ $(BUILD)/hooks/%.o: %.c Makefile
 $(BUILD)/pongrl-testhooks: $(filter-out $(BUILD)/obj/src/cluster/%,$(BIN_OBJ)) $(HOOK_OBJ) $(BUILD)/libpongrl.a
 	$(CC) -pthread -o $@ $^ $(MPI_LIBS) $(SDL_LIBS) $(LIBS)
 
+# A program with a learner of its own: the pongrl command line under the sanitizers, plus the
+# test tree's learner (tests/learner/linear.c), which its main.c registers before the arguments
+# are parsed (algo.h's algo_register). No file of src/ names it (tests/sh/test_own_learner.sh).
+TESTLEARNER_SRC := $(sort $(wildcard tests/learner/*.c))
+TESTLEARNER_OBJ := $(filter-out $(BUILD)/san/src/cli/pongrl.o,$(SAN_BIN_OBJ)) $(BUILD)/san/libpongrl.a
+$(BUILD)/pongrl-testlearner: $(TESTLEARNER_SRC) $(wildcard tests/learner/*.h) $(TESTLEARNER_OBJ) $(HDRS)
+	$(CC) $(BASE) $(SAN) -Isrc -o $@ $(TESTLEARNER_SRC) $(TESTLEARNER_OBJ) $(MPI_LIBS) $(SDL_LIBS) $(LIBS)
+
 debug: $(BUILD)/debug/pongrl
 $(BUILD)/debug/pongrl: $(SAN_BIN_OBJ) $(BUILD)/san/libpongrl.a
 	@mkdir -p $(dir $@)
@@ -258,7 +266,7 @@ test:
 
 test-run:
 	@$(MAKE) --no-print-directory all $(BUILD)/test_unit $(BUILD)/debug/pongrl $(BUILD)/dump_episodes $(BUILD)/ppo_dump \
-	    $(BUILD)/qrdqn_dump $(if $(MPI_LIBS),$(BUILD)/test_allreduce $(BUILD)/pongrl-testhooks)
+	    $(BUILD)/qrdqn_dump $(BUILD)/pongrl-testlearner $(if $(MPI_LIBS),$(BUILD)/test_allreduce $(BUILD)/pongrl-testhooks)
 	@tests/run.sh
 
 train: setup

@@ -5,7 +5,7 @@
 # The last line is the summary: "N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export PONGRL_BIN="$PWD/build/pongrl" PONGRL_DUMP="$PWD/build/dump_episodes" PONGRL_HOOKS_BIN="$PWD/build/pongrl-testhooks" PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+export PONGRL_BIN="$PWD/build/pongrl" PONGRL_DUMP="$PWD/build/dump_episodes" PONGRL_HOOKS_BIN="$PWD/build/pongrl-testhooks" PONGRL_LEARNER_BIN="$PWD/build/pongrl-testlearner" PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp}
 passed=0; failed=0; skipped=0; failures=()
 

@@ -3,6 +3,10 @@
 #ifndef PONGRL_COMMANDS_H
 #define PONGRL_COMMANDS_H
 
+// The whole of `pongrl ARGS` (main.c): build/pongrl's main is this call alone (pongrl.c), and a
+// program that adds learners of its own (algo.h's algo_register) calls it after adding them.
+int pongrl_main(int argc, char **argv);
+
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_record(int argc, char **argv);

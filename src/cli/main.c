@@ -1,4 +1,5 @@
-// main.c: build/pongrl, distributed policy-gradient Pong from pixels.
+// main.c: build/pongrl, distributed policy-gradient Pong from pixels: its command line
+// (pongrl_main; the process's main is pongrl.c).
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -66,7 +67,7 @@ static void check_stdout(int status, void *arg) {
     _exit(1);
 }
 
-int main(int argc, char **argv) {
+int pongrl_main(int argc, char **argv) {
     // A closed stdout (`pongrl train | head`) is an error to report, not a silent death by
     // SIGPIPE: train stops after its batch with a checkpoint, the others say it on the way out.
     signal(SIGPIPE, SIG_IGN);
