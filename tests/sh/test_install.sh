@@ -28,7 +28,7 @@ export PKG_CONFIG_PATH=$p/lib/pkgconfig
 cp examples/c/random_agent.c "$tmp/"
 (cd "$tmp" && $cc -std=c11 -Wall -Wextra -Werror random_agent.c $(pkg-config --cflags --libs pongrl) -o ra_shared) \
     || fail "the example does not build against the installed shared library"
-ldd "$tmp/ra_shared" | grep -q "$p/lib/libpongrl.so" || fail "ra_shared does not load the installed library: $(ldd "$tmp/ra_shared")"
+grep -q "$p/lib/libpongrl.so" <<<"$(ldd "$tmp/ra_shared")" || fail "ra_shared does not load the installed library: $(ldd "$tmp/ra_shared")"
 shared=$(env -u LD_LIBRARY_PATH "$tmp/ra_shared" 7) || fail "ra_shared failed"
 echo "$shared"
 echo "$shared" | grep -Eq '^game: agent [0-9]+, cpu [0-9]+ after [0-9]+ steps' || fail "no game line"
@@ -40,10 +40,10 @@ echo "$shared" | grep -Eq '^vector: 4 envs x 1000 steps, [1-9][0-9]* points play
 # the shared library's SONAME and the links install lays down: -lpongrl finds libpongrl.so, the
 # program asks for libpongrl.so.0, which is libpongrl.so.VERSION
 v=$(pkg-config --modversion pongrl)
-objdump -p "$p/lib/libpongrl.so.$v" | grep -q 'SONAME *libpongrl\.so\.0$' || fail "no SONAME libpongrl.so.0: $(objdump -p "$p/lib/libpongrl.so.$v" | grep SONAME)"
+grep -q 'SONAME *libpongrl\.so\.0$' <<<"$(objdump -p "$p/lib/libpongrl.so.$v")" || fail "no SONAME libpongrl.so.0: $(objdump -p "$p/lib/libpongrl.so.$v" | grep SONAME)"
 [ "$(readlink "$p/lib/libpongrl.so")" = libpongrl.so.0 ] && [ "$(readlink "$p/lib/libpongrl.so.0")" = "libpongrl.so.$v" ] ||
     fail "the library's links: $(ls -l "$p/lib" | grep libpongrl.so)"
-readelf -d "$tmp/ra_shared" | grep -q 'NEEDED.*\[libpongrl\.so\.0\]' || fail "ra_shared does not ask for libpongrl.so.0"
+grep -q 'NEEDED.*\[libpongrl\.so\.0\]' <<<"$(readelf -d "$tmp/ra_shared")" || fail "ra_shared does not ask for libpongrl.so.0"
 # the same program as C++ (the headers declare C linkage): it links and plays the same games
 if command -v g++ >/dev/null; then
     (cd "$tmp" && g++ -x c++ -std=c++20 -Wall -Werror random_agent.c $(pkg-config --cflags --libs pongrl) -o ra_cpp) \
@@ -71,7 +71,7 @@ fi
 (cd "$tmp" && $cc -std=c11 random_agent.c $(pkg-config --cflags pongrl) "$p/lib/libpongrl.a" \
     $(pkg-config --static --libs-only-l pongrl | sed 's/-lpongrl//') -o ra_static) \
     || fail "the example does not build against the installed static library"
-ldd "$tmp/ra_static" | grep -q libpongrl && fail "ra_static loads the shared library"
+grep -q libpongrl <<<"$(ldd "$tmp/ra_static")" && fail "ra_static loads the shared library"
 static=$("$tmp/ra_static" 7) || fail "ra_static failed"
 [ "$static" = "$shared" ] || fail "static and shared builds play differently: '$static'"
 

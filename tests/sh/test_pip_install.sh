@@ -50,7 +50,7 @@ assert p.act(np.zeros((210, 160, 3), np.uint8)) in (0, 1, 2, 3, 4, 5)
 print("installed pongrl %s from %s works (lib %s; models %s)" % (pongrl.__version__, os.getcwd(), lib, ", ".join(names)))
 PYEOF
 # the pongrl command in the venv: the same program as build/pongrl, from any directory
-"$tmp/venv/bin/pongrl" --version | grep -qx "pongrl $("$ROOT/build/pongrl" --version | awk '{print $NF}')" ||
+grep -qx "pongrl $("$ROOT/build/pongrl" --version | awk '{print $NF}')" <<<"$("$tmp/venv/bin/pongrl" --version)" ||
     { echo "FAIL: the venv's pongrl --version: $("$tmp/venv/bin/pongrl" --version 2>&1)"; exit 1; }
 help=$("$tmp/venv/bin/pongrl" train --help) && grep -q -- '--algo' <<<"$help" || { echo "FAIL: the venv's pongrl train --help"; exit 1; }
 out=$(env -u PYTHONPATH "$tmp/venv/bin/pongrl" eval "$tmp/venv/lib/python3"*/site-packages/pongrl/models/pong-v5 --episodes 1 --workers 1) &&
