@@ -27,11 +27,11 @@
 
 // slot k's frame and its previous frame (zeros at an episode's start) into out (2 x 6400)
 static void state_frames(const Qr *q, int64_t k, uint8_t *out) {
-    qr_replay_frame(&q->mem, k, out);
-    if (q->mem.flags[(size_t)(k % q->mem.cap)] & QR_START)
+    replay_frame(&q->mem, k, out);
+    if (q->mem.flags[(size_t)(k % q->mem.cap)] & REPLAY_START)
         memset(out + POLICY_D, 0, POLICY_D);
     else
-        qr_replay_frame(&q->mem, k - q->cfg.envs, out + POLICY_D);
+        replay_frame(&q->mem, k - q->cfg.envs, out + POLICY_D);
 }
 
 int main(int argc, char **argv) {
@@ -84,8 +84,8 @@ int main(int argc, char **argv) {
         for (int b = 0; b < c.minibatch; b++)
             for (int m = 0; m <= nstep; m++) {
                 const size_t s = (size_t)((slots[b] + (int64_t)m * c.envs) % q->mem.cap);
-                seen |= (m < nstep && q->mem.reward[s] ? 1 : 0) | (m < nstep && (q->mem.flags[s] & QR_DONE) ? 2 : 0) |
-                    (q->mem.flags[s] & QR_START ? 4 : 0);
+                seen |= (m < nstep && q->mem.reward[s] ? 1 : 0) |
+                    (m < nstep && (q->mem.flags[s] & REPLAY_DONE) ? 2 : 0) | (q->mem.flags[s] & REPLAY_START ? 4 : 0);
             }
     }
     dump_weights(dir, "", q->w, q->adam_m, q->adam_v, n);

@@ -1,8 +1,7 @@
 // test_qrdqn.c: QR-DQN's checkpoint gives back every setting and every bit of its arrays (the
 // weights, the target, Adam's moments, the replay memory, the envs), and its state resumes;
 // every prefix and single-byte changes are refused (test_learner_common.h, the checks every
-// learner's checkpoint passes). The replay memory drops a slot when its ring passes it or
-// when the pixel pool overwrites its pixels, and gives back each kept frame. The updates give the
+// learner's checkpoint passes). The replay memory's own tests: test_replay.c. The updates give the
 // same bits on any number of threads. The input built from two frames' lit pixels (as the
 // update builds it from the replay) is the one built from the frames.
 #include <criterion/criterion.h>
@@ -29,49 +28,6 @@ Test(qrdqn, checkpoint_round_trip_and_resume) {
     TrainConfig c;
     qr_run_config(&c);
     learner_checkpoint_round_trip(&c, &QRDQN_LEARNER, 6);
-}
-
-Test(qrdqn, replay_keeps_what_its_rings_hold) {
-    QrReplay r;
-    cr_assert_eq(qr_replay_alloc(&r, 10), 0); // 10 slots, 640 pixels
-    uint8_t f[POLICY_D], g[POLICY_D];
-    QrStep st = { 0 };
-    for (int k = 0; k < 25; k++) {
-        memset(f, 0, sizeof(f));
-        for (int p = 0; p < 5 + k; p++) f[(p * 97 + k) % POLICY_D] = 1;
-        st.action = (uint8_t)(k % QR_ACTIONS);
-        st.reward = (int8_t)(k % 3 - 1);
-        qr_replay_put(&r, f, &st);
-        cr_assert_eq(r.total, k + 1);
-        cr_assert_geq(r.oldest, r.total - 10, "slot %lld kept past the ring", (long long)r.oldest);
-        cr_assert_geq(
-            r.off[r.oldest % r.cap] + r.pool_cap, r.pool_total, "slot %lld's pixels overwritten", (long long)r.oldest);
-        qr_replay_frame(&r, k, g);
-        cr_assert_eq(memcmp(f, g, POLICY_D), 0, "slot %d's frame", k);
-    }
-    // 25 frames of 5 + k pixels, 425 in all, fit the pool of 640: the ring of 10 slots binds
-    cr_assert_eq(r.oldest, 15);
-    // a save loads back, and a pixel index out of the grid is refused
-    double *d = malloc(sizeof(double) * qr_replay_doubles(&r));
-    qr_replay_save(&r, d);
-    QrReplay q;
-    cr_assert_eq(qr_replay_alloc(&q, 10), 0);
-    cr_assert_eq(qr_replay_load(&q, d), 0);
-    cr_assert_eq(q.total, 25);
-    qr_replay_frame(&q, 24, g);
-    cr_assert_eq(memcmp(f, g, POLICY_D), 0);
-    d[qr_replay_doubles(&r) - 1] = 6400.0;
-    cr_assert_neq(qr_replay_load(&q, d), 0);
-    free(d);
-    qr_replay_free(&q);
-    // a pool that binds: frames of 200 pixels in a pool of 640 keep three slots
-    qr_replay_free(&r);
-    cr_assert_eq(qr_replay_alloc(&r, 10), 0);
-    memset(f, 0, sizeof(f));
-    for (int p = 0; p < 200; p++) f[p * 31] = 1;
-    for (int k = 0; k < 8; k++) qr_replay_put(&r, f, &st);
-    cr_assert_eq(r.total - r.oldest, 3);
-    qr_replay_free(&r);
 }
 
 Test(qrdqn, quantile_loss_is_zero_at_the_targets_and_pulls_towards_them) {

@@ -1,74 +1,88 @@
-// qr_envs.c: QR-DQN's N games are env/vecenv's vector of envs, caller-stepped: the pool's
+// qr_envs.c: QR-DQN's N games are rl/train_envs.h's training envs, caller-stepped: the pool's
 // threads step their ranges of envs themselves, a forward pass between two steps of an env.
-// Each steps with autoreset (an episode that ends starts the next inside the step) and seeds
-// its episode j from (run seed, env, j) with QR-DQN's own word ("qrde"), so that an env's games
-// do not depend on who plays them. Beside the games QR-DQN keeps each env's previous frame and
-// the frames it emulated this iteration. A checkpoint keeps each env as an rl/learner_envs.h
-// record (episode counters, game with its random stream, previous frame).
+// Each seeds its episode j from (run seed, env, j) with QR-DQN's own word ("qrde"), and draws
+// its epsilon-greedy choices of iteration i from (run seed, i, env, "qrda"), so that an env's
+// games do not depend on who plays them. Under MPI each rank plays its range of the envs, and
+// after each round every rank gets every env's step (packed by rl/wire.h) through
+// Comm.allgather, so that every rank writes the same transitions into its replay memory and
+// takes the same updates: the weights are the same bits on any number of ranks. After the last
+// round the envs' states go round too (a checkpoint holds every env; rank 0 writes it), with the
+// frames each emulated.
 #include "qrdqn.h"
 
-#include <stddef.h>
-#include <string.h>
+#include <stdio.h>
 
-#include "../../rl/learner_envs.h"
+#include "../../rl/wire.h"
 #include "qr_streams.h"
 
 int qr_envs_start(Qr *q) {
     const TrainConfig *c = &q->cfg;
-    q->venv = learner_envs_create(c->env_id, c->envs, c->mode, c->difficulty, STREAM_QR_ENV, c->seed);
-    return q->venv ? 0 : -1;
+    return train_envs_create(&q->te, c->env_id, c->envs, c->mode, c->difficulty, STREAM_QR_ENV, c->seed);
 }
 
-// Env e's step of the round: its frame into q->frames, an epsilon-greedy action (two draws a
+// Env e's step of the round: its frame into q->te.frame, an epsilon-greedy action (two draws a
 // step whatever epsilon is, so that the stream's place does not depend on it), the game's step,
-// and what it left in q->step[e].
+// and what it left in q->te.step[e].
 void qr_env_step(Qr *q, int e, double *h, double *qv) {
-    QrEnv *v = &q->envs[e];
-    uint8_t *cur = q->frames + (size_t)e * POLICY_D;
-    QrStep *st = &q->step[e];
-    const double u = rng_uniform(&q->rng[e]);
-    const int any = (int)rng_below(&q->rng[e], QR_ACTIONS);
-    VecEnvCounters c;
-    vecenv_env_counters(q->venv, e, &c);
-    env_render_obs80(vecenv_env(q->venv, e), cur);
+    TrainEnvs *t = &q->te;
+    const double u = rng_uniform(&t->rng[e]);
+    const int any = (int)rng_below(&t->rng[e], QR_ACTIONS);
+    const uint8_t *cur = train_envs_observe(t, e);
     int a = any;
     if (u >= q->eps) { // the network's action (not asked while epsilon is 1)
         uint16_t idx[SPARSE_INPUT_MAX], lit[POLICY_D], lit_prev[POLICY_D];
         int8_t sign[SPARSE_INPUT_MAX];
         // sparse_input's entries from the two frames' lit pixels: a scan of each, not of the pair
         // and of both frames again for their coarse views
-        const int nc = sparse_lit(cur, lit), np = sparse_lit(v->prev, lit_prev);
+        const int nc = sparse_lit(cur, lit), np = sparse_lit(t->prev + (size_t)e * POLICY_D, lit_prev);
         const int nnz = sparse_input_lit(lit, nc, lit_prev, np, true, idx, sign);
         qr_forward(&q->sh, q->w, (SparseX){ nnz, idx, sign }, h, qv);
         a = qr_greedy(&q->sh, qv, NULL);
     }
-    VecEnvStep es;
-    vecenv_step_env(q->venv, e, QR_ACTION_ID[a], &es); // a valid action, an env of this run
-    v->frames += es.frames;
-    memset(st, 0, sizeof(*st));
-    st->action = (uint8_t)a;
-    st->reward = (int8_t)es.reward;
-    st->flags = c.ep_length == 0 ? QR_START : 0; // no step of this episode yet
-    memcpy(v->prev, cur, POLICY_D);
-    if (es.terminated || es.truncated) {
-        // a truncated episode too: the target does not bootstrap past it (rare: 27,000 steps)
-        st->flags |= QR_DONE;
-        st->ended = true;
-        st->ret = es.episode_return;
-        st->len = es.episode_length;
-        memset(v->prev, 0, POLICY_D); // the next episode's first frame has no previous one
-    }
+    train_envs_step(t, e, a, QR_ACTION_ID[a]);
 }
 
 // ----------------------------------------------------------------------------
-// the envs' state as float64s: an rl/learner_envs.h record an env
+// under MPI
 
-size_t qr_envs_doubles(const Qr *q) { return (size_t)q->cfg.envs * ENV_RECORD_DOUBLES; }
-
-void qr_envs_save(const Qr *q, double *out) {
-    env_records_save(q->venv, q->cfg.envs, (const uint8_t *)q->envs + offsetof(QrEnv, prev), sizeof(QrEnv), out);
+int qr_exchange_round(Qr *q, char *err, size_t errlen) {
+    if (wire_reserve(&q->wire, &q->wire_cap, wire_steps_bound(q->env1 - q->env0))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    const size_t len = wire_steps_pack(&q->te, q->env0, q->env1, q->wire);
+    const uint8_t *all;
+    const size_t *sizes;
+    if (q->comm->allgather(q->comm, q->wire, len, &all, &sizes, err, errlen)) return -1;
+    size_t total = 0;
+    for (int r = 0; r < q->comm->size; r++) total += sizes[r];
+    int bad;
+    if (wire_steps_unpack(&q->te, all, total, &bad)) {
+        if (bad < 0)
+            snprintf(err, errlen, "a rank sent a step cut short");
+        else
+            snprintf(err, errlen, "a rank sent a step of env %d (the run has %d)", bad, q->cfg.envs);
+        return -1;
+    }
+    return 0;
 }
 
-int qr_envs_load(Qr *q, const double *in) {
-    return env_records_load(q->venv, q->cfg.envs, in, (uint8_t *)q->envs + offsetof(QrEnv, prev), sizeof(QrEnv));
+int qr_exchange_envs(Qr *q, char *err, size_t errlen) {
+    const size_t len = wire_envs_bytes(q->env1 - q->env0);
+    if (wire_reserve(&q->wire, &q->wire_cap, len)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    wire_envs_pack(&q->te, q->env0, q->env1, q->wire);
+    const uint8_t *all;
+    const size_t *sizes;
+    if (q->comm->allgather(q->comm, q->wire, len, &all, &sizes, err, errlen)) return -1;
+    size_t total = 0;
+    for (int r = 0; r < q->comm->size; r++) total += sizes[r];
+    int bad;
+    if (wire_envs_unpack(&q->te, all, total, q->env0, q->env1, &bad)) {
+        snprintf(err, errlen, "a rank sent an env state that is not valid (env %d)", bad);
+        return -1;
+    }
+    return 0;
 }

@@ -24,10 +24,10 @@ static double qr_learner_memory_bytes(const TrainConfig *c) {
     return (double)sh.n * 8 * 5 + mem + (double)c->replay * (16.0 + 8.0 * QR_LIT_SLOT / 3.0);
 }
 
-static void envs_save(const void *q, double *out) { qr_envs_save(q, out); }
-static int envs_load(void *q, const double *in) { return qr_envs_load(q, in); }
-static void replay_save(const void *q, double *out) { qr_replay_save(&((const Qr *)q)->mem, out); }
-static int replay_load(void *q, const double *in) { return qr_replay_load(&((Qr *)q)->mem, in); }
+static void envs_save(const void *q, double *out) { train_envs_save(&((const Qr *)q)->te, out); }
+static int envs_load(void *q, const double *in) { return train_envs_load(&((Qr *)q)->te, in); }
+static void mem_save(const void *q, double *out) { replay_save(&((const Qr *)q)->mem, out); }
+static int mem_load(void *q, const double *in) { return replay_load(&((Qr *)q)->mem, in); }
 
 // The weights are drawn from the seed whether fresh or not; a load overwrites them.
 static int qr_learner_create(TrainState *s, bool fresh) {
@@ -35,10 +35,10 @@ static int qr_learner_create(TrainState *s, bool fresh) {
     Qr *q = qr_create(&s->cfg, err, sizeof(err));
     if (!q) return -1;
     const LearnerHeldPart held[] = {
-        { "QR-DQN replay", true, "the checkpoint's replay memory is not valid", qr_replay_doubles(&q->mem), replay_save,
-            replay_load, NULL },
-        { "QR-DQN envs", false, "the checkpoint's env states are not valid", qr_envs_doubles(q), envs_save, envs_load,
-            NULL },
+        { "QR-DQN replay", true, "the checkpoint's replay memory is not valid", replay_doubles(&q->mem), mem_save,
+            mem_load, NULL },
+        { "QR-DQN envs", false, "the checkpoint's env states are not valid", train_envs_doubles(&q->te), envs_save,
+            envs_load, NULL },
     };
     return learner_box_create(s, q, qr_free, held, 2);
 }
@@ -62,7 +62,7 @@ static int qr_learner_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatc
     lb->count = q->n_ended;
     lb->steps = (int64_t)q->cfg.envs * q->cfg.steps;
     lb->frames = 0;
-    for (int e = 0; e < q->cfg.envs; e++) lb->frames += q->envs[e].frames;
+    for (int e = 0; e < q->cfg.envs; e++) lb->frames += q->te.frames[e];
     const QrStats *t = &q->stats;
     const double u = (double)t->updates;
     const double m[] = { u > 0 ? t->loss / u : 0.0, u > 0 ? t->mean_q / (u * q->cfg.minibatch) : 0.0, q->eps,

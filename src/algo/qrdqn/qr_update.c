@@ -49,22 +49,11 @@ double qr_quantile_loss(const double *qa, const double *tgt, int N, double *dq) 
     return loss;
 }
 
-// Slot k's lit pixels (ascending, as the replay keeps them) into out; returns their count.
-static int lit_pixels(const QrReplay *r, int64_t k, uint16_t *out) {
-    const size_t s = (size_t)(k % r->cap), n = r->count[s], at = (size_t)(r->off[s] % (uint64_t)r->pool_cap);
-    const size_t first = n < (size_t)r->pool_cap - at ? n : (size_t)r->pool_cap - at; // the pool is a ring
-    memcpy(out, r->pool + at, sizeof(uint16_t) * first);
-    memcpy(out + first, r->pool, sizeof(uint16_t) * (n - first));
-    return (int)n;
-}
-
 // The input of slot k's state (its frame, and the previous slot of its env unless it starts an
 // episode) into idx/sign, from their lit pixels (cur, prev: room for POLICY_D each); returns
 // its count.
 static int state_input(const Qr *q, int64_t k, uint16_t *cur, uint16_t *prev, uint16_t *idx, int8_t *sign) {
-    const int nc = lit_pixels(&q->mem, k, cur);
-    const int np = q->mem.flags[(size_t)(k % q->mem.cap)] & QR_START ? 0 : lit_pixels(&q->mem, k - q->cfg.envs, prev);
-    return sparse_input_lit(cur, nc, prev, np, true, idx, sign);
+    return replay_state_input(&q->mem, k, q->cfg.envs, true, cur, prev, idx, sign);
 }
 
 // ----------------------------------------------------------------------------
@@ -76,17 +65,11 @@ static int state_input(const Qr *q, int64_t k, uint16_t *cur, uint16_t *prev, ui
 static void inputs_of(Qr *q, int b, uint16_t *cur, uint16_t *prev) {
     const int E = q->cfg.envs;
     const int64_t k = q->batch[b];
-    double R = 0.0, disc = 1.0;
-    bool ended = false;
-    for (int m = 0; m < q->cfg.nstep && !ended; m++) {
-        const size_t s = (size_t)((k + (int64_t)m * E) % q->mem.cap);
-        R += disc * q->mem.reward[s];
-        disc *= q->cfg.gamma;
-        ended = q->mem.flags[s] & QR_DONE;
-    }
+    double R, disc;
+    const bool ended = replay_nstep(&q->mem, k, E, q->cfg.nstep, q->cfg.gamma, &R, &disc);
     q->ret[2 * b] = R;
     q->ret[2 * b + 1] = disc;
-    q->act[b] = q->mem.action[(size_t)(k % q->mem.cap)];
+    q->act[b] = q->mem.action[replay_slot(&q->mem, k)];
     const size_t at = (size_t)b * SPARSE_INPUT_MAX;
     q->xt_nnz[b] =
         ended ? -1 : state_input(q, k + (int64_t)q->cfg.nstep * E, cur, prev, q->xt_idx + at, q->xt_sign + at);
@@ -361,12 +344,9 @@ static void step_part(void *ctx, int part, int parts) {
 }
 
 bool qr_draw(const Qr *q, int64_t u, int64_t *slots) {
-    const int64_t E = q->cfg.envs, lo = q->mem.oldest + E, hi = q->mem.total - 1 - q->cfg.nstep * E;
-    if (hi < lo) return false;
-    Rng rng;
-    rng_seed(&rng, stream_qr_batch(q->cfg.seed, (uint64_t)u));
-    for (int b = 0; b < q->cfg.minibatch; b++) slots[b] = lo + (int64_t)rng_below(&rng, (uint64_t)(hi - lo + 1));
-    return true;
+    const int64_t E = q->cfg.envs;
+    return replay_draw(
+        &q->mem, E, q->cfg.nstep * E, stream_qr_batch(q->cfg.seed, (uint64_t)u), q->cfg.minibatch, slots);
 }
 
 int qr_update(Qr *q, int64_t u) {

@@ -1,6 +1,6 @@
 // qrdqn.c: one QR-DQN iteration (qrdqn.h), read from the top: T rounds, each every env's step
 // (qr_envs.c, the pool's threads sharing the envs), the round's transitions into the replay
-// memory (qr_replay.c) in env order, then the updates that fall due (qr_update.c). Below it:
+// memory (rl/replay.h) in env order, then the updates that fall due (qr_update.c). Below it:
 // the schedule, the settings' check, the learner's memory made and freed.
 #include "qrdqn.h"
 
@@ -42,10 +42,7 @@ int qr_iteration(Qr *q, char *err, size_t errlen) {
     const int N = q->cfg.envs, T = q->cfg.steps, ranks = q->comm ? q->comm->size : 1;
     memset(&q->stats, 0, sizeof(q->stats));
     q->n_ended = 0;
-    for (int e = 0; e < N; e++) {
-        rng_seed(&q->rng[e], stream_qr_act(q->cfg.seed, (uint64_t)q->iteration, (uint64_t)e));
-        q->envs[e].frames = 0;
-    }
+    train_envs_begin(&q->te, q->cfg.seed, (uint64_t)q->iteration, STREAM_QR_ACT);
     if (q->mem.total != q->agent_steps) {
         snprintf(err, errlen, "the replay memory holds %lld steps, the run %lld", (long long)q->mem.total,
             (long long)q->agent_steps);
@@ -58,8 +55,8 @@ int qr_iteration(Qr *q, char *err, size_t errlen) {
         pool_for(q->pool, round_part, &job);
         if (ranks > 1 && qr_exchange_round(q, err, errlen)) return -1;
         for (int e = 0; e < N; e++) {
-            const QrStep *st = &q->step[e];
-            qr_replay_put(&q->mem, q->frames + (size_t)e * POLICY_D, st);
+            const Transition *st = &q->te.step[e];
+            replay_put(&q->mem, q->te.frame + (size_t)e * POLICY_D, st);
             if (st->ended) q->ended[q->n_ended++] = (EpisodeStats){ (int)st->ret, (int)st->len, 0, false };
         }
         q->agent_steps += N;
@@ -90,11 +87,10 @@ const char *qr_check(const TrainConfig *c) {
 
 void qr_destroy(Qr *q) {
     if (!q) return;
-    vecenv_free(q->venv);
-    qr_replay_free(&q->mem);
+    train_envs_free(&q->te);
+    replay_free(&q->mem);
     qr_update_free(q);
-    mem_free_all(q->w, q->target, q->adam_m, q->adam_v, q->envs, q->rng, q->frames, q->step, q->th_h, q->th_q, q->th_g,
-        q->ended, q->wire, q);
+    mem_free_all(q->w, q->target, q->adam_m, q->adam_v, q->th_h, q->th_q, q->th_g, q->ended, q->wire, q);
 }
 
 void qr_free(void *q) { qr_destroy(q); }
@@ -109,13 +105,9 @@ static int qr_make(void *obj, const TrainConfig *c) {
     q->target = big_calloc(n, sizeof(double));
     q->adam_m = big_calloc(n, sizeof(double));
     q->adam_v = big_calloc(n, sizeof(double));
-    q->envs = calloc(N, sizeof(QrEnv));
-    q->rng = calloc(N, sizeof(Rng));
-    q->frames = calloc(N, POLICY_D);
-    q->step = calloc(N, sizeof(QrStep));
     q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
-    if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->envs || !q->rng || !q->frames || !q->step || !q->ended ||
-        qr_replay_alloc(&q->mem, c->replay) || qr_update_alloc(q))
+    if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->ended ||
+        replay_alloc(&q->mem, c->replay, c->replay * QR_LIT_SLOT, QR_ACTIONS) || qr_update_alloc(q))
         return -1;
     q->env0 = 0;
     q->env1 = c->envs;

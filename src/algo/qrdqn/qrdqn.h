@@ -23,15 +23,15 @@
 // (each column summed in sample order). Update u's place in the run, Adam's step count and the
 // target's copies follow from the run's agent steps.
 //
-// The replay memory (qr_replay.c) keeps each transition's frame as its lit pixels (a few dozen
+// The replay memory (rl/replay.h) keeps each transition's frame as its lit pixels (a few dozen
 // uint16 indices of the 80x80 grid), its action, reward and flags; slot k is env k % N's step
 // k / N, so the same env's previous step is k - N and its n-th next k + n N, and a state's input
 // is rebuilt from its frame and the previous one.
 //
-// The files, one job each: qrdqn.c (an iteration, memory), qr_envs.c (the games and their
-// state), qr_replay.c (the memory), qr_net.c (the network), qr_update.c (the loss, its gradient
-// and Adam), qr_wire.c (the ranks' exchange), qr_learner.c (QR-DQN behind train/learner.h, its
-// npy files), qr_act.c (acting outside training).
+// The files, one job each: qrdqn.c (an iteration, memory), qr_envs.c (its epsilon-greedy step of
+// the games of rl/train_envs.h, and under MPI their exchange, packed by rl/wire.h), qr_net.c
+// (the network), qr_update.c (the loss, its gradient and Adam), qr_learner.c (QR-DQN behind
+// train/learner.h, its npy files), qr_act.c (acting outside training).
 #ifndef PONGRL_QRDQN_H
 #define PONGRL_QRDQN_H
 
@@ -42,7 +42,9 @@
 #include "../../env/env.h"
 #include "../../env/vecenv.h"
 #include "../../rl/agent.h"
+#include "../../rl/replay.h"
 #include "../../rl/sparse_input.h"
+#include "../../rl/train_envs.h"
 #include "../../train/comm.h"
 #include "../../train/config.h"
 #include "../../train/learner.h"
@@ -83,45 +85,6 @@ void qr_outputs(const QrShape *sh, const double *w, int S, double *const *h, dou
 // The greedy action: the first with the largest mean quantile; *mean: that mean.
 int qr_greedy(const QrShape *sh, const double *q, double *mean);
 
-// What QR-DQN keeps of env e beside its game and episode counters (Qr.venv's env e).
-typedef struct {
-    uint8_t prev[POLICY_D]; // the previous 80x80 frame (zeros before an episode's first)
-    int64_t frames;         // emulated this iteration
-} QrEnv;
-
-// What env e's step of a round left for the replay memory and the counters.
-typedef struct {
-    uint8_t action, flags; // flags: QR_DONE, QR_START
-    int8_t reward;
-    bool ended; // an episode ended: its return and length
-    double ret;
-    int64_t len;
-} QrStep;
-#define QR_DONE  1 // the episode ended with this step's action (no bootstrap past it)
-#define QR_START 2 // this step's frame is an episode's first
-
-// The replay memory: a ring of slots and a ring of their frames' lit pixels.
-typedef struct {
-    int64_t cap, pool_cap;
-    uint64_t *off; // (cap) where slot k's pixels start in the pool, counted over the run
-    uint16_t *count;
-    uint8_t *action, *flags;
-    int8_t *reward;
-    uint16_t *pool;      // (pool_cap)
-    int64_t total;       // slots written
-    uint64_t pool_total; // pixels written
-    int64_t oldest;      // the oldest slot whose pixels are all there
-} QrReplay;
-int qr_replay_alloc(QrReplay *r, int64_t cap); // 0, or -1 (out of memory)
-void qr_replay_free(QrReplay *r);
-void qr_replay_put(QrReplay *r, const uint8_t *frame, const QrStep *st);
-// Slot k's frame (binary 80x80) into out.
-void qr_replay_frame(const QrReplay *r, int64_t k, uint8_t *out);
-// Its state as float64s (qr_replay_doubles of them), and back; load: -1 for values no save writes.
-size_t qr_replay_doubles(const QrReplay *r);
-void qr_replay_save(const QrReplay *r, double *out);
-int qr_replay_load(QrReplay *r, const double *in);
-
 typedef struct {
     double loss, mean_q; // sums over the iteration's updates
     int64_t updates;
@@ -146,14 +109,10 @@ typedef struct Qr {
     TrainConfig cfg;
     QrShape sh;
     double *w, *target, *adam_m, *adam_v; // (n,) each
-    QrEnv *envs;                          // (N,)
-    VecEnv *venv;                         // (N,) the games, caller-stepped (qr_envs.c)
-    Rng *rng;                             // (N,) each env's draws this iteration
-    uint8_t *frames;                      // (N, 6400) each env's frame this round
-    QrStep *step;                         // (N,) each env's step this round
-    QrReplay mem;
-    int64_t iteration, agent_steps; // the run's counters, before the iteration
-    double eps;                     // this round's epsilon
+    TrainEnvs te;                         // (N,) the games and each one's frames, draws and step (qr_envs.c)
+    Replay mem;                           // the replay memory (rl/replay.h)
+    int64_t iteration, agent_steps;       // the run's counters, before the iteration
+    double eps;                           // this round's epsilon
     // the update's scratch (qr_update.c)
     double *g;      // (n - tail,) the tail's gradient: b1, W2, b2
     QrRows on, tg;  // the rows of the states (online) and of the states n steps on (target)
@@ -200,16 +159,11 @@ int64_t qr_updates_at(const TrainConfig *c, int64_t s);
 // The epsilon of a round that starts after s agent steps.
 double qr_epsilon(const TrainConfig *c, int64_t s);
 
-// The envs (qr_envs.c): q->venv, every env at its episode 0 (0, or -1: out of memory); a
-// round's step of env e (its draws from q->rng[e]; threads may step distinct envs); their state
-// as float64s, an rl/learner_envs.h record an env, and back (load: -1 for values no save writes).
+// The envs (qr_envs.c): q->te, every env at its episode 0 (0, or -1: out of memory); a round's
+// step of env e (its draws from q->te.rng[e]; threads may step distinct envs).
 int qr_envs_start(Qr *q);
 void qr_env_step(Qr *q, int e, double *h, double *qv);
-size_t qr_envs_doubles(const Qr *q);
-void qr_envs_save(const Qr *q, double *out);
-int qr_envs_load(Qr *q, const double *in);
-
-// Under MPI (qr_wire.c): the round's steps of every rank's envs (their actions, rewards, flags,
+// Under MPI (qr_envs.c): the round's steps of every rank's envs (their actions, rewards, flags,
 // ended episodes and frames) to every rank, and, after the last round, every env's state and
 // frames played. 0, or -1 with a line in err.
 int qr_exchange_round(Qr *q, char *err, size_t errlen);
