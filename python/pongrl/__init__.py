@@ -94,11 +94,15 @@ def _vector_entry_point(id):
 
 
 def _register():
-    registry = gymnasium.envs.registration.registry
+    """pongrl's ids in Gymnasium's registry: on `import pongrl`, and as Gymnasium 0.29's plugin
+    hook (pyproject.toml), which runs while `import gymnasium` is still under way: the registry
+    is taken from its own module, which is whole by then."""
+    from gymnasium.envs.registration import register, registry
+
     for id in ENV_IDS:
         gid = gymnasium_id(id)
         if gid not in registry:
-            gymnasium.register(
+            register(
                 id=gid, entry_point=_ENTRY_POINT, kwargs={"preset": id}, vector_entry_point=_vector_entry_point(id)
             )
 
