@@ -34,6 +34,7 @@ struct PgPlayers {
     EpisodeSource *src;
     int64_t first;
     EpisodeStats *stats;
+    ArrayBlocks mem; // where th and each thread's acc live (pg_players_create's table)
 };
 
 static void thread_play_batch(Thread *t) {
@@ -79,22 +80,43 @@ static void play_part(void *ctx, int part, int parts) {
 
 static void free_thread(Thread *t) {
     worker_free(&t->w);
-    gradsum_free(&t->acc);
     rowset_free(&t->used);
 }
+
+// The players' arrays (util/arrays.h), one mapping: field, element type, length. The threads,
+// then each thread's exact sum (W1-sized: each on huge pages, as gradsum_alloc's).
+#define PLAYERS_ARRAYS(X) X(th, Thread, (size_t)threads)
+#define THREAD_ARRAYS(X) \
+    X(acc.hi, int64_t, shape->n) \
+    X(acc.lo, int64_t, shape->n)
 
 PgPlayers *pg_players_create(int threads, const char *env_id, int mode, int difficulty, const Policy *shape) {
     PgPlayers *pl = calloc(1, sizeof(*pl));
     if (!pl) return NULL;
-    if (!(pl->th = calloc((size_t)threads, sizeof(Thread)))) {
+#define X(FIELD, TYPE, LEN) { sizeof(TYPE), (LEN), 0, NULL },
+    const ArraySpec head[] = { PLAYERS_ARRAYS(X) }, each[] = { THREAD_ARRAYS(X) };
+#undef X
+    enum { NH = sizeof(head) / sizeof(head[0]), NE = sizeof(each) / sizeof(each[0]) };
+    ArraySpec spec[NH + NE * threads];
+    memcpy(spec, head, sizeof(head));
+    for (int i = 0; i < threads; i++) memcpy(spec + NH + (size_t)NE * i, each, sizeof(each));
+    if (arrays_make(spec, NH + NE * threads, &pl->mem)) {
         free(pl);
         return NULL;
     }
+    int k = 0;
+#define X(FIELD, TYPE, LEN) pl->FIELD = (TYPE *)spec[k++].at;
+    PLAYERS_ARRAYS(X)
+#undef X
     for (int i = 0; i < threads; i++) {
         Thread *t = &pl->th[i];
+#define X(FIELD, TYPE, LEN) t->FIELD = (TYPE *)spec[k++].at;
+        THREAD_ARRAYS(X)
+#undef X
+        t->acc.n = shape->n;
         t->pl = pl;
         if (rowset_alloc(&t->used, shape->D) || env_init_flavour(&t->env, env_id, mode, difficulty, 0) != ENV_OK ||
-            worker_alloc(&t->w, shape) || gradsum_alloc(&t->acc, shape->n)) {
+            worker_alloc(&t->w, shape)) {
             free_thread(t);
             pl->n = i;
             pg_players_destroy(pl);
@@ -108,7 +130,7 @@ PgPlayers *pg_players_create(int threads, const char *env_id, int mode, int diff
 void pg_players_destroy(PgPlayers *pl) {
     if (!pl) return;
     for (int i = 0; i < pl->n; i++) free_thread(&pl->th[i]);
-    free(pl->th);
+    arrays_free(&pl->mem);
     free(pl);
 }
 

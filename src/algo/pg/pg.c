@@ -9,10 +9,35 @@
 
 #include "../../train/comm.h"
 #include "../../util/digest.h"
-#include "../../util/mem.h"
 #include "../../util/rng.h"
 #include "../learner_util.h"
 #include "pg_streams.h"
+
+// pg's arrays, each declared once: its field, element type, length (from the sizes z), block
+// (util/arrays.h: one mapping each) and, for the saved block, its name in a checkpoint (float64
+// each: Learner.arrays is these rows) and whether it must be non-negative. pg_create points them
+// all, pg_destroy frees them; pg.h says what each holds. Outside them: the rows' set (rowset.c)
+// and each thread's player (episodes.c, whose episodes grow their trajectories).
+enum { PG_SAVED, PG_BATCH };
+#define PG_ARRAYS(X) \
+    X(net.w, double, z.n, PG_SAVED, "weights", false) \
+    X(cache, double, z.n, PG_SAVED, "RMSProp cache", true) \
+    X(cache_at, int64_t, z.D, PG_BATCH, NULL, false) \
+    X(stats, EpisodeStats, z.B, PG_BATCH, NULL, false) \
+    X(x, int64_t, z.stats, PG_BATCH, NULL, false)
+// and those of the pool's parts (its threads), made again when their number changes
+#define PG_PARTS_ARRAYS(X) \
+    X(scratch, double, z.partsH, 0, NULL, false) \
+    X(digests, uint64_t, z.parts, 0, NULL, false)
+
+typedef struct {
+    size_t D, n, B, stats, parts, partsH;
+} PgSizes;
+
+static PgSizes pg_sizes(const TrainConfig *c, int parts) {
+    const size_t H = (size_t)c->hidden, B = (size_t)c->batch_size;
+    return (PgSizes){ POLICY_D, POLICY_D * H + H, B, 4 * B, (size_t)parts, (size_t)parts * H };
+}
 
 // ----------------------------------------------------------------------------
 // the update: RMSProp over the touched rows
@@ -106,16 +131,26 @@ static bool pg_settled(const TrainState *s) {
 // ----------------------------------------------------------------------------
 // one iteration: a batch of episodes, their exact sum, the step
 
-// The scratch for the pool's thread count (it may differ from the last call's).
+// The scratch for the pool's thread count (it may differ from the last call's): pg's table of
+// arrays below, and each thread's player.
 static int scratch_for(PgState *pg, const TrainConfig *c, const Policy *p, int parts) {
     if (pg->parts == parts) return 0;
-    free(pg->scratch);
-    free(pg->digests);
+    arrays_free(&pg->parts_mem);
     pg_players_destroy(pg->players);
-    pg->scratch = calloc((size_t)parts * (size_t)p->H, sizeof(double));
-    pg->digests = calloc((size_t)parts, sizeof(uint64_t));
+    pg->scratch = NULL;
+    pg->digests = NULL;
+    pg->parts = 0;
+    const PgSizes z = pg_sizes(c, parts);
+#define X(FIELD, TYPE, LEN, BLOCK, SAVED, NONNEG) { sizeof(TYPE), (LEN), 0, NULL },
+    ArraySpec spec[] = { PG_PARTS_ARRAYS(X) };
+#undef X
+    if (arrays_make(spec, (int)(sizeof(spec) / sizeof(spec[0])), &pg->parts_mem)) return -1;
+    int i = 0;
+#define X(FIELD, TYPE, LEN, BLOCK, SAVED, NONNEG) pg->FIELD = (TYPE *)spec[i++].at;
+    PG_PARTS_ARRAYS(X)
+#undef X
     pg->players = pg_players_create(parts, c->env_id, c->mode, c->difficulty, p);
-    pg->parts = pg->scratch && pg->digests && pg->players ? parts : 0;
+    pg->parts = pg->players ? parts : 0;
     return pg->parts ? 0 : -1;
 }
 
@@ -162,43 +197,49 @@ static int pg_iterate(TrainState *s, Pool *pool, Comm *comm, LearnerBatch *lb, c
 static void pg_destroy(TrainState *s) {
     PgState *pg = pg_state(s);
     if (!pg) return;
-    policy_free(&pg->net);
     pg_players_destroy(pg->players);
     rowset_free(&pg->rows);
-    mem_free_all(pg->cache, pg->cache_at, pg->stats, pg->x, pg->scratch, pg->digests, pg);
+    arrays_free(&pg->mem);
+    arrays_free(&pg->parts_mem);
+    free(pg);
     s->algo = NULL;
 }
 
 static int pg_create(TrainState *s, bool fresh) {
-    const size_t B = (size_t)s->cfg.batch_size;
     PgState *pg = calloc(1, sizeof(PgState));
     if (!pg) return -1;
     s->algo = pg;
-    const Policy *p = &pg->net;
-    if (policy_alloc(&pg->net, POLICY_D, s->cfg.hidden)) {
+    const PgSizes z = pg_sizes(&s->cfg, 0);
+#define X(FIELD, TYPE, LEN, BLOCK, SAVED, NONNEG) { sizeof(TYPE), (LEN), (BLOCK), NULL },
+    ArraySpec spec[] = { PG_ARRAYS(X) };
+#undef X
+    if (arrays_make(spec, (int)(sizeof(spec) / sizeof(spec[0])), &pg->mem) || rowset_alloc(&pg->rows, (int)z.D)) {
         pg_destroy(s);
         return -1;
     }
-    pg->cache = big_calloc(p->n, sizeof(double));
-    pg->cache_at = malloc(sizeof(int64_t) * (size_t)p->D);
-    pg->stats = calloc(B, sizeof(EpisodeStats));
-    pg->x = calloc(4 * B, sizeof(int64_t));
-    if (!pg->cache || !pg->cache_at || !pg->stats || !pg->x || rowset_alloc(&pg->rows, p->D)) {
-        pg_destroy(s);
-        return -1;
-    }
-    for (int i = 0; i < p->D; i++) pg->cache_at[i] = s->iteration; // settled
+    int i = 0;
+#define X(FIELD, TYPE, LEN, BLOCK, SAVED, NONNEG) pg->FIELD = (TYPE *)spec[i++].at;
+    PG_ARRAYS(X)
+#undef X
+    pg->net.D = (int)z.D;
+    pg->net.H = s->cfg.hidden;
+    pg->net.n = z.n;
+    for (size_t r = 0; r < z.D; r++) pg->cache_at[r] = s->iteration; // settled
     if (fresh) policy_init_random(&pg->net, stream_pg_init(s->cfg.seed));
     return 0;
 }
 
+// The table's saved arrays, in its order.
 static int pg_arrays(TrainState *s, LearnerArray *out) {
     PgState *pg = pg_state(s);
-    out[0] = (LearnerArray){ "weights", pg->net.w, pg->net.n, false };
-    out[1] = (LearnerArray){ "RMSProp cache", pg->cache, pg->net.n, true };
-    return 2;
+    const PgSizes z = pg_sizes(&s->cfg, 0);
+    int k = 0;
+#define X(FIELD, TYPE, LEN, BLOCK, SAVED, NONNEG) \
+    if (BLOCK == PG_SAVED) out[k++] = (LearnerArray){ SAVED, (double *)pg->FIELD, (LEN), NONNEG };
+    PG_ARRAYS(X)
+#undef X
+    return k;
 }
-
 
 // The weights and the RMSProp cache, and each worker thread's gradient and exact sum.
 static double pg_memory_bytes(const TrainConfig *c) {

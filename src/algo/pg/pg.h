@@ -14,6 +14,7 @@
 #include "../../train/learner.h"
 #include "../../train/pool.h"
 #include "../../train/state.h"
+#include "../../util/arrays.h"
 #include "../../util/rowset.h"
 #include "episodes.h"
 
@@ -30,10 +31,11 @@ typedef struct {
     EpisodeStats *stats; // (batch,) by episode index
     int64_t *x;          // (4 batch,) the stats as the transport sums them
     RowSet rows;
-    int parts;          // the pool's threads the three below are sized for
-    PgPlayers *players; // (parts,) each thread's env and rollout scratch
-    double *scratch;    // (parts x H)
-    uint64_t *digests;  // (parts,)
+    int parts;                  // the pool's threads the three below are sized for
+    PgPlayers *players;         // (parts,) each thread's env and rollout scratch
+    double *scratch;            // (parts x H)
+    uint64_t *digests;          // (parts,)
+    ArrayBlocks mem, parts_mem; // where pg.c's tables of arrays live: pg_create's, scratch_for's
 } PgState;
 
 static inline PgState *pg_state(const TrainState *s) { return (PgState *)s->algo; }

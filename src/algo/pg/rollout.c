@@ -1,5 +1,6 @@
 // rollout.c: play one episode with the current weights and turn it into a gradient.
 #include "rollout.h"
+#include "../../util/arrays.h"
 #include "../../util/mem.h"
 
 #include <math.h>
@@ -21,8 +22,8 @@ static int trajectory_reserve_steps(Trajectory *tr, int T) {
     int cap = tr->cap ? tr->cap : 1024;
     while (cap < T) cap *= 2;
     if (grow((void **)&tr->h, sizeof(double) * tr->H, cap) || grow((void **)&tr->dlogp, sizeof(double), cap) ||
-        grow((void **)&tr->reward, sizeof(double), cap) || grow((void **)&tr->action, 1, cap) ||
-        grow((void **)&tr->xoff, sizeof(uint32_t), (size_t)cap + 1))
+        grow((void **)&tr->reward, sizeof(double), cap) || grow((void **)&tr->adv, sizeof(double), cap) ||
+        grow((void **)&tr->action, 1, cap) || grow((void **)&tr->xoff, sizeof(uint32_t), (size_t)cap + 1))
         return -1;
     tr->cap = cap;
     return 0;
@@ -41,24 +42,35 @@ static SparseX trajectory_x(const Trajectory *tr, int t) {
     return (SparseX){ (int)(tr->xoff[t + 1] - tr->xoff[t]), tr->idx + tr->xoff[t], tr->sign + tr->xoff[t] };
 }
 
+// A worker's arrays (util/arrays.h), one mapping: field, element type, length. Its trajectory
+// grows with the episode (above), so it is not among them.
+#define WORKER_ARRAYS(X) \
+    X(grad, double, p->n) \
+    X(dh, double, (size_t)p->H) \
+    X(fresh, uint8_t, (size_t)p->D)
+
 int worker_alloc(Worker *w, const Policy *p) {
     memset(w, 0, sizeof(*w));
     w->tr.H = p->H;
-    w->grad = big_calloc(p->n, sizeof(double));
-    w->dh = calloc((size_t)p->H, sizeof(double));
-    w->fresh = calloc((size_t)p->D, 1);
-    if (!w->grad || !w->dh || rowset_alloc(&w->touched, p->D) || !w->fresh) {
+#define X(FIELD, TYPE, LEN) { sizeof(TYPE), (LEN), 0, NULL },
+    ArraySpec spec[] = { WORKER_ARRAYS(X) };
+#undef X
+    if (arrays_make(spec, (int)(sizeof(spec) / sizeof(spec[0])), &w->mem) || rowset_alloc(&w->touched, p->D)) {
         worker_free(w);
         return -1;
     }
+    int i = 0;
+#define X(FIELD, TYPE, LEN) w->FIELD = (TYPE *)spec[i++].at;
+    WORKER_ARRAYS(X)
+#undef X
     return 0;
 }
 
 void worker_free(Worker *w) {
     Trajectory *tr = &w->tr;
     rowset_free(&w->touched);
-    mem_free_all(tr->h, tr->dlogp, tr->reward, tr->action, tr->xoff, tr->idx, tr->sign, w->grad, w->dh, w->fresh);
-    memset(w, 0, sizeof(*w));
+    arrays_free(&w->mem);
+    mem_free_all(tr->h, tr->dlogp, tr->reward, tr->adv, tr->action, tr->xoff, tr->idx, tr->sign);
 }
 
 // ----------------------------------------------------------------------------
@@ -155,8 +167,7 @@ void standardize(double *x, int T) {
 int rollout_gradient(Worker *w, const Policy *p, double gamma) {
     Trajectory *tr = &w->tr;
     const int T = tr->T, H = p->H;
-    double *adv = malloc(sizeof(double) * (size_t)(T > 0 ? T : 1));
-    if (!adv) return -1;
+    double *adv = tr->adv;
     discount_rewards(tr->reward, adv, T, gamma);
     standardize(adv, T);
     // forget the rows the previous episode used: a row's first step here writes it (fresh)
@@ -168,6 +179,5 @@ int rollout_gradient(Worker *w, const Policy *p, double gamma) {
         tr->dlogp[t] *= adv[t]; // epdlogp *= discounted_epr
         policy_backward_step(p, x, tr->h + (size_t)t * H, tr->dlogp[t], w->grad, w->dh, w->fresh);
     }
-    free(adv);
     return 0;
 }

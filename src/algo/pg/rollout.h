@@ -12,6 +12,7 @@
 #include "policy.h"
 #include "../../rl/agent.h"
 #include "../../train/learner.h"
+#include "../../util/arrays.h"
 #include "../../util/rng.h"
 #include "../../util/rowset.h"
 
@@ -21,6 +22,7 @@ typedef struct {
     double *h;       // (T, H) hidden activations
     double *dlogp;   // (T,)   y - p; after rollout_gradient: times the standardised return
     double *reward;  // (T,)   reward received after the step's action
+    double *adv;     // (T,)   the discounted, standardised returns (rollout_gradient)
     uint8_t *action; // (T,)   2 (UP) or 3 (DOWN)
     uint32_t *xoff;  // (T+1,) step t's input is idx/sign[xoff[t] .. xoff[t+1])
     uint16_t *idx;   // sparse difference frames, concatenated
@@ -31,11 +33,12 @@ typedef struct {
 // Scratch a worker owns for its whole life.
 typedef struct {
     Trajectory tr;
-    Agent agent;    // the acting side: frames, action draws
-    double *grad;   // (n,) dense gradient of one episode
-    double *dh;     // (H,)
-    RowSet touched; // input pixels seen this episode (the rows of grad in use)
-    uint8_t *fresh; // (D,) scratch: per non-zero pixel of a step, its row is new
+    Agent agent;     // the acting side: frames, action draws
+    double *grad;    // (n,) dense gradient of one episode
+    double *dh;      // (H,)
+    RowSet touched;  // input pixels seen this episode (the rows of grad in use)
+    uint8_t *fresh;  // (D,) scratch: per non-zero pixel of a step, its row is new
+    ArrayBlocks mem; // where grad, dh and fresh live (rollout.c's table)
 } Worker;
 
 // Karpathy's two-layer network acting: UP (2) if u < p, else DOWN (3); greedily UP iff p > 0.5.
@@ -56,8 +59,8 @@ void discount_rewards(const double *r, double *out, int T, double gamma);
 void standardize(double *x, int T);
 
 // Discount, standardise, modulate and backpropagate the episode in w->tr into w->grad
-// (on the rows in w->touched, and W2; the other rows hold stale values).
-// Returns 0, or -1 if memory ran out.
+// (on the rows in w->touched, and W2; the other rows hold stale values). Returns 0 (it once
+// allocated; its scratch is now the trajectory's, which rollout_play sized).
 int rollout_gradient(Worker *w, const Policy *p, double gamma);
 
 #endif

@@ -8,13 +8,13 @@
 #include "../../util/mem.h"
 #include "../../util/rng.h"
 
-int acnet_alloc(AcNet *net, int D, int H, int A) {
-    net->D = D;
-    net->H = H;
-    net->A = A;
-    net->Hv = 0;
-    net->tail = (size_t)D * H;
+void acnet_shape(AcNet *net, int D, int H, int A) {
+    *net = (AcNet){ .D = D, .H = H, .A = A, .tail = (size_t)D * H };
     net->n = net->tail + (size_t)H + (size_t)A * H + (size_t)A + (size_t)H + 1;
+}
+
+int acnet_alloc(AcNet *net, int D, int H, int A) {
+    acnet_shape(net, D, H, A);
     net->w1 = big_calloc(net->tail, sizeof(float));
     net->t = calloc(net->n - net->tail, sizeof(double));
     return net->w1 && net->t ? 0 : -1;

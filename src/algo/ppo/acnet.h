@@ -48,6 +48,9 @@ typedef struct {
     double *b1, *Wpi, *bpi, *wv, *bv;
 } AcParts;
 
+// The sizes of a network of D inputs, H hidden units and A actions, its arrays NULL (an owner
+// that makes them itself: PPO's table of arrays, ppo.c); alloc: made too, zeros.
+void acnet_shape(AcNet *net, int D, int H, int A);
 int acnet_alloc(AcNet *net, int D, int H, int A); // 0 or -1 (out of memory); zeros
 void acnet_free(AcNet *net);
 // W1 ~ randn / sqrt(40), Wpi ~ randn * 0.01 / sqrt(H), wv ~ randn / sqrt(H), biases zero,

@@ -143,26 +143,63 @@ const char *ppo_check(const TrainConfig *c) {
 // ----------------------------------------------------------------------------
 // create / destroy
 
+// The learner's arrays, each declared once: its field, element type, length (from the sizes z
+// of ppo_make) and block (util/arrays.h: one mapping each). ppo_make points them all, ppo_destroy
+// frees them; ppo.h says what each holds. The weights, the moments and the envs are what a
+// checkpoint holds (ppo_learner.c's held parts, as float64 in the network's layout, and the
+// envs' games beside them); the rest is made again by a run that resumes. Outside the table:
+// what grows as a rollout's inputs or a minibatch's entries need (xidx[e], xsign[e], ent,
+// wire.p: realloc), the envs' games (venv), the rows' sets and the threads' scratch (ppo_bind).
+enum { PPO_WEIGHTS, PPO_MOMENTS, PPO_ENVS, PPO_ROLLOUT, PPO_UPDATE };
+#define PPO_ARRAYS(X) \
+    X(net.w1, float, z.w1, PPO_WEIGHTS) \
+    X(net.t, double, z.tailn, PPO_WEIGHTS) \
+    X(adam_m, float, z.w1, PPO_MOMENTS) \
+    X(adam_v, float, z.w1, PPO_MOMENTS) \
+    X(adam_mt, double, z.tailn, PPO_MOMENTS) \
+    X(adam_vt, double, z.tailn, PPO_MOMENTS) \
+    X(envs, PpoEnv, z.N, PPO_ENVS) \
+    X(xoff, uint32_t, z.xoff, PPO_ROLLOUT) \
+    X(xidx, uint16_t *, z.N, PPO_ROLLOUT) \
+    X(xsign, int8_t *, z.N, PPO_ROLLOUT) \
+    X(xcap, size_t, z.N, PPO_ROLLOUT) \
+    X(action, uint8_t, z.B, PPO_ROLLOUT) \
+    X(done, uint8_t, z.B, PPO_ROLLOUT) \
+    X(logp, double, z.B, PPO_ROLLOUT) \
+    X(value, double, z.B, PPO_ROLLOUT) \
+    X(reward, double, z.B, PPO_ROLLOUT) \
+    X(adv, double, z.B, PPO_ROLLOUT) \
+    X(ret, double, z.B, PPO_ROLLOUT) \
+    X(next_value, double, z.N, PPO_ROLLOUT) \
+    X(ended, PpoEpisode, z.B, PPO_ROLLOUT) \
+    X(ended_slot, PpoEpisode, z.B, PPO_ROLLOUT) \
+    X(ended_stats, EpisodeStats, z.B, PPO_ROLLOUT) \
+    X(perm, int32_t, z.B, PPO_UPDATE) \
+    X(mb_adv, double, z.M, PPO_UPDATE) \
+    X(dh, float, z.MH, PPO_UPDATE) \
+    X(hacc, float, z.MH, PPO_UPDATE) \
+    X(tail_sum.hi, int64_t, z.n, PPO_UPDATE) /* only [tail, n) is ever written, */ \
+    X(tail_sum.lo, int64_t, z.n, PPO_UPDATE) /* so only it is ever resident */ \
+    X(rowsq, double, z.D, PPO_UPDATE) \
+    X(gw1, float, z.w1, PPO_UPDATE) \
+    X(gt, double, z.tailn, PPO_UPDATE) \
+    X(row_at, size_t, z.D, PPO_UPDATE) \
+    X(row_off, size_t, z.D + 1, PPO_UPDATE) \
+    X(block_stats, double, z.stats, PPO_UPDATE) \
+    X(x, int64_t, z.stats, PPO_UPDATE)
+
+static void ppo_threads_free(Ppo *p);
+
 void ppo_destroy(Ppo *p) {
     if (!p) return;
-    if (p->th)
-        for (int i = 0; i < p->threads; i++) ppo_thread_free(&p->th[i]);
-    free(p->th);
-    ppo_plan_free(p->plan);
+    ppo_threads_free(p);
     if (p->xidx)
-        for (int e = 0; e < p->cfg.envs; e++) {
-            free(p->xidx[e]);
-            free(p->xsign[e]);
-        }
+        for (int e = 0; e < p->cfg.envs; e++) mem_free_all(p->xidx[e], p->xsign[e]);
     vecenv_free(p->venv);
-    gradsum_free(&p->tail_sum);
     rowset_free(&p->rows);
     rowset_free(&p->none);
-    acnet_free(&p->net);
-    mem_free_all(p->xidx, p->xsign, p->xcap, p->xoff, p->envs, p->action, p->logp, p->value, p->reward, p->adv, p->ret,
-        p->done, p->next_value, p->ended, p->ended_slot, p->ended_stats, p->perm, p->mb_adv, p->dh, p->hacc, p->rowsq,
-        p->gw1, p->gt, p->block_stats, p->row_at, p->row_off, p->ent, p->wire.p, p->x, p->digests, p->adam_m, p->adam_v,
-        p->adam_mt, p->adam_vt, p);
+    arrays_free(&p->mem);
+    mem_free_all(p->ent, p->wire.p, p);
 }
 
 void ppo_free(void *p) { ppo_destroy(p); }
@@ -171,54 +208,29 @@ void ppo_free(void *p) { ppo_destroy(p); }
 static int ppo_make(void *obj, const TrainConfig *cfg) {
     Ppo *p = obj;
     p->cfg = *cfg;
-    const int N = cfg->envs, T = cfg->steps;
-    const size_t B = (size_t)N * T;
-    const int M = (int)(B / (size_t)cfg->minibatches);
-    const int blocks = (M + PPO_BLOCK - 1) / PPO_BLOCK;
-    if (acnet_alloc(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS)) return -1;
+    acnet_shape(&p->net, ppo_input_size(cfg->coarse), cfg->hidden, PPO_ACTIONS);
     p->net.Hv = ppo_value_units(cfg);
-    acnet_init_random(&p->net, stream_ppo_init(cfg->seed));
-    p->adam_m = big_calloc(p->net.tail, sizeof(float));
-    p->adam_v = big_calloc(p->net.tail, sizeof(float));
-    p->adam_mt = calloc(p->net.n - p->net.tail, sizeof(double));
-    p->adam_vt = calloc(p->net.n - p->net.tail, sizeof(double));
-    p->envs = calloc((size_t)N, sizeof(PpoEnv));
-    p->xoff = calloc((size_t)N * (T + 1), sizeof(uint32_t));
-    p->xidx = calloc((size_t)N, sizeof(uint16_t *));
-    p->xsign = calloc((size_t)N, sizeof(int8_t *));
-    p->xcap = calloc((size_t)N, sizeof(size_t));
-    p->action = calloc(B, 1);
-    p->done = calloc(B, 1);
-    p->logp = calloc(B, sizeof(double));
-    p->value = calloc(B, sizeof(double));
-    p->reward = calloc(B, sizeof(double));
-    p->adv = calloc(B, sizeof(double));
-    p->ret = calloc(B, sizeof(double));
-    p->next_value = calloc((size_t)N, sizeof(double));
-    p->ended = calloc(B, sizeof(PpoEpisode));
-    p->ended_slot = calloc(B, sizeof(PpoEpisode));
-    p->ended_stats = calloc(B, sizeof(EpisodeStats));
-    p->perm = calloc(B, sizeof(int32_t));
-    p->mb_adv = calloc((size_t)M, sizeof(double));
-    p->dh = calloc((size_t)M * (size_t)cfg->hidden, sizeof(float));
-    p->hacc = calloc((size_t)M * (size_t)cfg->hidden, sizeof(float));
-    // calloc, not big_calloc: only the tail is ever written (the rest is the transport's shape)
-    p->tail_sum = (GradSum){ p->net.n, calloc(p->net.n, sizeof(int64_t)), calloc(p->net.n, sizeof(int64_t)) };
-    p->rowsq = calloc((size_t)p->net.D, sizeof(double));
-    p->gw1 = big_calloc(p->net.tail, sizeof(float));
-    p->gt = calloc(p->net.n - p->net.tail, sizeof(double));
-    p->row_at = calloc((size_t)p->net.D, sizeof(size_t));
-    p->row_off = calloc((size_t)p->net.D + 1, sizeof(size_t));
-    p->block_stats = calloc((size_t)blocks * PPO_N_STATS, sizeof(double));
-    p->x = calloc((size_t)blocks * PPO_N_STATS, sizeof(int64_t));
+    struct {
+        size_t N, xoff, B, M, MH, stats, D, n, w1, tailn;
+    } z = { (size_t)cfg->envs, 0, (size_t)cfg->envs * (size_t)cfg->steps, 0, 0, 0, (size_t)p->net.D, p->net.n,
+        p->net.tail, p->net.n - p->net.tail };
+    z.xoff = z.N * ((size_t)cfg->steps + 1);
+    z.M = z.B / (size_t)cfg->minibatches;
+    z.MH = z.M * (size_t)p->net.H;
+    z.stats = (z.M + PPO_BLOCK - 1) / PPO_BLOCK * PPO_N_STATS;
+#define X(FIELD, TYPE, LEN, BLOCK) { sizeof(TYPE), (LEN), (BLOCK), NULL },
+    ArraySpec spec[] = { PPO_ARRAYS(X) };
+#undef X
+    if (arrays_make(spec, (int)(sizeof(spec) / sizeof(spec[0])), &p->mem)) return -1;
+    int i = 0;
+#define X(FIELD, TYPE, LEN, BLOCK) p->FIELD = (TYPE *)spec[i++].at;
+    PPO_ARRAYS(X)
+#undef X
+    p->tail_sum.n = z.n;
     p->env0 = 0;
-    p->env1 = N;
-    if (!p->x || !p->dh || !p->hacc || !p->tail_sum.hi || !p->tail_sum.lo || !p->row_at || !p->row_off || !p->adam_m ||
-        !p->adam_v || !p->adam_mt || !p->adam_vt || !p->envs || !p->xoff || !p->xidx || !p->xsign || !p->xcap ||
-        !p->action || !p->done || !p->logp || !p->value || !p->reward || !p->adv || !p->ret || !p->next_value ||
-        !p->ended || !p->ended_slot || !p->ended_stats || !p->perm || !p->mb_adv || !p->rowsq || !p->gw1 || !p->gt ||
-        !p->block_stats || rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D))
-        return -1;
+    p->env1 = cfg->envs;
+    if (rowset_alloc(&p->rows, p->net.D) || rowset_alloc(&p->none, p->net.D)) return -1;
+    acnet_init_random(&p->net, stream_ppo_init(cfg->seed));
     if (ppo_envs_start(p)) return -1;
     p->ent_coef = annealed_ent_coef(p);
     ppo_sticky_set(p, 0);
@@ -229,21 +241,65 @@ Ppo *ppo_create(const TrainConfig *cfg, char *err, size_t errlen) {
     return learner_object_create(cfg, ppo_check, sizeof(Ppo), ppo_make, ppo_free, err, errlen);
 }
 
+// What ppo_bind makes for a pool of z.n threads, in one block: each thread's scratch (PpoThread),
+// digest and the rows' plan (ppo_parts.h); then each thread's own arrays, every one on lines of
+// its own (no two threads' scratch shares a line: mem.h's MEM_PAD). The plan's inputs and cuts
+// (ppo_merge.c) grow with the minibatch it is given, outside it.
+#define PPO_BIND_ARRAYS(X) \
+    X(th, PpoThread, z.n) \
+    X(digests, uint64_t, z.n) \
+    X(plan, PpoPlan, 1) \
+    X(plan->bound, int, z.n + 1) \
+    X(plan->unit_ents, size_t, z.units) \
+    X(plan->cnt, uint32_t, z.rows) \
+    X(plan->list, uint16_t, z.rows) \
+    X(plan->part, PpoPlanPart, z.n)
+#define PPO_THREAD_ARRAYS(X) \
+    X(h, double, PPO_BLOCK *z.H) \
+    X(dh, double, z.H) \
+    X(gt, double, z.tailn) \
+    X(acc.hi, int64_t, z.tailn) \
+    X(acc.lo, int64_t, z.tailn) \
+    X(pieces, int, 2 * (z.D / PPO_ROW_PIECE + z.n + 1))
+
+static void ppo_threads_free(Ppo *p) {
+    if (p->plan) ppo_plan_free(p->plan);
+    arrays_free(&p->bind_mem);
+    p->th = NULL;
+    p->digests = NULL;
+    p->plan = NULL;
+    p->threads = 0;
+}
+
 // Each of n threads' scratch (PpoThread), digest and part of the rows' plan, made again for n.
 static int ppo_threads(Ppo *p, int n) {
-    for (int i = 0; i < p->threads; i++) ppo_thread_free(&p->th[i]);
-    free(p->th);
-    free(p->digests);
-    ppo_plan_free(p->plan);
-    p->threads = 0;
-    p->th = calloc((size_t)n, sizeof(PpoThread));
-    p->digests = calloc((size_t)n, sizeof(uint64_t));
-    p->plan = ppo_plan_alloc(n, p->net.D);
-    if (!p->th || !p->digests || !p->plan) return -1;
+    ppo_threads_free(p);
+    struct {
+        size_t n, units, rows, D, H, tailn;
+    } z = { (size_t)n, ((size_t)p->net.D + PPO_PLAN_ROWS - 1) / PPO_PLAN_ROWS, 0, (size_t)p->net.D, (size_t)p->net.H,
+        p->net.n - p->net.tail };
+    z.rows = z.units * PPO_PLAN_ROWS;
+#define X(FIELD, TYPE, LEN) { sizeof(TYPE), (LEN), 0, NULL },
+    const ArraySpec bind[] = { PPO_BIND_ARRAYS(X) }, each[] = { PPO_THREAD_ARRAYS(X) };
+#undef X
+    enum { NB = sizeof(bind) / sizeof(bind[0]), NE = sizeof(each) / sizeof(each[0]) };
+    ArraySpec spec[NB + NE * n];
+    memcpy(spec, bind, sizeof(bind));
+    for (int i = 0; i < n; i++) memcpy(spec + NB + (size_t)NE * i, each, sizeof(each));
+    if (arrays_make(spec, NB + NE * n, &p->bind_mem)) return -1;
+    int k = 0;
+#define X(FIELD, TYPE, LEN) p->FIELD = (TYPE *)spec[k++].at;
+    PPO_BIND_ARRAYS(X)
+#undef X
+#define X(FIELD, TYPE, LEN) t->FIELD = (TYPE *)spec[k++].at;
     for (int i = 0; i < n; i++) {
-        if (ppo_thread_alloc(&p->th[i], &p->net, n)) return -1;
-        p->threads = i + 1;
+        PpoThread *t = &p->th[i];
+        PPO_THREAD_ARRAYS(X)
+        t->acc.n = z.tailn;
     }
+#undef X
+    ppo_plan_init(p->plan, n, p->net.D);
+    p->threads = n;
     return 0;
 }
 

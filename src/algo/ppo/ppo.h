@@ -56,6 +56,7 @@
 #include "../../train/learner.h"
 #include "../../train/state.h"
 #include "../../train/pool.h"
+#include "../../util/arrays.h"
 #include "../../util/bytes.h"
 #include "../../util/rowset.h"
 
@@ -168,10 +169,12 @@ typedef struct Ppo {
     int env0, env1;
     ByteWriter wire; // this rank's part of the rollout, packed for the exchange
     size_t wire_cap;
-    int64_t *x;        // (blocks * 6) the blocks' loss terms, as bits, summed over the ranks
-    uint64_t digest;   // order-free digest of every weight its steps wrote (kept under MPI: the ranks compare it)
-    uint64_t *digests; // (threads,)
-    char why[256];     // what the last failed phase said
+    int64_t *x;           // (blocks * 6) the blocks' loss terms, as bits, summed over the ranks
+    uint64_t digest;      // order-free digest of every weight its steps wrote (kept under MPI: the ranks compare it)
+    uint64_t *digests;    // (threads,)
+    ArrayBlocks mem;      // where the arrays of ppo.c's tables live: ppo_make's
+    ArrayBlocks bind_mem; // and ppo_bind's
+    char why[256];        // what the last failed phase said
     PpoStats last;
 } Ppo;
 

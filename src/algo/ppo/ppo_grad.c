@@ -35,30 +35,6 @@
 #include "../../util/workpool.h"
 
 // ----------------------------------------------------------------------------
-// per-thread scratch
-
-void ppo_thread_free(PpoThread *t) {
-    free(t->h);
-    free(t->dh);
-    free(t->gt);
-    free(t->pieces);
-    gradsum_free(&t->acc);
-}
-
-int ppo_thread_alloc(PpoThread *t, const AcNet *net, int parts) {
-    memset(t, 0, sizeof(*t));
-    t->h = pad_calloc((size_t)PPO_BLOCK * (size_t)net->H, sizeof(double));
-    t->dh = pad_calloc((size_t)net->H, sizeof(double));
-    t->gt = pad_calloc(net->n - net->tail, sizeof(double));
-    t->pieces = calloc(2 * ((size_t)net->D / PPO_ROW_PIECE + (size_t)parts + 1), sizeof(int));
-    if (!t->h || !t->dh || !t->gt || !t->pieces || gradsum_alloc(&t->acc, net->n - net->tail)) {
-        ppo_thread_free(t);
-        return -1;
-    }
-    return 0;
-}
-
-// ----------------------------------------------------------------------------
 // the loss of a sample, and a block's pass
 
 // A minibatch's two jobs on the pool (ppo_minibatch_update), each with a barrier among its parts.

@@ -21,27 +21,16 @@
 // shares for the parts); the plan does not depend on them.
 
 void ppo_plan_free(PpoPlan *pl) {
-    if (pl) mem_free_all(pl->bound, pl->unit_ents, pl->cnt, pl->list, pl->part, pl->xs, pl->cut, pl);
+    mem_free_all(pl->xs, pl->cut);
+    pl->xs = NULL;
+    pl->cut = NULL;
+    pl->cap = 0;
 }
 
-PpoPlan *ppo_plan_alloc(int parts, int D) {
-    PpoPlan *pl = calloc(1, sizeof(PpoPlan));
-    if (!pl) return NULL;
-    const int units = (D + PPO_PLAN_ROWS - 1) / PPO_PLAN_ROWS;
-    const size_t rows = (size_t)units * PPO_PLAN_ROWS;
+void ppo_plan_init(PpoPlan *pl, int parts, int D) {
     pl->parts = parts;
-    pl->units = units;
-    pl->bound = calloc((size_t)parts + 1, sizeof(int));
-    pl->unit_ents = calloc((size_t)units, sizeof(size_t));
-    pl->cnt = pad_calloc(rows, sizeof(uint32_t));
-    pl->list = pad_calloc(rows, sizeof(uint16_t));
-    pl->part = pad_calloc((size_t)parts, sizeof(PpoPlanPart));
-    if (!pl->bound || !pl->unit_ents || !pl->cnt || !pl->list || !pl->part) {
-        ppo_plan_free(pl);
-        return NULL;
-    }
-    for (int s = 0; s <= parts; s++) pl->bound[s] = (int)((int64_t)units * s / parts);
-    return pl;
+    pl->units = (D + PPO_PLAN_ROWS - 1) / PPO_PLAN_ROWS;
+    for (int s = 0; s <= parts; s++) pl->bound[s] = (int)((int64_t)pl->units * s / parts);
 }
 
 // Room for M samples' inputs and cuts (a multiple of 32 samples: each part's cuts on lines of

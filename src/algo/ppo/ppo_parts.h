@@ -33,8 +33,7 @@ struct PpoThread {
     int npieces;   // then steps: piece i is rows [pieces[2 i], pieces[2 i + 1]) of p->rows.list
 };
 
-int ppo_thread_alloc(PpoThread *t, const AcNet *net, int parts); // 0, or -1 (out of memory)
-void ppo_thread_free(PpoThread *t);
+// (Its arrays are ppo_bind's: ppo.c's table.)
 
 // The rows' plan's scratch (ppo_merge.c): the pool's parts each take a range of W1's rows, whole
 // units of PPO_PLAN_ROWS rows (a multiple of 16), count its entries, then place them (a row's
@@ -62,7 +61,9 @@ typedef struct PpoPlan {
     uint16_t *cut;     // (parts, cap, 2) where each part's range starts and ends in each input
 } PpoPlan;
 
-PpoPlan *ppo_plan_alloc(int parts, int D); // NULL: out of memory
+// Its arrays are ppo_bind's (ppo.c's table), its inputs' and cuts' its own (they grow):
+// init sets a plan of those arrays for parts parts of D rows; free frees what it grew.
+void ppo_plan_init(PpoPlan *pl, int parts, int D);
 void ppo_plan_free(PpoPlan *pl);
 
 // The minibatch's W1 rows (ppo_merge.c): g_r = sum over its samples s with x_s[r] != 0 of
