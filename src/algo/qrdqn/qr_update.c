@@ -18,7 +18,6 @@
 #include "qrdqn.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../../rl/adam.h"
@@ -78,15 +77,10 @@ static void inputs_of(Qr *q, int b, uint16_t *cur, uint16_t *prev) {
 
 static void inputs_part(void *ctx, int part, int parts) {
     Qr *q = ctx;
-    uint16_t *lit = malloc(sizeof(uint16_t) * 2 * POLICY_D);
-    if (!lit) {
-        q->bad = 1;
-        return;
-    }
+    uint16_t *lit = q->th_lit + (size_t)part * q->th_ls;
     int b0, b1;
     part_range(q->cfg.minibatch, part, parts, &b0, &b1);
     for (int b = b0; b < b1; b++) inputs_of(q, b, lit, lit + POLICY_D);
-    free(lit);
 }
 
 // The rows of the B inputs idx/sign/nnz (nnz -1: none), ascending, each with the list of the
@@ -352,9 +346,7 @@ bool qr_draw(const Qr *q, int64_t u, int64_t *slots) {
 int qr_update(Qr *q, int64_t u) {
     if (!qr_draw(q, u, q->batch)) return 0;
     const int B = q->cfg.minibatch;
-    q->bad = 0;
     pool_for(q->pool, inputs_part, q);
-    if (q->bad) return -1;
     pool_for(q->pool, lists_part, q);
     pool_for(q->pool, hidden_part, q);
     pool_for(q->pool, loss_part, q);
@@ -376,80 +368,4 @@ int qr_update(Qr *q, int64_t u) {
     pool_for(q->pool, step_part, &job);
     if (u % q->cfg.target_every == 0) memcpy(q->target, q->w, sizeof(double) * q->sh.n);
     return 1;
-}
-
-// ----------------------------------------------------------------------------
-// the update's scratch
-
-int qr_update_alloc(Qr *q) {
-    q->g = pad_calloc(q->sh.n - q->sh.tail, sizeof(double)); // lines of its own: the threads share its columns
-    const size_t D = (size_t)q->sh.D, H = (size_t)q->sh.H, B = (size_t)q->cfg.minibatch, NQ = (size_t)q->sh.N;
-    const size_t X = B * SPARSE_INPUT_MAX;
-    bool rows_ok = true;
-    QrRows *rl[2] = { &q->on, &q->tg };
-    for (int i = 0; i < 2; i++) {
-        rl[i]->rows = calloc(D, sizeof(uint16_t));
-        rl[i]->start = calloc(D + 1, sizeof(int32_t));
-        rl[i]->b = calloc(X, sizeof(uint16_t));
-        rl[i]->sign = calloc(X, 1);
-        rl[i]->slot = calloc(D, sizeof(int32_t));
-        rl[i]->bits = calloc((D + 63) / 64, sizeof(uint64_t));
-        rows_ok = rows_ok && rl[i]->rows && rl[i]->start && rl[i]->b && rl[i]->sign && rl[i]->slot && rl[i]->bits;
-    }
-    q->batch = calloc(B, sizeof(int64_t));
-    q->act = calloc(B, 1);
-    q->by_act = calloc(B, sizeof(int));
-    q->xs_idx = calloc(X, sizeof(uint16_t));
-    q->xs_sign = calloc(X, 1);
-    q->xs_nnz = calloc(B, sizeof(int));
-    q->xt_idx = calloc(X, sizeof(uint16_t));
-    q->xt_sign = calloc(X, 1);
-    q->xt_nnz = calloc(B, sizeof(int));
-    const size_t line = MEM_PAD / sizeof(double);
-    q->hp = (H + line - 1) / line * line;
-    q->hs = pad_calloc(B * q->hp, sizeof(double));
-    q->ht = pad_calloc(B * q->hp, sizeof(double));
-    q->dhs = pad_calloc(B * q->hp, sizeof(double));
-    q->dqs = calloc(B * NQ, sizeof(double));
-    q->tgts = calloc(B * NQ, sizeof(double));
-    q->terms = calloc(B * 2, sizeof(double));
-    q->ret = calloc(B * 2, sizeof(double));
-    q->qp = ((size_t)q->sh.A * NQ + line - 1) / line * line;
-    q->qs = pad_calloc(B * q->qp, sizeof(double));
-    q->qt = pad_calloc(B * q->qp, sizeof(double));
-    return rows_ok && q->g && q->batch && q->act && q->by_act && q->xs_idx && q->xs_sign && q->xs_nnz && q->xt_idx &&
-            q->xt_sign && q->xt_nnz && q->hs && q->ht && q->dhs && q->dqs && q->tgts && q->terms && q->ret && q->qs &&
-            q->qt
-        ? 0
-        : -1;
-}
-
-void qr_update_free(Qr *q) {
-    free(q->g);
-    for (QrRows *L = &q->on; L; L = L == &q->on ? &q->tg : NULL) {
-        free(L->rows);
-        free(L->start);
-        free(L->b);
-        free(L->sign);
-        free(L->slot);
-        free(L->bits);
-    }
-    free(q->batch);
-    free(q->act);
-    free(q->by_act);
-    free(q->xs_idx);
-    free(q->xs_sign);
-    free(q->xs_nnz);
-    free(q->xt_idx);
-    free(q->xt_sign);
-    free(q->xt_nnz);
-    free(q->hs);
-    free(q->ht);
-    free(q->dhs);
-    free(q->dqs);
-    free(q->tgts);
-    free(q->terms);
-    free(q->ret);
-    free(q->qs);
-    free(q->qt);
 }

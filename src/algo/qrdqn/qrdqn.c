@@ -5,7 +5,6 @@
 #include "qrdqn.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../../util/mem.h"
@@ -61,10 +60,7 @@ int qr_iteration(Qr *q, char *err, size_t errlen) {
         }
         q->agent_steps += N;
         for (int64_t u = qr_updates_at(&q->cfg, s0) + 1; u <= qr_updates_at(&q->cfg, q->agent_steps); u++)
-            if (qr_update(q, u) < 0) {
-                snprintf(err, errlen, "out of memory");
-                return -1;
-            }
+            qr_update(q, u);
     }
     if (ranks > 1 && qr_exchange_envs(q, err, errlen)) return -1;
     q->iteration++;
@@ -89,30 +85,45 @@ void qr_destroy(Qr *q) {
     if (!q) return;
     train_envs_free(&q->te);
     replay_free(&q->mem);
-    qr_update_free(q);
-    mem_free_all(q->w, q->target, q->adam_m, q->adam_v, q->th_h, q->th_q, q->th_g, q->ended, q->wire, q);
+    arrays_free(&q->arrays);
+    arrays_free(&q->bind_arrays);
+    mem_free_all(q->wire, q);
 }
 
 void qr_free(void *q) { qr_destroy(q); }
 
-// The arrays of q for settings c, its network drawn, its envs started. 0, or -1 (out of memory).
+// n rounded up to a whole number of MEM_PAD lines of elements of elem bytes.
+static size_t whole_lines(size_t n, size_t elem) {
+    const size_t line = MEM_PAD / elem;
+    return (n + line - 1) / line * line;
+}
+
+// The arrays of q for settings c (QR_ARRAYS), its network drawn, its envs started. 0, or -1
+// (out of memory).
 static int qr_make(void *obj, const TrainConfig *c) {
     Qr *q = obj;
     q->cfg = *c;
     q->sh = qr_shape(c);
-    const size_t n = q->sh.n, N = (size_t)c->envs;
-    q->w = big_calloc(n, sizeof(double));
-    q->target = big_calloc(n, sizeof(double));
-    q->adam_m = big_calloc(n, sizeof(double));
-    q->adam_v = big_calloc(n, sizeof(double));
-    q->ended = calloc(N * (size_t)c->steps, sizeof(EpisodeStats));
-    if (!q->w || !q->target || !q->adam_m || !q->adam_v || !q->ended ||
-        replay_alloc(&q->mem, c->replay, c->replay * QR_LIT_SLOT, QR_ACTIONS) || qr_update_alloc(q))
-        return -1;
+    q->hp = whole_lines((size_t)q->sh.H, sizeof(double));
+    q->qp = whole_lines((size_t)q->sh.A * (size_t)q->sh.N, sizeof(double));
+    const size_t B = (size_t)c->minibatch;
+    struct {
+        size_t n, NT, gn, D, X, words, B, BN, B2, BH, BQ;
+    } z = { q->sh.n, (size_t)c->envs * (size_t)c->steps, q->sh.n - q->sh.tail, (size_t)q->sh.D, B * SPARSE_INPUT_MAX,
+        ((size_t)q->sh.D + 63) / 64, B, B * (size_t)q->sh.N, B * 2, B * q->hp, B * q->qp };
+#define X(FIELD, TYPE, LEN, BLOCK) { sizeof(TYPE), (LEN), (BLOCK), NULL },
+    ArraySpec spec[] = { QR_ARRAYS(X) };
+#undef X
+    if (arrays_make(spec, (int)(sizeof(spec) / sizeof(spec[0])), &q->arrays)) return -1;
+    int i = 0;
+#define X(FIELD, TYPE, LEN, BLOCK) q->FIELD = (TYPE *)spec[i++].at;
+    QR_ARRAYS(X)
+#undef X
+    if (replay_alloc(&q->mem, c->replay, c->replay * QR_LIT_SLOT, QR_ACTIONS)) return -1;
     q->env0 = 0;
     q->env1 = c->envs;
     qr_net_init(&q->sh, q->w, stream_qr_init(c->seed));
-    memcpy(q->target, q->w, sizeof(double) * n);
+    memcpy(q->target, q->w, sizeof(double) * z.n);
     return qr_envs_start(q);
 }
 
@@ -120,19 +131,30 @@ Qr *qr_create(const TrainConfig *c, char *err, size_t errlen) {
     return learner_object_create(c, qr_check, sizeof(Qr), qr_make, qr_free, err, errlen);
 }
 
-// Each of n threads' hidden layer and Q values, made again for n.
+// Each of n threads' scratch (QR_BIND_ARRAYS), made again for n.
 static int qr_threads(Qr *q, int n) {
-    free(q->th_h);
-    free(q->th_q);
-    free(q->th_g);
-    const size_t line = MEM_PAD / sizeof(double);
-    q->th_hs = ((size_t)q->sh.H + line - 1) / line * line;
-    q->th_qs = ((size_t)q->sh.A * q->sh.N + line - 1) / line * line;
-    q->th_h = pad_calloc((size_t)n * q->th_hs, sizeof(double));
-    q->th_q = pad_calloc((size_t)n * q->th_qs, sizeof(double));
-    q->th_g = pad_calloc((size_t)n * QR_ROW_CHUNK * q->th_hs, sizeof(double));
-    q->threads = q->th_h && q->th_q && q->th_g ? n : 0;
-    return q->threads ? 0 : -1;
+    arrays_free(&q->bind_arrays);
+#define X(FIELD, TYPE, LEN) q->FIELD = NULL;
+    QR_BIND_ARRAYS(X)
+#undef X
+    q->threads = 0;
+    q->th_hs = whole_lines((size_t)q->sh.H, sizeof(double));
+    q->th_qs = whole_lines((size_t)q->sh.A * (size_t)q->sh.N, sizeof(double));
+    q->th_ls = whole_lines(2 * (size_t)POLICY_D, sizeof(uint16_t));
+    const size_t m = (size_t)n;
+    struct {
+        size_t h, q, g, lit;
+    } z = { m * q->th_hs, m * q->th_qs, m * QR_ROW_CHUNK * q->th_hs, m * q->th_ls };
+#define X(FIELD, TYPE, LEN) { sizeof(TYPE), (LEN), 0, NULL },
+    ArraySpec spec[] = { QR_BIND_ARRAYS(X) };
+#undef X
+    if (arrays_make(spec, (int)(sizeof(spec) / sizeof(spec[0])), &q->bind_arrays)) return -1;
+    int i = 0;
+#define X(FIELD, TYPE, LEN) q->FIELD = (TYPE *)spec[i++].at;
+    QR_BIND_ARRAYS(X)
+#undef X
+    q->threads = n;
+    return 0;
 }
 
 int qr_bind(Qr *q, Pool *pool, Comm *comm) { return LEARNER_BIND(q, pool, comm, qr_threads); }

@@ -50,6 +50,7 @@
 #include "../../train/learner.h"
 #include "../../train/pool.h"
 #include "../../train/state.h"
+#include "../../util/arrays.h"
 #include "../../util/rng.h"
 
 #define QR_ACTIONS    3   // NOOP, RIGHT (up), LEFT (down)
@@ -105,6 +106,57 @@ typedef struct {
 // (th_g), then stepped, while the buffer is in the core's first cache.
 #define QR_ROW_CHUNK 16
 
+// Its arrays, one row each (util/arrays.h): the field, its element type, its length (of z, the
+// sizes qr_make computes) and its block (role), one mapping each. They are made and freed with
+// the object and never grow; what grows during a run stays outside: the replay memory
+// (rl/replay.h, sized by --replay), the envs' games (rl/train_envs.h) and the MPI exchange's
+// wire (grown by wire_reserve to each round's packed size).
+enum { QR_WEIGHTS, QR_TARGET, QR_MOMENTS, QR_ROUNDS, QR_UPDATE };
+#define QR_ARRAYS(X) \
+    X(w, double, z.n, QR_WEIGHTS) \
+    X(target, double, z.n, QR_TARGET) \
+    X(adam_m, double, z.n, QR_MOMENTS) \
+    X(adam_v, double, z.n, QR_MOMENTS) \
+    X(ended, EpisodeStats, z.NT, QR_ROUNDS) \
+    X(g, double, z.gn, QR_UPDATE) \
+    X(on.rows, uint16_t, z.D, QR_UPDATE) \
+    X(on.start, int32_t, z.D + 1, QR_UPDATE) \
+    X(on.b, uint16_t, z.X, QR_UPDATE) \
+    X(on.sign, int8_t, z.X, QR_UPDATE) \
+    X(on.slot, int32_t, z.D, QR_UPDATE) \
+    X(on.bits, uint64_t, z.words, QR_UPDATE) \
+    X(tg.rows, uint16_t, z.D, QR_UPDATE) \
+    X(tg.start, int32_t, z.D + 1, QR_UPDATE) \
+    X(tg.b, uint16_t, z.X, QR_UPDATE) \
+    X(tg.sign, int8_t, z.X, QR_UPDATE) \
+    X(tg.slot, int32_t, z.D, QR_UPDATE) \
+    X(tg.bits, uint64_t, z.words, QR_UPDATE) \
+    X(batch, int64_t, z.B, QR_UPDATE) \
+    X(act, uint8_t, z.B, QR_UPDATE) \
+    X(by_act, int, z.B, QR_UPDATE) \
+    X(xs_idx, uint16_t, z.X, QR_UPDATE) \
+    X(xs_sign, int8_t, z.X, QR_UPDATE) \
+    X(xs_nnz, int, z.B, QR_UPDATE) \
+    X(xt_idx, uint16_t, z.X, QR_UPDATE) \
+    X(xt_sign, int8_t, z.X, QR_UPDATE) \
+    X(xt_nnz, int, z.B, QR_UPDATE) \
+    X(hs, double, z.BH, QR_UPDATE) \
+    X(ht, double, z.BH, QR_UPDATE) \
+    X(dhs, double, z.BH, QR_UPDATE) \
+    X(dqs, double, z.BN, QR_UPDATE) \
+    X(tgts, double, z.BN, QR_UPDATE) \
+    X(terms, double, z.B2, QR_UPDATE) \
+    X(ret, double, z.B2, QR_UPDATE) \
+    X(qs, double, z.BQ, QR_UPDATE) \
+    X(qt, double, z.BQ, QR_UPDATE)
+// What qr_bind makes for a pool of n threads, in one block: each thread's rows on lines of their
+// own (strides th_hs, th_qs, th_ls: no cache line shared by two threads).
+#define QR_BIND_ARRAYS(X) \
+    X(th_h, double, z.h) \
+    X(th_q, double, z.q) \
+    X(th_g, double, z.g) \
+    X(th_lit, uint16_t, z.lit)
+
 typedef struct Qr {
     TrainConfig cfg;
     QrShape sh;
@@ -128,7 +180,6 @@ typedef struct Qr {
     double *dqs, *tgts, *terms, *ret; // (B, N), (B, N), (B, 2), (B, 2): dL/dq, targets, loss and mean q, R and gamma^n
     double *qs, *qt;                  // (B, qp) the outputs (online, target)
     size_t qp;                        // A N rounded up to MEM_PAD bytes
-    int bad;                          // a thread ran out of memory
     // the threads' scratch (qr_bind)
     Pool *pool;
     int threads;
@@ -136,9 +187,12 @@ typedef struct Qr {
     int env0, env1;
     uint8_t *wire; // this rank's part of an exchange
     size_t wire_cap;
-    double *th_h, *th_q; // (threads, hs), (threads, qs): each thread's H and A N, a line of its own
-    double *th_g;        // (threads, QR_ROW_CHUNK H) each thread's rows of the gradient
-    size_t th_hs, th_qs; // H and A N rounded up to MEM_PAD bytes (no cache line shared by two threads)
+    double *th_h, *th_q;        // (threads, th_hs), (threads, th_qs): each thread's H and A N
+    double *th_g;               // (threads, QR_ROW_CHUNK th_hs) each thread's rows of the gradient
+    uint16_t *th_lit;           // (threads, th_ls) each thread's lit pixels of two frames (qr_update.c)
+    size_t th_hs, th_qs, th_ls; // H, A N and 2 POLICY_D rounded up to MEM_PAD bytes
+    ArrayBlocks arrays;         // QR_ARRAYS' blocks
+    ArrayBlocks bind_arrays;    // QR_BIND_ARRAYS'
     QrStats stats;
     EpisodeStats *ended; // (N T) this iteration's finished episodes, (round, env) order
     int n_ended;
@@ -169,11 +223,8 @@ void qr_env_step(Qr *q, int e, double *h, double *qv);
 int qr_exchange_round(Qr *q, char *err, size_t errlen);
 int qr_exchange_envs(Qr *q, char *err, size_t errlen);
 
-// The update's scratch (qr_create; 0, or -1: out of memory) and its release (qr_destroy).
-int qr_update_alloc(Qr *q);
-void qr_update_free(Qr *q);
 // Update u (1-based): a minibatch from its stream, the loss's gradient, a step of Adam. 1, or 0
-// when the memory holds no transition to draw (nothing done), or -1 (out of memory).
+// when the memory holds no transition to draw (nothing done).
 int qr_update(Qr *q, int64_t u);
 // Update u's minibatch (cfg.minibatch slots, drawn uniformly from the slots that have their
 // previous and n-th next step) into slots; false when there is none.
