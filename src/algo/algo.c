@@ -29,19 +29,6 @@ static struct {
 // ----------------------------------------------------------------------------
 // the checks
 
-// The name a key's word spells (its bytes, the first in the high byte, leading zero bytes
-// dropped), into out[5]; false when a byte after the first is zero or one is not printable.
-static bool word_name(uint32_t word, char *out) {
-    int n = 0;
-    for (int shift = 24; shift >= 0; shift -= 8) {
-        unsigned c = (word >> shift) & 0xff;
-        if (c == 0 && n == 0) continue;
-        if (c < 0x21 || c > 0x7e) return false;
-        out[n++] = (char)c;
-    }
-    out[n] = 0;
-    return n > 0;
-}
 
 // Whether d takes the word or the name of a key of `keys` (a list ending with a zeroed key),
 // before `end` (NULL: the whole list).
@@ -55,7 +42,7 @@ static bool key_taken(const StreamDecl *keys, const StreamDecl *end, const Strea
 static const char *streams_clash(const Learner *l, char *why, size_t n) {
     for (const StreamDecl *d = l->streams; d->name; d++) {
         char name[5];
-        if (!word_name(d->word, name) || strcmp(name, d->name))
+        if (!stream_word_name(d->word, name) || strcmp(name, d->name))
             snprintf(why, n, "its stream key 0x%08x is not the word of \"%.8s\"", (unsigned)d->word, d->name);
         else if (key_taken(l->streams, d, d))
             snprintf(why, n, "it declares the stream key \"%s\" twice", d->name);

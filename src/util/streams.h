@@ -62,4 +62,18 @@ static inline uint64_t stream_env_episode(uint64_t seed, uint64_t env, uint64_t 
 static inline uint64_t stream_atari_sticky(uint64_t seed) { return rng_key(seed, 0, 0, STREAM_ATARI); }
 static inline uint64_t stream_atari_episode(uint64_t sticky, uint64_t k) { return rng_key(sticky, k, 1, STREAM_ATARI); }
 
+// The name a key's word spells (its bytes, the first in the high byte, leading zero bytes
+// dropped), into out[5]; false when a byte after the first is zero or one is not printable.
+static inline bool stream_word_name(uint32_t word, char *out) {
+    int n = 0;
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        unsigned c = (word >> shift) & 0xff;
+        if (c == 0 && n == 0) continue;
+        if (c < 0x21 || c > 0x7e) return false;
+        out[n++] = (char)c;
+    }
+    out[n] = 0;
+    return n > 0;
+}
+
 #endif

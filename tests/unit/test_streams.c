@@ -13,19 +13,6 @@
 
 #define KEYS_MAX 64
 
-// The name a word's bytes spell (leading zero bytes dropped), into out[5]; false when a byte
-// after the first is zero or any is not a printable letter.
-static bool word_name(uint32_t word, char *out) {
-    int n = 0;
-    for (int shift = 24; shift >= 0; shift -= 8) {
-        unsigned c = (word >> shift) & 0xff;
-        if (c == 0 && n == 0) continue;
-        if (c < 0x21 || c > 0x7e) return false;
-        out[n++] = (char)c;
-    }
-    out[n] = 0;
-    return n > 0;
-}
 
 // NULL when the NULL-terminated lists' keys are all distinct, as words and as names, each
 // name the word's bytes; else one line in why (owner: each list's owner, for the line).
@@ -40,7 +27,7 @@ static const char *keys_clash(const StreamDecl *const *lists, const char *const 
         }
         for (const StreamDecl *d = lists[l]; d->name; d++) {
             char name[5];
-            if (!word_name(d->word, name) || strcmp(name, d->name)) {
+            if (!stream_word_name(d->word, name) || strcmp(name, d->name)) {
                 snprintf(why, len, "%s: the word 0x%08x is not the name \"%s\"", owner[l], (unsigned)d->word, d->name);
                 return why;
             }

@@ -45,6 +45,15 @@ void qr_env_step(Qr *q, int e, double *h, double *qv) {
 // ----------------------------------------------------------------------------
 // under MPI
 
+// q->wire's len bytes out, every rank's in: *all, *total bytes of them, in rank order.
+static int gather(Qr *q, size_t len, const uint8_t **all, size_t *total, char *err, size_t errlen) {
+    const size_t *sizes;
+    if (q->comm->allgather(q->comm, q->wire, len, all, &sizes, err, errlen)) return -1;
+    *total = 0;
+    for (int r = 0; r < q->comm->size; r++) *total += sizes[r];
+    return 0;
+}
+
 int qr_exchange_round(Qr *q, char *err, size_t errlen) {
     if (wire_reserve(&q->wire, &q->wire_cap, wire_steps_bound(q->env1 - q->env0))) {
         snprintf(err, errlen, "out of memory");
@@ -52,10 +61,8 @@ int qr_exchange_round(Qr *q, char *err, size_t errlen) {
     }
     const size_t len = wire_steps_pack(&q->te, q->env0, q->env1, q->wire);
     const uint8_t *all;
-    const size_t *sizes;
-    if (q->comm->allgather(q->comm, q->wire, len, &all, &sizes, err, errlen)) return -1;
-    size_t total = 0;
-    for (int r = 0; r < q->comm->size; r++) total += sizes[r];
+    size_t total;
+    if (gather(q, len, &all, &total, err, errlen)) return -1;
     int bad;
     if (wire_steps_unpack(&q->te, all, total, &bad)) {
         if (bad < 0)
@@ -75,10 +82,8 @@ int qr_exchange_envs(Qr *q, char *err, size_t errlen) {
     }
     wire_envs_pack(&q->te, q->env0, q->env1, q->wire);
     const uint8_t *all;
-    const size_t *sizes;
-    if (q->comm->allgather(q->comm, q->wire, len, &all, &sizes, err, errlen)) return -1;
-    size_t total = 0;
-    for (int r = 0; r < q->comm->size; r++) total += sizes[r];
+    size_t total;
+    if (gather(q, len, &all, &total, err, errlen)) return -1;
     int bad;
     if (wire_envs_unpack(&q->te, all, total, q->env0, q->env1, &bad)) {
         snprintf(err, errlen, "a rank sent an env state that is not valid (env %d)", bad);
