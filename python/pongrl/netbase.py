@@ -140,7 +140,7 @@ def npy(path, name):
 
 
 def check_crc32(path, settings):
-    """model.txt's crc32 line (NAME.npy:XXXXXXXX,...: each array file beside it and the crc32 of
+    """model.txt's crc32 line (NAME.npy:hhhhhhhh,...: each array file beside it and the crc32 of
     its bytes) against the files in path: a ValueError naming the first that differs, so that
     model.txt never describes the arrays of another export. An export written before the line
     existed has none: nothing to check."""
@@ -158,7 +158,7 @@ def check_crc32(path, settings):
             or "/" in name
             or name.startswith(".")
         ):
-            raise ValueError("pongrl: %s: crc32: '%s' is not NAME.npy:XXXXXXXX (8 hex digits)" % (txt, entry[:40]))
+            raise ValueError("pongrl: %s: crc32: '%s' is not NAME.npy:hhhhhhhh (8 hex digits)" % (txt, entry[:40]))
         f = os.path.join(path, name)
         if os.path.exists(f) and not os.path.isfile(f):  # a FIFO would never end
             raise ValueError("pongrl: %s: not a regular file" % f)

@@ -267,7 +267,7 @@ int model_export(const char *dir, const TrainConfig *cfg, const NpyArray *a, int
 
 #define MODEL_TXT_MAX 65536 // far more than any model.txt
 
-// The crc32 line's value into notes: NAME:XXXXXXXX entries (8 hex digits), separated by commas,
+// The crc32 line's value into notes: NAME:hhhhhhhh entries (8 hex digits), separated by commas,
 // each NAME a .npy file of the folder itself (no '/', not hidden), none twice, at most
 // NPY_ARRAYS_MAX. 0, or -1 with the reason in why.
 static int crc32_line_read(char *v, ModelNotes *notes, char *why, size_t whylen) {
@@ -284,7 +284,7 @@ static int crc32_line_read(char *v, ModelNotes *notes, char *why, size_t whylen)
         for (int i = 1; hex && i <= 8; i++) hex = strchr("0123456789abcdefABCDEF", colon[i]) != NULL;
         if (!hex || len < 5 || len >= MODEL_FILE_MAX || strncmp(colon - 4, ".npy", 4) || e[0] == '.' ||
             memchr(e, '/', len)) {
-            snprintf(why, whylen, "crc32: '%.40s' is not NAME.npy:XXXXXXXX (8 hex digits)", e);
+            snprintf(why, whylen, "crc32: '%.40s' is not NAME.npy:hhhhhhhh (8 hex digits)", e);
             return -1;
         }
         *colon = 0;

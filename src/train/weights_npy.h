@@ -34,7 +34,7 @@ int npy_arrays_import(const char *dir, const NpyArray *a, int n, char *err, size
 int npy_array_read(const char *dir, const char *name, int *ndim, size_t *shape, double **out, char *err, size_t errlen);
 
 // DIR/model.txt: "name=value" lines (a line starting with '#' is a comment):
-//   format=1, then crc32=NAME:XXXXXXXX,... (each array file beside it and the crc32, zlib's, of
+//   format=1, then crc32=NAME:hhhhhhhh,... (each array file beside it and the crc32, zlib's, of
 //   its bytes, 8 hex digits: what a reader checks, so that model.txt never describes arrays of
 //   another export; a model.txt written before the line existed has none, and nothing is
 //   checked), then the learner's notes for readers outside pongrl (what the settings alone do

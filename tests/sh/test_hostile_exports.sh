@@ -141,7 +141,7 @@ except ValueError as e:
         bad "$reader of mixed files: '$got'"
 done
 sed -i 's/^crc32=ppo_W1.npy:[0-9a-f]*,/crc32=ppo_W1.npy:xyz,/' M/model.txt
-one_line 1 "M/model.txt: crc32: 'ppo_W1.npy:xyz' is not NAME.npy:XXXXXXXX" "$bin" eval M --episodes 1
+one_line 1 "M/model.txt: crc32: 'ppo_W1.npy:xyz' is not NAME.npy:hhhhhhhh" "$bin" eval M --episodes 1
 # an export without the line (written before it existed) reads, the shipped models among them
 cp -r D O && sed -i '/^crc32=/d' O/model.txt
 for m in O "$root/models/pong-v5-ppo" "$root/models/pong-v5"; do
