@@ -78,8 +78,15 @@ class HumanWindow:
                     "are unset): the frames are drawn nowhere; use render_mode='rgb_array'"
                 )
                 os.environ["SDL_VIDEODRIVER"] = "dummy"
-            pygame.display.init()
+            elif not os.environ.get("SDL_VIDEODRIVER"):
+                # only the drivers the environment names a display for, as `pongrl watch`: left to
+                # itself SDL would fall back to an offscreen driver and draw nowhere, silently
+                wl = os.environ.get("WAYLAND_DISPLAY")
+                wayland = bool(wl) and (wl.startswith("/") or bool(os.environ.get("XDG_RUNTIME_DIR")))
+                drivers = [d for d, on in (("x11", bool(os.environ.get("DISPLAY"))), ("wayland", wayland)) if on]
+                os.environ["SDL_VIDEODRIVER"] = ",".join(drivers) or "x11"
             try:
+                pygame.display.init()
                 self._screen = pygame.display.set_mode((rgb.shape[1] * SCALE, rgb.shape[0] * SCALE))
             except pygame.error as e:
                 pygame.display.quit()

@@ -51,6 +51,20 @@ if importlib.util.find_spec("pygame"):
 else:
     print("note: pygame missing: the no-display error not tested")
 EOF
+# a display named that nobody answers (DISPLAY=:99, no X server): the first frame says so, a
+# RuntimeError, rather than SDL falling back to an offscreen driver and drawing nowhere
+if $PY -c "import pygame" 2>/dev/null; then
+    DISPLAY=:99 env -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER $PY - <<'EOF' || fail "a display nobody answers"
+import pongrl
+env = pongrl.make("ALE/Pong-v5", render_mode="human")
+try:
+    env.reset(seed=0)
+    raise SystemExit("render_mode='human' with DISPLAY=:99 and no X server played on")
+except RuntimeError as e:
+    assert "cannot open a window" in str(e), e
+    print("DISPLAY=:99:", e)
+EOF
+fi
 # without pygame: the error says what to install, and is an ImportError
 $PY - <<'EOF' || fail "without pygame"
 import sys
